@@ -1,0 +1,45 @@
+//===- ModelInfo.h - what a model function declares ------------*- C++ -*-===//
+//
+// A model function is a func.func with at least one argument marked
+// `mt.param`. ModelInfo lists its parameters (name, shape, dtype, how many
+// layers share the declaration) for reports and later for the plan.
+//
+//===----------------------------------------------------------------------===//
+#ifndef MT_ANALYSIS_MODELINFO_H
+#define MT_ANALYSIS_MODELINFO_H
+
+#include "mt/Dialect/MT/IR/MTOps.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/BuiltinOps.h"
+#include <string>
+#include <vector>
+
+namespace mt {
+
+struct ParamInfo {
+  std::string name;
+  mlir::RankedTensorType type;
+  ParamAttr attr;
+  unsigned argNumber = 0;
+  /// Number of layers when the parameter is a stacked layer_stack operand, else 0.
+  int64_t stackedLayers = 0;
+
+  int64_t numElements() const { return type.getNumElements(); }
+};
+
+/// True when `func` has an argument marked `mt.param`.
+bool isModelFunction(mlir::func::FuncOp func);
+
+/// The parameters of a model function, in argument order.
+std::vector<ParamInfo> collectParams(mlir::func::FuncOp func);
+
+/// The model functions of `module`, in order.
+std::vector<mlir::func::FuncOp> modelFunctions(mlir::ModuleOp module);
+
+/// The argument attribute that marks parameters.
+inline constexpr llvm::StringLiteral kParamAttrName = "mt.param";
+
+} // namespace mt
+
+#endif // MT_ANALYSIS_MODELINFO_H

@@ -1,0 +1,119 @@
+//===- MTAttentionOps.td - attention building blocks and positions --------===//
+#ifndef MT_ATTENTION_OPS_TD
+#define MT_ATTENTION_OPS_TD
+
+include "mt/Dialect/MT/IR/MTDialect.td"
+include "mlir/Interfaces/SideEffectInterfaces.td"
+
+def MT_SplitHeadsOp : MT_Op<"split_heads", [Pure]> {
+  let summary = "[batch, seq, heads*head_dim] -> [batch, heads, seq, head_dim]";
+  let description = [{
+    Views the hidden dimension as `num_heads` heads and moves the head
+    dimension in front of the sequence. Tensor parallelism splits the head
+    dimension across ranks.
+
+    ```mlir
+    %qh = mt.split_heads %q {num_heads = 12 : i64} : tensor<8x1024x768xf32> -> tensor<8x12x1024x64xf32>
+    ```
+  }];
+  let arguments = (ins AnyRankedTensor:$input, I64Attr:$num_heads);
+  let results = (outs AnyRankedTensor:$result);
+  let assemblyFormat = "$input attr-dict `:` type($input) `->` type($result)";
+  let hasVerifier = 1;
+}
+
+def MT_MergeHeadsOp : MT_Op<"merge_heads", [Pure]> {
+  let summary = "[batch, heads, seq, head_dim] -> [batch, seq, heads*head_dim]";
+  let description = [{
+    The inverse of `mt.split_heads`.
+
+    ```mlir
+    %m = mt.merge_heads %ctx : tensor<8x12x1024x64xf32> -> tensor<8x1024x768xf32>
+    ```
+  }];
+  let arguments = (ins AnyRankedTensor:$input);
+  let results = (outs AnyRankedTensor:$result);
+  let assemblyFormat = "$input attr-dict `:` type($input) `->` type($result)";
+  let hasVerifier = 1;
+}
+
+def MT_AttentionScoresOp : MT_Op<"attention_scores", [Pure]> {
+  let summary = "raw attention scores Q K^T per head";
+  let description = [{
+    `result[b, h, i, j] = sum_d query[b, h, i, d] * key[b, h / g, j, d]` where
+    `g = heads(query) / heads(key)`: with fewer key heads than query heads,
+    each key head serves a group of `g` query heads (grouped-query attention;
+    one key head is multi-query attention). Scaling belongs to `mt.softmax`.
+
+    ```mlir
+    %s = mt.attention_scores %q, %k : tensor<8x12x1024x64xf32>, tensor<8x4x1024x64xf32> -> tensor<8x12x1024x1024xf32>
+    ```
+  }];
+  let arguments = (ins AnyRankedTensor:$query, AnyRankedTensor:$key);
+  let results = (outs AnyRankedTensor:$result);
+  let assemblyFormat = [{
+    $query `,` $key attr-dict `:` type($query) `,` type($key) `->` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
+def MT_AttentionContextOp : MT_Op<"attention_context", [Pure]> {
+  let summary = "attention-weighted sum of values per head";
+  let description = [{
+    `result[b, h, i, d] = sum_j probs[b, h, i, j] * value[b, h / g, j, d]`,
+    with the same grouping of query heads over value heads as
+    `mt.attention_scores`.
+
+    ```mlir
+    %c = mt.attention_context %p, %v : tensor<8x12x1024x1024xf32>, tensor<8x4x1024x64xf32> -> tensor<8x12x1024x64xf32>
+    ```
+  }];
+  let arguments = (ins AnyRankedTensor:$probs, AnyRankedTensor:$value);
+  let results = (outs AnyRankedTensor:$result);
+  let assemblyFormat = [{
+    $probs `,` $value attr-dict `:` type($probs) `,` type($value) `->` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
+def MT_RotaryOp : MT_Op<"rotary", [Pure, AllTypesMatch<["input", "result"]>]> {
+  let summary = "rotary position embedding of queries or keys";
+  let description = [{
+    Rotates consecutive pairs `(x[2i], x[2i+1])` of the first `rotary_dim`
+    features of each head (all of them by default) by the angle
+    `pos * base^(-2i/rotary_dim)`, where `pos` is the sequence position plus
+    `position_offset`. Input is `[batch, heads, seq, head_dim]`.
+
+    ```mlir
+    %qr = mt.rotary %q {base = 1.0e+04 : f64} : tensor<8x12x1024x64xf32>
+    ```
+  }];
+  let arguments = (ins AnyRankedTensor:$input,
+                       DefaultValuedAttr<F64Attr, "10000.0">:$base,
+                       OptionalAttr<I64Attr>:$rotary_dim,
+                       DefaultValuedAttr<I64Attr, "0">:$position_offset);
+  let results = (outs AnyRankedTensor:$result);
+  let assemblyFormat = "$input attr-dict `:` type($input)";
+  let hasVerifier = 1;
+}
+
+def MT_AlibiOp : MT_Op<"alibi", [Pure, AllTypesMatch<["input", "result"]>]> {
+  let summary = "adds ALiBi linear position biases to attention scores";
+  let description = [{
+    `result[b, h, i, j] = scores[b, h, i, j] - m_h * (i + Sk - Sq - j)`, with
+    the head slopes `m_h` of Press et al. (a geometric sequence from
+    `2^(-8/H)` for `H = num_heads`, interleaved when H is not a power of
+    two). `num_heads` is the model's total head count, so a shard that holds
+    heads `[h0, h0 + n)` of them uses their global slopes.
+
+    ```mlir
+    %sb = mt.alibi %s {num_heads = 12 : i64} : tensor<8x12x1024x1024xf32>
+    ```
+  }];
+  let arguments = (ins AnyRankedTensor:$input, I64Attr:$num_heads);
+  let results = (outs AnyRankedTensor:$result);
+  let assemblyFormat = "$input attr-dict `:` type($input)";
+  let hasVerifier = 1;
+}
+
+#endif // MT_ATTENTION_OPS_TD

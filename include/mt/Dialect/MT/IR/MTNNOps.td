@@ -1,0 +1,253 @@
+//===- MTNNOps.td - embeddings, linear algebra, norms, activations, loss --===//
+#ifndef MT_NN_OPS_TD
+#define MT_NN_OPS_TD
+
+include "mt/Dialect/MT/IR/MTDialect.td"
+include "mt/Dialect/MT/IR/MTAttrs.td"
+include "mlir/Interfaces/SideEffectInterfaces.td"
+
+def MT_EmbeddingOp : MT_Op<"embedding", [Pure]> {
+  let summary = "looks up token embeddings";
+  let description = [{
+    `result[..., :] = table[ids[...], :]`. The table is `[vocab, hidden]`; its
+    leading dimension is the vocabulary, which vocab padding and
+    vocab-parallel sharding act on.
+
+    ```mlir
+    %e = mt.embedding %wte[%tokens] : tensor<50257x768xf32>, tensor<8x1024xi32> -> tensor<8x1024x768xf32>
+    ```
+  }];
+  let arguments = (ins AnyRankedTensor:$table, AnyRankedTensor:$ids);
+  let results = (outs AnyRankedTensor:$result);
+  let assemblyFormat = [{
+    $table `[` $ids `]` attr-dict `:` type($table) `,` type($ids) `->` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
+def MT_PositionEmbeddingOp : MT_Op<"position_embedding", [Pure]> {
+  let summary = "absolute position embeddings for a batch of sequences";
+  let description = [{
+    `result[s, :] = table[s, :]` for the positions `s` of `ids`' sequence
+    dimension (its last dimension). The result has no batch dimension; add it
+    to the token embeddings with `mt.add`, which broadcasts over leading
+    dimensions.
+
+    ```mlir
+    %p = mt.position_embedding %wpe for %tokens : tensor<1024x768xf32>, tensor<8x1024xi32> -> tensor<1024x768xf32>
+    ```
+  }];
+  let arguments = (ins AnyRankedTensor:$table, AnyRankedTensor:$ids);
+  let results = (outs AnyRankedTensor:$result);
+  let assemblyFormat = [{
+    $table `for` $ids attr-dict `:` type($table) `,` type($ids) `->` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
+def MT_LinearOp : MT_Op<"linear", [Pure]> {
+  let summary = "a dense layer: x W^T + b";
+  let description = [{
+    `result[..., n] = sum_k input[..., k] * weight[n, k] + bias[n]`. The weight
+    is `[out_features, in_features]`, so a tied language-model head is a
+    linear whose weight is the word-embedding table. Tensor parallelism
+    splits the weight by rows (column-parallel) or columns (row-parallel).
+
+    ```mlir
+    %y = mt.linear %x, %w, %b : tensor<8x1024x768xf32>, tensor<2304x768xf32>, tensor<2304xf32> -> tensor<8x1024x2304xf32>
+    ```
+  }];
+  let arguments = (ins AnyRankedTensor:$input, AnyRankedTensor:$weight,
+                       Optional<AnyRankedTensor>:$bias);
+  let results = (outs AnyRankedTensor:$result);
+  let assemblyFormat = [{
+    $input `,` $weight (`,` $bias^)? attr-dict `:` type($input) `,` type($weight)
+    (`,` type($bias)^)? `->` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
+def MT_MatmulOp : MT_Op<"matmul", [Pure]> {
+  let summary = "batched matrix product with optional transposes";
+  let description = [{
+    `result[b..., m, n] = sum_k A[b..., m, k] * B[b..., k, n]`, where `A` is
+    `lhs` or, with `transpose_lhs`, its last two dimensions swapped (and
+    likewise `B`). Both operands have the same batch dimensions, or `rhs` is a
+    plain matrix shared by every batch.
+
+    ```mlir
+    %c = mt.matmul %a, %b {transpose_rhs} : tensor<4x16x32xf32>, tensor<4x8x32xf32> -> tensor<4x16x8xf32>
+    ```
+  }];
+  let arguments = (ins AnyRankedTensor:$lhs, AnyRankedTensor:$rhs,
+                       UnitAttr:$transpose_lhs, UnitAttr:$transpose_rhs);
+  let results = (outs AnyRankedTensor:$result);
+  let assemblyFormat = [{
+    $lhs `,` $rhs attr-dict `:` type($lhs) `,` type($rhs) `->` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
+def MT_LayerNormOp : MT_Op<"layer_norm", [Pure, AllTypesMatch<["gamma", "beta"]>,
+    AllTypesMatch<["input", "result"]>]> {
+  let summary = "layer normalization over the last dimension";
+  let description = [{
+    `(x - mean) / sqrt(var + epsilon) * gamma + beta`, with mean and (biased)
+    variance over the last dimension.
+
+    ```mlir
+    %y = mt.layer_norm %x, %g, %b {epsilon = 1.0e-05 : f64} : tensor<8x1024x768xf32>, tensor<768xf32>
+    ```
+  }];
+  let arguments = (ins AnyRankedTensor:$input, AnyRankedTensor:$gamma,
+                       AnyRankedTensor:$beta, F64Attr:$epsilon);
+  let results = (outs AnyRankedTensor:$result);
+  let assemblyFormat = [{
+    $input `,` $gamma `,` $beta attr-dict `:` type($input) `,` type($gamma)
+  }];
+  let hasVerifier = 1;
+}
+
+def MT_RmsNormOp : MT_Op<"rms_norm", [Pure, AllTypesMatch<["input", "result"]>]> {
+  let summary = "RMS normalization over the last dimension";
+  let description = [{
+    `x / sqrt(mean(x^2) + epsilon) * gamma`, over the last dimension.
+
+    ```mlir
+    %y = mt.rms_norm %x, %g {epsilon = 1.0e-06 : f64} : tensor<8x1024x768xf32>, tensor<768xf32>
+    ```
+  }];
+  let arguments = (ins AnyRankedTensor:$input, AnyRankedTensor:$gamma,
+                       F64Attr:$epsilon);
+  let results = (outs AnyRankedTensor:$result);
+  let assemblyFormat = "$input `,` $gamma attr-dict `:` type($input) `,` type($gamma)";
+  let hasVerifier = 1;
+}
+
+def MT_GeluOp : MT_Op<"gelu", [Pure, AllTypesMatch<["input", "result"]>]> {
+  let summary = "GeLU activation";
+  let description = [{
+    `x * Phi(x)`; with `approximate = tanh`, GPT-2's
+    `0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3)))`.
+
+    ```mlir
+    %y = mt.gelu %x approximate = tanh : tensor<8x1024x3072xf32>
+    ```
+  }];
+  let arguments = (ins AnyRankedTensor:$input,
+                       MT_GeluApproximationAttr:$approximate);
+  let results = (outs AnyRankedTensor:$result);
+  let assemblyFormat = "$input `approximate` `=` $approximate attr-dict `:` type($input)";
+  let hasVerifier = 1;
+}
+
+def MT_SoftmaxOp : MT_Op<"softmax", [Pure, AllTypesMatch<["input", "result"]>]> {
+  let summary = "scaled, masked softmax over the last dimension";
+  let description = [{
+    `softmax(scale * x + mask)` over the last dimension. `mask = causal` hides
+    key positions after the query's (query `i` of `Sq` sees keys
+    `j <= i + Sk - Sq`); the optional `key_mask` (`[batch, Sk]`, i1, true =
+    keep) hides padding keys. Rows whose every key is hidden give zeros.
+
+    ```mlir
+    %p = mt.softmax %s {scale = 0.125 : f64, mask = #mt<mask causal>} : tensor<8x12x1024x1024xf32>
+    ```
+  }];
+  let arguments = (ins AnyRankedTensor:$input,
+                       Optional<AnyRankedTensor>:$key_mask,
+                       DefaultValuedAttr<F64Attr, "1.0">:$scale,
+                       DefaultValuedAttr<MT_MaskKindAttr, "::mt::MaskKind::none">:$mask);
+  let results = (outs AnyRankedTensor:$result);
+  let assemblyFormat = [{
+    $input (`key_mask` $key_mask^ `:` type($key_mask))? attr-dict `:` type($input)
+  }];
+  let hasVerifier = 1;
+}
+
+def MT_DropoutOp : MT_Op<"dropout", [AllTypesMatch<["input", "result"]>]> {
+  let summary = "inverted dropout with a counter-based, position-keyed mask";
+  let description = [{
+    Zeroes each element with probability `rate` and scales the rest by
+    `1/(1-rate)`. The mask is a pure function of (`seed`, `stream`, layer
+    index, global element position), never of the rank, so every parallel
+    layout draws the same mask. `seed` is an optional `tensor<i64>` operand;
+    without it the step's seed is used. `stream` tells the model's dropout
+    sites apart.
+
+    ```mlir
+    %y = mt.dropout %x {rate = 1.0e-01 : f64, stream = 0 : i64} : tensor<8x1024x768xf32>
+    ```
+  }];
+  let arguments = (ins AnyRankedTensor:$input, Optional<AnyRankedTensor>:$seed,
+                       F64Attr:$rate, I64Attr:$stream);
+  let results = (outs AnyRankedTensor:$result);
+  let assemblyFormat = [{
+    $input (`seed` $seed^ `:` type($seed))? attr-dict `:` type($input)
+  }];
+  let hasVerifier = 1;
+}
+
+class MT_BroadcastBinaryOp<string mnemonic, string formula>
+    : MT_Op<mnemonic, [Pure, AllTypesMatch<["lhs", "result"]>]> {
+  let summary = "elementwise " # formula # " with trailing broadcast";
+  let description = [{
+    Elementwise `}] # formula # [{`. `rhs` has the shape of `lhs` or of a
+    suffix of it and is broadcast over the leading dimensions (a bias, a
+    position embedding).
+
+    ```mlir
+    %z = mt.}] # mnemonic # [{ %x, %y : tensor<8x1024x768xf32>, tensor<1024x768xf32>
+    ```
+  }];
+  let arguments = (ins AnyRankedTensor:$lhs, AnyRankedTensor:$rhs);
+  let results = (outs AnyRankedTensor:$result);
+  let assemblyFormat = "$lhs `,` $rhs attr-dict `:` type($lhs) `,` type($rhs)";
+  let hasVerifier = 1;
+}
+
+def MT_AddOp : MT_BroadcastBinaryOp<"add", "lhs + rhs">;
+def MT_MulOp : MT_BroadcastBinaryOp<"mul", "lhs * rhs">;
+
+def MT_SplitOp : MT_Op<"split", [Pure]> {
+  let summary = "splits a tensor into consecutive pieces along one dimension";
+  let description = [{
+    Result `i` is the slice of `input` along `dim` that starts at
+    `sizes[0] + ... + sizes[i-1]` and has length `sizes[i]` (a fused QKV
+    projection into Q, K and V).
+
+    ```mlir
+    %q, %k, %v = mt.split %qkv {dim = 2 : i64, sizes = array<i64: 768, 768, 768>} : tensor<8x1024x2304xf32> -> tensor<8x1024x768xf32>, tensor<8x1024x768xf32>, tensor<8x1024x768xf32>
+    ```
+  }];
+  let arguments = (ins AnyRankedTensor:$input, I64Attr:$dim,
+                       DenseI64ArrayAttr:$sizes);
+  let results = (outs Variadic<AnyRankedTensor>:$results);
+  let assemblyFormat = "$input attr-dict `:` type($input) `->` type($results)";
+  let hasVerifier = 1;
+}
+
+def MT_CrossEntropyOp : MT_Op<"cross_entropy", [Pure]> {
+  let summary = "mean token cross-entropy of logits against labels";
+  let description = [{
+    `sum(mask * (logsumexp(logits) - logits[label])) / sum(mask)` over every
+    token, in f32 whatever the logits' type. `loss_mask` (the labels' shape,
+    float) weights tokens; without it every token counts once. With
+    `num_classes` smaller than the last dimension (a padded vocabulary), the
+    classes past it are ignored.
+
+    ```mlir
+    %loss = mt.cross_entropy %logits, %labels mask %m : tensor<8x1024x50257xf32>, tensor<8x1024xi32>, tensor<8x1024xf32> -> tensor<f32>
+    ```
+  }];
+  let arguments = (ins AnyRankedTensor:$logits, AnyRankedTensor:$labels,
+                       Optional<AnyRankedTensor>:$loss_mask,
+                       OptionalAttr<I64Attr>:$num_classes);
+  let results = (outs AnyRankedTensor:$result);
+  let assemblyFormat = [{
+    $logits `,` $labels (`mask` $loss_mask^)? attr-dict `:` type($logits) `,`
+    type($labels) (`,` type($loss_mask)^)? `->` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
+#endif // MT_NN_OPS_TD

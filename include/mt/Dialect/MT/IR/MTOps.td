@@ -1,0 +1,18 @@
+//===- MTOps.td - all ops of the mt dialect --------------------------------===//
+//
+// The ops are split by role, one file each:
+//   MTStructureOps.td   mesh, sharding annotations, the layer stack
+//   MTNNOps.td          embeddings, linear algebra, norms, activations, loss
+//   MTAttentionOps.td   head split/merge, scores, context, positions
+//   MTCollectiveOps.td  all_reduce, all_gather, reduce_scatter, send, recv
+//
+//===----------------------------------------------------------------------===//
+#ifndef MT_OPS_TD
+#define MT_OPS_TD
+
+include "mt/Dialect/MT/IR/MTStructureOps.td"
+include "mt/Dialect/MT/IR/MTNNOps.td"
+include "mt/Dialect/MT/IR/MTAttentionOps.td"
+include "mt/Dialect/MT/IR/MTCollectiveOps.td"
+
+#endif // MT_OPS_TD

@@ -1,0 +1,31 @@
+//===- Pipelines.h - the pass pipelines mtc runs ---------------*- C++ -*-===//
+//
+// mtc is a thin driver over these pipelines; mt-opt registers the same ones,
+// so `mt-opt --mt-frontend=...` replays exactly what mtc does, and
+// `--mlir-print-ir-after-all` shows it pass by pass.
+//
+//===----------------------------------------------------------------------===//
+#ifndef MT_PIPELINES_PIPELINES_H
+#define MT_PIPELINES_PIPELINES_H
+
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Pass/PassOptions.h"
+
+namespace mt {
+
+struct FrontendOptions : public mlir::PassPipelineOptions<FrontendOptions> {
+  Option<int64_t> makeVocabSizeDivisibleBy{
+      *this, "make-vocab-size-divisible-by",
+      llvm::cl::desc("pad the vocabulary to a multiple of this (1: no padding)"),
+      llvm::cl::init(1)};
+};
+
+/// Checks the model and brings it to the compiler's canonical form.
+void buildFrontendPipeline(mlir::OpPassManager &pm, const FrontendOptions &options);
+
+/// Registers every pipeline under its mt-opt flag.
+void registerPipelines();
+
+} // namespace mt
+
+#endif // MT_PIPELINES_PIPELINES_H

@@ -1,0 +1,131 @@
+//===- MTAttentionOps.cpp - verifiers of the attention building blocks -----===//
+#include "mt/Dialect/MT/IR/MTOps.h"
+
+#include "VerifyHelpers.h"
+
+using namespace mlir;
+using namespace mt;
+using namespace mt::detail;
+
+LogicalResult SplitHeadsOp::verify() {
+  auto input = tensorType(getInput());
+  if (input.getRank() != 3)
+    return violates(*this, 1) << "the input must be [batch, seq, hidden], got " << input;
+  int64_t heads = getNumHeads(), hidden = input.getDimSize(2);
+  if (heads < 1 || (!ShapedType::isDynamic(hidden) && hidden % heads != 0))
+    return violates(*this, 2) << "num_heads " << heads << " must be >= 1 and divide hidden "
+                              << shapeStr(hidden);
+  int64_t headDim = ShapedType::isDynamic(hidden) ? ShapedType::kDynamic : hidden / heads;
+  SmallVector<int64_t> expected{input.getDimSize(0), heads, input.getDimSize(1), headDim};
+  auto result = tensorType(getResult());
+  if (!shapesAgree(result.getShape(), expected) ||
+      result.getElementType() != input.getElementType())
+    return violates(*this, 3) << "the result must be " << shapeStr(expected)
+                              << " [batch, heads, seq, head_dim], got " << result;
+  return success();
+}
+
+LogicalResult MergeHeadsOp::verify() {
+  auto input = tensorType(getInput());
+  if (input.getRank() != 4)
+    return violates(*this, 1) << "the input must be [batch, heads, seq, head_dim], got "
+                              << input;
+  int64_t heads = input.getDimSize(1), headDim = input.getDimSize(3);
+  int64_t hidden = ShapedType::isDynamic(heads) || ShapedType::isDynamic(headDim)
+                       ? ShapedType::kDynamic
+                       : heads * headDim;
+  SmallVector<int64_t> expected{input.getDimSize(0), input.getDimSize(2), hidden};
+  auto result = tensorType(getResult());
+  if (!shapesAgree(result.getShape(), expected) ||
+      result.getElementType() != input.getElementType())
+    return violates(*this, 2) << "the result must be " << shapeStr(expected)
+                              << " [batch, seq, heads*head_dim], got " << result;
+  return success();
+}
+
+/// C1-C3 of attention_scores and attention_context: two rank-4 float
+/// operands of one element type, equal batch, and query heads that group
+/// evenly over key/value heads.
+static LogicalResult verifyHeadPair(Operation *op, Value a, Value b) {
+  auto ta = tensorType(a), tb = tensorType(b);
+  if (ta.getRank() != 4 || tb.getRank() != 4 || !isFloatTensor(a) ||
+      ta.getElementType() != tb.getElementType())
+    return violates(op, 1) << "operands must be rank-4 floating-point tensors of one "
+                              "element type, got "
+                           << ta << " and " << tb;
+  int64_t hq = ta.getDimSize(1), hk = tb.getDimSize(1);
+  if (!ShapedType::isDynamic(hq) && !ShapedType::isDynamic(hk) && (hk < 1 || hq % hk != 0))
+    return violates(op, 3) << hq << " query heads do not group evenly over " << hk
+                           << " key/value heads";
+  return success();
+}
+
+LogicalResult AttentionScoresOp::verify() {
+  if (failed(verifyHeadPair(*this, getQuery(), getKey())))
+    return failure();
+  auto q = tensorType(getQuery()), k = tensorType(getKey());
+  if (!dimsAgree(q.getDimSize(0), k.getDimSize(0)) ||
+      !dimsAgree(q.getDimSize(3), k.getDimSize(3)))
+    return violates(*this, 2) << "query and key must agree in batch and head_dim, got " << q
+                              << " and " << k;
+  SmallVector<int64_t> expected{q.getDimSize(0), q.getDimSize(1), q.getDimSize(2),
+                                k.getDimSize(2)};
+  auto result = tensorType(getResult());
+  if (!shapesAgree(result.getShape(), expected) ||
+      result.getElementType() != q.getElementType())
+    return violates(*this, 4) << "the result must be " << shapeStr(expected)
+                              << " [batch, heads, queries, keys], got " << result;
+  return success();
+}
+
+LogicalResult AttentionContextOp::verify() {
+  if (failed(verifyHeadPair(*this, getProbs(), getValue())))
+    return failure();
+  auto p = tensorType(getProbs()), v = tensorType(getValue());
+  if (!dimsAgree(p.getDimSize(0), v.getDimSize(0)) ||
+      !dimsAgree(p.getDimSize(3), v.getDimSize(2)))
+    return violates(*this, 2) << "probs and value must agree in batch and keys, got " << p
+                              << " and " << v;
+  SmallVector<int64_t> expected{p.getDimSize(0), p.getDimSize(1), p.getDimSize(2),
+                                v.getDimSize(3)};
+  auto result = tensorType(getResult());
+  if (!shapesAgree(result.getShape(), expected) ||
+      result.getElementType() != p.getElementType())
+    return violates(*this, 4) << "the result must be " << shapeStr(expected)
+                              << " [batch, heads, queries, head_dim], got " << result;
+  return success();
+}
+
+LogicalResult RotaryOp::verify() {
+  auto input = tensorType(getInput());
+  if (input.getRank() != 4 || !isFloatTensor(getInput()))
+    return violates(*this, 1) << "the input must be floating-point [batch, heads, seq, "
+                                 "head_dim], got "
+                              << input;
+  int64_t headDim = input.getDimSize(3);
+  int64_t rotary = getRotaryDim().value_or(headDim);
+  if (!ShapedType::isDynamic(rotary) &&
+      (rotary < 2 || rotary % 2 != 0 ||
+       (!ShapedType::isDynamic(headDim) && rotary > headDim)))
+    return violates(*this, 2) << "the rotary dimension must be even, >= 2 and <= head_dim "
+                              << shapeStr(headDim) << ", got " << rotary;
+  double base = getBase().convertToDouble();
+  if (!(base > 0.0) || !std::isfinite(base))
+    return violates(*this, 3) << "base must be positive and finite, got " << base;
+  if (getPositionOffset() < 0)
+    return violates(*this, 4) << "position_offset must be >= 0, got " << getPositionOffset();
+  return success();
+}
+
+LogicalResult AlibiOp::verify() {
+  auto input = tensorType(getInput());
+  if (input.getRank() != 4 || !isFloatTensor(getInput()))
+    return violates(*this, 1) << "the input must be floating-point [batch, heads, queries, "
+                                 "keys], got "
+                              << input;
+  int64_t heads = input.getDimSize(1);
+  if (getNumHeads() < 1 || (!ShapedType::isDynamic(heads) && heads > getNumHeads()))
+    return violates(*this, 2) << "num_heads must be >= 1 and at least the " << shapeStr(heads)
+                              << " heads present, got " << getNumHeads();
+  return success();
+}

@@ -1,0 +1,282 @@
+//===- MTNNOps.cpp - verifiers of embeddings, linear algebra, norms, loss --===//
+#include "mt/Dialect/MT/IR/MTOps.h"
+
+#include "VerifyHelpers.h"
+
+using namespace mlir;
+using namespace mt;
+using namespace mt::detail;
+
+//===----------------------------------------------------------------------===//
+// Embeddings
+//===----------------------------------------------------------------------===//
+
+LogicalResult EmbeddingOp::verify() {
+  auto table = tensorType(getTable());
+  if (table.getRank() != 2 || !isFloatTensor(getTable()))
+    return violates(*this, 1) << "the table must be a rank-2 floating-point tensor "
+                                 "[vocab, hidden], got "
+                              << table;
+  if (!isIntegerTensor(getIds()))
+    return violates(*this, 2) << "ids must be i32 or i64, got " << getIds().getType();
+  SmallVector<int64_t> expected(tensorType(getIds()).getShape());
+  expected.push_back(table.getDimSize(1));
+  auto result = tensorType(getResult());
+  if (!shapesAgree(result.getShape(), expected) ||
+      result.getElementType() != table.getElementType())
+    return violates(*this, 3) << "the result must be " << shapeStr(expected) << " of "
+                              << table.getElementType() << " (ids shape + [hidden]), got "
+                              << result;
+  return success();
+}
+
+LogicalResult PositionEmbeddingOp::verify() {
+  auto table = tensorType(getTable());
+  if (table.getRank() != 2 || !isFloatTensor(getTable()))
+    return violates(*this, 1) << "the table must be a rank-2 floating-point tensor "
+                                 "[positions, hidden], got "
+                              << table;
+  auto ids = tensorType(getIds());
+  if (!isIntegerTensor(getIds()) || ids.getRank() < 1)
+    return violates(*this, 2) << "ids must be i32 or i64 of rank >= 1, got " << ids;
+  int64_t seq = ids.getShape().back();
+  SmallVector<int64_t> expected{seq, table.getDimSize(1)};
+  auto result = tensorType(getResult());
+  if (!shapesAgree(result.getShape(), expected) ||
+      result.getElementType() != table.getElementType())
+    return violates(*this, 3) << "the result must be " << shapeStr(expected) << " of "
+                              << table.getElementType() << " ([seq, hidden]), got "
+                              << result;
+  if (!ShapedType::isDynamic(seq) && !table.isDynamicDim(0) && seq > table.getDimSize(0))
+    return violates(*this, 4) << "sequence length " << seq << " exceeds the table's "
+                              << table.getDimSize(0) << " positions";
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Linear algebra
+//===----------------------------------------------------------------------===//
+
+LogicalResult LinearOp::verify() {
+  auto input = tensorType(getInput()), weight = tensorType(getWeight());
+  auto result = tensorType(getResult());
+  if (weight.getRank() != 2)
+    return violates(*this, 1) << "the weight must be [out_features, in_features], got "
+                              << weight;
+  if (input.getRank() < 1 || !dimsAgree(input.getShape().back(), weight.getDimSize(1)))
+    return violates(*this, 2) << "the input's last dimension must equal in_features "
+                              << weight.getDimSize(1) << ", got " << input;
+  if (getBias()) {
+    auto bias = tensorType(getBias());
+    if (bias.getRank() != 1 || !dimsAgree(bias.getDimSize(0), weight.getDimSize(0)))
+      return violates(*this, 3) << "the bias must be [" << shapeStr(weight.getDimSize(0))
+                                << "] (out_features), got " << bias;
+  }
+  SmallVector<int64_t> expected(input.getShape().drop_back());
+  expected.push_back(weight.getDimSize(0));
+  if (!shapesAgree(result.getShape(), expected))
+    return violates(*this, 4) << "the result must be " << shapeStr(expected) << ", got "
+                              << result;
+  Type elt = input.getElementType();
+  if (!isa<FloatType>(elt) || weight.getElementType() != elt ||
+      result.getElementType() != elt ||
+      (getBias() && tensorType(getBias()).getElementType() != elt))
+    return violates(*this, 5) << "input, weight, bias and result must share one "
+                                 "floating-point element type";
+  return success();
+}
+
+LogicalResult MatmulOp::verify() {
+  auto lhs = tensorType(getLhs()), rhs = tensorType(getRhs());
+  auto result = tensorType(getResult());
+  if (lhs.getRank() < 2 || rhs.getRank() < 2)
+    return violates(*this, 1) << "both operands need rank >= 2, got " << lhs << " and "
+                              << rhs;
+  ArrayRef<int64_t> batch = lhs.getShape().drop_back(2);
+  if (rhs.getRank() != 2 &&
+      !shapesAgree(rhs.getShape().drop_back(2), batch))
+    return violates(*this, 2) << "rhs must have lhs's batch dimensions ["
+                              << shapeStr(batch) << "] or be a matrix, got " << rhs;
+  int64_t l0 = lhs.getShape().end()[-2], l1 = lhs.getShape().back();
+  int64_t r0 = rhs.getShape().end()[-2], r1 = rhs.getShape().back();
+  int64_t m = getTransposeLhs() ? l1 : l0, k = getTransposeLhs() ? l0 : l1;
+  int64_t k2 = getTransposeRhs() ? r1 : r0, n = getTransposeRhs() ? r0 : r1;
+  if (!dimsAgree(k, k2))
+    return violates(*this, 3) << "contraction sizes differ: " << shapeStr(k) << " vs "
+                              << shapeStr(k2);
+  SmallVector<int64_t> expected(batch);
+  expected.append({m, n});
+  if (!shapesAgree(result.getShape(), expected))
+    return violates(*this, 4) << "the result must be " << shapeStr(expected) << ", got "
+                              << result;
+  Type elt = lhs.getElementType();
+  if (!isa<FloatType>(elt) || rhs.getElementType() != elt ||
+      result.getElementType() != elt)
+    return violates(*this, 5) << "operands and result must share one floating-point "
+                                 "element type";
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Normalization and activations
+//===----------------------------------------------------------------------===//
+
+/// Shared by layer_norm (gamma, beta) and rms_norm (gamma): C1-C3.
+static LogicalResult verifyNorm(Operation *op, Value input, ValueRange affine,
+                                double epsilon) {
+  auto type = tensorType(input);
+  if (type.getRank() < 1 || !isFloatTensor(input))
+    return violates(op, 1) << "the input must be a floating-point tensor of rank >= 1, got "
+                           << type;
+  int64_t features = type.getShape().back();
+  for (Value v : affine) {
+    auto t = tensorType(v);
+    if (t.getRank() != 1 || !dimsAgree(t.getDimSize(0), features) ||
+        t.getElementType() != type.getElementType())
+      return violates(op, 2) << "scale and shift must be [" << shapeStr(features) << "] of "
+                             << type.getElementType() << ", got " << t;
+  }
+  if (!(epsilon > 0.0))
+    return violates(op, 3) << "epsilon must be positive, got " << epsilon;
+  return success();
+}
+
+LogicalResult LayerNormOp::verify() {
+  return verifyNorm(*this, getInput(), {getGamma(), getBeta()},
+                    getEpsilon().convertToDouble());
+}
+
+LogicalResult RmsNormOp::verify() {
+  return verifyNorm(*this, getInput(), {getGamma()}, getEpsilon().convertToDouble());
+}
+
+LogicalResult GeluOp::verify() {
+  if (!isFloatTensor(getInput()))
+    return violates(*this, 1) << "the input must be floating-point, got "
+                              << getInput().getType();
+  return success();
+}
+
+LogicalResult SoftmaxOp::verify() {
+  auto type = tensorType(getInput());
+  if (type.getRank() < 1 || !isFloatTensor(getInput()))
+    return violates(*this, 1) << "the input must be a floating-point tensor of rank >= 1, got "
+                              << type;
+  if (getMask() == MaskKind::causal) {
+    if (type.getRank() < 2)
+      return violates(*this, 2) << "a causal mask needs [..., queries, keys], got " << type;
+    int64_t sq = type.getShape().end()[-2], sk = type.getShape().back();
+    if (!ShapedType::isDynamic(sq) && !ShapedType::isDynamic(sk) && sk < sq)
+      return violates(*this, 2) << "a causal mask needs at least as many keys as queries, got "
+                                << sq << " queries and " << sk << " keys";
+  }
+  if (getKeyMask()) {
+    auto mask = tensorType(getKeyMask());
+    SmallVector<int64_t> expected{type.getDimSize(0), type.getShape().back()};
+    if (type.getRank() < 2 || !mask.getElementType().isInteger(1) ||
+        !shapesAgree(mask.getShape(), expected))
+      return violates(*this, 3) << "key_mask must be i1 [batch, keys] = ["
+                                << shapeStr(expected) << "], got " << mask;
+  }
+  double scale = getScale().convertToDouble();
+  if (!(scale > 0.0) || !std::isfinite(scale))
+    return violates(*this, 4) << "scale must be positive and finite, got " << scale;
+  return success();
+}
+
+LogicalResult DropoutOp::verify() {
+  if (!isFloatTensor(getInput()))
+    return violates(*this, 1) << "the input must be floating-point, got "
+                              << getInput().getType();
+  double rate = getRate().convertToDouble();
+  if (!(rate >= 0.0 && rate < 1.0))
+    return violates(*this, 2) << "rate must be in [0, 1), got " << rate;
+  if (getSeed()) {
+    auto seed = tensorType(getSeed());
+    if (seed.getRank() != 0 || !seed.getElementType().isInteger(64))
+      return violates(*this, 3) << "the seed must be tensor<i64>, got " << seed;
+  }
+  if (getStream() < 0)
+    return violates(*this, 4) << "stream must be >= 0, got " << getStream();
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Elementwise and structural
+//===----------------------------------------------------------------------===//
+
+/// Shared by mt.add and mt.mul.
+static LogicalResult verifyBroadcastBinary(Operation *op, Value lhsValue, Value rhsValue) {
+  auto lhs = tensorType(lhsValue), rhs = tensorType(rhsValue);
+  if (lhs.getElementType() != rhs.getElementType())
+    return violates(op, 1) << "operands must share an element type, got "
+                           << lhs.getElementType() << " and " << rhs.getElementType();
+  if (rhs.getRank() > lhs.getRank() ||
+      !shapesAgree(rhs.getShape(), lhs.getShape().take_back(rhs.getRank())))
+    return violates(op, 2) << "rhs shape " << shapeStr(rhs.getShape())
+                           << " must equal a suffix of lhs shape " << shapeStr(lhs.getShape());
+  return success();
+}
+
+LogicalResult AddOp::verify() { return verifyBroadcastBinary(*this, getLhs(), getRhs()); }
+LogicalResult MulOp::verify() { return verifyBroadcastBinary(*this, getLhs(), getRhs()); }
+
+LogicalResult SplitOp::verify() {
+  auto type = tensorType(getInput());
+  int64_t dim = getDim();
+  if (dim < 0 || dim >= type.getRank())
+    return violates(*this, 1) << "dim " << dim << " is outside rank " << type.getRank();
+  int64_t total = 0;
+  for (int64_t s : getSizes()) {
+    if (s < 1)
+      return violates(*this, 2) << "sizes must be >= 1, got " << s;
+    total += s;
+  }
+  if (!dimsAgree(total, type.getDimSize(dim)))
+    return violates(*this, 2) << "sizes add up to " << total << " but dimension " << dim
+                              << " has " << type.getDimSize(dim);
+  if (getResults().size() != getSizes().size())
+    return violates(*this, 3) << "expected one result per size (" << getSizes().size()
+                              << "), got " << getResults().size();
+  for (auto [result, size] : llvm::zip(getResults(), getSizes())) {
+    SmallVector<int64_t> expected(type.getShape());
+    expected[dim] = size;
+    auto t = tensorType(result);
+    if (!shapesAgree(t.getShape(), expected) || t.getElementType() != type.getElementType())
+      return violates(*this, 3) << "expected a result " << shapeStr(expected) << " of "
+                                << type.getElementType() << ", got " << t;
+  }
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Loss
+//===----------------------------------------------------------------------===//
+
+LogicalResult CrossEntropyOp::verify() {
+  auto logits = tensorType(getLogits());
+  if (logits.getRank() < 1 || !isFloatTensor(getLogits()))
+    return violates(*this, 1) << "logits must be a floating-point tensor [..., classes], got "
+                              << logits;
+  auto labels = tensorType(getLabels());
+  ArrayRef<int64_t> tokens = logits.getShape().drop_back();
+  if (!isIntegerTensor(getLabels()) || !shapesAgree(labels.getShape(), tokens))
+    return violates(*this, 2) << "labels must be i32 or i64 [" << shapeStr(tokens)
+                              << "], got " << labels;
+  if (getLossMask()) {
+    auto mask = tensorType(getLossMask());
+    if (!isFloatTensor(getLossMask()) || !shapesAgree(mask.getShape(), tokens))
+      return violates(*this, 3) << "the loss mask must be floating-point ["
+                                << shapeStr(tokens) << "], got " << mask;
+  }
+  auto result = tensorType(getResult());
+  if (result.getRank() != 0 || !result.getElementType().isF32())
+    return violates(*this, 4) << "the result must be tensor<f32>, got " << result;
+  if (auto n = getNumClasses()) {
+    int64_t classes = logits.getShape().back();
+    if (*n < 1 || (!ShapedType::isDynamic(classes) && *n > classes))
+      return violates(*this, 5) << "num_classes must be in [1, " << classes << "], got "
+                                << *n;
+  }
+  return success();
+}

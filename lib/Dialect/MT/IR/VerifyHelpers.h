@@ -1,0 +1,86 @@
+//===- VerifyHelpers.h - shared pieces of the mt op verifiers --*- C++ -*-===//
+//
+// Verifier messages cite the constraint of docs/spec.md they enforce:
+//   'mt.linear' op violates C2: ...
+//
+//===----------------------------------------------------------------------===//
+#ifndef MT_LIB_DIALECT_MT_IR_VERIFYHELPERS_H
+#define MT_LIB_DIALECT_MT_IR_VERIFYHELPERS_H
+
+#include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/Operation.h"
+#include "llvm/ADT/ArrayRef.h"
+#include <string>
+
+namespace mt::detail {
+
+/// Starts an error that cites constraint `c` of the op's spec entry.
+inline mlir::InFlightDiagnostic violates(mlir::Operation *op, unsigned c) {
+  return op->emitOpError() << "violates C" << c << ": ";
+}
+
+/// Two dimension sizes agree unless both are static and differ.
+inline bool dimsAgree(int64_t a, int64_t b) {
+  return mlir::ShapedType::isDynamic(a) || mlir::ShapedType::isDynamic(b) || a == b;
+}
+
+inline bool shapesAgree(llvm::ArrayRef<int64_t> a, llvm::ArrayRef<int64_t> b) {
+  if (a.size() != b.size())
+    return false;
+  for (size_t i = 0; i < a.size(); ++i)
+    if (!dimsAgree(a[i], b[i]))
+      return false;
+  return true;
+}
+
+/// "8x?x768" for messages.
+inline std::string shapeStr(llvm::ArrayRef<int64_t> shape) {
+  if (shape.empty())
+    return "scalar";
+  std::string s;
+  for (size_t i = 0; i < shape.size(); ++i) {
+    if (i)
+      s += "x";
+    s += mlir::ShapedType::isDynamic(shape[i]) ? "?" : std::to_string(shape[i]);
+  }
+  return s;
+}
+
+inline mlir::RankedTensorType tensorType(mlir::Value v) {
+  return llvm::cast<mlir::RankedTensorType>(v.getType());
+}
+
+inline bool isFloatTensor(mlir::Value v) {
+  return llvm::isa<mlir::FloatType>(tensorType(v).getElementType());
+}
+
+inline bool isIntegerTensor(mlir::Value v) {
+  auto i = llvm::dyn_cast<mlir::IntegerType>(tensorType(v).getElementType());
+  return i && i.isSignless() && (i.getWidth() == 32 || i.getWidth() == 64);
+}
+
+} // namespace mt::detail
+
+#endif // MT_LIB_DIALECT_MT_IR_VERIFYHELPERS_H
+
+#include "mt/Sharding/MeshShape.h"
+#include "mlir/IR/SymbolTable.h"
+
+namespace mt {
+class MeshOp;
+namespace detail {
+
+/// Resolves `mesh` from `op`, or emits "violates C<c>: ... does not name an
+/// mt.mesh" and returns null.
+MeshOp lookupMesh(mlir::Operation *op, mlir::FlatSymbolRefAttr mesh,
+                  mlir::SymbolTableCollection &symbols, unsigned c);
+
+/// The mesh's geometry as plain C++.
+MeshShape meshShapeOf(MeshOp mesh);
+
+/// Checks a list of group axes: non-empty and no repeats (constraint `c`).
+mlir::LogicalResult verifyAxisList(mlir::Operation *op, mlir::ArrayAttr axes, unsigned c);
+
+} // namespace detail
+} // namespace mt

@@ -1,0 +1,71 @@
+//===- VerifyModel.cpp - model-level rules no single op can see ------------===//
+#include "mt/Analysis/ModelInfo.h"
+#include "mt/Transforms/Passes.h"
+
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/StringMap.h"
+
+namespace mt {
+#define GEN_PASS_DEF_VERIFYMODELPASS
+#include "mt/Transforms/Passes.h.inc"
+} // namespace mt
+
+using namespace mlir;
+using namespace mt;
+
+namespace {
+
+/// M4: within one block's ops (not nested layer bodies, whose layer index
+/// already tells them apart from the outside), each dropout stream is unique.
+LogicalResult verifyDropoutStreams(Region &region) {
+  llvm::DenseMap<int64_t, DropoutOp> seen;
+  for (Operation &op : region.getOps()) {
+    if (auto dropout = dyn_cast<DropoutOp>(op)) {
+      auto [it, inserted] = seen.try_emplace(dropout.getStream(), dropout);
+      if (!inserted) {
+        auto diag = dropout.emitError()
+                    << "model violates M4: dropout stream " << dropout.getStream()
+                    << " is used twice in one body, so both sites would draw the same mask";
+        diag.attachNote(it->second.getLoc()) << "first use here";
+        return diag;
+      }
+    }
+    for (Region &nested : op.getRegions())
+      if (failed(verifyDropoutStreams(nested)))
+        return failure();
+  }
+  return success();
+}
+
+LogicalResult verifyModel(func::FuncOp func) {
+  llvm::StringMap<unsigned> names;
+  for (const ParamInfo &p : collectParams(func)) {
+    Location loc = func.getArgument(p.argNumber).getLoc();
+    auto [it, inserted] = names.try_emplace(p.name, p.argNumber);
+    if (!inserted)
+      return emitError(loc) << "model violates M1: parameter name '" << p.name
+                            << "' is used by arguments " << it->second << " and "
+                            << p.argNumber;
+    if (!p.type || !p.type.hasStaticShape() || !isa<FloatType>(p.type.getElementType()))
+      return emitError(loc) << "model violates M2: parameter '" << p.name
+                            << "' must be a statically shaped floating-point tensor, got "
+                            << func.getArgument(p.argNumber).getType();
+  }
+  auto results = func.getFunctionType().getResults();
+  auto loss = results.size() == 1 ? dyn_cast<RankedTensorType>(results[0]) : nullptr;
+  if (!loss || loss.getRank() != 0 || !loss.getElementType().isF32())
+    return func.emitError() << "model violates M3: a model function returns exactly one "
+                               "tensor<f32>, the loss; got ("
+                            << results << ")";
+  return verifyDropoutStreams(func.getBody());
+}
+
+struct VerifyModelPass : mt::impl::VerifyModelPassBase<VerifyModelPass> {
+  void runOnOperation() override {
+    for (func::FuncOp func : modelFunctions(getOperation()))
+      if (failed(verifyModel(func)))
+        return signalPassFailure();
+  }
+};
+
+} // namespace

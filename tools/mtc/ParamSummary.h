@@ -1,0 +1,16 @@
+//===- ParamSummary.h - mtc --summary --------------------------*- C++ -*-===//
+#ifndef MT_TOOLS_MTC_PARAMSUMMARY_H
+#define MT_TOOLS_MTC_PARAMSUMMARY_H
+
+#include "mlir/IR/BuiltinOps.h"
+#include "llvm/Support/raw_ostream.h"
+
+namespace mt {
+
+/// Prints every parameter of every model function (name, shape, dtype,
+/// count) and the total. Returns false when the module has no model function.
+bool printParamSummary(mlir::ModuleOp module, llvm::raw_ostream &os);
+
+} // namespace mt
+
+#endif // MT_TOOLS_MTC_PARAMSUMMARY_H
