@@ -6,6 +6,8 @@
 
 #include "llvm/Support/Format.h"
 
+#include <array>
+
 using namespace mlir;
 
 namespace mt {
@@ -23,26 +25,28 @@ bool printParamSummary(ModuleOp module, llvm::raw_ostream &os) {
     return false;
   for (func::FuncOp func : funcs) {
     auto params = collectParams(func);
-    size_t nameWidth = 9;
-    for (const ParamInfo &p : params)
-      nameWidth = std::max(nameWidth, p.name.size());
-    os << "model @" << func.getSymName() << ": " << params.size() << " parameter tensors\n";
-    os << llvm::left_justify("parameter", nameWidth) << "  "
-       << llvm::left_justify("shape", 16) << "  " << llvm::left_justify("dtype", 5) << "  "
-       << llvm::right_justify("count", 13) << "\n";
+    // One row per parameter; widths fit the longest cell of each column.
+    std::vector<std::array<std::string, 5>> rows;
+    rows.push_back({"parameter", "shape", "dtype", "layers", "count"});
     int64_t total = 0, bytes = 0;
     for (const ParamInfo &p : params) {
       std::vector<int64_t> shape(p.type.getShape().begin(), p.type.getShape().end());
-      std::string shapeText = shapeToString(shape);
-      if (p.stackedLayers)
-        shapeText += " (" + std::to_string(p.stackedLayers) + " layers)";
       int64_t count = p.numElements();
       total += count;
       bytes += count * static_cast<int64_t>(p.type.getElementTypeBitWidth() / 8);
-      os << llvm::left_justify(p.name, nameWidth) << "  "
-         << llvm::left_justify(shapeText, 16) << "  "
-         << llvm::left_justify(typeName(p.type.getElementType()), 5) << "  "
-         << llvm::right_justify(withThousands(count), 13) << "\n";
+      rows.push_back({p.name, shapeToString(shape), typeName(p.type.getElementType()),
+                      p.stackedLayers ? std::to_string(p.stackedLayers) : "-",
+                      withThousands(count)});
+    }
+    std::array<size_t, 5> width{};
+    for (const auto &row : rows)
+      for (size_t c = 0; c < row.size(); ++c)
+        width[c] = std::max(width[c], row[c].size());
+    os << "model @" << func.getSymName() << ": " << params.size() << " parameter tensors\n";
+    for (const auto &row : rows) {
+      for (size_t c = 0; c + 1 < row.size(); ++c)
+        os << llvm::left_justify(row[c], width[c]) << "  ";
+      os << llvm::right_justify(row.back(), width.back()) << "\n";
     }
     os << "total parameters: " << withThousands(total) << " (" << humanBytes(bytes) << ")\n";
   }

@@ -31,7 +31,7 @@ def MT_AllReduceOp : MT_CollectiveOp<"all_reduce",
                        StrArrayAttr:$axes, MT_ReductionKindAttr:$reduction);
   let results = (outs AnyRankedTensor:$result);
   let assemblyFormat = [{
-    $input `on` $mesh `axes` `=` $axes `reduction` `=` $reduction attr-dict `:` type($input)
+    $input `on` $mesh `axes` `=` $axes `reduction` `=` `` $reduction attr-dict `:` type($input)
   }];
 }
 
@@ -68,7 +68,7 @@ def MT_ReduceScatterOp : MT_CollectiveOp<"reduce_scatter"> {
                        MT_ReductionKindAttr:$reduction);
   let results = (outs AnyRankedTensor:$result);
   let assemblyFormat = [{
-    $input `on` $mesh `axes` `=` $axes `dim` `=` $dim `reduction` `=` $reduction attr-dict
+    $input `on` $mesh `axes` `=` $axes `dim` `=` $dim `reduction` `=` `` $reduction attr-dict
     `:` type($input) `->` type($result)
   }];
 }

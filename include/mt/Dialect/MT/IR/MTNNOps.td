@@ -137,7 +137,7 @@ def MT_GeluOp : MT_Op<"gelu", [Pure, AllTypesMatch<["input", "result"]>]> {
   let arguments = (ins AnyRankedTensor:$input,
                        MT_GeluApproximationAttr:$approximate);
   let results = (outs AnyRankedTensor:$result);
-  let assemblyFormat = "$input `approximate` `=` $approximate attr-dict `:` type($input)";
+  let assemblyFormat = "$input `approximate` `=` `` $approximate attr-dict `:` type($input)";
   let hasVerifier = 1;
 }
 

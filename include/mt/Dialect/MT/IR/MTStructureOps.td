@@ -41,12 +41,14 @@ def MT_ShardOp : MT_Op<"shard", [Pure, AllTypesMatch<["input", "result"]>,
     replaces it with the collectives that realise the layout change.
 
     ```mlir
-    %y = mt.shard %x to #mt.sharding<@mesh, [_, _, tp]> : tensor<8x1024x768xf32>
+    %y = mt.shard %x : tensor<8x1024x768xf32> to #mt.sharding<@mesh, [_, _, tp]>
     ```
   }];
   let arguments = (ins AnyRankedTensor:$input, MT_ShardingAttr:$sharding);
   let results = (outs AnyRankedTensor:$result);
-  let assemblyFormat = "$input `to` $sharding attr-dict `:` type($result)";
+  // The type comes first: a trailing `: type` would be read as the
+  // attribute's own type.
+  let assemblyFormat = "$input `:` type($result) `to` qualified($sharding) attr-dict";
   let hasVerifier = 1;
 }
 

@@ -1,0 +1,121 @@
+// Every mt op and attribute prints, parses back and prints the same.
+// RUN: mt-opt %s | mt-opt | FileCheck %s
+// RUN: mt-opt %s --mlir-print-op-generic | mt-opt | FileCheck %s
+
+// CHECK: mt.mesh @mesh axes = ["dp", "pp", "tp"] shape = [2, 2, 2]
+mt.mesh @mesh axes = ["dp", "pp", "tp"] shape = [2, 2, 2]
+
+// CHECK-LABEL: func.func @embeddings
+// CHECK-SAME: (%[[TABLE:.*]]: tensor<100x8xf32> {mt.param = #mt.param<name = "wte", init = normal, std = 2.000000e-02>}, %[[POS:.*]]: tensor<16x8xf32> {mt.param = #mt.param<name = "wpe", init = zeros>}, %[[IDS:.*]]: tensor<2x16xi32>)
+func.func @embeddings(%table: tensor<100x8xf32> {mt.param = #mt.param<name = "wte", init = normal, std = 0.02>},
+                      %pos: tensor<16x8xf32> {mt.param = #mt.param<name = "wpe", init = zeros>},
+                      %ids: tensor<2x16xi32>) -> tensor<2x16x8xf32> {
+  // CHECK: %[[E:.*]] = mt.embedding %[[TABLE]][%[[IDS]]] : tensor<100x8xf32>, tensor<2x16xi32> -> tensor<2x16x8xf32>
+  %e = mt.embedding %table[%ids] : tensor<100x8xf32>, tensor<2x16xi32> -> tensor<2x16x8xf32>
+  // CHECK: %[[P:.*]] = mt.position_embedding %[[POS]] for %[[IDS]] : tensor<16x8xf32>, tensor<2x16xi32> -> tensor<16x8xf32>
+  %p = mt.position_embedding %pos for %ids : tensor<16x8xf32>, tensor<2x16xi32> -> tensor<16x8xf32>
+  // CHECK: %[[S:.*]] = mt.add %[[E]], %[[P]] : tensor<2x16x8xf32>, tensor<16x8xf32>
+  %s = mt.add %e, %p : tensor<2x16x8xf32>, tensor<16x8xf32>
+  // CHECK: mt.mul %[[S]], %[[S]] : tensor<2x16x8xf32>, tensor<2x16x8xf32>
+  %m = mt.mul %s, %s : tensor<2x16x8xf32>, tensor<2x16x8xf32>
+  return %m : tensor<2x16x8xf32>
+}
+
+// CHECK-LABEL: func.func @dense
+func.func @dense(%x: tensor<2x16x8xf32>, %w: tensor<24x8xf32>, %b: tensor<24xf32>,
+                 %a: tensor<4x16x32xf32>, %c: tensor<4x8x32xf32>) -> (tensor<2x16x24xf32>, tensor<4x16x8xf32>) {
+  // CHECK: %[[Y:.*]] = mt.linear %{{.*}}, %{{.*}}, %{{.*}} : tensor<2x16x8xf32>, tensor<24x8xf32>, tensor<24xf32> -> tensor<2x16x24xf32>
+  %y = mt.linear %x, %w, %b : tensor<2x16x8xf32>, tensor<24x8xf32>, tensor<24xf32> -> tensor<2x16x24xf32>
+  // CHECK: mt.linear %{{.*}}, %{{.*}} : tensor<2x16x8xf32>, tensor<24x8xf32> -> tensor<2x16x24xf32>
+  %z = mt.linear %x, %w : tensor<2x16x8xf32>, tensor<24x8xf32> -> tensor<2x16x24xf32>
+  // CHECK: mt.split %[[Y]] {dim = 2 : i64, sizes = array<i64: 8, 16>} : tensor<2x16x24xf32> -> tensor<2x16x8xf32>, tensor<2x16x16xf32>
+  %p:2 = mt.split %y {dim = 2 : i64, sizes = array<i64: 8, 16>} : tensor<2x16x24xf32> -> tensor<2x16x8xf32>, tensor<2x16x16xf32>
+  // CHECK: mt.matmul %{{.*}}, %{{.*}} {transpose_rhs} : tensor<4x16x32xf32>, tensor<4x8x32xf32> -> tensor<4x16x8xf32>
+  %mm = mt.matmul %a, %c {transpose_rhs} : tensor<4x16x32xf32>, tensor<4x8x32xf32> -> tensor<4x16x8xf32>
+  return %z, %mm : tensor<2x16x24xf32>, tensor<4x16x8xf32>
+}
+
+// CHECK-LABEL: func.func @norms_and_activations
+func.func @norms_and_activations(%x: tensor<2x16x8xbf16>, %g: tensor<8xbf16>, %b: tensor<8xbf16>,
+                                 %seed: tensor<i64>) -> tensor<2x16x8xbf16> {
+  // CHECK: %[[LN:.*]] = mt.layer_norm %{{.*}}, %{{.*}}, %{{.*}} {epsilon = 1.000000e-05 : f64} : tensor<2x16x8xbf16>, tensor<8xbf16>
+  %ln = mt.layer_norm %x, %g, %b {epsilon = 1.0e-5 : f64} : tensor<2x16x8xbf16>, tensor<8xbf16>
+  // CHECK: %[[RMS:.*]] = mt.rms_norm %[[LN]], %{{.*}} {epsilon = 9.9999999999999995E-7 : f64} : tensor<2x16x8xbf16>, tensor<8xbf16>
+  %rms = mt.rms_norm %ln, %g {epsilon = 1.0e-6 : f64} : tensor<2x16x8xbf16>, tensor<8xbf16>
+  // CHECK: %[[G1:.*]] = mt.gelu %[[RMS]] approximate = tanh : tensor<2x16x8xbf16>
+  %g1 = mt.gelu %rms approximate = tanh : tensor<2x16x8xbf16>
+  // CHECK: %[[G2:.*]] = mt.gelu %[[G1]] approximate = none : tensor<2x16x8xbf16>
+  %g2 = mt.gelu %g1 approximate = none : tensor<2x16x8xbf16>
+  // CHECK: %[[D1:.*]] = mt.dropout %[[G2]] {rate = 1.000000e-01 : f64, stream = 0 : i64} : tensor<2x16x8xbf16>
+  %d1 = mt.dropout %g2 {rate = 0.1 : f64, stream = 0 : i64} : tensor<2x16x8xbf16>
+  // CHECK: mt.dropout %[[D1]] seed %{{.*}} : tensor<i64> {rate = 2.000000e-01 : f64, stream = 1 : i64} : tensor<2x16x8xbf16>
+  %d2 = mt.dropout %d1 seed %seed : tensor<i64> {rate = 0.2 : f64, stream = 1 : i64} : tensor<2x16x8xbf16>
+  return %d2 : tensor<2x16x8xbf16>
+}
+
+// CHECK-LABEL: func.func @attention
+func.func @attention(%q: tensor<2x8x16x4xf32>, %k: tensor<2x2x16x4xf32>, %v: tensor<2x2x16x4xf32>,
+                     %keep: tensor<2x16xi1>) -> tensor<2x16x32xf32> {
+  // CHECK: %[[QR:.*]] = mt.rotary %{{.*}} : tensor<2x8x16x4xf32>
+  %qr = mt.rotary %q {base = 10000.0 : f64} : tensor<2x8x16x4xf32>
+  // CHECK: %[[KR:.*]] = mt.rotary %{{.*}} {position_offset = 3 : i64, rotary_dim = 2 : i64} : tensor<2x2x16x4xf32>
+  %kr = mt.rotary %k {rotary_dim = 2 : i64, position_offset = 3 : i64} : tensor<2x2x16x4xf32>
+  // CHECK: %[[S:.*]] = mt.attention_scores %[[QR]], %[[KR]] : tensor<2x8x16x4xf32>, tensor<2x2x16x4xf32> -> tensor<2x8x16x16xf32>
+  %s = mt.attention_scores %qr, %kr : tensor<2x8x16x4xf32>, tensor<2x2x16x4xf32> -> tensor<2x8x16x16xf32>
+  // CHECK: %[[A:.*]] = mt.alibi %[[S]] {num_heads = 8 : i64} : tensor<2x8x16x16xf32>
+  %a = mt.alibi %s {num_heads = 8 : i64} : tensor<2x8x16x16xf32>
+  // CHECK: %[[P:.*]] = mt.softmax %[[A]] key_mask %{{.*}} : tensor<2x16xi1> {mask = #mt<mask causal>, scale = 5.000000e-01 : f64} : tensor<2x8x16x16xf32>
+  %p = mt.softmax %a key_mask %keep : tensor<2x16xi1> {mask = #mt<mask causal>, scale = 0.5 : f64} : tensor<2x8x16x16xf32>
+  // CHECK: mt.softmax %[[P]] : tensor<2x8x16x16xf32>
+  %p2 = mt.softmax %p : tensor<2x8x16x16xf32>
+  // CHECK: %[[C:.*]] = mt.attention_context %{{.*}}, %{{.*}} : tensor<2x8x16x16xf32>, tensor<2x2x16x4xf32> -> tensor<2x8x16x4xf32>
+  %c = mt.attention_context %p2, %v : tensor<2x8x16x16xf32>, tensor<2x2x16x4xf32> -> tensor<2x8x16x4xf32>
+  // CHECK: %[[M:.*]] = mt.merge_heads %[[C]] : tensor<2x8x16x4xf32> -> tensor<2x16x32xf32>
+  %m = mt.merge_heads %c : tensor<2x8x16x4xf32> -> tensor<2x16x32xf32>
+  // CHECK: mt.split_heads %[[M]] {num_heads = 8 : i64} : tensor<2x16x32xf32> -> tensor<2x8x16x4xf32>
+  %h = mt.split_heads %m {num_heads = 8 : i64} : tensor<2x16x32xf32> -> tensor<2x8x16x4xf32>
+  return %m : tensor<2x16x32xf32>
+}
+
+// CHECK-LABEL: func.func @loss
+func.func @loss(%logits: tensor<2x16x100xf32>, %labels: tensor<2x16xi64>, %mask: tensor<2x16xf32>) -> (tensor<f32>, tensor<f32>) {
+  // CHECK: mt.cross_entropy %{{.*}}, %{{.*}} mask %{{.*}} : tensor<2x16x100xf32>, tensor<2x16xi64>, tensor<2x16xf32> -> tensor<f32>
+  %l = mt.cross_entropy %logits, %labels mask %mask : tensor<2x16x100xf32>, tensor<2x16xi64>, tensor<2x16xf32> -> tensor<f32>
+  // CHECK: mt.cross_entropy %{{.*}}, %{{.*}} {num_classes = 97 : i64} : tensor<2x16x100xf32>, tensor<2x16xi64> -> tensor<f32>
+  %l2 = mt.cross_entropy %logits, %labels {num_classes = 97 : i64} : tensor<2x16x100xf32>, tensor<2x16xi64> -> tensor<f32>
+  return %l, %l2 : tensor<f32>, tensor<f32>
+}
+
+// CHECK-LABEL: func.func @layers
+func.func @layers(%x: tensor<?x?x8xf32>, %g: tensor<3x8xf32>, %b: tensor<3x8xf32>) -> tensor<?x?x8xf32> {
+  // CHECK: %[[OUT:.*]] = mt.layer_stack (%[[H:.*]] = %{{.*}} : tensor<?x?x8xf32>) layers (%[[GL:.*]] = %{{.*}} : tensor<3x8xf32>, %[[BL:.*]] = %{{.*}} : tensor<3x8xf32>) -> tensor<?x?x8xf32> {
+  // CHECK-NEXT: %[[Y:.*]] = mt.layer_norm %[[H]], %[[GL]], %[[BL]]
+  // CHECK-NEXT: mt.yield %[[Y]] : tensor<?x?x8xf32>
+  // CHECK-NEXT: }
+  %out = mt.layer_stack (%h = %x : tensor<?x?x8xf32>) layers (%gl = %g : tensor<3x8xf32>, %bl = %b : tensor<3x8xf32>) -> tensor<?x?x8xf32> {
+    %y = mt.layer_norm %h, %gl, %bl {epsilon = 1.0e-5 : f64} : tensor<?x?x8xf32>, tensor<8xf32>
+    mt.yield %y : tensor<?x?x8xf32>
+  }
+  return %out : tensor<?x?x8xf32>
+}
+
+// CHECK-LABEL: func.func @collectives
+func.func @collectives(%x: tensor<4x16x8xf32>) -> tensor<4x16x8xf32> {
+  // CHECK: %[[S:.*]] = mt.shard %{{.*}} : tensor<4x16x8xf32> to #mt.sharding<@mesh, [dp, _, tp]>
+  %s = mt.shard %x : tensor<4x16x8xf32> to #mt.sharding<@mesh, [dp, _, tp]>
+  // CHECK: mt.shard %[[S]] : tensor<4x16x8xf32> to #mt.sharding<@mesh, [{dp, pp}, _, _], partial = [tp]>
+  %s2 = mt.shard %s : tensor<4x16x8xf32> to #mt.sharding<@mesh, [{dp, pp}, _, _], partial = [tp]>
+  // CHECK: %[[R:.*]] = mt.all_reduce %{{.*}} on @mesh axes = ["tp"] reduction = sum : tensor<4x16x8xf32>
+  %r = mt.all_reduce %s2 on @mesh axes = ["tp"] reduction = sum : tensor<4x16x8xf32>
+  // CHECK: %[[RS:.*]] = mt.reduce_scatter %[[R]] on @mesh axes = ["tp"] dim = 1 reduction = sum : tensor<4x16x8xf32> -> tensor<4x8x8xf32>
+  %rs = mt.reduce_scatter %r on @mesh axes = ["tp"] dim = 1 reduction = sum : tensor<4x16x8xf32> -> tensor<4x8x8xf32>
+  // CHECK: %[[AG:.*]] = mt.all_gather %[[RS]] on @mesh axes = ["tp"] dim = 1 : tensor<4x8x8xf32> -> tensor<4x16x8xf32>
+  %ag = mt.all_gather %rs on @mesh axes = ["tp"] dim = 1 : tensor<4x8x8xf32> -> tensor<4x16x8xf32>
+  // CHECK: mt.all_reduce %[[AG]] on @mesh axes = ["dp", "pp"] reduction = max : tensor<4x16x8xf32>
+  %mx = mt.all_reduce %ag on @mesh axes = ["dp", "pp"] reduction = max : tensor<4x16x8xf32>
+  // CHECK: mt.send %{{.*}} on @mesh axis = "pp" offset = 1 channel = 0 : tensor<4x16x8xf32>
+  mt.send %mx on @mesh axis = "pp" offset = 1 channel = 0 : tensor<4x16x8xf32>
+  // CHECK: mt.recv on @mesh axis = "pp" offset = -1 channel = 0 : tensor<4x16x8xf32>
+  %in = mt.recv on @mesh axis = "pp" offset = -1 channel = 0 : tensor<4x16x8xf32>
+  return %in : tensor<4x16x8xf32>
+}

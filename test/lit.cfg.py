@@ -1,0 +1,38 @@
+# lit configuration for the mt test suite.
+import os
+import shutil
+import subprocess
+
+import lit.formats
+
+config.name = "mt"
+config.test_format = lit.formats.ShTest(execute_external=False)
+config.suffixes = [".mlir", ".test"]
+config.excludes = ["Inputs", "CMakeLists.txt", "lit.cfg.py", "lit.site.cfg.py"]
+config.test_source_root = os.path.dirname(__file__)
+config.test_exec_root = os.path.join(config.mt_obj_root, "test")
+
+# Every FileCheck variable is scoped to its CHECK-LABEL block.
+config.environment["FILECHECK_OPTS"] = "--enable-var-scope"
+
+for tool_dir in (config.mt_tools_dir, config.llvm_tools_dir):
+    config.environment["PATH"] = tool_dir + os.pathsep + config.environment.get("PATH", os.environ["PATH"])
+config.substitutions.append(("%mt_src_root", config.mt_src_root))
+config.substitutions.append(("%mt_obj_root", config.mt_obj_root))
+config.substitutions.append(("%python", shutil.which("python3") or "python3"))
+
+# GPU tests need `REQUIRES: gpu`; they are skipped, with that reason shown by
+# `lit -v`, on machines without one.
+def has_gpu():
+    smi = shutil.which("nvidia-smi")
+    if not smi:
+        return False
+    try:
+        return subprocess.run([smi, "-L"], capture_output=True, timeout=20).returncode == 0
+    except Exception:
+        return False
+
+if has_gpu():
+    config.available_features.add("gpu")
+if config.cuda_toolkit_found:
+    config.available_features.add("cuda-toolkit")
