@@ -19,11 +19,8 @@ static std::string typeName(Type t) {
   return s;
 }
 
-bool printParamSummary(ModuleOp module, llvm::raw_ostream &os) {
-  auto funcs = modelFunctions(module);
-  if (funcs.empty())
-    return false;
-  for (func::FuncOp func : funcs) {
+void printParamSummary(ModuleOp module, llvm::raw_ostream &os) {
+  for (func::FuncOp func : modelFunctions(module)) {
     auto params = collectParams(func);
     // One row per parameter; widths fit the longest cell of each column.
     std::vector<std::array<std::string, 5>> rows;
@@ -50,7 +47,6 @@ bool printParamSummary(ModuleOp module, llvm::raw_ostream &os) {
     }
     os << "total parameters: " << withThousands(total) << " (" << humanBytes(bytes) << ")\n";
   }
-  return true;
 }
 
 } // namespace mt

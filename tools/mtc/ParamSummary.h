@@ -8,8 +8,8 @@
 namespace mt {
 
 /// Prints every parameter of every model function (name, shape, dtype,
-/// count) and the total. Returns false when the module has no model function.
-bool printParamSummary(mlir::ModuleOp module, llvm::raw_ostream &os);
+/// count) and the total.
+void printParamSummary(mlir::ModuleOp module, llvm::raw_ostream &os);
 
 } // namespace mt
 

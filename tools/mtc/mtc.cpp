@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 #include "ParamSummary.h"
 
+#include "mt/Analysis/ModelInfo.h"
 #include "mt/Pipelines/Pipelines.h"
 #include "mt/Tools/Registration.h"
 
@@ -76,6 +77,10 @@ int main(int argc, char **argv) {
   if (!module)
     return 1; // the parser or verifier already printed file:line:col: error: ...
 
+  if (mt::modelFunctions(*module).empty())
+    return fail("'" + inputFilename + "' has no model function (a func.func with an "
+                "argument marked mt.param)");
+
   PassManager pm(&context);
   if (failed(applyPassManagerCLOptions(pm)))
     return fail("invalid pass manager options");
@@ -91,9 +96,7 @@ int main(int argc, char **argv) {
     return 1;
 
   if (summary) {
-    if (!mt::printParamSummary(*module, llvm::outs()))
-      return fail("'" + inputFilename + "' has no model function (a func.func with an "
-                  "argument marked mt.param)");
+    mt::printParamSummary(*module, llvm::outs());
     return 0;
   }
 

@@ -1,0 +1,94 @@
+// RUN: mt-opt %s -split-input-file -mt-verify-model -verify-diagnostics | FileCheck %s
+
+// A well-formed model passes unchanged; functions without parameters are not models.
+// CHECK-LABEL: func.func @model
+// CHECK-SAME: (%[[W:.*]]: tensor<4x8xf32> {mt.param = #mt.param<name = "w", init = normal, std = 2.000000e-02>}, %[[X:.*]]: tensor<2x8xf32>, %[[L:.*]]: tensor<2xi32>)
+// CHECK-NEXT: %[[D0:.*]] = mt.dropout %[[X]] {rate = 1.000000e-01 : f64, stream = 0 : i64}
+// CHECK-NEXT: %[[Y:.*]] = mt.linear %[[D0]], %[[W]]
+// CHECK-NEXT: %[[LOSS:.*]] = mt.cross_entropy %[[Y]], %[[L]]
+// CHECK-NEXT: return %[[LOSS]]
+func.func @model(%w: tensor<4x8xf32> {mt.param = #mt.param<name = "w", init = normal, std = 0.02>},
+                 %x: tensor<2x8xf32>, %labels: tensor<2xi32>) -> tensor<f32> {
+  %d = mt.dropout %x {rate = 0.1 : f64, stream = 0 : i64} : tensor<2x8xf32>
+  %y = mt.linear %d, %w : tensor<2x8xf32>, tensor<4x8xf32> -> tensor<2x4xf32>
+  %loss = mt.cross_entropy %y, %labels : tensor<2x4xf32>, tensor<2xi32> -> tensor<f32>
+  return %loss : tensor<f32>
+}
+// CHECK-LABEL: func.func @helper
+func.func @helper(%x: tensor<2x8xf32>) -> tensor<2x8xf32> {
+  return %x : tensor<2x8xf32>
+}
+
+// -----
+
+// Dropout streams may repeat across a layer body and the outside: the layer
+// index tells them apart.
+// CHECK-LABEL: func.func @streams_in_layers
+func.func @streams_in_layers(%g: tensor<2x8xf32> {mt.param = #mt.param<name = "g", init = ones>},
+                             %x: tensor<2x8xf32>, %labels: tensor<2xi32>) -> tensor<f32> {
+  %d = mt.dropout %x {rate = 0.1 : f64, stream = 0 : i64} : tensor<2x8xf32>
+  %h = mt.layer_stack (%hid = %d : tensor<2x8xf32>) layers (%gl = %g : tensor<2x8xf32>) -> tensor<2x8xf32> {
+    %e = mt.dropout %hid {rate = 0.1 : f64, stream = 0 : i64} : tensor<2x8xf32>
+    %m = mt.mul %e, %gl : tensor<2x8xf32>, tensor<8xf32>
+    mt.yield %m : tensor<2x8xf32>
+  }
+  %loss = mt.cross_entropy %h, %labels : tensor<2x8xf32>, tensor<2xi32> -> tensor<f32>
+  return %loss : tensor<f32>
+}
+
+// -----
+
+// M1: two parameters share a name.
+func.func @duplicate_names(%w: tensor<4x8xf32> {mt.param = #mt.param<name = "w", init = zeros>},
+                           // expected-error @+1 {{model violates M1: parameter name 'w' is used by arguments 0 and 1}}
+                           %v: tensor<4x8xf32> {mt.param = #mt.param<name = "w", init = zeros>},
+                           %x: tensor<2x8xf32>, %labels: tensor<2xi32>) -> tensor<f32> {
+  %y = mt.linear %x, %w : tensor<2x8xf32>, tensor<4x8xf32> -> tensor<2x4xf32>
+  %loss = mt.cross_entropy %y, %labels : tensor<2x4xf32>, tensor<2xi32> -> tensor<f32>
+  return %loss : tensor<f32>
+}
+
+// -----
+
+// M2: a parameter with a dynamic shape.
+// expected-error @+1 {{model violates M2: parameter 'w' must be a statically shaped floating-point tensor}}
+func.func @dynamic_param(%w: tensor<?x8xf32> {mt.param = #mt.param<name = "w", init = zeros>},
+                         %x: tensor<2x8xf32>, %labels: tensor<2xi32>) -> tensor<f32> {
+  %y = mt.linear %x, %w : tensor<2x8xf32>, tensor<?x8xf32> -> tensor<2x?xf32>
+  %loss = mt.cross_entropy %y, %labels : tensor<2x?xf32>, tensor<2xi32> -> tensor<f32>
+  return %loss : tensor<f32>
+}
+
+// -----
+
+// M2: an integer parameter.
+// expected-error @+1 {{model violates M2: parameter 'steps' must be a statically shaped floating-point tensor}}
+func.func @integer_param(%s: tensor<4xi32> {mt.param = #mt.param<name = "steps", init = zeros>},
+                         %x: tensor<2x8xf32>, %labels: tensor<2xi32>) -> tensor<f32> {
+  %loss = mt.cross_entropy %x, %labels : tensor<2x8xf32>, tensor<2xi32> -> tensor<f32>
+  return %loss : tensor<f32>
+}
+
+// -----
+
+// M3: a model must return its loss and nothing else.
+// expected-error @+1 {{model violates M3: a model function returns exactly one tensor<f32>, the loss}}
+func.func @no_loss(%w: tensor<4x8xf32> {mt.param = #mt.param<name = "w", init = zeros>},
+                   %x: tensor<2x8xf32>) -> tensor<2x4xf32> {
+  %y = mt.linear %x, %w : tensor<2x8xf32>, tensor<4x8xf32> -> tensor<2x4xf32>
+  return %y : tensor<2x4xf32>
+}
+
+// -----
+
+// M4: two dropout sites in one body share a stream.
+func.func @shared_stream(%w: tensor<4x8xf32> {mt.param = #mt.param<name = "w", init = zeros>},
+                         %x: tensor<2x8xf32>, %labels: tensor<2xi32>) -> tensor<f32> {
+  // expected-note @+1 {{first use here}}
+  %a = mt.dropout %x {rate = 0.1 : f64, stream = 7 : i64} : tensor<2x8xf32>
+  // expected-error @+1 {{model violates M4: dropout stream 7 is used twice in one body}}
+  %b = mt.dropout %a {rate = 0.1 : f64, stream = 7 : i64} : tensor<2x8xf32>
+  %y = mt.linear %b, %w : tensor<2x8xf32>, tensor<4x8xf32> -> tensor<2x4xf32>
+  %loss = mt.cross_entropy %y, %labels : tensor<2x4xf32>, tensor<2xi32> -> tensor<f32>
+  return %loss : tensor<f32>
+}
