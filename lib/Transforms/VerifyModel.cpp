@@ -21,10 +21,10 @@ LogicalResult verifyDropoutStreams(Region &region) {
   llvm::DenseMap<int64_t, DropoutOp> seen;
   for (Operation &op : region.getOps()) {
     if (auto dropout = dyn_cast<DropoutOp>(op)) {
-      auto [it, inserted] = seen.try_emplace(dropout.getStream(), dropout);
+      auto [it, inserted] = seen.try_emplace(dropout.getStreamAttr().getInt(), dropout);
       if (!inserted) {
         auto diag = dropout.emitError()
-                    << "model violates M4: dropout stream " << dropout.getStream()
+                    << "model violates M4: dropout stream " << dropout.getStreamAttr().getInt()
                     << " is used twice in one body, so both sites would draw the same mask";
         diag.attachNote(it->second.getLoc()) << "first use here";
         return diag;
@@ -46,7 +46,7 @@ LogicalResult verifyModel(func::FuncOp func) {
       return emitError(loc) << "model violates M1: parameter name '" << p.name
                             << "' is used by arguments " << it->second << " and "
                             << p.argNumber;
-    if (!p.type || !p.type.hasStaticShape() || !isa<FloatType>(p.type.getElementType()))
+    if (!p.type || !p.type.hasStaticShape() || !isSupportedFloatType(p.type.getElementType()))
       return emitError(loc) << "model violates M2: parameter '" << p.name
                             << "' must be a statically shaped floating-point tensor, got "
                             << func.getArgument(p.argNumber).getType();

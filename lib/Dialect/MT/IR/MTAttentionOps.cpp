@@ -11,7 +11,7 @@ LogicalResult SplitHeadsOp::verify() {
   auto input = tensorType(getInput());
   if (input.getRank() != 3)
     return violates(*this, 1) << "the input must be [batch, seq, hidden], got " << input;
-  int64_t heads = getNumHeads(), hidden = input.getDimSize(2);
+  int64_t heads = getNumHeadsAttr().getInt(), hidden = input.getDimSize(2);
   if (heads < 1 || (!ShapedType::isDynamic(hidden) && hidden % heads != 0))
     return violates(*this, 2) << "num_heads " << heads << " must be >= 1 and divide hidden "
                               << shapeStr(hidden);
@@ -103,8 +103,10 @@ LogicalResult RotaryOp::verify() {
                                  "head_dim], got "
                               << input;
   int64_t headDim = input.getDimSize(3);
-  int64_t rotary = getRotaryDim().value_or(headDim);
-  if (!ShapedType::isDynamic(rotary) &&
+  // An explicit rotary_dim is always checked; the default only when static.
+  bool explicitDim = static_cast<bool>(getRotaryDimAttr());
+  int64_t rotary = explicitDim ? getRotaryDimAttr().getInt() : headDim;
+  if ((explicitDim || !ShapedType::isDynamic(rotary)) &&
       (rotary < 2 || rotary % 2 != 0 ||
        (!ShapedType::isDynamic(headDim) && rotary > headDim)))
     return violates(*this, 2) << "the rotary dimension must be even, >= 2 and <= head_dim "
@@ -112,8 +114,9 @@ LogicalResult RotaryOp::verify() {
   double base = getBase().convertToDouble();
   if (!(base > 0.0) || !std::isfinite(base))
     return violates(*this, 3) << "base must be positive and finite, got " << base;
-  if (getPositionOffset() < 0)
-    return violates(*this, 4) << "position_offset must be >= 0, got " << getPositionOffset();
+  int64_t offset = getPositionOffsetAttr().getInt();
+  if (offset < 0)
+    return violates(*this, 4) << "position_offset must be >= 0, got " << offset;
   return success();
 }
 
@@ -124,8 +127,9 @@ LogicalResult AlibiOp::verify() {
                                  "keys], got "
                               << input;
   int64_t heads = input.getDimSize(1);
-  if (getNumHeads() < 1 || (!ShapedType::isDynamic(heads) && heads > getNumHeads()))
+  int64_t numHeads = getNumHeadsAttr().getInt();
+  if (numHeads < 1 || (!ShapedType::isDynamic(heads) && heads > numHeads))
     return violates(*this, 2) << "num_heads must be >= 1 and at least the " << shapeStr(heads)
-                              << " heads present, got " << getNumHeads();
+                              << " heads present, got " << numHeads;
   return success();
 }

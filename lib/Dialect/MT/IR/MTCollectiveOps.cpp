@@ -89,7 +89,7 @@ LogicalResult AllGatherOp::verifySymbolUses(SymbolTableCollection &symbols) {
   auto mesh = verifyGroup(*this, getMeshAttr(), getAxes(), symbols);
   if (!mesh)
     return failure();
-  return verifyResize(*this, getInput(), getResult(), getDim(),
+  return verifyResize(*this, getInput(), getResult(), getDimAttr().getInt(),
                       mesh->groupSize(toStrings(getAxes())), /*grow=*/true);
 }
 
@@ -97,7 +97,7 @@ LogicalResult ReduceScatterOp::verifySymbolUses(SymbolTableCollection &symbols) 
   auto mesh = verifyGroup(*this, getMeshAttr(), getAxes(), symbols);
   if (!mesh)
     return failure();
-  return verifyResize(*this, getInput(), getResult(), getDim(),
+  return verifyResize(*this, getInput(), getResult(), getDimAttr().getInt(),
                       mesh->groupSize(toStrings(getAxes())), /*grow=*/false);
 }
 
@@ -114,7 +114,7 @@ static LogicalResult verifyPointToPoint(Operation *op, FlatSymbolRefAttr meshRef
   if (!mesh)
     return failure();
   int64_t size = *mesh->axisSize(axis.str());
-  if (offset == 0 || offset >= size || -offset >= size)
+  if (offset == 0 || offset >= size || offset <= -size)
     return violates(op, 3) << "offset " << offset << " must be non-zero and smaller in "
                            << "magnitude than the size " << size << " of axis '" << axis
                            << "'";
@@ -130,11 +130,11 @@ LogicalResult SendOp::verify() { return success(); }
 LogicalResult RecvOp::verify() { return success(); }
 
 LogicalResult SendOp::verifySymbolUses(SymbolTableCollection &symbols) {
-  return verifyPointToPoint(*this, getMeshAttr(), getAxis(), getOffset(), getChannel(),
-                            symbols);
+  return verifyPointToPoint(*this, getMeshAttr(), getAxis(), getOffsetAttr().getInt(),
+                            getChannelAttr().getInt(), symbols);
 }
 
 LogicalResult RecvOp::verifySymbolUses(SymbolTableCollection &symbols) {
-  return verifyPointToPoint(*this, getMeshAttr(), getAxis(), getOffset(), getChannel(),
-                            symbols);
+  return verifyPointToPoint(*this, getMeshAttr(), getAxis(), getOffsetAttr().getInt(),
+                            getChannelAttr().getInt(), symbols);
 }

@@ -7,6 +7,10 @@ using namespace mt;
 
 #include "mt/Dialect/MT/IR/MTDialect.cpp.inc"
 
+bool mt::isSupportedFloatType(Type t) {
+  return t.isF16() || t.isBF16() || t.isF32() || t.isF64();
+}
+
 void MTDialect::initialize() {
   addOperations<
 #define GET_OP_LIST

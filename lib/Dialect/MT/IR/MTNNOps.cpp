@@ -78,7 +78,7 @@ LogicalResult LinearOp::verify() {
     return violates(*this, 4) << "the result must be " << shapeStr(expected) << ", got "
                               << result;
   Type elt = input.getElementType();
-  if (!isa<FloatType>(elt) || weight.getElementType() != elt ||
+  if (!isSupportedFloatType(elt) || weight.getElementType() != elt ||
       result.getElementType() != elt ||
       (getBias() && tensorType(getBias()).getElementType() != elt))
     return violates(*this, 5) << "input, weight, bias and result must share one "
@@ -110,7 +110,7 @@ LogicalResult MatmulOp::verify() {
     return violates(*this, 4) << "the result must be " << shapeStr(expected) << ", got "
                               << result;
   Type elt = lhs.getElementType();
-  if (!isa<FloatType>(elt) || rhs.getElementType() != elt ||
+  if (!isSupportedFloatType(elt) || rhs.getElementType() != elt ||
       result.getElementType() != elt)
     return violates(*this, 5) << "operands and result must share one floating-point "
                                  "element type";
@@ -196,8 +196,9 @@ LogicalResult DropoutOp::verify() {
     if (seed.getRank() != 0 || !seed.getElementType().isInteger(64))
       return violates(*this, 3) << "the seed must be tensor<i64>, got " << seed;
   }
-  if (getStream() < 0)
-    return violates(*this, 4) << "stream must be >= 0, got " << getStream();
+  int64_t stream = getStreamAttr().getInt();
+  if (stream < 0)
+    return violates(*this, 4) << "stream must be >= 0, got " << stream;
   return success();
 }
 
@@ -223,7 +224,7 @@ LogicalResult MulOp::verify() { return verifyBroadcastBinary(*this, getLhs(), ge
 
 LogicalResult SplitOp::verify() {
   auto type = tensorType(getInput());
-  int64_t dim = getDim();
+  int64_t dim = getDimAttr().getInt();
   if (dim < 0 || dim >= type.getRank())
     return violates(*this, 1) << "dim " << dim << " is outside rank " << type.getRank();
   int64_t total = 0;
@@ -272,11 +273,11 @@ LogicalResult CrossEntropyOp::verify() {
   auto result = tensorType(getResult());
   if (result.getRank() != 0 || !result.getElementType().isF32())
     return violates(*this, 4) << "the result must be tensor<f32>, got " << result;
-  if (auto n = getNumClasses()) {
-    int64_t classes = logits.getShape().back();
-    if (*n < 1 || (!ShapedType::isDynamic(classes) && *n > classes))
-      return violates(*this, 5) << "num_classes must be in [1, " << classes << "], got "
-                                << *n;
+  if (auto attr = getNumClassesAttr()) {
+    int64_t n = attr.getInt(), classes = logits.getShape().back();
+    if (n < 1 || (!ShapedType::isDynamic(classes) && n > classes))
+      return violates(*this, 5) << "num_classes must be in [1, " << shapeStr(classes)
+                                << "], got " << n;
   }
   return success();
 }

@@ -7,6 +7,7 @@
 #ifndef MT_LIB_DIALECT_MT_IR_VERIFYHELPERS_H
 #define MT_LIB_DIALECT_MT_IR_VERIFYHELPERS_H
 
+#include "mt/Dialect/MT/IR/MTDialect.h"
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/Operation.h"
@@ -52,7 +53,7 @@ inline mlir::RankedTensorType tensorType(mlir::Value v) {
 }
 
 inline bool isFloatTensor(mlir::Value v) {
-  return llvm::isa<mlir::FloatType>(tensorType(v).getElementType());
+  return isSupportedFloatType(tensorType(v).getElementType());
 }
 
 inline bool isIntegerTensor(mlir::Value v) {

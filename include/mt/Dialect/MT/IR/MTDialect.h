@@ -6,4 +6,9 @@
 
 #include "mt/Dialect/MT/IR/MTDialect.h.inc"
 
+namespace mt {
+/// f16, bf16, f32 or f64: the floating-point types every backend implements.
+bool isSupportedFloatType(mlir::Type type);
+} // namespace mt
+
 #endif // MT_DIALECT_MT_IR_MTDIALECT_H

@@ -1,0 +1,1677 @@
+// Every numbered constraint the mt verifiers enforce, one invalid case each.
+// Each case names the constraint it breaks and checks that the diagnostic
+// cites that constraint's number.
+// RUN: mt-opt %s -split-input-file -verify-diagnostics
+
+//===----------------------------------------------------------------------===//
+// #mt.param
+//===----------------------------------------------------------------------===//
+
+// #mt.param C1: the parameter name is empty
+// expected-error @+1 {{#mt.param violates C1: the parameter name is empty}}
+func.func @param_c1_empty_name(%w: tensor<4xf32> {mt.param = #mt.param<name = "", init = zeros>}) {
+  return
+}
+
+// -----
+
+// #mt.param C2: a normal initializer with the default std of 0
+// expected-error @+1 {{#mt.param violates C2: std must be positive for a normal initializer}}
+func.func @param_c2_normal_zero_std(%w: tensor<4xf32> {mt.param = #mt.param<name = "w", init = normal>}) {
+  return
+}
+
+// -----
+
+// #mt.param C2: a negative std, even for a zeros initializer
+// expected-error @+1 {{#mt.param violates C2: std must be positive for a normal initializer and never negative, got -1}}
+func.func @param_c2_negative_std(%w: tensor<4xf32> {mt.param = #mt.param<name = "w", init = zeros, std = -1.0>}) {
+  return
+}
+
+//===----------------------------------------------------------------------===//
+// #mt.sharding
+//===----------------------------------------------------------------------===//
+
+// -----
+
+mt.mesh @mesh axes = ["dp", "tp"] shape = [2, 2]
+
+// #mt.sharding C1: a mesh axis splits two dimensions
+func.func @sharding_c1_repeated_axis(%x: tensor<4x8xf32>) -> tensor<4x8xf32> {
+  // expected-error @+1 {{#mt.sharding violates C1: mesh axis 'tp' is used more than once}}
+  %s = mt.shard %x : tensor<4x8xf32> to #mt.sharding<@mesh, [tp, tp]>
+  return %s : tensor<4x8xf32>
+}
+
+// -----
+
+mt.mesh @mesh axes = ["dp", "tp"] shape = [2, 2]
+
+// #mt.sharding C1: a mesh axis both splits a dimension and holds partial sums
+func.func @sharding_c1_axis_split_and_partial(%x: tensor<4x8xf32>) -> tensor<4x8xf32> {
+  // expected-error @+1 {{#mt.sharding violates C1: mesh axis 'tp' is used more than once}}
+  %s = mt.shard %x : tensor<4x8xf32> to #mt.sharding<@mesh, [_, tp], partial = [tp]>
+  return %s : tensor<4x8xf32>
+}
+
+// -----
+
+mt.mesh @mesh axes = ["dp", "tp"] shape = [2, 2]
+
+// #mt.sharding C2: an empty mesh axis name
+func.func @sharding_c2_empty_axis_name(%x: tensor<4x8xf32>) -> tensor<4x8xf32> {
+  // expected-error @+1 {{#mt.sharding violates C2: mesh axes are non-empty names}}
+  %s = mt.shard %x : tensor<4x8xf32> to #mt.sharding<@mesh, [_, ""]>
+  return %s : tensor<4x8xf32>
+}
+
+//===----------------------------------------------------------------------===//
+// mt.mesh
+//===----------------------------------------------------------------------===//
+
+// -----
+
+// mt.mesh C1: fewer sizes than axes
+// expected-error @+1 {{violates C1: expected one size per axis and at least one axis, got 2 axes and 1 sizes}}
+mt.mesh @mesh_c1_size_count axes = ["dp", "tp"] shape = [2]
+
+// -----
+
+// mt.mesh C1: no axis at all
+// expected-error @+1 {{violates C1: expected one size per axis and at least one axis, got 0 axes and 0 sizes}}
+mt.mesh @mesh_c1_no_axes axes = [] shape = []
+
+// -----
+
+// mt.mesh C2: an axis name used twice
+// expected-error @+1 {{violates C2: axis names must be non-empty and unique, 'tp' is not}}
+mt.mesh @mesh_c2_duplicate_axis axes = ["tp", "tp"] shape = [2, 2]
+
+// -----
+
+// mt.mesh C2: an empty axis name
+// expected-error @+1 {{violates C2: axis names must be non-empty and unique, '' is not}}
+mt.mesh @mesh_c2_empty_axis axes = ["dp", ""] shape = [2, 2]
+
+// -----
+
+// mt.mesh C3: an axis of size 0
+// expected-error @+1 {{violates C3: axis 'tp' has size 0, sizes must be >= 1}}
+mt.mesh @mesh_c3_zero_size axes = ["dp", "tp"] shape = [2, 0]
+
+//===----------------------------------------------------------------------===//
+// mt.shard
+//===----------------------------------------------------------------------===//
+
+// -----
+
+mt.mesh @mesh axes = ["dp", "tp"] shape = [2, 2]
+
+// mt.shard C1: the sharding names a mesh that does not exist
+func.func @shard_c1_unknown_mesh(%x: tensor<4x8xf32>) -> tensor<4x8xf32> {
+  // expected-error @+1 {{violates C1: @nomesh does not name an mt.mesh}}
+  %s = mt.shard %x : tensor<4x8xf32> to #mt.sharding<@nomesh, [dp, tp]>
+  return %s : tensor<4x8xf32>
+}
+
+// -----
+
+mt.mesh @mesh axes = ["dp", "tp"] shape = [2, 2]
+
+// mt.shard C1: the sharding names a symbol that is not a mesh
+func.func @shard_c1_not_a_mesh(%x: tensor<4x8xf32>) -> tensor<4x8xf32> {
+  // expected-error @+1 {{violates C1: @shard_c1_not_a_mesh does not name an mt.mesh}}
+  %s = mt.shard %x : tensor<4x8xf32> to #mt.sharding<@shard_c1_not_a_mesh, [dp, tp]>
+  return %s : tensor<4x8xf32>
+}
+
+// -----
+
+mt.mesh @mesh axes = ["dp", "tp"] shape = [2, 2]
+
+// mt.shard C2: the sharding has fewer dimensions than the tensor
+func.func @shard_c2_rank(%x: tensor<4x8xf32>) -> tensor<4x8xf32> {
+  // expected-error @+1 {{violates C2: the sharding has 1 dimensions but the tensor has rank 2}}
+  %s = mt.shard %x : tensor<4x8xf32> to #mt.sharding<@mesh, [dp]>
+  return %s : tensor<4x8xf32>
+}
+
+// -----
+
+mt.mesh @mesh axes = ["dp", "tp"] shape = [2, 2]
+
+// mt.shard C3: a dimension split over an axis the mesh lacks
+func.func @shard_c3_unknown_axis(%x: tensor<4x8xf32>) -> tensor<4x8xf32> {
+  // expected-error @+1 {{violates C3: mesh @mesh has no axis 'sp'}}
+  %s = mt.shard %x : tensor<4x8xf32> to #mt.sharding<@mesh, [_, sp]>
+  return %s : tensor<4x8xf32>
+}
+
+// -----
+
+mt.mesh @mesh axes = ["dp", "tp"] shape = [2, 2]
+
+// mt.shard C3: partial sums over an axis the mesh lacks
+func.func @shard_c3_unknown_partial_axis(%x: tensor<4x8xf32>) -> tensor<4x8xf32> {
+  // expected-error @+1 {{violates C3: mesh @mesh has no axis 'sp'}}
+  %s = mt.shard %x : tensor<4x8xf32> to #mt.sharding<@mesh, [_, _], partial = [sp]>
+  return %s : tensor<4x8xf32>
+}
+
+// -----
+
+mt.mesh @mesh axes = ["dp", "tp"] shape = [2, 2]
+
+// mt.shard C4: a dimension of 3 split over an axis of 2
+func.func @shard_c4_uneven_split(%x: tensor<3x8xf32>) -> tensor<3x8xf32> {
+  // expected-error @+1 {{violates C4: dimension 0 of size 3 does not split evenly into 2 shards}}
+  %s = mt.shard %x : tensor<3x8xf32> to #mt.sharding<@mesh, [dp, _]>
+  return %s : tensor<3x8xf32>
+}
+
+// -----
+
+mt.mesh @mesh axes = ["dp", "tp"] shape = [2, 2]
+
+// mt.shard C4: a dimension of 6 split over two axes of 2 (4 shards)
+func.func @shard_c4_uneven_split_two_axes(%x: tensor<6x8xf32>) -> tensor<6x8xf32> {
+  // expected-error @+1 {{violates C4: dimension 0 of size 6 does not split evenly into 4 shards}}
+  %s = mt.shard %x : tensor<6x8xf32> to #mt.sharding<@mesh, [{dp, tp}, _]>
+  return %s : tensor<6x8xf32>
+}
+
+//===----------------------------------------------------------------------===//
+// mt.layer_stack
+//===----------------------------------------------------------------------===//
+
+// -----
+
+// mt.layer_stack C1 (parser): a stacked operand of rank 0 has no layer dimension
+func.func @layer_stack_c1_parse_rank0_stacked(%x: tensor<4x8xf32>, %w: tensor<f32>) -> tensor<4x8xf32> {
+  // expected-error @+1 {{mt.layer_stack violates C1: layer operands are ranked tensors with the layer index as leading dimension}}
+  %r = mt.layer_stack (%h = %x : tensor<4x8xf32>) layers (%wl = %w : tensor<f32>) -> tensor<4x8xf32> {
+    mt.yield %h : tensor<4x8xf32>
+  }
+  return %r : tensor<4x8xf32>
+}
+
+// -----
+
+// mt.layer_stack C1 (parser): an unranked carried operand
+func.func @layer_stack_c1_parse_unranked_carried(%x: tensor<*xf32>, %w: tensor<2x8xf32>) {
+  // expected-error @+1 {{mt.layer_stack violates C1: layer operands are ranked tensors}}
+  %r = mt.layer_stack (%h = %x : tensor<*xf32>) layers (%wl = %w : tensor<2x8xf32>) -> tensor<*xf32> {
+    mt.yield %h : tensor<*xf32>
+  }
+  return
+}
+
+// -----
+
+// mt.layer_stack C1: no stacked operand at all
+func.func @layer_stack_c1_no_stacked(%x: tensor<4x8xf32>) -> tensor<4x8xf32> {
+  // expected-error @+1 {{violates C1: expected at least one stacked layer operand}}
+  %r = mt.layer_stack (%h = %x : tensor<4x8xf32>) layers () -> tensor<4x8xf32> {
+    mt.yield %h : tensor<4x8xf32>
+  }
+  return %r : tensor<4x8xf32>
+}
+
+// -----
+
+// mt.layer_stack C1: stacked operands disagree on the number of layers
+func.func @layer_stack_c1_layer_count_mismatch(%x: tensor<4x8xf32>, %g: tensor<2x8xf32>, %b: tensor<3x8xf32>) -> tensor<4x8xf32> {
+  // expected-error @+1 {{violates C1: every stacked operand needs the same static leading layer dimension >= 1, got 'tensor<3x8xf32>'}}
+  %r = mt.layer_stack (%h = %x : tensor<4x8xf32>) layers (%gl = %g : tensor<2x8xf32>, %bl = %b : tensor<3x8xf32>) -> tensor<4x8xf32> {
+    mt.yield %h : tensor<4x8xf32>
+  }
+  return %r : tensor<4x8xf32>
+}
+
+// -----
+
+// mt.layer_stack C1: a dynamic number of layers
+func.func @layer_stack_c1_dynamic_layers(%x: tensor<4x8xf32>, %g: tensor<?x8xf32>) -> tensor<4x8xf32> {
+  // expected-error @+1 {{violates C1: every stacked operand needs the same static leading layer dimension >= 1, got 'tensor<?x8xf32>'}}
+  %r = mt.layer_stack (%h = %x : tensor<4x8xf32>) layers (%gl = %g : tensor<?x8xf32>) -> tensor<4x8xf32> {
+    mt.yield %h : tensor<4x8xf32>
+  }
+  return %r : tensor<4x8xf32>
+}
+
+// -----
+
+// mt.layer_stack C1: zero layers
+func.func @layer_stack_c1_zero_layers(%x: tensor<4x8xf32>, %g: tensor<0x8xf32>) -> tensor<4x8xf32> {
+  // expected-error @+1 {{violates C1: every stacked operand needs the same static leading layer dimension >= 1, got 'tensor<0x8xf32>'}}
+  %r = mt.layer_stack (%h = %x : tensor<4x8xf32>) layers (%gl = %g : tensor<0x8xf32>) -> tensor<4x8xf32> {
+    mt.yield %h : tensor<4x8xf32>
+  }
+  return %r : tensor<4x8xf32>
+}
+
+// -----
+
+// mt.layer_stack C1: a rank-0 stacked operand in the generic form, which the
+// custom parser's check does not see
+func.func @layer_stack_c1_generic_rank0_stacked(%x: tensor<4x8xf32>, %w: tensor<f32>) -> tensor<4x8xf32> {
+  // expected-error @+1 {{violates C1: every stacked operand needs the same static leading layer dimension >= 1, got 'tensor<f32>'}}
+  %r = "mt.layer_stack"(%x, %w) <{operandSegmentSizes = array<i32: 1, 1>}> ({
+  ^bb0(%h: tensor<4x8xf32>, %wl: tensor<f32>):
+    "mt.yield"(%h) : (tensor<4x8xf32>) -> ()
+  }) : (tensor<4x8xf32>, tensor<f32>) -> tensor<4x8xf32>
+  return %r : tensor<4x8xf32>
+}
+
+// -----
+
+// mt.layer_stack C2: the result type differs from the carried operand's
+func.func @layer_stack_c2_result_type(%x: tensor<4x8xf32>, %g: tensor<2x8xf32>) -> tensor<4x9xf32> {
+  // expected-error @+1 {{violates C2: result types must equal the carried operand types}}
+  %r = mt.layer_stack (%h = %x : tensor<4x8xf32>) layers (%gl = %g : tensor<2x8xf32>) -> tensor<4x9xf32> {
+    mt.yield %h : tensor<4x8xf32>
+  }
+  return %r : tensor<4x9xf32>
+}
+
+// -----
+
+// mt.layer_stack C3: a body argument is the whole stacked operand, not one layer's slice
+// (only the generic form can write it; the custom parser derives the body's types)
+func.func @layer_stack_c3_block_args(%x: tensor<4x8xf32>, %g: tensor<2x8xf32>) -> tensor<4x8xf32> {
+  // expected-error @+1 {{violates C3: the body's arguments must be the carried types followed by the per-layer slices of the stacked operands}}
+  %r = "mt.layer_stack"(%x, %g) <{operandSegmentSizes = array<i32: 1, 1>}> ({
+  ^bb0(%h: tensor<4x8xf32>, %gl: tensor<2x8xf32>):
+    "mt.yield"(%h) : (tensor<4x8xf32>) -> ()
+  }) : (tensor<4x8xf32>, tensor<2x8xf32>) -> tensor<4x8xf32>
+  return %r : tensor<4x8xf32>
+}
+
+// -----
+
+// mt.layer_stack C4: the body yields a value that is not of the carried type
+func.func @layer_stack_c4_yield_type(%x: tensor<4x8xf32>, %g: tensor<2x8xf32>) -> tensor<4x8xf32> {
+  // expected-error @+1 {{violates C4: mt.yield must return the carried types, got ('tensor<8xf32>')}}
+  %r = mt.layer_stack (%h = %x : tensor<4x8xf32>) layers (%gl = %g : tensor<2x8xf32>) -> tensor<4x8xf32> {
+    mt.yield %gl : tensor<8xf32>
+  }
+  return %r : tensor<4x8xf32>
+}
+
+// -----
+
+// mt.layer_stack C4: the body yields nothing
+func.func @layer_stack_c4_yield_count(%x: tensor<4x8xf32>, %g: tensor<2x8xf32>) -> tensor<4x8xf32> {
+  // expected-error @+1 {{violates C4: mt.yield must return the carried types, got ()}}
+  %r = mt.layer_stack (%h = %x : tensor<4x8xf32>) layers (%gl = %g : tensor<2x8xf32>) -> tensor<4x8xf32> {
+    mt.yield
+  }
+  return %r : tensor<4x8xf32>
+}
+
+//===----------------------------------------------------------------------===//
+// mt.embedding
+//===----------------------------------------------------------------------===//
+
+// -----
+
+// mt.embedding C1: a rank-1 table
+func.func @embedding_c1_table_rank(%t: tensor<100xf32>, %ids: tensor<2x16xi32>) -> tensor<2x16x8xf32> {
+  // expected-error @+1 {{violates C1: the table must be a rank-2 floating-point tensor [vocab, hidden], got 'tensor<100xf32>'}}
+  %e = mt.embedding %t[%ids] : tensor<100xf32>, tensor<2x16xi32> -> tensor<2x16x8xf32>
+  return %e : tensor<2x16x8xf32>
+}
+
+// -----
+
+// mt.embedding C1: an integer table
+func.func @embedding_c1_table_int(%t: tensor<100x8xi32>, %ids: tensor<2x16xi32>) -> tensor<2x16x8xi32> {
+  // expected-error @+1 {{violates C1: the table must be a rank-2 floating-point tensor [vocab, hidden], got 'tensor<100x8xi32>'}}
+  %e = mt.embedding %t[%ids] : tensor<100x8xi32>, tensor<2x16xi32> -> tensor<2x16x8xi32>
+  return %e : tensor<2x16x8xi32>
+}
+
+// -----
+
+// mt.embedding C2: floating-point ids
+func.func @embedding_c2_ids_float(%t: tensor<100x8xf32>, %ids: tensor<2x16xf32>) -> tensor<2x16x8xf32> {
+  // expected-error @+1 {{violates C2: ids must be i32 or i64, got 'tensor<2x16xf32>'}}
+  %e = mt.embedding %t[%ids] : tensor<100x8xf32>, tensor<2x16xf32> -> tensor<2x16x8xf32>
+  return %e : tensor<2x16x8xf32>
+}
+
+// -----
+
+// mt.embedding C2: i16 ids
+func.func @embedding_c2_ids_i16(%t: tensor<100x8xf32>, %ids: tensor<2x16xi16>) -> tensor<2x16x8xf32> {
+  // expected-error @+1 {{violates C2: ids must be i32 or i64, got 'tensor<2x16xi16>'}}
+  %e = mt.embedding %t[%ids] : tensor<100x8xf32>, tensor<2x16xi16> -> tensor<2x16x8xf32>
+  return %e : tensor<2x16x8xf32>
+}
+
+// -----
+
+// mt.embedding C3: the result's hidden size differs from the table's
+func.func @embedding_c3_result_shape(%t: tensor<100x8xf32>, %ids: tensor<2x16xi32>) -> tensor<2x16x9xf32> {
+  // expected-error @+1 {{violates C3: the result must be 2x16x8 of 'f32' (ids shape + [hidden]), got 'tensor<2x16x9xf32>'}}
+  %e = mt.embedding %t[%ids] : tensor<100x8xf32>, tensor<2x16xi32> -> tensor<2x16x9xf32>
+  return %e : tensor<2x16x9xf32>
+}
+
+// -----
+
+// mt.embedding C3: the result's element type differs from the table's
+func.func @embedding_c3_result_element_type(%t: tensor<100x8xf32>, %ids: tensor<2x16xi32>) -> tensor<2x16x8xf16> {
+  // expected-error @+1 {{violates C3: the result must be 2x16x8 of 'f32'}}
+  %e = mt.embedding %t[%ids] : tensor<100x8xf32>, tensor<2x16xi32> -> tensor<2x16x8xf16>
+  return %e : tensor<2x16x8xf16>
+}
+
+//===----------------------------------------------------------------------===//
+// mt.position_embedding
+//===----------------------------------------------------------------------===//
+
+// -----
+
+// mt.position_embedding C1: a rank-3 table
+func.func @position_embedding_c1_table_rank(%t: tensor<2x16x8xf32>, %ids: tensor<2x16xi32>) -> tensor<16x8xf32> {
+  // expected-error @+1 {{violates C1: the table must be a rank-2 floating-point tensor [positions, hidden], got 'tensor<2x16x8xf32>'}}
+  %p = mt.position_embedding %t for %ids : tensor<2x16x8xf32>, tensor<2x16xi32> -> tensor<16x8xf32>
+  return %p : tensor<16x8xf32>
+}
+
+// -----
+
+// mt.position_embedding C1: an integer table
+func.func @position_embedding_c1_table_int(%t: tensor<16x8xi64>, %ids: tensor<2x16xi32>) -> tensor<16x8xi64> {
+  // expected-error @+1 {{violates C1: the table must be a rank-2 floating-point tensor [positions, hidden], got 'tensor<16x8xi64>'}}
+  %p = mt.position_embedding %t for %ids : tensor<16x8xi64>, tensor<2x16xi32> -> tensor<16x8xi64>
+  return %p : tensor<16x8xi64>
+}
+
+// -----
+
+// mt.position_embedding C2: floating-point ids
+func.func @position_embedding_c2_ids_float(%t: tensor<16x8xf32>, %ids: tensor<2x16xf32>) -> tensor<16x8xf32> {
+  // expected-error @+1 {{violates C2: ids must be i32 or i64 of rank >= 1, got 'tensor<2x16xf32>'}}
+  %p = mt.position_embedding %t for %ids : tensor<16x8xf32>, tensor<2x16xf32> -> tensor<16x8xf32>
+  return %p : tensor<16x8xf32>
+}
+
+// -----
+
+// mt.position_embedding C2: scalar ids have no sequence dimension
+func.func @position_embedding_c2_ids_rank0(%t: tensor<16x8xf32>, %ids: tensor<i32>) -> tensor<16x8xf32> {
+  // expected-error @+1 {{violates C2: ids must be i32 or i64 of rank >= 1, got 'tensor<i32>'}}
+  %p = mt.position_embedding %t for %ids : tensor<16x8xf32>, tensor<i32> -> tensor<16x8xf32>
+  return %p : tensor<16x8xf32>
+}
+
+// -----
+
+// mt.position_embedding C3: the result keeps the batch dimension
+func.func @position_embedding_c3_result_shape(%t: tensor<16x8xf32>, %ids: tensor<2x16xi32>) -> tensor<2x16x8xf32> {
+  // expected-error @+1 {{violates C3: the result must be 16x8 of 'f32' ([seq, hidden]), got 'tensor<2x16x8xf32>'}}
+  %p = mt.position_embedding %t for %ids : tensor<16x8xf32>, tensor<2x16xi32> -> tensor<2x16x8xf32>
+  return %p : tensor<2x16x8xf32>
+}
+
+// -----
+
+// mt.position_embedding C3: the result's element type differs from the table's
+func.func @position_embedding_c3_result_element_type(%t: tensor<16x8xf32>, %ids: tensor<2x16xi32>) -> tensor<16x8xbf16> {
+  // expected-error @+1 {{violates C3: the result must be 16x8 of 'f32' ([seq, hidden]), got 'tensor<16x8xbf16>'}}
+  %p = mt.position_embedding %t for %ids : tensor<16x8xf32>, tensor<2x16xi32> -> tensor<16x8xbf16>
+  return %p : tensor<16x8xbf16>
+}
+
+// -----
+
+// mt.position_embedding C4: a sequence longer than the table
+func.func @position_embedding_c4_sequence_too_long(%t: tensor<16x8xf32>, %ids: tensor<2x32xi32>) -> tensor<32x8xf32> {
+  // expected-error @+1 {{violates C4: sequence length 32 exceeds the table's 16 positions}}
+  %p = mt.position_embedding %t for %ids : tensor<16x8xf32>, tensor<2x32xi32> -> tensor<32x8xf32>
+  return %p : tensor<32x8xf32>
+}
+
+//===----------------------------------------------------------------------===//
+// mt.linear
+//===----------------------------------------------------------------------===//
+
+// -----
+
+// mt.linear C1: a rank-1 weight
+func.func @linear_c1_weight_rank(%x: tensor<2x16x8xf32>, %w: tensor<24xf32>) -> tensor<2x16x24xf32> {
+  // expected-error @+1 {{violates C1: the weight must be [out_features, in_features], got 'tensor<24xf32>'}}
+  %y = mt.linear %x, %w : tensor<2x16x8xf32>, tensor<24xf32> -> tensor<2x16x24xf32>
+  return %y : tensor<2x16x24xf32>
+}
+
+// -----
+
+// mt.linear C2: the input's last dimension differs from in_features
+func.func @linear_c2_in_features(%x: tensor<2x16x8xf32>, %w: tensor<24x9xf32>) -> tensor<2x16x24xf32> {
+  // expected-error @+1 {{violates C2: the input's last dimension must equal in_features 9, got 'tensor<2x16x8xf32>'}}
+  %y = mt.linear %x, %w : tensor<2x16x8xf32>, tensor<24x9xf32> -> tensor<2x16x24xf32>
+  return %y : tensor<2x16x24xf32>
+}
+
+// -----
+
+// mt.linear C2: a scalar input has no feature dimension
+func.func @linear_c2_scalar_input(%x: tensor<f32>, %w: tensor<24x8xf32>) -> tensor<24xf32> {
+  // expected-error @+1 {{violates C2: the input's last dimension must equal in_features 8, got 'tensor<f32>'}}
+  %y = mt.linear %x, %w : tensor<f32>, tensor<24x8xf32> -> tensor<24xf32>
+  return %y : tensor<24xf32>
+}
+
+// -----
+
+// mt.linear C3: the bias length differs from out_features
+func.func @linear_c3_bias(%x: tensor<2x16x8xf32>, %w: tensor<24x8xf32>, %b: tensor<23xf32>) -> tensor<2x16x24xf32> {
+  // expected-error @+1 {{violates C3: the bias must be [24] (out_features), got 'tensor<23xf32>'}}
+  %y = mt.linear %x, %w, %b : tensor<2x16x8xf32>, tensor<24x8xf32>, tensor<23xf32> -> tensor<2x16x24xf32>
+  return %y : tensor<2x16x24xf32>
+}
+
+// -----
+
+// mt.linear C3: a rank-2 bias
+func.func @linear_c3_bias_rank(%x: tensor<2x16x8xf32>, %w: tensor<24x8xf32>, %b: tensor<1x24xf32>) -> tensor<2x16x24xf32> {
+  // expected-error @+1 {{violates C3: the bias must be [24] (out_features), got 'tensor<1x24xf32>'}}
+  %y = mt.linear %x, %w, %b : tensor<2x16x8xf32>, tensor<24x8xf32>, tensor<1x24xf32> -> tensor<2x16x24xf32>
+  return %y : tensor<2x16x24xf32>
+}
+
+// -----
+
+// mt.linear C4: the result's last dimension differs from out_features
+func.func @linear_c4_result_shape(%x: tensor<2x16x8xf32>, %w: tensor<24x8xf32>) -> tensor<2x16x25xf32> {
+  // expected-error @+1 {{violates C4: the result must be 2x16x24, got 'tensor<2x16x25xf32>'}}
+  %y = mt.linear %x, %w : tensor<2x16x8xf32>, tensor<24x8xf32> -> tensor<2x16x25xf32>
+  return %y : tensor<2x16x25xf32>
+}
+
+// -----
+
+// mt.linear C5: integer operands
+func.func @linear_c5_integer(%x: tensor<2x16x8xi32>, %w: tensor<24x8xi32>) -> tensor<2x16x24xi32> {
+  // expected-error @+1 {{violates C5: input, weight, bias and result must share one floating-point element type}}
+  %y = mt.linear %x, %w : tensor<2x16x8xi32>, tensor<24x8xi32> -> tensor<2x16x24xi32>
+  return %y : tensor<2x16x24xi32>
+}
+
+// -----
+
+// mt.linear C5: the bias has another element type
+func.func @linear_c5_bias_element_type(%x: tensor<2x16x8xf32>, %w: tensor<24x8xf32>, %b: tensor<24xf16>) -> tensor<2x16x24xf32> {
+  // expected-error @+1 {{violates C5: input, weight, bias and result must share one floating-point element type}}
+  %y = mt.linear %x, %w, %b : tensor<2x16x8xf32>, tensor<24x8xf32>, tensor<24xf16> -> tensor<2x16x24xf32>
+  return %y : tensor<2x16x24xf32>
+}
+
+//===----------------------------------------------------------------------===//
+// mt.matmul
+//===----------------------------------------------------------------------===//
+
+// -----
+
+// mt.matmul C1: a vector operand
+func.func @matmul_c1_rank(%a: tensor<16xf32>, %b: tensor<16x8xf32>) -> tensor<8xf32> {
+  // expected-error @+1 {{violates C1: both operands need rank >= 2, got 'tensor<16xf32>' and 'tensor<16x8xf32>'}}
+  %c = mt.matmul %a, %b : tensor<16xf32>, tensor<16x8xf32> -> tensor<8xf32>
+  return %c : tensor<8xf32>
+}
+
+// -----
+
+// mt.matmul C2: rhs has other batch dimensions than lhs
+func.func @matmul_c2_batch(%a: tensor<4x16x32xf32>, %b: tensor<3x32x8xf32>) -> tensor<4x16x8xf32> {
+  // expected-error @+1 {{violates C2: rhs must have lhs's batch dimensions [4] or be a matrix, got 'tensor<3x32x8xf32>'}}
+  %c = mt.matmul %a, %b : tensor<4x16x32xf32>, tensor<3x32x8xf32> -> tensor<4x16x8xf32>
+  return %c : tensor<4x16x8xf32>
+}
+
+// -----
+
+// mt.matmul C3: contraction sizes differ
+func.func @matmul_c3_contraction(%a: tensor<16x32xf32>, %b: tensor<31x8xf32>) -> tensor<16x8xf32> {
+  // expected-error @+1 {{violates C3: contraction sizes differ: 32 vs 31}}
+  %c = mt.matmul %a, %b : tensor<16x32xf32>, tensor<31x8xf32> -> tensor<16x8xf32>
+  return %c : tensor<16x8xf32>
+}
+
+// -----
+
+// mt.matmul C3: transpose_rhs makes the contraction sizes differ
+func.func @matmul_c3_contraction_transposed(%a: tensor<16x32xf32>, %b: tensor<32x8xf32>) -> tensor<16x32xf32> {
+  // expected-error @+1 {{violates C3: contraction sizes differ: 32 vs 8}}
+  %c = mt.matmul %a, %b {transpose_rhs} : tensor<16x32xf32>, tensor<32x8xf32> -> tensor<16x32xf32>
+  return %c : tensor<16x32xf32>
+}
+
+// -----
+
+// mt.matmul C4: a wrong result shape
+func.func @matmul_c4_result_shape(%a: tensor<4x16x32xf32>, %b: tensor<32x8xf32>) -> tensor<16x8xf32> {
+  // expected-error @+1 {{violates C4: the result must be 4x16x8, got 'tensor<16x8xf32>'}}
+  %c = mt.matmul %a, %b : tensor<4x16x32xf32>, tensor<32x8xf32> -> tensor<16x8xf32>
+  return %c : tensor<16x8xf32>
+}
+
+// -----
+
+// mt.matmul C5: operands of different element types
+func.func @matmul_c5_element_type(%a: tensor<16x32xf32>, %b: tensor<32x8xf16>) -> tensor<16x8xf32> {
+  // expected-error @+1 {{violates C5: operands and result must share one floating-point element type}}
+  %c = mt.matmul %a, %b : tensor<16x32xf32>, tensor<32x8xf16> -> tensor<16x8xf32>
+  return %c : tensor<16x8xf32>
+}
+
+// -----
+
+// mt.matmul C5: integer operands
+func.func @matmul_c5_integer(%a: tensor<16x32xi32>, %b: tensor<32x8xi32>) -> tensor<16x8xi32> {
+  // expected-error @+1 {{violates C5: operands and result must share one floating-point element type}}
+  %c = mt.matmul %a, %b : tensor<16x32xi32>, tensor<32x8xi32> -> tensor<16x8xi32>
+  return %c : tensor<16x8xi32>
+}
+
+//===----------------------------------------------------------------------===//
+// mt.layer_norm
+//===----------------------------------------------------------------------===//
+
+// -----
+
+// mt.layer_norm C1: an integer input
+func.func @layer_norm_c1_integer(%x: tensor<2x8xi32>, %g: tensor<8xi32>, %b: tensor<8xi32>) -> tensor<2x8xi32> {
+  // expected-error @+1 {{violates C1: the input must be a floating-point tensor of rank >= 1, got 'tensor<2x8xi32>'}}
+  %y = mt.layer_norm %x, %g, %b {epsilon = 1.0e-5 : f64} : tensor<2x8xi32>, tensor<8xi32>
+  return %y : tensor<2x8xi32>
+}
+
+// -----
+
+// mt.layer_norm C1: a scalar input
+func.func @layer_norm_c1_scalar(%x: tensor<f32>, %g: tensor<1xf32>, %b: tensor<1xf32>) -> tensor<f32> {
+  // expected-error @+1 {{violates C1: the input must be a floating-point tensor of rank >= 1, got 'tensor<f32>'}}
+  %y = mt.layer_norm %x, %g, %b {epsilon = 1.0e-5 : f64} : tensor<f32>, tensor<1xf32>
+  return %y : tensor<f32>
+}
+
+// -----
+
+// mt.layer_norm C2: gamma and beta of the wrong length
+func.func @layer_norm_c2_affine_shape(%x: tensor<2x8xf32>, %g: tensor<9xf32>, %b: tensor<9xf32>) -> tensor<2x8xf32> {
+  // expected-error @+1 {{violates C2: scale and shift must be [8] of 'f32', got 'tensor<9xf32>'}}
+  %y = mt.layer_norm %x, %g, %b {epsilon = 1.0e-5 : f64} : tensor<2x8xf32>, tensor<9xf32>
+  return %y : tensor<2x8xf32>
+}
+
+// -----
+
+// mt.layer_norm C2: gamma and beta of another element type
+func.func @layer_norm_c2_affine_element_type(%x: tensor<2x8xf32>, %g: tensor<8xbf16>, %b: tensor<8xbf16>) -> tensor<2x8xf32> {
+  // expected-error @+1 {{violates C2: scale and shift must be [8] of 'f32', got 'tensor<8xbf16>'}}
+  %y = mt.layer_norm %x, %g, %b {epsilon = 1.0e-5 : f64} : tensor<2x8xf32>, tensor<8xbf16>
+  return %y : tensor<2x8xf32>
+}
+
+// -----
+
+// mt.layer_norm C3: epsilon of 0
+func.func @layer_norm_c3_epsilon(%x: tensor<2x8xf32>, %g: tensor<8xf32>, %b: tensor<8xf32>) -> tensor<2x8xf32> {
+  // expected-error @+1 {{violates C3: epsilon must be positive, got 0}}
+  %y = mt.layer_norm %x, %g, %b {epsilon = 0.0 : f64} : tensor<2x8xf32>, tensor<8xf32>
+  return %y : tensor<2x8xf32>
+}
+
+//===----------------------------------------------------------------------===//
+// mt.rms_norm
+//===----------------------------------------------------------------------===//
+
+// -----
+
+// mt.rms_norm C1: an integer input
+func.func @rms_norm_c1_integer(%x: tensor<2x8xi64>, %g: tensor<8xi64>) -> tensor<2x8xi64> {
+  // expected-error @+1 {{violates C1: the input must be a floating-point tensor of rank >= 1, got 'tensor<2x8xi64>'}}
+  %y = mt.rms_norm %x, %g {epsilon = 1.0e-6 : f64} : tensor<2x8xi64>, tensor<8xi64>
+  return %y : tensor<2x8xi64>
+}
+
+// -----
+
+// mt.rms_norm C1: a scalar input
+func.func @rms_norm_c1_scalar(%x: tensor<f32>, %g: tensor<1xf32>) -> tensor<f32> {
+  // expected-error @+1 {{violates C1: the input must be a floating-point tensor of rank >= 1, got 'tensor<f32>'}}
+  %y = mt.rms_norm %x, %g {epsilon = 1.0e-6 : f64} : tensor<f32>, tensor<1xf32>
+  return %y : tensor<f32>
+}
+
+// -----
+
+// mt.rms_norm C2: gamma of the wrong length
+func.func @rms_norm_c2_gamma_shape(%x: tensor<2x8xf32>, %g: tensor<4xf32>) -> tensor<2x8xf32> {
+  // expected-error @+1 {{violates C2: scale and shift must be [8] of 'f32', got 'tensor<4xf32>'}}
+  %y = mt.rms_norm %x, %g {epsilon = 1.0e-6 : f64} : tensor<2x8xf32>, tensor<4xf32>
+  return %y : tensor<2x8xf32>
+}
+
+// -----
+
+// mt.rms_norm C2: a rank-2 gamma
+func.func @rms_norm_c2_gamma_rank(%x: tensor<2x8xf32>, %g: tensor<1x8xf32>) -> tensor<2x8xf32> {
+  // expected-error @+1 {{violates C2: scale and shift must be [8] of 'f32', got 'tensor<1x8xf32>'}}
+  %y = mt.rms_norm %x, %g {epsilon = 1.0e-6 : f64} : tensor<2x8xf32>, tensor<1x8xf32>
+  return %y : tensor<2x8xf32>
+}
+
+// -----
+
+// mt.rms_norm C3: a negative epsilon
+func.func @rms_norm_c3_epsilon(%x: tensor<2x8xf32>, %g: tensor<8xf32>) -> tensor<2x8xf32> {
+  // expected-error @+1 {{violates C3: epsilon must be positive, got -1}}
+  %y = mt.rms_norm %x, %g {epsilon = -1.0e-6 : f64} : tensor<2x8xf32>, tensor<8xf32>
+  return %y : tensor<2x8xf32>
+}
+
+//===----------------------------------------------------------------------===//
+// mt.gelu
+//===----------------------------------------------------------------------===//
+
+// -----
+
+// mt.gelu C1: an integer input
+func.func @gelu_c1_integer(%x: tensor<2x8xi32>) -> tensor<2x8xi32> {
+  // expected-error @+1 {{violates C1: the input must be floating-point, got 'tensor<2x8xi32>'}}
+  %y = mt.gelu %x approximate = tanh : tensor<2x8xi32>
+  return %y : tensor<2x8xi32>
+}
+
+//===----------------------------------------------------------------------===//
+// mt.softmax
+//===----------------------------------------------------------------------===//
+
+// -----
+
+// mt.softmax C1: an integer input
+func.func @softmax_c1_integer(%x: tensor<2x16xi32>) -> tensor<2x16xi32> {
+  // expected-error @+1 {{violates C1: the input must be a floating-point tensor of rank >= 1, got 'tensor<2x16xi32>'}}
+  %p = mt.softmax %x : tensor<2x16xi32>
+  return %p : tensor<2x16xi32>
+}
+
+// -----
+
+// mt.softmax C1: a scalar input
+func.func @softmax_c1_scalar(%x: tensor<f32>) -> tensor<f32> {
+  // expected-error @+1 {{violates C1: the input must be a floating-point tensor of rank >= 1, got 'tensor<f32>'}}
+  %p = mt.softmax %x : tensor<f32>
+  return %p : tensor<f32>
+}
+
+// -----
+
+// mt.softmax C2: a causal mask over a rank-1 input
+func.func @softmax_c2_causal_rank(%x: tensor<16xf32>) -> tensor<16xf32> {
+  // expected-error @+1 {{violates C2: a causal mask needs [..., queries, keys], got 'tensor<16xf32>'}}
+  %p = mt.softmax %x {mask = #mt<mask causal>} : tensor<16xf32>
+  return %p : tensor<16xf32>
+}
+
+// -----
+
+// mt.softmax C2: a causal mask with fewer keys than queries
+func.func @softmax_c2_causal_fewer_keys(%x: tensor<2x16x8xf32>) -> tensor<2x16x8xf32> {
+  // expected-error @+1 {{violates C2: a causal mask needs at least as many keys as queries, got 16 queries and 8 keys}}
+  %p = mt.softmax %x {mask = #mt<mask causal>} : tensor<2x16x8xf32>
+  return %p : tensor<2x16x8xf32>
+}
+
+// -----
+
+// mt.softmax C3: a key mask that is not i1
+func.func @softmax_c3_key_mask_element_type(%x: tensor<2x8x16x16xf32>, %keep: tensor<2x16xi32>) -> tensor<2x8x16x16xf32> {
+  // expected-error @+1 {{violates C3: key_mask must be i1 [batch, keys] = [2x16], got 'tensor<2x16xi32>'}}
+  %p = mt.softmax %x key_mask %keep : tensor<2x16xi32> : tensor<2x8x16x16xf32>
+  return %p : tensor<2x8x16x16xf32>
+}
+
+// -----
+
+// mt.softmax C3: a key mask of the wrong number of keys
+func.func @softmax_c3_key_mask_shape(%x: tensor<2x8x16x16xf32>, %keep: tensor<2x15xi1>) -> tensor<2x8x16x16xf32> {
+  // expected-error @+1 {{violates C3: key_mask must be i1 [batch, keys] = [2x16], got 'tensor<2x15xi1>'}}
+  %p = mt.softmax %x key_mask %keep : tensor<2x15xi1> : tensor<2x8x16x16xf32>
+  return %p : tensor<2x8x16x16xf32>
+}
+
+// -----
+
+// mt.softmax C3: a key mask on a rank-1 input, which has no batch dimension
+func.func @softmax_c3_key_mask_rank1_input(%x: tensor<16xf32>, %keep: tensor<16x16xi1>) -> tensor<16xf32> {
+  // expected-error @+1 {{violates C3: key_mask must be i1 [batch, keys]}}
+  %p = mt.softmax %x key_mask %keep : tensor<16x16xi1> : tensor<16xf32>
+  return %p : tensor<16xf32>
+}
+
+// -----
+
+// mt.softmax C4: a scale of 0
+func.func @softmax_c4_zero_scale(%x: tensor<2x16xf32>) -> tensor<2x16xf32> {
+  // expected-error @+1 {{violates C4: scale must be positive and finite, got 0}}
+  %p = mt.softmax %x {scale = 0.0 : f64} : tensor<2x16xf32>
+  return %p : tensor<2x16xf32>
+}
+
+// -----
+
+// mt.softmax C4: an infinite scale
+func.func @softmax_c4_infinite_scale(%x: tensor<2x16xf32>) -> tensor<2x16xf32> {
+  // expected-error @+1 {{violates C4: scale must be positive and finite, got INF}}
+  %p = mt.softmax %x {scale = 0x7FF0000000000000 : f64} : tensor<2x16xf32>
+  return %p : tensor<2x16xf32>
+}
+
+//===----------------------------------------------------------------------===//
+// mt.dropout
+//===----------------------------------------------------------------------===//
+
+// -----
+
+// mt.dropout C1: an integer input
+func.func @dropout_c1_integer(%x: tensor<2x8xi32>) -> tensor<2x8xi32> {
+  // expected-error @+1 {{violates C1: the input must be floating-point, got 'tensor<2x8xi32>'}}
+  %y = mt.dropout %x {rate = 0.1 : f64, stream = 0 : i64} : tensor<2x8xi32>
+  return %y : tensor<2x8xi32>
+}
+
+// -----
+
+// mt.dropout C2: a rate of 1
+func.func @dropout_c2_rate_one(%x: tensor<2x8xf32>) -> tensor<2x8xf32> {
+  // expected-error @+1 {{violates C2: rate must be in [0, 1), got 1}}
+  %y = mt.dropout %x {rate = 1.0 : f64, stream = 0 : i64} : tensor<2x8xf32>
+  return %y : tensor<2x8xf32>
+}
+
+// -----
+
+// mt.dropout C2: a negative rate
+func.func @dropout_c2_rate_negative(%x: tensor<2x8xf32>) -> tensor<2x8xf32> {
+  // expected-error @+1 {{violates C2: rate must be in [0, 1), got -1.000000e-01}}
+  %y = mt.dropout %x {rate = -0.1 : f64, stream = 0 : i64} : tensor<2x8xf32>
+  return %y : tensor<2x8xf32>
+}
+
+// -----
+
+// mt.dropout C3: an i32 seed
+func.func @dropout_c3_seed_element_type(%x: tensor<2x8xf32>, %seed: tensor<i32>) -> tensor<2x8xf32> {
+  // expected-error @+1 {{violates C3: the seed must be tensor<i64>, got 'tensor<i32>'}}
+  %y = mt.dropout %x seed %seed : tensor<i32> {rate = 0.1 : f64, stream = 0 : i64} : tensor<2x8xf32>
+  return %y : tensor<2x8xf32>
+}
+
+// -----
+
+// mt.dropout C3: a seed that is not a scalar
+func.func @dropout_c3_seed_rank(%x: tensor<2x8xf32>, %seed: tensor<1xi64>) -> tensor<2x8xf32> {
+  // expected-error @+1 {{violates C3: the seed must be tensor<i64>, got 'tensor<1xi64>'}}
+  %y = mt.dropout %x seed %seed : tensor<1xi64> {rate = 0.1 : f64, stream = 0 : i64} : tensor<2x8xf32>
+  return %y : tensor<2x8xf32>
+}
+
+// -----
+
+// mt.dropout C4: a negative stream (I64Attr values are read signed)
+func.func @dropout_c4_negative_stream(%x: tensor<2x8xf32>) -> tensor<2x8xf32> {
+  // expected-error @+1 {{violates C4: stream must be >= 0, got -1}}
+  %y = mt.dropout %x {rate = 0.1 : f64, stream = -1 : i64} : tensor<2x8xf32>
+  return %y : tensor<2x8xf32>
+}
+
+//===----------------------------------------------------------------------===//
+// mt.add, mt.mul
+//===----------------------------------------------------------------------===//
+
+// -----
+
+// mt.add C1: operands of different element types
+func.func @add_c1_element_type(%a: tensor<2x8xf32>, %b: tensor<2x8xf16>) -> tensor<2x8xf32> {
+  // expected-error @+1 {{violates C1: operands must share an element type, got 'f32' and 'f16'}}
+  %c = mt.add %a, %b : tensor<2x8xf32>, tensor<2x8xf16>
+  return %c : tensor<2x8xf32>
+}
+
+// -----
+
+// mt.add C2: rhs is not a suffix of lhs
+func.func @add_c2_not_suffix(%a: tensor<2x16x8xf32>, %b: tensor<2x8xf32>) -> tensor<2x16x8xf32> {
+  // expected-error @+1 {{violates C2: rhs shape 2x8 must equal a suffix of lhs shape 2x16x8}}
+  %c = mt.add %a, %b : tensor<2x16x8xf32>, tensor<2x8xf32>
+  return %c : tensor<2x16x8xf32>
+}
+
+// -----
+
+// mt.add C2: rhs has a higher rank than lhs
+func.func @add_c2_rhs_rank(%a: tensor<8xf32>, %b: tensor<2x8xf32>) -> tensor<8xf32> {
+  // expected-error @+1 {{violates C2: rhs shape 2x8 must equal a suffix of lhs shape 8}}
+  %c = mt.add %a, %b : tensor<8xf32>, tensor<2x8xf32>
+  return %c : tensor<8xf32>
+}
+
+// -----
+
+// mt.mul C1: operands of different element types
+func.func @mul_c1_element_type(%a: tensor<2x8xf32>, %b: tensor<8xi32>) -> tensor<2x8xf32> {
+  // expected-error @+1 {{violates C1: operands must share an element type, got 'f32' and 'i32'}}
+  %c = mt.mul %a, %b : tensor<2x8xf32>, tensor<8xi32>
+  return %c : tensor<2x8xf32>
+}
+
+// -----
+
+// mt.mul C2: rhs is not a suffix of lhs
+func.func @mul_c2_not_suffix(%a: tensor<2x8xf32>, %b: tensor<4xf32>) -> tensor<2x8xf32> {
+  // expected-error @+1 {{violates C2: rhs shape 4 must equal a suffix of lhs shape 2x8}}
+  %c = mt.mul %a, %b : tensor<2x8xf32>, tensor<4xf32>
+  return %c : tensor<2x8xf32>
+}
+
+//===----------------------------------------------------------------------===//
+// mt.split
+//===----------------------------------------------------------------------===//
+
+// -----
+
+// mt.split C1: dim past the rank
+func.func @split_c1_dim_too_large(%x: tensor<2x16x24xf32>) {
+  // expected-error @+1 {{violates C1: dim 3 is outside rank 3}}
+  %p:2 = mt.split %x {dim = 3 : i64, sizes = array<i64: 8, 16>} : tensor<2x16x24xf32> -> tensor<2x16x8xf32>, tensor<2x16x16xf32>
+  return
+}
+
+// -----
+
+// mt.split C1: a negative dim
+func.func @split_c1_dim_negative(%x: tensor<2x16x24xf32>) {
+  // expected-error @+1 {{violates C1: dim -1 is outside rank 3}}
+  %p:2 = mt.split %x {dim = -1 : i64, sizes = array<i64: 8, 16>} : tensor<2x16x24xf32> -> tensor<2x16x8xf32>, tensor<2x16x16xf32>
+  return
+}
+
+// -----
+
+// mt.split C2: a piece of size 0
+func.func @split_c2_zero_size(%x: tensor<2x16x24xf32>) {
+  // expected-error @+1 {{violates C2: sizes must be >= 1, got 0}}
+  %p:2 = mt.split %x {dim = 2 : i64, sizes = array<i64: 0, 24>} : tensor<2x16x24xf32> -> tensor<2x16x0xf32>, tensor<2x16x24xf32>
+  return
+}
+
+// -----
+
+// mt.split C2: the sizes do not add up to the dimension
+func.func @split_c2_sum(%x: tensor<2x16x24xf32>) {
+  // expected-error @+1 {{violates C2: sizes add up to 16 but dimension 2 has 24}}
+  %p:2 = mt.split %x {dim = 2 : i64, sizes = array<i64: 8, 8>} : tensor<2x16x24xf32> -> tensor<2x16x8xf32>, tensor<2x16x8xf32>
+  return
+}
+
+// -----
+
+// mt.split C3: fewer results than sizes
+func.func @split_c3_result_count(%x: tensor<2x16x24xf32>) {
+  // expected-error @+1 {{violates C3: expected one result per size (2), got 1}}
+  %p = mt.split %x {dim = 2 : i64, sizes = array<i64: 8, 16>} : tensor<2x16x24xf32> -> tensor<2x16x8xf32>
+  return
+}
+
+// -----
+
+// mt.split C3: a result of the wrong shape
+func.func @split_c3_result_shape(%x: tensor<2x16x24xf32>) {
+  // expected-error @+1 {{violates C3: expected a result 2x16x16 of 'f32', got 'tensor<2x16x15xf32>'}}
+  %p:2 = mt.split %x {dim = 2 : i64, sizes = array<i64: 8, 16>} : tensor<2x16x24xf32> -> tensor<2x16x8xf32>, tensor<2x16x15xf32>
+  return
+}
+
+// -----
+
+// mt.split C3: a result of another element type
+func.func @split_c3_result_element_type(%x: tensor<2x16x24xf32>) {
+  // expected-error @+1 {{violates C3: expected a result 2x16x8 of 'f32', got 'tensor<2x16x8xf16>'}}
+  %p:2 = mt.split %x {dim = 2 : i64, sizes = array<i64: 8, 16>} : tensor<2x16x24xf32> -> tensor<2x16x8xf16>, tensor<2x16x16xf32>
+  return
+}
+
+//===----------------------------------------------------------------------===//
+// mt.cross_entropy
+//===----------------------------------------------------------------------===//
+
+// -----
+
+// mt.cross_entropy C1: integer logits
+func.func @cross_entropy_c1_integer_logits(%logits: tensor<2x16x100xi32>, %labels: tensor<2x16xi32>) -> tensor<f32> {
+  // expected-error @+1 {{violates C1: logits must be a floating-point tensor [..., classes], got 'tensor<2x16x100xi32>'}}
+  %l = mt.cross_entropy %logits, %labels : tensor<2x16x100xi32>, tensor<2x16xi32> -> tensor<f32>
+  return %l : tensor<f32>
+}
+
+// -----
+
+// mt.cross_entropy C1: scalar logits
+func.func @cross_entropy_c1_scalar_logits(%logits: tensor<f32>, %labels: tensor<i32>) -> tensor<f32> {
+  // expected-error @+1 {{violates C1: logits must be a floating-point tensor [..., classes], got 'tensor<f32>'}}
+  %l = mt.cross_entropy %logits, %labels : tensor<f32>, tensor<i32> -> tensor<f32>
+  return %l : tensor<f32>
+}
+
+// -----
+
+// mt.cross_entropy C2: floating-point labels
+func.func @cross_entropy_c2_float_labels(%logits: tensor<2x16x100xf32>, %labels: tensor<2x16xf32>) -> tensor<f32> {
+  // expected-error @+1 {{violates C2: labels must be i32 or i64 [2x16], got 'tensor<2x16xf32>'}}
+  %l = mt.cross_entropy %logits, %labels : tensor<2x16x100xf32>, tensor<2x16xf32> -> tensor<f32>
+  return %l : tensor<f32>
+}
+
+// -----
+
+// mt.cross_entropy C2: labels of the wrong shape
+func.func @cross_entropy_c2_labels_shape(%logits: tensor<2x16x100xf32>, %labels: tensor<2x15xi64>) -> tensor<f32> {
+  // expected-error @+1 {{violates C2: labels must be i32 or i64 [2x16], got 'tensor<2x15xi64>'}}
+  %l = mt.cross_entropy %logits, %labels : tensor<2x16x100xf32>, tensor<2x15xi64> -> tensor<f32>
+  return %l : tensor<f32>
+}
+
+// -----
+
+// mt.cross_entropy C3: an integer loss mask
+func.func @cross_entropy_c3_integer_mask(%logits: tensor<2x16x100xf32>, %labels: tensor<2x16xi64>, %mask: tensor<2x16xi32>) -> tensor<f32> {
+  // expected-error @+1 {{violates C3: the loss mask must be floating-point [2x16], got 'tensor<2x16xi32>'}}
+  %l = mt.cross_entropy %logits, %labels mask %mask : tensor<2x16x100xf32>, tensor<2x16xi64>, tensor<2x16xi32> -> tensor<f32>
+  return %l : tensor<f32>
+}
+
+// -----
+
+// mt.cross_entropy C3: a loss mask of the wrong shape
+func.func @cross_entropy_c3_mask_shape(%logits: tensor<2x16x100xf32>, %labels: tensor<2x16xi64>, %mask: tensor<16xf32>) -> tensor<f32> {
+  // expected-error @+1 {{violates C3: the loss mask must be floating-point [2x16], got 'tensor<16xf32>'}}
+  %l = mt.cross_entropy %logits, %labels mask %mask : tensor<2x16x100xf32>, tensor<2x16xi64>, tensor<16xf32> -> tensor<f32>
+  return %l : tensor<f32>
+}
+
+// -----
+
+// mt.cross_entropy C4: an f16 loss
+func.func @cross_entropy_c4_result_element_type(%logits: tensor<2x16x100xf16>, %labels: tensor<2x16xi32>) -> tensor<f16> {
+  // expected-error @+1 {{violates C4: the result must be tensor<f32>, got 'tensor<f16>'}}
+  %l = mt.cross_entropy %logits, %labels : tensor<2x16x100xf16>, tensor<2x16xi32> -> tensor<f16>
+  return %l : tensor<f16>
+}
+
+// -----
+
+// mt.cross_entropy C4: a per-token loss instead of a scalar
+func.func @cross_entropy_c4_result_rank(%logits: tensor<2x16x100xf32>, %labels: tensor<2x16xi32>) -> tensor<2x16xf32> {
+  // expected-error @+1 {{violates C4: the result must be tensor<f32>, got 'tensor<2x16xf32>'}}
+  %l = mt.cross_entropy %logits, %labels : tensor<2x16x100xf32>, tensor<2x16xi32> -> tensor<2x16xf32>
+  return %l : tensor<2x16xf32>
+}
+
+// -----
+
+// mt.cross_entropy C5: num_classes past the last dimension
+func.func @cross_entropy_c5_num_classes_too_large(%logits: tensor<2x16x100xf32>, %labels: tensor<2x16xi32>) -> tensor<f32> {
+  // expected-error @+1 {{violates C5: num_classes must be in [1, 100], got 101}}
+  %l = mt.cross_entropy %logits, %labels {num_classes = 101 : i64} : tensor<2x16x100xf32>, tensor<2x16xi32> -> tensor<f32>
+  return %l : tensor<f32>
+}
+
+// -----
+
+// mt.cross_entropy C5: num_classes of 0
+func.func @cross_entropy_c5_num_classes_zero(%logits: tensor<2x16x100xf32>, %labels: tensor<2x16xi32>) -> tensor<f32> {
+  // expected-error @+1 {{violates C5: num_classes must be in [1, 100], got 0}}
+  %l = mt.cross_entropy %logits, %labels {num_classes = 0 : i64} : tensor<2x16x100xf32>, tensor<2x16xi32> -> tensor<f32>
+  return %l : tensor<f32>
+}
+
+//===----------------------------------------------------------------------===//
+// mt.split_heads
+//===----------------------------------------------------------------------===//
+
+// -----
+
+// mt.split_heads C1: a rank-4 input
+func.func @split_heads_c1_rank(%x: tensor<2x8x16x4xf32>) -> tensor<2x8x16x4xf32> {
+  // expected-error @+1 {{violates C1: the input must be [batch, seq, hidden], got 'tensor<2x8x16x4xf32>'}}
+  %h = mt.split_heads %x {num_heads = 8 : i64} : tensor<2x8x16x4xf32> -> tensor<2x8x16x4xf32>
+  return %h : tensor<2x8x16x4xf32>
+}
+
+// -----
+
+// mt.split_heads C2: num_heads does not divide hidden
+func.func @split_heads_c2_not_divisible(%x: tensor<2x16x32xf32>) -> tensor<2x5x16x6xf32> {
+  // expected-error @+1 {{violates C2: num_heads 5 must be >= 1 and divide hidden 32}}
+  %h = mt.split_heads %x {num_heads = 5 : i64} : tensor<2x16x32xf32> -> tensor<2x5x16x6xf32>
+  return %h : tensor<2x5x16x6xf32>
+}
+
+// -----
+
+// mt.split_heads C2: zero heads
+func.func @split_heads_c2_zero_heads(%x: tensor<2x16x?xf32>) -> tensor<2x0x16x?xf32> {
+  // expected-error @+1 {{violates C2: num_heads 0 must be >= 1 and divide hidden ?}}
+  %h = mt.split_heads %x {num_heads = 0 : i64} : tensor<2x16x?xf32> -> tensor<2x0x16x?xf32>
+  return %h : tensor<2x0x16x?xf32>
+}
+
+// -----
+
+// mt.split_heads C3: the result keeps [batch, seq, heads, head_dim] order
+func.func @split_heads_c3_result(%x: tensor<2x16x32xf32>) -> tensor<2x16x8x4xf32> {
+  // expected-error @+1 {{violates C3: the result must be 2x8x16x4 [batch, heads, seq, head_dim], got 'tensor<2x16x8x4xf32>'}}
+  %h = mt.split_heads %x {num_heads = 8 : i64} : tensor<2x16x32xf32> -> tensor<2x16x8x4xf32>
+  return %h : tensor<2x16x8x4xf32>
+}
+
+//===----------------------------------------------------------------------===//
+// mt.merge_heads
+//===----------------------------------------------------------------------===//
+
+// -----
+
+// mt.merge_heads C1: a rank-3 input
+func.func @merge_heads_c1_rank(%x: tensor<2x16x32xf32>) -> tensor<2x16x32xf32> {
+  // expected-error @+1 {{violates C1: the input must be [batch, heads, seq, head_dim], got 'tensor<2x16x32xf32>'}}
+  %m = mt.merge_heads %x : tensor<2x16x32xf32> -> tensor<2x16x32xf32>
+  return %m : tensor<2x16x32xf32>
+}
+
+// -----
+
+// mt.merge_heads C2: the result's hidden size is not heads * head_dim
+func.func @merge_heads_c2_result(%x: tensor<2x8x16x4xf32>) -> tensor<2x16x16xf32> {
+  // expected-error @+1 {{violates C2: the result must be 2x16x32 [batch, seq, heads*head_dim], got 'tensor<2x16x16xf32>'}}
+  %m = mt.merge_heads %x : tensor<2x8x16x4xf32> -> tensor<2x16x16xf32>
+  return %m : tensor<2x16x16xf32>
+}
+
+// -----
+
+// mt.merge_heads C2: the result has another element type
+func.func @merge_heads_c2_result_element_type(%x: tensor<2x8x16x4xf32>) -> tensor<2x16x32xf16> {
+  // expected-error @+1 {{violates C2: the result must be 2x16x32 [batch, seq, heads*head_dim], got 'tensor<2x16x32xf16>'}}
+  %m = mt.merge_heads %x : tensor<2x8x16x4xf32> -> tensor<2x16x32xf16>
+  return %m : tensor<2x16x32xf16>
+}
+
+//===----------------------------------------------------------------------===//
+// mt.attention_scores
+//===----------------------------------------------------------------------===//
+
+// -----
+
+// mt.attention_scores C1: a rank-3 query
+func.func @attention_scores_c1_rank(%q: tensor<2x16x4xf32>, %k: tensor<2x2x16x4xf32>) -> tensor<2x8x16x16xf32> {
+  // expected-error @+1 {{violates C1: operands must be rank-4 floating-point tensors of one element type, got 'tensor<2x16x4xf32>' and 'tensor<2x2x16x4xf32>'}}
+  %s = mt.attention_scores %q, %k : tensor<2x16x4xf32>, tensor<2x2x16x4xf32> -> tensor<2x8x16x16xf32>
+  return %s : tensor<2x8x16x16xf32>
+}
+
+// -----
+
+// mt.attention_scores C1: query and key of different element types
+func.func @attention_scores_c1_element_type(%q: tensor<2x8x16x4xf32>, %k: tensor<2x2x16x4xbf16>) -> tensor<2x8x16x16xf32> {
+  // expected-error @+1 {{violates C1: operands must be rank-4 floating-point tensors of one element type}}
+  %s = mt.attention_scores %q, %k : tensor<2x8x16x4xf32>, tensor<2x2x16x4xbf16> -> tensor<2x8x16x16xf32>
+  return %s : tensor<2x8x16x16xf32>
+}
+
+// -----
+
+// mt.attention_scores C2: query and key disagree in batch
+func.func @attention_scores_c2_batch(%q: tensor<2x8x16x4xf32>, %k: tensor<3x2x16x4xf32>) -> tensor<2x8x16x16xf32> {
+  // expected-error @+1 {{violates C2: query and key must agree in batch and head_dim}}
+  %s = mt.attention_scores %q, %k : tensor<2x8x16x4xf32>, tensor<3x2x16x4xf32> -> tensor<2x8x16x16xf32>
+  return %s : tensor<2x8x16x16xf32>
+}
+
+// -----
+
+// mt.attention_scores C2: query and key disagree in head_dim
+func.func @attention_scores_c2_head_dim(%q: tensor<2x8x16x4xf32>, %k: tensor<2x2x16x8xf32>) -> tensor<2x8x16x16xf32> {
+  // expected-error @+1 {{violates C2: query and key must agree in batch and head_dim}}
+  %s = mt.attention_scores %q, %k : tensor<2x8x16x4xf32>, tensor<2x2x16x8xf32> -> tensor<2x8x16x16xf32>
+  return %s : tensor<2x8x16x16xf32>
+}
+
+// -----
+
+// mt.attention_scores C3: 8 query heads over 3 key heads
+func.func @attention_scores_c3_head_groups(%q: tensor<2x8x16x4xf32>, %k: tensor<2x3x16x4xf32>) -> tensor<2x8x16x16xf32> {
+  // expected-error @+1 {{violates C3: 8 query heads do not group evenly over 3 key/value heads}}
+  %s = mt.attention_scores %q, %k : tensor<2x8x16x4xf32>, tensor<2x3x16x4xf32> -> tensor<2x8x16x16xf32>
+  return %s : tensor<2x8x16x16xf32>
+}
+
+// -----
+
+// mt.attention_scores C3: no key heads
+func.func @attention_scores_c3_zero_key_heads(%q: tensor<2x8x16x4xf32>, %k: tensor<2x0x16x4xf32>) -> tensor<2x8x16x16xf32> {
+  // expected-error @+1 {{violates C3: 8 query heads do not group evenly over 0 key/value heads}}
+  %s = mt.attention_scores %q, %k : tensor<2x8x16x4xf32>, tensor<2x0x16x4xf32> -> tensor<2x8x16x16xf32>
+  return %s : tensor<2x8x16x16xf32>
+}
+
+// -----
+
+// mt.attention_scores C4: the result's key dimension differs from the key's sequence
+func.func @attention_scores_c4_result(%q: tensor<2x8x16x4xf32>, %k: tensor<2x2x12x4xf32>) -> tensor<2x8x16x16xf32> {
+  // expected-error @+1 {{violates C4: the result must be 2x8x16x12 [batch, heads, queries, keys], got 'tensor<2x8x16x16xf32>'}}
+  %s = mt.attention_scores %q, %k : tensor<2x8x16x4xf32>, tensor<2x2x12x4xf32> -> tensor<2x8x16x16xf32>
+  return %s : tensor<2x8x16x16xf32>
+}
+
+//===----------------------------------------------------------------------===//
+// mt.attention_context
+//===----------------------------------------------------------------------===//
+
+// -----
+
+// mt.attention_context C1: integer probabilities
+func.func @attention_context_c1_integer(%p: tensor<2x8x16x16xi32>, %v: tensor<2x2x16x4xi32>) -> tensor<2x8x16x4xi32> {
+  // expected-error @+1 {{violates C1: operands must be rank-4 floating-point tensors of one element type, got 'tensor<2x8x16x16xi32>' and 'tensor<2x2x16x4xi32>'}}
+  %c = mt.attention_context %p, %v : tensor<2x8x16x16xi32>, tensor<2x2x16x4xi32> -> tensor<2x8x16x4xi32>
+  return %c : tensor<2x8x16x4xi32>
+}
+
+// -----
+
+// mt.attention_context C1: a rank-3 value
+func.func @attention_context_c1_rank(%p: tensor<2x8x16x16xf32>, %v: tensor<2x16x4xf32>) -> tensor<2x8x16x4xf32> {
+  // expected-error @+1 {{violates C1: operands must be rank-4 floating-point tensors of one element type}}
+  %c = mt.attention_context %p, %v : tensor<2x8x16x16xf32>, tensor<2x16x4xf32> -> tensor<2x8x16x4xf32>
+  return %c : tensor<2x8x16x4xf32>
+}
+
+// -----
+
+// mt.attention_context C2: probs' keys differ from value's sequence
+func.func @attention_context_c2_keys(%p: tensor<2x8x16x16xf32>, %v: tensor<2x2x12x4xf32>) -> tensor<2x8x16x4xf32> {
+  // expected-error @+1 {{violates C2: probs and value must agree in batch and keys}}
+  %c = mt.attention_context %p, %v : tensor<2x8x16x16xf32>, tensor<2x2x12x4xf32> -> tensor<2x8x16x4xf32>
+  return %c : tensor<2x8x16x4xf32>
+}
+
+// -----
+
+// mt.attention_context C2: probs and value disagree in batch
+func.func @attention_context_c2_batch(%p: tensor<2x8x16x16xf32>, %v: tensor<4x2x16x4xf32>) -> tensor<2x8x16x4xf32> {
+  // expected-error @+1 {{violates C2: probs and value must agree in batch and keys}}
+  %c = mt.attention_context %p, %v : tensor<2x8x16x16xf32>, tensor<4x2x16x4xf32> -> tensor<2x8x16x4xf32>
+  return %c : tensor<2x8x16x4xf32>
+}
+
+// -----
+
+// mt.attention_context C3: 8 query heads over 3 value heads
+func.func @attention_context_c3_head_groups(%p: tensor<2x8x16x16xf32>, %v: tensor<2x3x16x4xf32>) -> tensor<2x8x16x4xf32> {
+  // expected-error @+1 {{violates C3: 8 query heads do not group evenly over 3 key/value heads}}
+  %c = mt.attention_context %p, %v : tensor<2x8x16x16xf32>, tensor<2x3x16x4xf32> -> tensor<2x8x16x4xf32>
+  return %c : tensor<2x8x16x4xf32>
+}
+
+// -----
+
+// mt.attention_context C4: the result's head_dim differs from value's
+func.func @attention_context_c4_result(%p: tensor<2x8x16x16xf32>, %v: tensor<2x2x16x4xf32>) -> tensor<2x8x16x8xf32> {
+  // expected-error @+1 {{violates C4: the result must be 2x8x16x4 [batch, heads, queries, head_dim], got 'tensor<2x8x16x8xf32>'}}
+  %c = mt.attention_context %p, %v : tensor<2x8x16x16xf32>, tensor<2x2x16x4xf32> -> tensor<2x8x16x8xf32>
+  return %c : tensor<2x8x16x8xf32>
+}
+
+//===----------------------------------------------------------------------===//
+// mt.rotary
+//===----------------------------------------------------------------------===//
+
+// -----
+
+// mt.rotary C1: a rank-3 input
+func.func @rotary_c1_rank(%x: tensor<2x16x4xf32>) -> tensor<2x16x4xf32> {
+  // expected-error @+1 {{violates C1: the input must be floating-point [batch, heads, seq, head_dim], got 'tensor<2x16x4xf32>'}}
+  %y = mt.rotary %x : tensor<2x16x4xf32>
+  return %y : tensor<2x16x4xf32>
+}
+
+// -----
+
+// mt.rotary C1: an integer input
+func.func @rotary_c1_integer(%x: tensor<2x8x16x4xi32>) -> tensor<2x8x16x4xi32> {
+  // expected-error @+1 {{violates C1: the input must be floating-point [batch, heads, seq, head_dim], got 'tensor<2x8x16x4xi32>'}}
+  %y = mt.rotary %x : tensor<2x8x16x4xi32>
+  return %y : tensor<2x8x16x4xi32>
+}
+
+// -----
+
+// mt.rotary C2: an odd rotary_dim
+func.func @rotary_c2_odd_rotary_dim(%x: tensor<2x8x16x4xf32>) -> tensor<2x8x16x4xf32> {
+  // expected-error @+1 {{violates C2: the rotary dimension must be even, >= 2 and <= head_dim 4, got 3}}
+  %y = mt.rotary %x {rotary_dim = 3 : i64} : tensor<2x8x16x4xf32>
+  return %y : tensor<2x8x16x4xf32>
+}
+
+// -----
+
+// mt.rotary C2: rotary_dim past head_dim
+func.func @rotary_c2_rotary_dim_too_large(%x: tensor<2x8x16x4xf32>) -> tensor<2x8x16x4xf32> {
+  // expected-error @+1 {{violates C2: the rotary dimension must be even, >= 2 and <= head_dim 4, got 8}}
+  %y = mt.rotary %x {rotary_dim = 8 : i64} : tensor<2x8x16x4xf32>
+  return %y : tensor<2x8x16x4xf32>
+}
+
+// -----
+
+// mt.rotary C2: an odd head_dim with the default rotary_dim
+func.func @rotary_c2_odd_head_dim(%x: tensor<2x8x16x5xf32>) -> tensor<2x8x16x5xf32> {
+  // expected-error @+1 {{violates C2: the rotary dimension must be even, >= 2 and <= head_dim 5, got 5}}
+  %y = mt.rotary %x : tensor<2x8x16x5xf32>
+  return %y : tensor<2x8x16x5xf32>
+}
+
+// -----
+
+// mt.rotary C3: a base of 0
+func.func @rotary_c3_base(%x: tensor<2x8x16x4xf32>) -> tensor<2x8x16x4xf32> {
+  // expected-error @+1 {{violates C3: base must be positive and finite, got 0}}
+  %y = mt.rotary %x {base = 0.0 : f64} : tensor<2x8x16x4xf32>
+  return %y : tensor<2x8x16x4xf32>
+}
+
+// -----
+
+// mt.rotary C4: a negative position offset
+func.func @rotary_c4_negative_offset(%x: tensor<2x8x16x4xf32>) -> tensor<2x8x16x4xf32> {
+  // expected-error @+1 {{violates C4: position_offset must be >= 0, got -1}}
+  %y = mt.rotary %x {position_offset = -1 : i64} : tensor<2x8x16x4xf32>
+  return %y : tensor<2x8x16x4xf32>
+}
+
+// -----
+
+// mt.rotary C2: an explicit rotary_dim equal to the dynamic-size sentinel is still checked
+func.func @rotary_c2_sentinel_rotary_dim(%x: tensor<2x8x16x4xf32>) -> tensor<2x8x16x4xf32> {
+  // expected-error @+1 {{violates C2: the rotary dimension must be even}}
+  %y = mt.rotary %x {rotary_dim = -9223372036854775808 : i64} : tensor<2x8x16x4xf32>
+  return %y : tensor<2x8x16x4xf32>
+}
+
+// -----
+
+// mt.alibi C2: a negative head count
+func.func @alibi_c2_negative_heads(%x: tensor<2x8x16x16xf32>) -> tensor<2x8x16x16xf32> {
+  // expected-error @+1 {{violates C2: num_heads must be >= 1}}
+  %y = mt.alibi %x {num_heads = -1 : i64} : tensor<2x8x16x16xf32>
+  return %y : tensor<2x8x16x16xf32>
+}
+
+// -----
+
+// mt.cross_entropy C5: a negative num_classes with a dynamic class dimension
+func.func @cross_entropy_c5_negative_dynamic(%l: tensor<2x?xf32>, %y: tensor<2xi32>) -> tensor<f32> {
+  // expected-error @+1 {{violates C5: num_classes must be in [1, ?], got -3}}
+  %loss = mt.cross_entropy %l, %y {num_classes = -3 : i64} : tensor<2x?xf32>, tensor<2xi32> -> tensor<f32>
+  return %loss : tensor<f32>
+}
+
+// -----
+
+// mt.linear C5: f8 is not a supported float type
+func.func @linear_c5_f8(%x: tensor<2x8xf8E4M3FN>, %w: tensor<4x8xf8E4M3FN>) -> tensor<2x4xf8E4M3FN> {
+  // expected-error @+1 {{violates C5}}
+  %y = mt.linear %x, %w : tensor<2x8xf8E4M3FN>, tensor<4x8xf8E4M3FN> -> tensor<2x4xf8E4M3FN>
+  return %y : tensor<2x4xf8E4M3FN>
+}
+
+//===----------------------------------------------------------------------===//
+// mt.alibi
+//===----------------------------------------------------------------------===//
+
+// -----
+
+// mt.alibi C1: a rank-3 input
+func.func @alibi_c1_rank(%x: tensor<8x16x16xf32>) -> tensor<8x16x16xf32> {
+  // expected-error @+1 {{violates C1: the input must be floating-point [batch, heads, queries, keys], got 'tensor<8x16x16xf32>'}}
+  %y = mt.alibi %x {num_heads = 8 : i64} : tensor<8x16x16xf32>
+  return %y : tensor<8x16x16xf32>
+}
+
+// -----
+
+// mt.alibi C1: an integer input
+func.func @alibi_c1_integer(%x: tensor<2x8x16x16xi32>) -> tensor<2x8x16x16xi32> {
+  // expected-error @+1 {{violates C1: the input must be floating-point [batch, heads, queries, keys], got 'tensor<2x8x16x16xi32>'}}
+  %y = mt.alibi %x {num_heads = 8 : i64} : tensor<2x8x16x16xi32>
+  return %y : tensor<2x8x16x16xi32>
+}
+
+// -----
+
+// mt.alibi C2: fewer model heads than the heads present
+func.func @alibi_c2_too_few_heads(%x: tensor<2x8x16x16xf32>) -> tensor<2x8x16x16xf32> {
+  // expected-error @+1 {{violates C2: num_heads must be >= 1 and at least the 8 heads present, got 4}}
+  %y = mt.alibi %x {num_heads = 4 : i64} : tensor<2x8x16x16xf32>
+  return %y : tensor<2x8x16x16xf32>
+}
+
+// -----
+
+// mt.alibi C2: zero heads
+func.func @alibi_c2_zero_heads(%x: tensor<2x?x16x16xf32>) -> tensor<2x?x16x16xf32> {
+  // expected-error @+1 {{violates C2: num_heads must be >= 1 and at least the ? heads present, got 0}}
+  %y = mt.alibi %x {num_heads = 0 : i64} : tensor<2x?x16x16xf32>
+  return %y : tensor<2x?x16x16xf32>
+}
+
+//===----------------------------------------------------------------------===//
+// mt.all_reduce
+//===----------------------------------------------------------------------===//
+
+// -----
+
+mt.mesh @mesh axes = ["dp", "tp"] shape = [2, 2]
+
+// mt.all_reduce C1: the mesh does not exist
+func.func @all_reduce_c1_unknown_mesh(%x: tensor<4x8xf32>) -> tensor<4x8xf32> {
+  // expected-error @+1 {{violates C1: @nomesh does not name an mt.mesh}}
+  %y = mt.all_reduce %x on @nomesh axes = ["tp"] reduction = sum : tensor<4x8xf32>
+  return %y : tensor<4x8xf32>
+}
+
+// -----
+
+mt.mesh @mesh axes = ["dp", "tp"] shape = [2, 2]
+
+// mt.all_reduce C2: the group names an axis the mesh lacks
+func.func @all_reduce_c2_unknown_axis(%x: tensor<4x8xf32>) -> tensor<4x8xf32> {
+  // expected-error @+1 {{violates C2: mesh @mesh has no axis 'sp'}}
+  %y = mt.all_reduce %x on @mesh axes = ["sp"] reduction = sum : tensor<4x8xf32>
+  return %y : tensor<4x8xf32>
+}
+
+// -----
+
+mt.mesh @mesh axes = ["dp", "tp"] shape = [2, 2]
+
+// mt.all_reduce C2: the group names no axis
+func.func @all_reduce_c2_empty_group(%x: tensor<4x8xf32>) -> tensor<4x8xf32> {
+  // expected-error @+1 {{violates C2: the group names no mesh axis}}
+  %y = mt.all_reduce %x on @mesh axes = [] reduction = sum : tensor<4x8xf32>
+  return %y : tensor<4x8xf32>
+}
+
+// -----
+
+mt.mesh @mesh axes = ["dp", "tp"] shape = [2, 2]
+
+// mt.all_reduce C2: the group names an axis twice
+func.func @all_reduce_c2_repeated_axis(%x: tensor<4x8xf32>) -> tensor<4x8xf32> {
+  // expected-error @+1 {{violates C2: mesh axis 'tp' is named twice}}
+  %y = mt.all_reduce %x on @mesh axes = ["tp", "tp"] reduction = max : tensor<4x8xf32>
+  return %y : tensor<4x8xf32>
+}
+
+//===----------------------------------------------------------------------===//
+// mt.all_gather
+//===----------------------------------------------------------------------===//
+
+// -----
+
+mt.mesh @mesh axes = ["dp", "tp"] shape = [2, 2]
+
+// mt.all_gather C1: the mesh does not exist
+func.func @all_gather_c1_unknown_mesh(%x: tensor<4x8xf32>) -> tensor<4x16xf32> {
+  // expected-error @+1 {{violates C1: @nomesh does not name an mt.mesh}}
+  %y = mt.all_gather %x on @nomesh axes = ["tp"] dim = 1 : tensor<4x8xf32> -> tensor<4x16xf32>
+  return %y : tensor<4x16xf32>
+}
+
+// -----
+
+mt.mesh @mesh axes = ["dp", "tp"] shape = [2, 2]
+
+// mt.all_gather C2: the group names an axis the mesh lacks
+func.func @all_gather_c2_unknown_axis(%x: tensor<4x8xf32>) -> tensor<4x16xf32> {
+  // expected-error @+1 {{violates C2: mesh @mesh has no axis 'sp'}}
+  %y = mt.all_gather %x on @mesh axes = ["sp"] dim = 1 : tensor<4x8xf32> -> tensor<4x16xf32>
+  return %y : tensor<4x16xf32>
+}
+
+// -----
+
+mt.mesh @mesh axes = ["dp", "tp"] shape = [2, 2]
+
+// mt.all_gather C2: the group names no axis
+func.func @all_gather_c2_empty_group(%x: tensor<4x8xf32>) -> tensor<4x8xf32> {
+  // expected-error @+1 {{violates C2: the group names no mesh axis}}
+  %y = mt.all_gather %x on @mesh axes = [] dim = 1 : tensor<4x8xf32> -> tensor<4x8xf32>
+  return %y : tensor<4x8xf32>
+}
+
+// -----
+
+mt.mesh @mesh axes = ["dp", "tp"] shape = [2, 2]
+
+// mt.all_gather C3: dim past the rank
+func.func @all_gather_c3_dim(%x: tensor<4x8xf32>) -> tensor<4x16xf32> {
+  // expected-error @+1 {{violates C3: dim 2 is outside rank 2}}
+  %y = mt.all_gather %x on @mesh axes = ["tp"] dim = 2 : tensor<4x8xf32> -> tensor<4x16xf32>
+  return %y : tensor<4x16xf32>
+}
+
+// -----
+
+mt.mesh @mesh axes = ["dp", "tp"] shape = [2, 2]
+
+// mt.all_gather C4: the result is not the input with dim grown by the group size
+func.func @all_gather_c4_result(%x: tensor<4x8xf32>) -> tensor<4x8xf32> {
+  // expected-error @+1 {{violates C4: over a group of 2 ranks the result must be 4x16 of 'f32', got 'tensor<4x8xf32>'}}
+  %y = mt.all_gather %x on @mesh axes = ["tp"] dim = 1 : tensor<4x8xf32> -> tensor<4x8xf32>
+  return %y : tensor<4x8xf32>
+}
+
+// -----
+
+mt.mesh @mesh axes = ["dp", "tp"] shape = [2, 2]
+
+// mt.all_gather C4: the result has another element type
+func.func @all_gather_c4_result_element_type(%x: tensor<4x8xf32>) -> tensor<4x32xf16> {
+  // expected-error @+1 {{violates C4: over a group of 4 ranks the result must be 4x32 of 'f32', got 'tensor<4x32xf16>'}}
+  %y = mt.all_gather %x on @mesh axes = ["dp", "tp"] dim = 1 : tensor<4x8xf32> -> tensor<4x32xf16>
+  return %y : tensor<4x32xf16>
+}
+
+//===----------------------------------------------------------------------===//
+// mt.reduce_scatter
+//===----------------------------------------------------------------------===//
+
+// -----
+
+mt.mesh @mesh axes = ["dp", "tp"] shape = [2, 2]
+
+// mt.reduce_scatter C1: the mesh does not exist
+func.func @reduce_scatter_c1_unknown_mesh(%x: tensor<4x8xf32>) -> tensor<4x4xf32> {
+  // expected-error @+1 {{violates C1: @nomesh does not name an mt.mesh}}
+  %y = mt.reduce_scatter %x on @nomesh axes = ["tp"] dim = 1 reduction = sum : tensor<4x8xf32> -> tensor<4x4xf32>
+  return %y : tensor<4x4xf32>
+}
+
+// -----
+
+mt.mesh @mesh axes = ["dp", "tp"] shape = [2, 2]
+
+// mt.reduce_scatter C2: the group names an axis the mesh lacks
+func.func @reduce_scatter_c2_unknown_axis(%x: tensor<4x8xf32>) -> tensor<4x4xf32> {
+  // expected-error @+1 {{violates C2: mesh @mesh has no axis 'pp'}}
+  %y = mt.reduce_scatter %x on @mesh axes = ["pp"] dim = 1 reduction = sum : tensor<4x8xf32> -> tensor<4x4xf32>
+  return %y : tensor<4x4xf32>
+}
+
+// -----
+
+mt.mesh @mesh axes = ["dp", "tp"] shape = [2, 2]
+
+// mt.reduce_scatter C2: the group names an axis twice
+func.func @reduce_scatter_c2_repeated_axis(%x: tensor<4x8xf32>) -> tensor<4x2xf32> {
+  // expected-error @+1 {{violates C2: mesh axis 'dp' is named twice}}
+  %y = mt.reduce_scatter %x on @mesh axes = ["dp", "dp"] dim = 1 reduction = sum : tensor<4x8xf32> -> tensor<4x2xf32>
+  return %y : tensor<4x2xf32>
+}
+
+// -----
+
+mt.mesh @mesh axes = ["dp", "tp"] shape = [2, 2]
+
+// mt.reduce_scatter C3: a negative dim
+func.func @reduce_scatter_c3_dim(%x: tensor<4x8xf32>) -> tensor<4x4xf32> {
+  // expected-error @+1 {{violates C3: dim -1 is outside rank 2}}
+  %y = mt.reduce_scatter %x on @mesh axes = ["tp"] dim = -1 reduction = sum : tensor<4x8xf32> -> tensor<4x4xf32>
+  return %y : tensor<4x4xf32>
+}
+
+// -----
+
+mt.mesh @mesh axes = ["dp", "tp"] shape = [2, 2]
+
+// mt.reduce_scatter C4: a dimension of 3 does not scatter over 2 ranks
+func.func @reduce_scatter_c4_uneven(%x: tensor<4x3xf32>) -> tensor<4x1xf32> {
+  // expected-error @+1 {{violates C4: dimension 1 of size 3 does not split evenly over 2 ranks}}
+  %y = mt.reduce_scatter %x on @mesh axes = ["tp"] dim = 1 reduction = sum : tensor<4x3xf32> -> tensor<4x1xf32>
+  return %y : tensor<4x1xf32>
+}
+
+// -----
+
+mt.mesh @mesh axes = ["dp", "tp"] shape = [2, 2]
+
+// mt.reduce_scatter C4: the result is not the input with dim shrunk by the group size
+func.func @reduce_scatter_c4_result(%x: tensor<4x8xf32>) -> tensor<4x8xf32> {
+  // expected-error @+1 {{violates C4: over a group of 2 ranks the result must be 4x4 of 'f32', got 'tensor<4x8xf32>'}}
+  %y = mt.reduce_scatter %x on @mesh axes = ["tp"] dim = 1 reduction = sum : tensor<4x8xf32> -> tensor<4x8xf32>
+  return %y : tensor<4x8xf32>
+}
+
+//===----------------------------------------------------------------------===//
+// mt.send
+//===----------------------------------------------------------------------===//
+
+// -----
+
+mt.mesh @mesh axes = ["pp", "tp"] shape = [4, 2]
+
+// mt.send C1: the mesh does not exist
+func.func @send_c1_unknown_mesh(%x: tensor<4x8xf32>) {
+  // expected-error @+1 {{violates C1: @nomesh does not name an mt.mesh}}
+  mt.send %x on @nomesh axis = "pp" offset = 1 channel = 0 : tensor<4x8xf32>
+  return
+}
+
+// -----
+
+mt.mesh @mesh axes = ["pp", "tp"] shape = [4, 2]
+
+// mt.send C2: the axis is not one of the mesh's
+func.func @send_c2_unknown_axis(%x: tensor<4x8xf32>) {
+  // expected-error @+1 {{violates C2: mesh @mesh has no axis 'dp'}}
+  mt.send %x on @mesh axis = "dp" offset = 1 channel = 0 : tensor<4x8xf32>
+  return
+}
+
+// -----
+
+mt.mesh @mesh axes = ["pp", "tp"] shape = [4, 2]
+
+// mt.send C3: an offset of 0 sends to itself
+func.func @send_c3_zero_offset(%x: tensor<4x8xf32>) {
+  // expected-error @+1 {{violates C3: offset 0 must be non-zero and smaller in magnitude than the size 4 of axis 'pp'}}
+  mt.send %x on @mesh axis = "pp" offset = 0 channel = 0 : tensor<4x8xf32>
+  return
+}
+
+// -----
+
+mt.mesh @mesh axes = ["pp", "tp"] shape = [4, 2]
+
+// mt.send C3: an offset as large as the axis has no peer anywhere
+func.func @send_c3_offset_too_large(%x: tensor<4x8xf32>) {
+  // expected-error @+1 {{violates C3: offset 4 must be non-zero and smaller in magnitude than the size 4 of axis 'pp'}}
+  mt.send %x on @mesh axis = "pp" offset = 4 channel = 0 : tensor<4x8xf32>
+  return
+}
+
+// -----
+
+mt.mesh @mesh axes = ["pp", "tp"] shape = [4, 2]
+
+// mt.send C4: a negative channel
+func.func @send_c4_channel(%x: tensor<4x8xf32>) {
+  // expected-error @+1 {{violates C4: channel must be >= 0, got -1}}
+  mt.send %x on @mesh axis = "pp" offset = 1 channel = -1 : tensor<4x8xf32>
+  return
+}
+
+//===----------------------------------------------------------------------===//
+// mt.recv
+//===----------------------------------------------------------------------===//
+
+// -----
+
+mt.mesh @mesh axes = ["pp", "tp"] shape = [4, 2]
+
+// mt.recv C1: the mesh does not exist
+func.func @recv_c1_unknown_mesh() -> tensor<4x8xf32> {
+  // expected-error @+1 {{violates C1: @nomesh does not name an mt.mesh}}
+  %y = mt.recv on @nomesh axis = "pp" offset = -1 channel = 0 : tensor<4x8xf32>
+  return %y : tensor<4x8xf32>
+}
+
+// -----
+
+mt.mesh @mesh axes = ["pp", "tp"] shape = [4, 2]
+
+// mt.recv C2: the axis is not one of the mesh's
+func.func @recv_c2_unknown_axis() -> tensor<4x8xf32> {
+  // expected-error @+1 {{violates C2: mesh @mesh has no axis ''}}
+  %y = mt.recv on @mesh axis = "" offset = -1 channel = 0 : tensor<4x8xf32>
+  return %y : tensor<4x8xf32>
+}
+
+// -----
+
+mt.mesh @mesh axes = ["pp", "tp"] shape = [4, 2]
+
+// mt.recv C3: a negative offset as large as the axis
+func.func @recv_c3_offset_too_large(%x: tensor<4x8xf32>) -> tensor<4x8xf32> {
+  // expected-error @+1 {{violates C3: offset -2 must be non-zero and smaller in magnitude than the size 2 of axis 'tp'}}
+  %y = mt.recv on @mesh axis = "tp" offset = -2 channel = 0 : tensor<4x8xf32>
+  return %y : tensor<4x8xf32>
+}
+
+// -----
+
+mt.mesh @mesh axes = ["pp", "tp"] shape = [4, 2]
+
+// mt.recv C4: a negative channel
+func.func @recv_c4_channel() -> tensor<4x8xf32> {
+  // expected-error @+1 {{violates C4: channel must be >= 0, got -7}}
+  %y = mt.recv on @mesh axis = "pp" offset = -1 channel = -7 : tensor<4x8xf32>
+  return %y : tensor<4x8xf32>
+}
