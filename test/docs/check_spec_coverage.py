@@ -45,6 +45,15 @@ for n in sorted(set(int(x) for x in re.findall(r"^- M(\d+):", spec, re.M))):
     if f"violates M{n}:" not in model_tests:
         missing.append(f"model M{n}")
 
+# Every op of the generated reference has a spec section and a round-trip test.
+reference = open(f"{root}/docs/reference/MTOps.md").read()
+roundtrip = open(f"{root}/test/Dialect/MT/ops.mlir").read()
+for op in re.findall(r"^### `mt\.(\w+)`", reference, re.M):
+    if not re.search(r"^### .*`mt\.%s`" % op, spec, re.M):
+        missing.append(f"spec section for mt.{op}")
+    if not re.search(r"\bmt\.%s\b" % op, roundtrip):
+        missing.append(f"round-trip test of mt.{op}")
+
 if not required:
     sys.exit("no constraints found in docs/spec.md")
 if missing:
