@@ -10,6 +10,8 @@ void mt::buildFrontendPipeline(OpPassManager &pm, const FrontendOptions &options
   pm.addPass(createVerifyModelPass());
   if (options.makeVocabSizeDivisibleBy > 1)
     pm.addPass(createPadVocabPass(PadVocabPassOptions{options.makeVocabSizeDivisibleBy}));
+  pm.addPass(createSpecializeShapesPass(
+      SpecializeShapesPassOptions{options.microBatchSize, options.seqLength}));
 }
 
 void mt::registerPipelines() {

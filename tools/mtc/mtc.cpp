@@ -41,6 +41,13 @@ static cl::opt<int64_t> vocabMultiple(
     cl::desc("pad the vocabulary to a multiple of this, as Megatron does (default 1: none)"),
     cl::init(1), cl::cat(mtcCategory));
 
+static cl::opt<int64_t> microBatchSize("micro-batch-size",
+                                      cl::desc("sequences per micro-batch (default 1)"),
+                                      cl::init(1), cl::cat(mtcCategory));
+static cl::opt<int64_t> seqLength(
+    "seq-length", cl::desc("tokens per sequence (default: the model's position table size)"),
+    cl::init(0), cl::cat(mtcCategory));
+
 static int fail(const llvm::Twine &message) {
   llvm::errs() << "mtc: error: " << message << "\n";
   return 1;
@@ -55,6 +62,12 @@ int main(int argc, char **argv) {
   cl::ParseCommandLineOptions(argc, argv, "mtc: compiles a transformer model written in "
                                           "the mt dialect into a training plan\n");
 
+  if (microBatchSize < 1)
+    return fail("--micro-batch-size must be >= 1, got " +
+                llvm::Twine(static_cast<int64_t>(microBatchSize)));
+  if (seqLength < 0)
+    return fail("--seq-length must be >= 1, got " +
+                llvm::Twine(static_cast<int64_t>(seqLength)));
   if (vocabMultiple < 1)
     return fail("--make-vocab-size-divisible-by must be >= 1, got " +
                 llvm::Twine(static_cast<int64_t>(vocabMultiple)));
@@ -91,6 +104,8 @@ int main(int argc, char **argv) {
 
   mt::FrontendOptions frontend;
   frontend.makeVocabSizeDivisibleBy = vocabMultiple;
+  frontend.microBatchSize = microBatchSize;
+  frontend.seqLength = seqLength;
   mt::buildFrontendPipeline(pm, frontend);
   if (failed(pm.run(*module)))
     return 1;

@@ -18,9 +18,17 @@ struct FrontendOptions : public mlir::PassPipelineOptions<FrontendOptions> {
       *this, "make-vocab-size-divisible-by",
       llvm::cl::desc("pad the vocabulary to a multiple of this (1: no padding)"),
       llvm::cl::init(1)};
+  Option<int64_t> microBatchSize{*this, "micro-batch-size",
+                                 llvm::cl::desc("sequences per micro-batch"),
+                                 llvm::cl::init(1)};
+  Option<int64_t> seqLength{
+      *this, "seq-length",
+      llvm::cl::desc("tokens per sequence (0: the model's position table size)"),
+      llvm::cl::init(0)};
 };
 
-/// Checks the model and brings it to the compiler's canonical form.
+/// Checks the model and brings it to the compiler's canonical form: padded
+/// vocabulary, static shapes.
 void buildFrontendPipeline(mlir::OpPassManager &pm, const FrontendOptions &options);
 
 /// Registers every pipeline under its mt-opt flag.

@@ -35,4 +35,26 @@ def PadVocabPass : Pass<"mt-pad-vocab", "mlir::ModuleOp"> {
   let dependentDialects = ["::mt::MTDialect"];
 }
 
+def SpecializeShapesPass : Pass<"mt-specialize-shapes", "mlir::ModuleOp"> {
+  let summary = "fixes the batch and sequence sizes of a model written with `?`";
+  let description = [{
+    The batch arguments of a model function (those not marked `mt.param`) are
+    laid out `[batch, seq, ...]`. The pass sets their dynamic batch dimension
+    to `micro-batch-size` and dynamic sequence dimension to `seq-length`, then
+    recomputes every result type from its operands
+    (ShapeInferenceOpInterface), through `mt.layer_stack` bodies, up to the
+    function's results. A size that contradicts a static one already in the
+    IR is an error, and so is any dynamic size left at the end: everything
+    after this pass (autodiff, partitioning, memory planning, lowering)
+    works on static shapes.
+  }];
+  let options = [
+    Option<"microBatchSize", "micro-batch-size", "int64_t", /*default=*/"1",
+           "sequences per micro-batch">,
+    Option<"seqLength", "seq-length", "int64_t", /*default=*/"0",
+           "tokens per sequence (0: the model's position table size)">,
+  ];
+  let dependentDialects = ["::mt::MTDialect"];
+}
+
 #endif // MT_TRANSFORMS_PASSES_TD

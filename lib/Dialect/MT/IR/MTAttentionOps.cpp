@@ -15,8 +15,7 @@ LogicalResult SplitHeadsOp::verify() {
   if (heads < 1 || (!ShapedType::isDynamic(hidden) && hidden % heads != 0))
     return violates(*this, 2) << "num_heads " << heads << " must be >= 1 and divide hidden "
                               << shapeStr(hidden);
-  int64_t headDim = ShapedType::isDynamic(hidden) ? ShapedType::kDynamic : hidden / heads;
-  SmallVector<int64_t> expected{input.getDimSize(0), heads, input.getDimSize(1), headDim};
+  SmallVector<int64_t> expected = inferredShape(*this);
   auto result = tensorType(getResult());
   if (!shapesAgree(result.getShape(), expected) ||
       result.getElementType() != input.getElementType())
@@ -30,11 +29,7 @@ LogicalResult MergeHeadsOp::verify() {
   if (input.getRank() != 4)
     return violates(*this, 1) << "the input must be [batch, heads, seq, head_dim], got "
                               << input;
-  int64_t heads = input.getDimSize(1), headDim = input.getDimSize(3);
-  int64_t hidden = ShapedType::isDynamic(heads) || ShapedType::isDynamic(headDim)
-                       ? ShapedType::kDynamic
-                       : heads * headDim;
-  SmallVector<int64_t> expected{input.getDimSize(0), input.getDimSize(2), hidden};
+  SmallVector<int64_t> expected = inferredShape(*this);
   auto result = tensorType(getResult());
   if (!shapesAgree(result.getShape(), expected) ||
       result.getElementType() != input.getElementType())
@@ -68,8 +63,7 @@ LogicalResult AttentionScoresOp::verify() {
       !dimsAgree(q.getDimSize(3), k.getDimSize(3)))
     return violates(*this, 2) << "query and key must agree in batch and head_dim, got " << q
                               << " and " << k;
-  SmallVector<int64_t> expected{q.getDimSize(0), q.getDimSize(1), q.getDimSize(2),
-                                k.getDimSize(2)};
+  SmallVector<int64_t> expected = inferredShape(*this);
   auto result = tensorType(getResult());
   if (!shapesAgree(result.getShape(), expected) ||
       result.getElementType() != q.getElementType())
@@ -86,8 +80,7 @@ LogicalResult AttentionContextOp::verify() {
       !dimsAgree(p.getDimSize(3), v.getDimSize(2)))
     return violates(*this, 2) << "probs and value must agree in batch and keys, got " << p
                               << " and " << v;
-  SmallVector<int64_t> expected{p.getDimSize(0), p.getDimSize(1), p.getDimSize(2),
-                                v.getDimSize(3)};
+  SmallVector<int64_t> expected = inferredShape(*this);
   auto result = tensorType(getResult());
   if (!shapesAgree(result.getShape(), expected) ||
       result.getElementType() != p.getElementType())

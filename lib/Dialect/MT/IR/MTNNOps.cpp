@@ -19,8 +19,7 @@ LogicalResult EmbeddingOp::verify() {
                               << table;
   if (!isIntegerTensor(getIds()))
     return violates(*this, 2) << "ids must be i32 or i64, got " << getIds().getType();
-  SmallVector<int64_t> expected(tensorType(getIds()).getShape());
-  expected.push_back(table.getDimSize(1));
+  SmallVector<int64_t> expected = inferredShape(*this);
   auto result = tensorType(getResult());
   if (!shapesAgree(result.getShape(), expected) ||
       result.getElementType() != table.getElementType())
@@ -40,7 +39,7 @@ LogicalResult PositionEmbeddingOp::verify() {
   if (!isIntegerTensor(getIds()) || ids.getRank() < 1)
     return violates(*this, 2) << "ids must be i32 or i64 of rank >= 1, got " << ids;
   int64_t seq = ids.getShape().back();
-  SmallVector<int64_t> expected{seq, table.getDimSize(1)};
+  SmallVector<int64_t> expected = inferredShape(*this);
   auto result = tensorType(getResult());
   if (!shapesAgree(result.getShape(), expected) ||
       result.getElementType() != table.getElementType())
@@ -72,8 +71,7 @@ LogicalResult LinearOp::verify() {
       return violates(*this, 3) << "the bias must be [" << shapeStr(weight.getDimSize(0))
                                 << "] (out_features), got " << bias;
   }
-  SmallVector<int64_t> expected(input.getShape().drop_back());
-  expected.push_back(weight.getDimSize(0));
+  SmallVector<int64_t> expected = inferredShape(*this);
   if (!shapesAgree(result.getShape(), expected))
     return violates(*this, 4) << "the result must be " << shapeStr(expected) << ", got "
                               << result;
@@ -99,13 +97,11 @@ LogicalResult MatmulOp::verify() {
                               << shapeStr(batch) << "] or be a matrix, got " << rhs;
   int64_t l0 = lhs.getShape().end()[-2], l1 = lhs.getShape().back();
   int64_t r0 = rhs.getShape().end()[-2], r1 = rhs.getShape().back();
-  int64_t m = getTransposeLhs() ? l1 : l0, k = getTransposeLhs() ? l0 : l1;
-  int64_t k2 = getTransposeRhs() ? r1 : r0, n = getTransposeRhs() ? r0 : r1;
+  int64_t k = getTransposeLhs() ? l0 : l1, k2 = getTransposeRhs() ? r1 : r0;
   if (!dimsAgree(k, k2))
     return violates(*this, 3) << "contraction sizes differ: " << shapeStr(k) << " vs "
                               << shapeStr(k2);
-  SmallVector<int64_t> expected(batch);
-  expected.append({m, n});
+  SmallVector<int64_t> expected = inferredShape(*this);
   if (!shapesAgree(result.getShape(), expected))
     return violates(*this, 4) << "the result must be " << shapeStr(expected) << ", got "
                               << result;

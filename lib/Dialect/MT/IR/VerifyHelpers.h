@@ -35,6 +35,13 @@ inline bool shapesAgree(llvm::ArrayRef<int64_t> a, llvm::ArrayRef<int64_t> b) {
   return true;
 }
 
+/// The shape the op's shape-inference rule gives result `i`.
+template <typename OpT>
+llvm::SmallVector<int64_t> inferredShape(OpT op, unsigned i = 0) {
+  return llvm::SmallVector<int64_t>(
+      llvm::cast<mlir::RankedTensorType>(op.inferResultTypes()[i]).getShape());
+}
+
 /// "8x?x768" for messages.
 inline std::string shapeStr(llvm::ArrayRef<int64_t> shape) {
   if (shape.empty())

@@ -4,8 +4,10 @@
 
 include "mt/Dialect/MT/IR/MTDialect.td"
 include "mlir/Interfaces/SideEffectInterfaces.td"
+include "mt/Dialect/MT/IR/MTInterfaces.td"
 
-def MT_SplitHeadsOp : MT_Op<"split_heads", [Pure]> {
+def MT_SplitHeadsOp : MT_Op<"split_heads", [Pure,
+    DeclareOpInterfaceMethods<MT_ShapeInferenceOpInterface, ["inferResultTypes"]>]> {
   let summary = "[batch, seq, heads*head_dim] -> [batch, heads, seq, head_dim]";
   let description = [{
     Views the hidden dimension as `num_heads` heads and moves the head
@@ -22,7 +24,8 @@ def MT_SplitHeadsOp : MT_Op<"split_heads", [Pure]> {
   let hasVerifier = 1;
 }
 
-def MT_MergeHeadsOp : MT_Op<"merge_heads", [Pure]> {
+def MT_MergeHeadsOp : MT_Op<"merge_heads", [Pure,
+    DeclareOpInterfaceMethods<MT_ShapeInferenceOpInterface, ["inferResultTypes"]>]> {
   let summary = "[batch, heads, seq, head_dim] -> [batch, seq, heads*head_dim]";
   let description = [{
     The inverse of `mt.split_heads`.
@@ -37,7 +40,8 @@ def MT_MergeHeadsOp : MT_Op<"merge_heads", [Pure]> {
   let hasVerifier = 1;
 }
 
-def MT_AttentionScoresOp : MT_Op<"attention_scores", [Pure]> {
+def MT_AttentionScoresOp : MT_Op<"attention_scores", [Pure,
+    DeclareOpInterfaceMethods<MT_ShapeInferenceOpInterface, ["inferResultTypes"]>]> {
   let summary = "raw attention scores Q K^T per head";
   let description = [{
     `result[b, h, i, j] = sum_d query[b, h, i, d] * key[b, h / g, j, d]` where
@@ -57,7 +61,8 @@ def MT_AttentionScoresOp : MT_Op<"attention_scores", [Pure]> {
   let hasVerifier = 1;
 }
 
-def MT_AttentionContextOp : MT_Op<"attention_context", [Pure]> {
+def MT_AttentionContextOp : MT_Op<"attention_context", [Pure,
+    DeclareOpInterfaceMethods<MT_ShapeInferenceOpInterface, ["inferResultTypes"]>]> {
   let summary = "attention-weighted sum of values per head";
   let description = [{
     `result[b, h, i, d] = sum_j probs[b, h, i, j] * value[b, h / g, j, d]`,
@@ -76,7 +81,7 @@ def MT_AttentionContextOp : MT_Op<"attention_context", [Pure]> {
   let hasVerifier = 1;
 }
 
-def MT_RotaryOp : MT_Op<"rotary", [Pure, AllTypesMatch<["input", "result"]>]> {
+def MT_RotaryOp : MT_Op<"rotary", [Pure, MT_ShapeInferenceOpInterface, AllTypesMatch<["input", "result"]>]> {
   let summary = "rotary position embedding of queries or keys";
   let description = [{
     Rotates consecutive pairs `(x[2i], x[2i+1])` of the first `rotary_dim`
@@ -97,7 +102,7 @@ def MT_RotaryOp : MT_Op<"rotary", [Pure, AllTypesMatch<["input", "result"]>]> {
   let hasVerifier = 1;
 }
 
-def MT_AlibiOp : MT_Op<"alibi", [Pure, AllTypesMatch<["input", "result"]>]> {
+def MT_AlibiOp : MT_Op<"alibi", [Pure, MT_ShapeInferenceOpInterface, AllTypesMatch<["input", "result"]>]> {
   let summary = "adds ALiBi linear position biases to attention scores";
   let description = [{
     `result[b, h, i, j] = scores[b, h, i, j] - m_h * (i + Sk - Sq - j)`, with

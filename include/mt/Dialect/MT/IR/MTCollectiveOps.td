@@ -17,7 +17,7 @@ class MT_CollectiveOp<string mnemonic, list<Trait> traits = []>
 }
 
 def MT_AllReduceOp : MT_CollectiveOp<"all_reduce",
-    [AllTypesMatch<["input", "result"]>]> {
+    [MT_ShapeInferenceOpInterface, AllTypesMatch<["input", "result"]>]> {
   let summary = "combines a tensor across the ranks of mesh axes";
   let description = [{
     Every rank of each group (the ranks that differ only in `axes`) ends with
@@ -35,7 +35,8 @@ def MT_AllReduceOp : MT_CollectiveOp<"all_reduce",
   }];
 }
 
-def MT_AllGatherOp : MT_CollectiveOp<"all_gather"> {
+def MT_AllGatherOp : MT_CollectiveOp<"all_gather", [
+    DeclareOpInterfaceMethods<MT_ShapeInferenceOpInterface, ["inferResultTypes"]>]> {
   let summary = "concatenates the group's shards along a dimension";
   let description = [{
     Every rank of a group receives the group's inputs concatenated along
@@ -53,7 +54,8 @@ def MT_AllGatherOp : MT_CollectiveOp<"all_gather"> {
   }];
 }
 
-def MT_ReduceScatterOp : MT_CollectiveOp<"reduce_scatter"> {
+def MT_ReduceScatterOp : MT_CollectiveOp<"reduce_scatter", [
+    DeclareOpInterfaceMethods<MT_ShapeInferenceOpInterface, ["inferResultTypes"]>]> {
   let summary = "reduces across the group and leaves each rank one shard";
   let description = [{
     The group's inputs are combined by `reduction`; rank `r` of the group keeps

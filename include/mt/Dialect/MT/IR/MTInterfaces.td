@@ -20,4 +20,26 @@ def MT_CollectiveOpInterface : OpInterface<"CollectiveOpInterface"> {
   ];
 }
 
+def MT_ShapeInferenceOpInterface : OpInterface<"ShapeInferenceOpInterface"> {
+  let cppNamespace = "::mt";
+  let description = [{
+    Computes an op's result types from its operand types. Shape
+    specialization (mt-specialize-shapes) uses it to propagate the batch and
+    sequence sizes chosen at compile time through a model written with `?`.
+    The default suits ops whose single result has the first operand's type.
+  }];
+  let methods = [
+    InterfaceMethod<"The result types implied by the current operand types.",
+      "::llvm::SmallVector<::mlir::Type>", "inferResultTypes", (ins), [{}],
+      [{
+        ::llvm::SmallVector<::mlir::Type> types;
+        if ($_op->getNumResults() == 1 && $_op->getNumOperands() >= 1)
+          types.push_back($_op->getOperand(0).getType());
+        else
+          llvm::append_range(types, $_op->getResultTypes());
+        return types;
+      }]>,
+  ];
+}
+
 #endif // MT_INTERFACES_TD

@@ -5,8 +5,10 @@
 include "mt/Dialect/MT/IR/MTDialect.td"
 include "mt/Dialect/MT/IR/MTAttrs.td"
 include "mlir/Interfaces/SideEffectInterfaces.td"
+include "mt/Dialect/MT/IR/MTInterfaces.td"
 
-def MT_EmbeddingOp : MT_Op<"embedding", [Pure]> {
+def MT_EmbeddingOp : MT_Op<"embedding", [Pure,
+    DeclareOpInterfaceMethods<MT_ShapeInferenceOpInterface, ["inferResultTypes"]>]> {
   let summary = "looks up token embeddings";
   let description = [{
     `result[..., :] = table[ids[...], :]`. The table is `[vocab, hidden]`; its
@@ -25,7 +27,8 @@ def MT_EmbeddingOp : MT_Op<"embedding", [Pure]> {
   let hasVerifier = 1;
 }
 
-def MT_PositionEmbeddingOp : MT_Op<"position_embedding", [Pure]> {
+def MT_PositionEmbeddingOp : MT_Op<"position_embedding", [Pure,
+    DeclareOpInterfaceMethods<MT_ShapeInferenceOpInterface, ["inferResultTypes"]>]> {
   let summary = "absolute position embeddings for a batch of sequences";
   let description = [{
     `result[s, :] = table[s, :]` for the positions `s` of `ids`' sequence
@@ -45,7 +48,8 @@ def MT_PositionEmbeddingOp : MT_Op<"position_embedding", [Pure]> {
   let hasVerifier = 1;
 }
 
-def MT_LinearOp : MT_Op<"linear", [Pure]> {
+def MT_LinearOp : MT_Op<"linear", [Pure,
+    DeclareOpInterfaceMethods<MT_ShapeInferenceOpInterface, ["inferResultTypes"]>]> {
   let summary = "a dense layer: x W^T + b";
   let description = [{
     `result[..., n] = sum_k input[..., k] * weight[n, k] + bias[n]`. The weight
@@ -67,7 +71,8 @@ def MT_LinearOp : MT_Op<"linear", [Pure]> {
   let hasVerifier = 1;
 }
 
-def MT_MatmulOp : MT_Op<"matmul", [Pure]> {
+def MT_MatmulOp : MT_Op<"matmul", [Pure,
+    DeclareOpInterfaceMethods<MT_ShapeInferenceOpInterface, ["inferResultTypes"]>]> {
   let summary = "batched matrix product with optional transposes";
   let description = [{
     `result[b..., m, n] = sum_k A[b..., m, k] * B[b..., k, n]`, where `A` is
@@ -88,7 +93,7 @@ def MT_MatmulOp : MT_Op<"matmul", [Pure]> {
   let hasVerifier = 1;
 }
 
-def MT_LayerNormOp : MT_Op<"layer_norm", [Pure, AllTypesMatch<["gamma", "beta"]>,
+def MT_LayerNormOp : MT_Op<"layer_norm", [Pure, MT_ShapeInferenceOpInterface, AllTypesMatch<["gamma", "beta"]>,
     AllTypesMatch<["input", "result"]>]> {
   let summary = "layer normalization over the last dimension";
   let description = [{
@@ -108,7 +113,7 @@ def MT_LayerNormOp : MT_Op<"layer_norm", [Pure, AllTypesMatch<["gamma", "beta"]>
   let hasVerifier = 1;
 }
 
-def MT_RmsNormOp : MT_Op<"rms_norm", [Pure, AllTypesMatch<["input", "result"]>]> {
+def MT_RmsNormOp : MT_Op<"rms_norm", [Pure, MT_ShapeInferenceOpInterface, AllTypesMatch<["input", "result"]>]> {
   let summary = "RMS normalization over the last dimension";
   let description = [{
     `x / sqrt(mean(x^2) + epsilon) * gamma`, over the last dimension.
@@ -124,7 +129,7 @@ def MT_RmsNormOp : MT_Op<"rms_norm", [Pure, AllTypesMatch<["input", "result"]>]>
   let hasVerifier = 1;
 }
 
-def MT_GeluOp : MT_Op<"gelu", [Pure, AllTypesMatch<["input", "result"]>]> {
+def MT_GeluOp : MT_Op<"gelu", [Pure, MT_ShapeInferenceOpInterface, AllTypesMatch<["input", "result"]>]> {
   let summary = "GeLU activation";
   let description = [{
     `x * Phi(x)`; with `approximate = tanh`, GPT-2's
@@ -141,7 +146,7 @@ def MT_GeluOp : MT_Op<"gelu", [Pure, AllTypesMatch<["input", "result"]>]> {
   let hasVerifier = 1;
 }
 
-def MT_SoftmaxOp : MT_Op<"softmax", [Pure, AllTypesMatch<["input", "result"]>]> {
+def MT_SoftmaxOp : MT_Op<"softmax", [Pure, MT_ShapeInferenceOpInterface, AllTypesMatch<["input", "result"]>]> {
   let summary = "scaled, masked softmax over the last dimension";
   let description = [{
     `softmax(scale * x + mask)` over the last dimension. `mask = causal` hides
@@ -164,7 +169,7 @@ def MT_SoftmaxOp : MT_Op<"softmax", [Pure, AllTypesMatch<["input", "result"]>]> 
   let hasVerifier = 1;
 }
 
-def MT_DropoutOp : MT_Op<"dropout", [AllTypesMatch<["input", "result"]>]> {
+def MT_DropoutOp : MT_Op<"dropout", [MT_ShapeInferenceOpInterface, AllTypesMatch<["input", "result"]>]> {
   let summary = "inverted dropout with a counter-based, position-keyed mask";
   let description = [{
     Zeroes each element with probability `rate` and scales the rest by
@@ -188,7 +193,8 @@ def MT_DropoutOp : MT_Op<"dropout", [AllTypesMatch<["input", "result"]>]> {
 }
 
 class MT_BroadcastBinaryOp<string mnemonic, string formula>
-    : MT_Op<mnemonic, [Pure, AllTypesMatch<["lhs", "result"]>]> {
+    : MT_Op<mnemonic, [Pure, MT_ShapeInferenceOpInterface,
+                              AllTypesMatch<["lhs", "result"]>]> {
   let summary = "elementwise " # formula # " with trailing broadcast";
   let description = [{
     Elementwise `}] # formula # [{`. `rhs` has the shape of `lhs` or of a
@@ -208,7 +214,8 @@ class MT_BroadcastBinaryOp<string mnemonic, string formula>
 def MT_AddOp : MT_BroadcastBinaryOp<"add", "lhs + rhs">;
 def MT_MulOp : MT_BroadcastBinaryOp<"mul", "lhs * rhs">;
 
-def MT_SplitOp : MT_Op<"split", [Pure]> {
+def MT_SplitOp : MT_Op<"split", [Pure,
+    DeclareOpInterfaceMethods<MT_ShapeInferenceOpInterface, ["inferResultTypes"]>]> {
   let summary = "splits a tensor into consecutive pieces along one dimension";
   let description = [{
     Result `i` is the slice of `input` along `dim` that starts at
@@ -226,7 +233,8 @@ def MT_SplitOp : MT_Op<"split", [Pure]> {
   let hasVerifier = 1;
 }
 
-def MT_CrossEntropyOp : MT_Op<"cross_entropy", [Pure]> {
+def MT_CrossEntropyOp : MT_Op<"cross_entropy", [Pure,
+    DeclareOpInterfaceMethods<MT_ShapeInferenceOpInterface, ["inferResultTypes"]>]> {
   let summary = "mean token cross-entropy of logits against labels";
   let description = [{
     `sum(mask * (logsumexp(logits) - logits[label])) / sum(mask)` over every

@@ -4,6 +4,7 @@
 
 include "mt/Dialect/MT/IR/MTDialect.td"
 include "mt/Dialect/MT/IR/MTAttrs.td"
+include "mt/Dialect/MT/IR/MTInterfaces.td"
 include "mlir/IR/SymbolInterfaces.td"
 include "mlir/IR/OpAsmInterface.td"
 include "mlir/Interfaces/ControlFlowInterfaces.td"
@@ -32,7 +33,7 @@ def MT_MeshOp : MT_Op<"mesh", [Symbol]> {
   }];
 }
 
-def MT_ShardOp : MT_Op<"shard", [Pure, AllTypesMatch<["input", "result"]>,
+def MT_ShardOp : MT_Op<"shard", [Pure, MT_ShapeInferenceOpInterface, AllTypesMatch<["input", "result"]>,
     DeclareOpInterfaceMethods<SymbolUserOpInterface>]> {
   let summary = "annotates a tensor with its layout over a mesh";
   let description = [{
