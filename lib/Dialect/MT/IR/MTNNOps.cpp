@@ -117,9 +117,8 @@ LogicalResult MatmulOp::verify() {
 // Normalization and activations
 //===----------------------------------------------------------------------===//
 
-/// Shared by layer_norm (gamma, beta) and rms_norm (gamma): C1-C3.
-static LogicalResult verifyNorm(Operation *op, Value input, ValueRange affine,
-                                double epsilon) {
+LogicalResult mt::detail::verifyNorm(Operation *op, Value input, ValueRange affine,
+                                    double epsilon) {
   auto type = tensorType(input);
   if (type.getRank() < 1 || !isFloatTensor(input))
     return violates(op, 1) << "the input must be a floating-point tensor of rank >= 1, got "
@@ -195,6 +194,8 @@ LogicalResult DropoutOp::verify() {
   int64_t stream = getStreamAttr().getInt();
   if (stream < 0)
     return violates(*this, 4) << "stream must be >= 0, got " << stream;
+  if (getLayerAttr() && getLayerAttr().getInt() < 0)
+    return violates(*this, 5) << "layer must be >= 0, got " << getLayerAttr().getInt();
   return success();
 }
 
@@ -250,30 +251,39 @@ LogicalResult SplitOp::verify() {
 // Loss
 //===----------------------------------------------------------------------===//
 
-LogicalResult CrossEntropyOp::verify() {
-  auto logits = tensorType(getLogits());
-  if (logits.getRank() < 1 || !isFloatTensor(getLogits()))
-    return violates(*this, 1) << "logits must be a floating-point tensor [..., classes], got "
-                              << logits;
-  auto labels = tensorType(getLabels());
+LogicalResult mt::detail::verifyCrossEntropyOperands(Operation *op, Value logitsValue,
+                                                     Value labelsValue, Value maskValue,
+                                                     IntegerAttr numClasses) {
+  auto logits = tensorType(logitsValue);
+  if (logits.getRank() < 1 || !isFloatTensor(logitsValue))
+    return violates(op, 1) << "logits must be a floating-point tensor [..., classes], got "
+                           << logits;
+  auto labels = tensorType(labelsValue);
   ArrayRef<int64_t> tokens = logits.getShape().drop_back();
-  if (!isIntegerTensor(getLabels()) || !shapesAgree(labels.getShape(), tokens))
-    return violates(*this, 2) << "labels must be i32 or i64 [" << shapeStr(tokens)
-                              << "], got " << labels;
-  if (getLossMask()) {
-    auto mask = tensorType(getLossMask());
-    if (!isFloatTensor(getLossMask()) || !shapesAgree(mask.getShape(), tokens))
-      return violates(*this, 3) << "the loss mask must be floating-point ["
-                                << shapeStr(tokens) << "], got " << mask;
+  if (!isIntegerTensor(labelsValue) || !shapesAgree(labels.getShape(), tokens))
+    return violates(op, 2) << "labels must be i32 or i64 [" << shapeStr(tokens) << "], got "
+                           << labels;
+  if (maskValue) {
+    auto mask = tensorType(maskValue);
+    if (!isFloatTensor(maskValue) || !shapesAgree(mask.getShape(), tokens))
+      return violates(op, 3) << "the loss mask must be floating-point [" << shapeStr(tokens)
+                             << "], got " << mask;
   }
+  if (numClasses) {
+    int64_t n = numClasses.getInt(), classes = logits.getShape().back();
+    if (n < 1 || (!ShapedType::isDynamic(classes) && n > classes))
+      return violates(op, 5) << "num_classes must be in [1, " << shapeStr(classes)
+                             << "], got " << n;
+  }
+  return success();
+}
+
+LogicalResult CrossEntropyOp::verify() {
+  if (failed(verifyCrossEntropyOperands(*this, getLogits(), getLabels(), getLossMask(),
+                                        getNumClassesAttr())))
+    return failure();
   auto result = tensorType(getResult());
   if (result.getRank() != 0 || !result.getElementType().isF32())
     return violates(*this, 4) << "the result must be tensor<f32>, got " << result;
-  if (auto attr = getNumClassesAttr()) {
-    int64_t n = attr.getInt(), classes = logits.getShape().back();
-    if (n < 1 || (!ShapedType::isDynamic(classes) && n > classes))
-      return violates(*this, 5) << "num_classes must be in [1, " << shapeStr(classes)
-                                << "], got " << n;
-  }
   return success();
 }

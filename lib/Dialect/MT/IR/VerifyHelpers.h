@@ -87,6 +87,17 @@ MeshOp lookupMesh(mlir::Operation *op, mlir::FlatSymbolRefAttr mesh,
 /// The mesh's geometry as plain C++.
 MeshShape meshShapeOf(MeshOp mesh);
 
+/// C1-C3 of the norms and their gradients: a float input of rank >= 1,
+/// scale/shift `[features]` of its element type, epsilon > 0.
+mlir::LogicalResult verifyNorm(mlir::Operation *op, mlir::Value input,
+                               mlir::ValueRange affine, double epsilon);
+
+/// C1 (logits), C2 (labels), C3 (loss mask) and C5 (num_classes) shared by
+/// mt.cross_entropy and mt.cross_entropy_grad.
+mlir::LogicalResult verifyCrossEntropyOperands(mlir::Operation *op, mlir::Value logits,
+                                               mlir::Value labels, mlir::Value mask,
+                                               mlir::IntegerAttr numClasses);
+
 /// Checks a list of group axes: non-empty and no repeats (constraint `c`).
 mlir::LogicalResult verifyAxisList(mlir::Operation *op, mlir::ArrayAttr axes, unsigned c);
 

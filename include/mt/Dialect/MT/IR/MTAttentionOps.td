@@ -87,7 +87,9 @@ def MT_RotaryOp : MT_Op<"rotary", [Pure, MT_ShapeInferenceOpInterface, AllTypesM
     Rotates consecutive pairs `(x[2i], x[2i+1])` of the first `rotary_dim`
     features of each head (all of them by default) by the angle
     `pos * base^(-2i/rotary_dim)`, where `pos` is the sequence position plus
-    `position_offset`. Input is `[batch, heads, seq, head_dim]`.
+    `position_offset`. Input is `[batch, heads, seq, head_dim]`. With
+    `inverse`, the rotation is by the negative angle: the op's own
+    vector-Jacobian product.
 
     ```mlir
     %qr = mt.rotary %q {base = 1.0e+04 : f64} : tensor<8x12x1024x64xf32>
@@ -96,7 +98,8 @@ def MT_RotaryOp : MT_Op<"rotary", [Pure, MT_ShapeInferenceOpInterface, AllTypesM
   let arguments = (ins AnyRankedTensor:$input,
                        DefaultValuedAttr<F64Attr, "10000.0">:$base,
                        OptionalAttr<I64Attr>:$rotary_dim,
-                       DefaultValuedAttr<I64Attr, "0">:$position_offset);
+                       DefaultValuedAttr<I64Attr, "0">:$position_offset,
+                       UnitAttr:$inverse);
   let results = (outs AnyRankedTensor:$result);
   let assemblyFormat = "$input attr-dict `:` type($input)";
   let hasVerifier = 1;

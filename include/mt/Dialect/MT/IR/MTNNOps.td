@@ -177,14 +177,17 @@ def MT_DropoutOp : MT_Op<"dropout", [MT_ShapeInferenceOpInterface, AllTypesMatch
     index, global element position), never of the rank, so every parallel
     layout draws the same mask. `seed` is an optional `tensor<i64>` operand;
     without it the step's seed is used. `stream` tells the model's dropout
-    sites apart.
+    sites apart. `layer` is the index of the layer the op belongs to once a
+    `mt.layer_stack` is unrolled (inside a stack body the layer index is
+    implicit; outside any stack there is none). Applied to a gradient with
+    the same key, the op is its own vector-Jacobian product.
 
     ```mlir
     %y = mt.dropout %x {rate = 1.0e-01 : f64, stream = 0 : i64} : tensor<8x1024x768xf32>
     ```
   }];
   let arguments = (ins AnyRankedTensor:$input, Optional<AnyRankedTensor>:$seed,
-                       F64Attr:$rate, I64Attr:$stream);
+                       F64Attr:$rate, I64Attr:$stream, OptionalAttr<I64Attr>:$layer);
   let results = (outs AnyRankedTensor:$result);
   let assemblyFormat = [{
     $input (`seed` $seed^ `:` type($seed))? attr-dict `:` type($input)

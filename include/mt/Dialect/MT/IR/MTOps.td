@@ -5,6 +5,8 @@
 //   MTNNOps.td          embeddings, linear algebra, norms, activations, loss
 //   MTAttentionOps.td   head split/merge, scores, context, positions
 //   MTCollectiveOps.td  all_reduce, all_gather, reduce_scatter, send, recv
+//   MTTensorOps.td      zeros, reshape, concat, sum_to, layer slicing
+//   MTGradOps.td        backward ops the autodiff pass emits
 //
 //===----------------------------------------------------------------------===//
 #ifndef MT_OPS_TD
@@ -14,5 +16,7 @@ include "mt/Dialect/MT/IR/MTStructureOps.td"
 include "mt/Dialect/MT/IR/MTNNOps.td"
 include "mt/Dialect/MT/IR/MTAttentionOps.td"
 include "mt/Dialect/MT/IR/MTCollectiveOps.td"
+include "mt/Dialect/MT/IR/MTTensorOps.td"
+include "mt/Dialect/MT/IR/MTGradOps.td"
 
 #endif // MT_OPS_TD

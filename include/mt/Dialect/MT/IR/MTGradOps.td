@@ -1,0 +1,169 @@
+//===- MTGradOps.td - backward ops the autodiff pass emits ----------------===//
+//
+// Vector-Jacobian products that are not themselves forward ops. Where a
+// forward op already computes a VJP (dropout with the same key, matmul with
+// transposes, split_heads/merge_heads, attention_scores/attention_context),
+// autodiff reuses it.
+//
+//===----------------------------------------------------------------------===//
+#ifndef MT_GRAD_OPS_TD
+#define MT_GRAD_OPS_TD
+
+include "mt/Dialect/MT/IR/MTDialect.td"
+include "mt/Dialect/MT/IR/MTAttrs.td"
+include "mt/Dialect/MT/IR/MTInterfaces.td"
+include "mlir/Interfaces/SideEffectInterfaces.td"
+
+def MT_EmbeddingGradOp : MT_Op<"embedding_grad", [Pure]> {
+  let summary = "scatter-adds output gradients into table rows";
+  let description = [{
+    `result[v, :] = sum over positions p with ids[p] == v of grad[p, :]`: the
+    gradient of `mt.embedding`'s table. The result is the table's type.
+
+    ```mlir
+    %dwte = mt.embedding_grad %de[%tokens] : tensor<8x1024x768xf32>, tensor<8x1024xi32> -> tensor<50257x768xf32>
+    ```
+  }];
+  let arguments = (ins AnyRankedTensor:$grad, AnyRankedTensor:$ids);
+  let results = (outs AnyRankedTensor:$result);
+  let assemblyFormat = [{
+    $grad `[` $ids `]` attr-dict `:` type($grad) `,` type($ids) `->` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
+def MT_PositionEmbeddingGradOp : MT_Op<"position_embedding_grad", [Pure]> {
+  let summary = "the position table's gradient: rows past the sequence are zero";
+  let description = [{
+    `result[s, :] = grad[s, :]` for `s < seq`, zero after: the gradient of
+    `mt.position_embedding`'s table.
+
+    ```mlir
+    %dwpe = mt.position_embedding_grad %dp : tensor<512x768xf32> -> tensor<1024x768xf32>
+    ```
+  }];
+  let arguments = (ins AnyRankedTensor:$grad);
+  let results = (outs AnyRankedTensor:$result);
+  let assemblyFormat = "$grad attr-dict `:` type($grad) `->` type($result)";
+  let hasVerifier = 1;
+}
+
+def MT_LayerNormGradOp : MT_Op<"layer_norm_grad", [Pure,
+    AllTypesMatch<["grad", "input", "grad_input"]>,
+    AllTypesMatch<["gamma", "grad_gamma", "grad_beta"]>]> {
+  let summary = "gradients of mt.layer_norm with respect to input, gamma and beta";
+  let description = [{
+    Given `grad` of the output, the forward `input` and `gamma`, returns the
+    gradients of input, gamma and beta (the last two summed over all leading
+    dimensions), recomputing mean and variance.
+
+    ```mlir
+    %dx, %dg, %db = mt.layer_norm_grad %dy, %x, %g {epsilon = 1.0e-05 : f64} : tensor<8x1024x768xf32>, tensor<768xf32>
+    ```
+  }];
+  let arguments = (ins AnyRankedTensor:$grad, AnyRankedTensor:$input,
+                       AnyRankedTensor:$gamma, F64Attr:$epsilon);
+  let results = (outs AnyRankedTensor:$grad_input, AnyRankedTensor:$grad_gamma,
+                      AnyRankedTensor:$grad_beta);
+  let assemblyFormat = [{
+    $grad `,` $input `,` $gamma attr-dict `:` type($input) `,` type($gamma)
+  }];
+  let hasVerifier = 1;
+}
+
+def MT_RmsNormGradOp : MT_Op<"rms_norm_grad", [Pure,
+    AllTypesMatch<["grad", "input", "grad_input"]>,
+    AllTypesMatch<["gamma", "grad_gamma"]>]> {
+  let summary = "gradients of mt.rms_norm with respect to input and gamma";
+  let description = [{
+    ```mlir
+    %dx, %dg = mt.rms_norm_grad %dy, %x, %g {epsilon = 1.0e-06 : f64} : tensor<8x1024x768xf32>, tensor<768xf32>
+    ```
+  }];
+  let arguments = (ins AnyRankedTensor:$grad, AnyRankedTensor:$input,
+                       AnyRankedTensor:$gamma, F64Attr:$epsilon);
+  let results = (outs AnyRankedTensor:$grad_input, AnyRankedTensor:$grad_gamma);
+  let assemblyFormat = [{
+    $grad `,` $input `,` $gamma attr-dict `:` type($input) `,` type($gamma)
+  }];
+  let hasVerifier = 1;
+}
+
+def MT_GeluGradOp : MT_Op<"gelu_grad", [Pure, MT_ShapeInferenceOpInterface,
+    AllTypesMatch<["grad", "input", "result"]>]> {
+  let summary = "grad * gelu'(input)";
+  let description = [{
+    ```mlir
+    %dx = mt.gelu_grad %dy, %x approximate = tanh : tensor<8x1024x3072xf32>
+    ```
+  }];
+  let arguments = (ins AnyRankedTensor:$grad, AnyRankedTensor:$input,
+                       MT_GeluApproximationAttr:$approximate);
+  let results = (outs AnyRankedTensor:$result);
+  let assemblyFormat = [{
+    $grad `,` $input `approximate` `=` `` $approximate attr-dict `:` type($input)
+  }];
+  let hasVerifier = 1;
+}
+
+def MT_SoftmaxGradOp : MT_Op<"softmax_grad", [Pure, MT_ShapeInferenceOpInterface,
+    AllTypesMatch<["grad", "output", "result"]>]> {
+  let summary = "gradient of mt.softmax from its output";
+  let description = [{
+    `result = scale * output * (grad - sum(grad * output))`, the sum over the
+    last dimension. Masked positions have `output = 0` and get no gradient.
+
+    ```mlir
+    %ds = mt.softmax_grad %dp, %p {scale = 0.125 : f64} : tensor<8x12x1024x1024xf32>
+    ```
+  }];
+  let arguments = (ins AnyRankedTensor:$grad, AnyRankedTensor:$output,
+                       DefaultValuedAttr<F64Attr, "1.0">:$scale);
+  let results = (outs AnyRankedTensor:$result);
+  let assemblyFormat = "$grad `,` $output attr-dict `:` type($output)";
+  let hasVerifier = 1;
+}
+
+def MT_AttentionKVGradOp : MT_Op<"attention_kv_grad", [Pure]> {
+  let summary = "key or value gradient, summed over each key head's query group";
+  let description = [{
+    `result[b, kh, j, d] = sum over h in group(kh), i of lhs[b, h, i, j] * rhs[b, h, i, d]`:
+    with `lhs` = score gradients and `rhs` = queries it is the key gradient of
+    `mt.attention_scores`; with `lhs` = probabilities and `rhs` = context
+    gradients, the value gradient of `mt.attention_context`. The result's
+    head count (key/value heads) divides the operands'.
+
+    ```mlir
+    %dk = mt.attention_kv_grad %ds, %q : tensor<8x12x1024x1024xf32>, tensor<8x12x1024x64xf32> -> tensor<8x4x1024x64xf32>
+    ```
+  }];
+  let arguments = (ins AnyRankedTensor:$lhs, AnyRankedTensor:$rhs);
+  let results = (outs AnyRankedTensor:$result);
+  let assemblyFormat = [{
+    $lhs `,` $rhs attr-dict `:` type($lhs) `,` type($rhs) `->` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
+def MT_CrossEntropyGradOp : MT_Op<"cross_entropy_grad", [Pure]> {
+  let summary = "gradient of mt.cross_entropy with respect to the logits";
+  let description = [{
+    `result = grad * mask * (softmax(logits) - onehot(labels)) / sum(mask)`,
+    with classes at or past `num_classes` getting zero.
+
+    ```mlir
+    %dl = mt.cross_entropy_grad %dloss, %logits, %labels mask %m : tensor<f32>, tensor<8x1024x50257xf32>, tensor<8x1024xi32>, tensor<8x1024xf32> -> tensor<8x1024x50257xf32>
+    ```
+  }];
+  let arguments = (ins AnyRankedTensor:$grad, AnyRankedTensor:$logits,
+                       AnyRankedTensor:$labels, Optional<AnyRankedTensor>:$loss_mask,
+                       OptionalAttr<I64Attr>:$num_classes);
+  let results = (outs AnyRankedTensor:$result);
+  let assemblyFormat = [{
+    $grad `,` $logits `,` $labels (`mask` $loss_mask^)? attr-dict `:` type($grad) `,`
+    type($logits) `,` type($labels) (`,` type($loss_mask)^)? `->` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
+#endif // MT_GRAD_OPS_TD
