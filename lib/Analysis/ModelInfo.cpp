@@ -6,6 +6,8 @@ using namespace mlir;
 namespace mt {
 
 bool isModelFunction(func::FuncOp func) {
+  if (func->hasAttr(kGradientOfAttrName))
+    return false;
   for (unsigned i = 0; i < func.getNumArguments(); ++i)
     if (func.getArgAttr(i, kParamAttrName))
       return true;

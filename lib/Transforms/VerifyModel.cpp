@@ -18,10 +18,13 @@ namespace {
 /// M4: within one block's ops (not nested layer bodies, whose layer index
 /// already tells them apart from the outside), each dropout stream is unique.
 LogicalResult verifyDropoutStreams(Region &region) {
-  llvm::DenseMap<int64_t, DropoutOp> seen;
+  // Keyed by (stream, layer): unrolled layers share a body but not a layer.
+  llvm::DenseMap<std::pair<int64_t, int64_t>, DropoutOp> seen;
   for (Operation &op : region.getOps()) {
     if (auto dropout = dyn_cast<DropoutOp>(op)) {
-      auto [it, inserted] = seen.try_emplace(dropout.getStreamAttr().getInt(), dropout);
+      int64_t layer = dropout.getLayerAttr() ? dropout.getLayerAttr().getInt() : -1;
+      auto [it, inserted] =
+          seen.try_emplace(std::make_pair(dropout.getStreamAttr().getInt(), layer), dropout);
       if (!inserted) {
         auto diag = dropout.emitError()
                     << "model violates M4: dropout stream " << dropout.getStreamAttr().getInt()

@@ -92,3 +92,16 @@ func.func @shared_stream(%w: tensor<4x8xf32> {mt.param = #mt.param<name = "w", i
   %loss = mt.cross_entropy %y, %labels : tensor<2x4xf32>, tensor<2xi32> -> tensor<f32>
   return %loss : tensor<f32>
 }
+
+// -----
+
+// After unrolling, layers share a body: (stream, layer) is the key.
+// CHECK-LABEL: func.func @unrolled
+func.func @unrolled(%w: tensor<4x8xf32> {mt.param = #mt.param<name = "w", init = zeros>},
+                    %x: tensor<2x8xf32>, %labels: tensor<2xi32>) -> tensor<f32> {
+  %a = mt.dropout %x {layer = 0 : i64, rate = 0.1 : f64, stream = 7 : i64} : tensor<2x8xf32>
+  %b = mt.dropout %a {layer = 1 : i64, rate = 0.1 : f64, stream = 7 : i64} : tensor<2x8xf32>
+  %y = mt.linear %b, %w : tensor<2x8xf32>, tensor<4x8xf32> -> tensor<2x4xf32>
+  %loss = mt.cross_entropy %y, %labels : tensor<2x4xf32>, tensor<2xi32> -> tensor<f32>
+  return %loss : tensor<f32>
+}

@@ -28,7 +28,8 @@ struct ParamInfo {
   int64_t numElements() const { return type.getNumElements(); }
 };
 
-/// True when `func` has an argument marked `mt.param`.
+/// True when `func` has an argument marked `mt.param` and is not a derived
+/// training step.
 bool isModelFunction(mlir::func::FuncOp func);
 
 /// The parameters of a model function, in argument order.
@@ -39,6 +40,9 @@ std::vector<mlir::func::FuncOp> modelFunctions(mlir::ModuleOp module);
 
 /// The argument attribute that marks parameters.
 inline constexpr llvm::StringLiteral kParamAttrName = "mt.param";
+
+/// Marks a function derived by mt-derive-gradients: `mt.gradient_of = @f`.
+inline constexpr llvm::StringLiteral kGradientOfAttrName = "mt.gradient_of";
 
 } // namespace mt
 

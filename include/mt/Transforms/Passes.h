@@ -2,6 +2,7 @@
 #ifndef MT_TRANSFORMS_PASSES_H
 #define MT_TRANSFORMS_PASSES_H
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Pass/Pass.h"
 #include "mt/Dialect/MT/IR/MTDialect.h"

@@ -57,4 +57,29 @@ def SpecializeShapesPass : Pass<"mt-specialize-shapes", "mlir::ModuleOp"> {
   let dependentDialects = ["::mt::MTDialect"];
 }
 
+def UnrollLayersPass : Pass<"mt-unroll-layers", "mlir::ModuleOp"> {
+  let summary = "expands every mt.layer_stack into one copy of its body per layer";
+  let description = [{
+    Layer `i` reads its weights through `mt.slice_layer` ops (slice `i` of
+    each stacked operand) and its dropout ops get `layer = i`, so they keep
+    drawing the masks they drew inside the stack. The result is straight-line
+    code for passes that treat layers individually (autodiff, recomputation,
+    pipeline stages).
+  }];
+  let dependentDialects = ["::mt::MTDialect"];
+}
+
+def DeriveGradientsPass : Pass<"mt-derive-gradients", "mlir::ModuleOp"> {
+  let summary = "derives the training step: the loss and every parameter's gradient";
+  let description = [{
+    For each model function `@f` (unrolled and statically shaped), adds
+    `@f_grad` with the same arguments that returns the loss followed by the
+    gradient of the loss with respect to every `mt.param` argument, in
+    argument order; each gradient result is marked `mt.grad_of = "<name>"`.
+    The body is the forward computation followed by its reverse-mode
+    derivative built from each op's vector-Jacobian rule (docs/autodiff.md).
+  }];
+  let dependentDialects = ["::mt::MTDialect", "::mlir::arith::ArithDialect"];
+}
+
 #endif // MT_TRANSFORMS_PASSES_TD

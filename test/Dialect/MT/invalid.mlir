@@ -832,6 +832,15 @@ func.func @dropout_c4_negative_stream(%x: tensor<2x8xf32>) -> tensor<2x8xf32> {
   return %y : tensor<2x8xf32>
 }
 
+// -----
+
+// mt.dropout C5: a negative layer index
+func.func @dropout_c5_negative_layer(%x: tensor<2x8xf32>) -> tensor<2x8xf32> {
+  // expected-error @+1 {{violates C5: layer must be >= 0, got -1}}
+  %y = mt.dropout %x {layer = -1 : i64, rate = 0.1 : f64, stream = 0 : i64} : tensor<2x8xf32>
+  return %y : tensor<2x8xf32>
+}
+
 //===----------------------------------------------------------------------===//
 // mt.add, mt.mul
 //===----------------------------------------------------------------------===//
@@ -1674,4 +1683,636 @@ func.func @recv_c4_channel() -> tensor<4x8xf32> {
   // expected-error @+1 {{violates C4: channel must be >= 0, got -7}}
   %y = mt.recv on @mesh axis = "pp" offset = -1 channel = -7 : tensor<4x8xf32>
   return %y : tensor<4x8xf32>
+}
+
+//===----------------------------------------------------------------------===//
+// mt.zeros
+//===----------------------------------------------------------------------===//
+
+// -----
+
+// mt.zeros C1: a dynamic result
+func.func @zeros_c1_dynamic_shape() -> tensor<?x8xf32> {
+  // expected-error @+1 {{violates C1: the result must have a static shape, got 'tensor<?x8xf32>'}}
+  %z = mt.zeros : tensor<?x8xf32>
+  return %z : tensor<?x8xf32>
+}
+
+//===----------------------------------------------------------------------===//
+// mt.reshape
+//===----------------------------------------------------------------------===//
+
+// -----
+
+// mt.reshape C1: the result has another element type
+func.func @reshape_c1_element_type(%x: tensor<2x8xf32>) -> tensor<16xf16> {
+  // expected-error @+1 {{violates C1: input and result must share an element type}}
+  %y = mt.reshape %x : tensor<2x8xf32> -> tensor<16xf16>
+  return %y : tensor<16xf16>
+}
+
+// -----
+
+// mt.reshape C2: the element count changes
+func.func @reshape_c2_element_count(%x: tensor<2x8xf32>) -> tensor<4x8xf32> {
+  // expected-error @+1 {{violates C2: the element count changes from 16 to 32}}
+  %y = mt.reshape %x : tensor<2x8xf32> -> tensor<4x8xf32>
+  return %y : tensor<4x8xf32>
+}
+
+//===----------------------------------------------------------------------===//
+// mt.concat
+//===----------------------------------------------------------------------===//
+
+// -----
+
+// mt.concat C1: dim past the rank
+func.func @concat_c1_dim_too_large(%a: tensor<2x8xf32>, %b: tensor<2x8xf32>) -> tensor<2x16xf32> {
+  // expected-error @+1 {{violates C1: dim 2 is outside rank 2}}
+  %c = mt.concat %a, %b {dim = 2 : i64} : tensor<2x8xf32>, tensor<2x8xf32> -> tensor<2x16xf32>
+  return %c : tensor<2x16xf32>
+}
+
+// -----
+
+// mt.concat C1: a negative dim
+func.func @concat_c1_dim_negative(%a: tensor<2x8xf32>, %b: tensor<2x8xf32>) -> tensor<2x16xf32> {
+  // expected-error @+1 {{violates C1: dim -1 is outside rank 2}}
+  %c = mt.concat %a, %b {dim = -1 : i64} : tensor<2x8xf32>, tensor<2x8xf32> -> tensor<2x16xf32>
+  return %c : tensor<2x16xf32>
+}
+
+// -----
+
+// mt.concat C1: no input at all (only the generic form can write it)
+func.func @concat_c1_no_inputs() -> tensor<4xf32> {
+  // expected-error @+1 {{violates C1: expected at least one input}}
+  %c = "mt.concat"() <{dim = 0 : i64}> : () -> tensor<4xf32>
+  return %c : tensor<4xf32>
+}
+
+// -----
+
+// mt.concat C2: inputs of different ranks
+func.func @concat_c2_rank(%a: tensor<2x8xf32>, %b: tensor<2x8x1xf32>) -> tensor<2x16xf32> {
+  // expected-error @+1 {{violates C2: inputs must agree in rank, element type and every dimension but 1, got 'tensor<2x8xf32>' and 'tensor<2x8x1xf32>'}}
+  %c = mt.concat %a, %b {dim = 1 : i64} : tensor<2x8xf32>, tensor<2x8x1xf32> -> tensor<2x16xf32>
+  return %c : tensor<2x16xf32>
+}
+
+// -----
+
+// mt.concat C2: inputs disagree in a dimension other than dim
+func.func @concat_c2_other_dim(%a: tensor<2x8xf32>, %b: tensor<3x8xf32>) -> tensor<2x16xf32> {
+  // expected-error @+1 {{violates C2: inputs must agree in rank, element type and every dimension but 1, got 'tensor<2x8xf32>' and 'tensor<3x8xf32>'}}
+  %c = mt.concat %a, %b {dim = 1 : i64} : tensor<2x8xf32>, tensor<3x8xf32> -> tensor<2x16xf32>
+  return %c : tensor<2x16xf32>
+}
+
+// -----
+
+// mt.concat C2: inputs of different element types
+func.func @concat_c2_element_type(%a: tensor<2x8xf32>, %b: tensor<2x8xbf16>) -> tensor<2x16xf32> {
+  // expected-error @+1 {{violates C2: inputs must agree in rank, element type and every dimension but 1, got 'tensor<2x8xf32>' and 'tensor<2x8xbf16>'}}
+  %c = mt.concat %a, %b {dim = 1 : i64} : tensor<2x8xf32>, tensor<2x8xbf16> -> tensor<2x16xf32>
+  return %c : tensor<2x16xf32>
+}
+
+// -----
+
+// mt.concat C3: the result's dim is not the sum of the inputs'
+func.func @concat_c3_result_shape(%a: tensor<2x8xf32>, %b: tensor<2x4xf32>) -> tensor<2x16xf32> {
+  // expected-error @+1 {{violates C3: the result must be 2x12, got 'tensor<2x16xf32>'}}
+  %c = mt.concat %a, %b {dim = 1 : i64} : tensor<2x8xf32>, tensor<2x4xf32> -> tensor<2x16xf32>
+  return %c : tensor<2x16xf32>
+}
+
+// -----
+
+// mt.concat C3: the result has another element type
+func.func @concat_c3_result_element_type(%a: tensor<2x8xf32>, %b: tensor<2x4xf32>) -> tensor<2x12xf16> {
+  // expected-error @+1 {{violates C3: the result must be 2x12, got 'tensor<2x12xf16>'}}
+  %c = mt.concat %a, %b {dim = 1 : i64} : tensor<2x8xf32>, tensor<2x4xf32> -> tensor<2x12xf16>
+  return %c : tensor<2x12xf16>
+}
+
+//===----------------------------------------------------------------------===//
+// mt.sum_to
+//===----------------------------------------------------------------------===//
+
+// -----
+
+// mt.sum_to C1: the result has another element type
+func.func @sum_to_c1_element_type(%x: tensor<2x16x8xf32>) -> tensor<8xbf16> {
+  // expected-error @+1 {{violates C1: input and result must share an element type}}
+  %y = mt.sum_to %x : tensor<2x16x8xf32> -> tensor<8xbf16>
+  return %y : tensor<8xbf16>
+}
+
+// -----
+
+// mt.sum_to C2: the result is not a suffix of the input
+func.func @sum_to_c2_not_suffix(%x: tensor<2x16x8xf32>) -> tensor<2x8xf32> {
+  // expected-error @+1 {{violates C2: the result shape 2x8 must be a suffix of the input shape 2x16x8}}
+  %y = mt.sum_to %x : tensor<2x16x8xf32> -> tensor<2x8xf32>
+  return %y : tensor<2x8xf32>
+}
+
+// -----
+
+// mt.sum_to C2: the result has a higher rank than the input
+func.func @sum_to_c2_result_rank(%x: tensor<8xf32>) -> tensor<2x8xf32> {
+  // expected-error @+1 {{violates C2: the result shape 2x8 must be a suffix of the input shape 8}}
+  %y = mt.sum_to %x : tensor<8xf32> -> tensor<2x8xf32>
+  return %y : tensor<2x8xf32>
+}
+
+//===----------------------------------------------------------------------===//
+// mt.slice_layer
+//===----------------------------------------------------------------------===//
+
+// -----
+
+// mt.slice_layer C1: a scalar input has no layer dimension
+func.func @slice_layer_c1_rank0(%x: tensor<f32>) -> tensor<f32> {
+  // expected-error @+1 {{violates C1: the input needs a static leading layer dimension, got 'tensor<f32>'}}
+  %y = mt.slice_layer %x {layer = 0 : i64} : tensor<f32> -> tensor<f32>
+  return %y : tensor<f32>
+}
+
+// -----
+
+// mt.slice_layer C1: a dynamic number of layers
+func.func @slice_layer_c1_dynamic_layers(%x: tensor<?x8xf32>) -> tensor<8xf32> {
+  // expected-error @+1 {{violates C1: the input needs a static leading layer dimension, got 'tensor<?x8xf32>'}}
+  %y = mt.slice_layer %x {layer = 0 : i64} : tensor<?x8xf32> -> tensor<8xf32>
+  return %y : tensor<8xf32>
+}
+
+// -----
+
+// mt.slice_layer C2: a layer index past the last layer
+func.func @slice_layer_c2_layer_too_large(%x: tensor<3x8xf32>) -> tensor<8xf32> {
+  // expected-error @+1 {{violates C2: layer 3 is outside [0, 3)}}
+  %y = mt.slice_layer %x {layer = 3 : i64} : tensor<3x8xf32> -> tensor<8xf32>
+  return %y : tensor<8xf32>
+}
+
+// -----
+
+// mt.slice_layer C2: a negative layer index
+func.func @slice_layer_c2_layer_negative(%x: tensor<3x8xf32>) -> tensor<8xf32> {
+  // expected-error @+1 {{violates C2: layer -1 is outside [0, 3)}}
+  %y = mt.slice_layer %x {layer = -1 : i64} : tensor<3x8xf32> -> tensor<8xf32>
+  return %y : tensor<8xf32>
+}
+
+// -----
+
+// mt.slice_layer C3: the result keeps the layer dimension
+func.func @slice_layer_c3_result(%x: tensor<3x8xf32>) -> tensor<1x8xf32> {
+  // expected-error @+1 {{violates C3: the result must be 'tensor<8xf32>', got 'tensor<1x8xf32>'}}
+  %y = mt.slice_layer %x {layer = 0 : i64} : tensor<3x8xf32> -> tensor<1x8xf32>
+  return %y : tensor<1x8xf32>
+}
+
+// -----
+
+// mt.slice_layer C3: the result has another element type
+func.func @slice_layer_c3_result_element_type(%x: tensor<3x8xf32>) -> tensor<8xf16> {
+  // expected-error @+1 {{violates C3: the result must be 'tensor<8xf32>', got 'tensor<8xf16>'}}
+  %y = mt.slice_layer %x {layer = 0 : i64} : tensor<3x8xf32> -> tensor<8xf16>
+  return %y : tensor<8xf16>
+}
+
+//===----------------------------------------------------------------------===//
+// mt.stack_layers
+//===----------------------------------------------------------------------===//
+
+// -----
+
+// mt.stack_layers C1: inputs of different types
+func.func @stack_layers_c1_input_types(%a: tensor<8xf32>, %b: tensor<9xf32>) -> tensor<2x8xf32> {
+  // expected-error @+1 {{violates C1: every input must have one type, got 'tensor<8xf32>' and 'tensor<9xf32>'}}
+  %y = mt.stack_layers %a, %b : tensor<8xf32>, tensor<9xf32> -> tensor<2x8xf32>
+  return %y : tensor<2x8xf32>
+}
+
+// -----
+
+// mt.stack_layers C1: no input at all (only the generic form can write it)
+func.func @stack_layers_c1_no_inputs() -> tensor<0xf32> {
+  // expected-error @+1 {{violates C1: expected at least one input}}
+  %y = "mt.stack_layers"() : () -> tensor<0xf32>
+  return %y : tensor<0xf32>
+}
+
+// -----
+
+// mt.stack_layers C2: the leading dimension is not the number of inputs
+func.func @stack_layers_c2_layer_count(%a: tensor<8xf32>, %b: tensor<8xf32>) -> tensor<3x8xf32> {
+  // expected-error @+1 {{violates C2: the result must be 'tensor<2x8xf32>', got 'tensor<3x8xf32>'}}
+  %y = mt.stack_layers %a, %b : tensor<8xf32>, tensor<8xf32> -> tensor<3x8xf32>
+  return %y : tensor<3x8xf32>
+}
+
+// -----
+
+// mt.stack_layers C2: the result has another element type
+func.func @stack_layers_c2_result_element_type(%a: tensor<8xf32>, %b: tensor<8xf32>) -> tensor<2x8xbf16> {
+  // expected-error @+1 {{violates C2: the result must be 'tensor<2x8xf32>', got 'tensor<2x8xbf16>'}}
+  %y = mt.stack_layers %a, %b : tensor<8xf32>, tensor<8xf32> -> tensor<2x8xbf16>
+  return %y : tensor<2x8xbf16>
+}
+
+//===----------------------------------------------------------------------===//
+// mt.embedding_grad
+//===----------------------------------------------------------------------===//
+
+// -----
+
+// mt.embedding_grad C1: floating-point ids
+func.func @embedding_grad_c1_ids_float(%g: tensor<2x16x8xf32>, %ids: tensor<2x16xf32>) -> tensor<100x8xf32> {
+  // expected-error @+1 {{violates C1: ids must be i32 or i64, got 'tensor<2x16xf32>'}}
+  %d = mt.embedding_grad %g[%ids] : tensor<2x16x8xf32>, tensor<2x16xf32> -> tensor<100x8xf32>
+  return %d : tensor<100x8xf32>
+}
+
+// -----
+
+// mt.embedding_grad C2: grad's leading dimensions differ from the ids' shape
+func.func @embedding_grad_c2_grad_shape(%g: tensor<2x15x8xf32>, %ids: tensor<2x16xi32>) -> tensor<100x8xf32> {
+  // expected-error @+1 {{violates C2: grad must be floating-point [2x16, hidden], got 'tensor<2x15x8xf32>'}}
+  %d = mt.embedding_grad %g[%ids] : tensor<2x15x8xf32>, tensor<2x16xi32> -> tensor<100x8xf32>
+  return %d : tensor<100x8xf32>
+}
+
+// -----
+
+// mt.embedding_grad C2: grad lacks the hidden dimension
+func.func @embedding_grad_c2_grad_rank(%g: tensor<2x16xf32>, %ids: tensor<2x16xi64>) -> tensor<100x16xf32> {
+  // expected-error @+1 {{violates C2: grad must be floating-point [2x16, hidden], got 'tensor<2x16xf32>'}}
+  %d = mt.embedding_grad %g[%ids] : tensor<2x16xf32>, tensor<2x16xi64> -> tensor<100x16xf32>
+  return %d : tensor<100x16xf32>
+}
+
+// -----
+
+// mt.embedding_grad C2: an integer grad
+func.func @embedding_grad_c2_grad_integer(%g: tensor<2x16x8xi32>, %ids: tensor<2x16xi32>) -> tensor<100x8xi32> {
+  // expected-error @+1 {{violates C2: grad must be floating-point [2x16, hidden], got 'tensor<2x16x8xi32>'}}
+  %d = mt.embedding_grad %g[%ids] : tensor<2x16x8xi32>, tensor<2x16xi32> -> tensor<100x8xi32>
+  return %d : tensor<100x8xi32>
+}
+
+// -----
+
+// mt.embedding_grad C3: the table's hidden size differs from grad's
+func.func @embedding_grad_c3_hidden(%g: tensor<2x16x8xf32>, %ids: tensor<2x16xi32>) -> tensor<100x9xf32> {
+  // expected-error @+1 {{violates C3: the result must be the table [vocab, 8] of 'f32', got 'tensor<100x9xf32>'}}
+  %d = mt.embedding_grad %g[%ids] : tensor<2x16x8xf32>, tensor<2x16xi32> -> tensor<100x9xf32>
+  return %d : tensor<100x9xf32>
+}
+
+// -----
+
+// mt.embedding_grad C3: a rank-3 result
+func.func @embedding_grad_c3_rank(%g: tensor<2x16x8xf32>, %ids: tensor<2x16xi32>) -> tensor<2x16x8xf32> {
+  // expected-error @+1 {{violates C3: the result must be the table [vocab, 8] of 'f32', got 'tensor<2x16x8xf32>'}}
+  %d = mt.embedding_grad %g[%ids] : tensor<2x16x8xf32>, tensor<2x16xi32> -> tensor<2x16x8xf32>
+  return %d : tensor<2x16x8xf32>
+}
+
+// -----
+
+// mt.embedding_grad C3: the result has another element type
+func.func @embedding_grad_c3_element_type(%g: tensor<2x16x8xbf16>, %ids: tensor<2x16xi32>) -> tensor<100x8xf32> {
+  // expected-error @+1 {{violates C3: the result must be the table [vocab, 8] of 'bf16', got 'tensor<100x8xf32>'}}
+  %d = mt.embedding_grad %g[%ids] : tensor<2x16x8xbf16>, tensor<2x16xi32> -> tensor<100x8xf32>
+  return %d : tensor<100x8xf32>
+}
+
+//===----------------------------------------------------------------------===//
+// mt.position_embedding_grad
+//===----------------------------------------------------------------------===//
+
+// -----
+
+// mt.position_embedding_grad C1: a rank-3 grad (batch not summed away)
+func.func @position_embedding_grad_c1_rank(%g: tensor<2x16x8xf32>) -> tensor<32x8xf32> {
+  // expected-error @+1 {{violates C1: grad must be floating-point [seq, hidden], got 'tensor<2x16x8xf32>'}}
+  %d = mt.position_embedding_grad %g : tensor<2x16x8xf32> -> tensor<32x8xf32>
+  return %d : tensor<32x8xf32>
+}
+
+// -----
+
+// mt.position_embedding_grad C1: an integer grad
+func.func @position_embedding_grad_c1_integer(%g: tensor<16x8xi32>) -> tensor<32x8xi32> {
+  // expected-error @+1 {{violates C1: grad must be floating-point [seq, hidden], got 'tensor<16x8xi32>'}}
+  %d = mt.position_embedding_grad %g : tensor<16x8xi32> -> tensor<32x8xi32>
+  return %d : tensor<32x8xi32>
+}
+
+// -----
+
+// mt.position_embedding_grad C2: a table with fewer positions than the sequence
+func.func @position_embedding_grad_c2_too_few_positions(%g: tensor<16x8xf32>) -> tensor<8x8xf32> {
+  // expected-error @+1 {{violates C2: the result must be the table [positions >= 16, 8], got 'tensor<8x8xf32>'}}
+  %d = mt.position_embedding_grad %g : tensor<16x8xf32> -> tensor<8x8xf32>
+  return %d : tensor<8x8xf32>
+}
+
+// -----
+
+// mt.position_embedding_grad C2: the table's hidden size differs from grad's
+func.func @position_embedding_grad_c2_hidden(%g: tensor<16x8xf32>) -> tensor<32x4xf32> {
+  // expected-error @+1 {{violates C2: the result must be the table [positions >= 16, 8], got 'tensor<32x4xf32>'}}
+  %d = mt.position_embedding_grad %g : tensor<16x8xf32> -> tensor<32x4xf32>
+  return %d : tensor<32x4xf32>
+}
+
+// -----
+
+// mt.position_embedding_grad C2: the result has another element type
+func.func @position_embedding_grad_c2_element_type(%g: tensor<16x8xf32>) -> tensor<32x8xf16> {
+  // expected-error @+1 {{violates C2: the result must be the table [positions >= 16, 8], got 'tensor<32x8xf16>'}}
+  %d = mt.position_embedding_grad %g : tensor<16x8xf32> -> tensor<32x8xf16>
+  return %d : tensor<32x8xf16>
+}
+
+//===----------------------------------------------------------------------===//
+// mt.layer_norm_grad
+//===----------------------------------------------------------------------===//
+
+// -----
+
+// mt.layer_norm_grad C1: an integer input
+func.func @layer_norm_grad_c1_integer(%dy: tensor<2x8xi32>, %x: tensor<2x8xi32>, %g: tensor<8xi32>) {
+  // expected-error @+1 {{violates C1: the input must be a floating-point tensor of rank >= 1, got 'tensor<2x8xi32>'}}
+  %dx, %dg, %db = mt.layer_norm_grad %dy, %x, %g {epsilon = 1.0e-5 : f64} : tensor<2x8xi32>, tensor<8xi32>
+  return
+}
+
+// -----
+
+// mt.layer_norm_grad C1: a scalar input
+func.func @layer_norm_grad_c1_scalar(%dy: tensor<f32>, %x: tensor<f32>, %g: tensor<1xf32>) {
+  // expected-error @+1 {{violates C1: the input must be a floating-point tensor of rank >= 1, got 'tensor<f32>'}}
+  %dx, %dg, %db = mt.layer_norm_grad %dy, %x, %g {epsilon = 1.0e-5 : f64} : tensor<f32>, tensor<1xf32>
+  return
+}
+
+// -----
+
+// mt.layer_norm_grad C2: gamma of the wrong length
+func.func @layer_norm_grad_c2_gamma(%dy: tensor<2x8xf32>, %x: tensor<2x8xf32>, %g: tensor<9xf32>) {
+  // expected-error @+1 {{violates C2: scale and shift must be [8] of 'f32', got 'tensor<9xf32>'}}
+  %dx, %dg, %db = mt.layer_norm_grad %dy, %x, %g {epsilon = 1.0e-5 : f64} : tensor<2x8xf32>, tensor<9xf32>
+  return
+}
+
+// -----
+
+// mt.layer_norm_grad C2: gamma of another element type
+func.func @layer_norm_grad_c2_gamma_element_type(%dy: tensor<2x8xf32>, %x: tensor<2x8xf32>, %g: tensor<8xbf16>) {
+  // expected-error @+1 {{violates C2: scale and shift must be [8] of 'f32', got 'tensor<8xbf16>'}}
+  %dx, %dg, %db = mt.layer_norm_grad %dy, %x, %g {epsilon = 1.0e-5 : f64} : tensor<2x8xf32>, tensor<8xbf16>
+  return
+}
+
+// -----
+
+// mt.layer_norm_grad C3: epsilon of 0
+func.func @layer_norm_grad_c3_epsilon(%dy: tensor<2x8xf32>, %x: tensor<2x8xf32>, %g: tensor<8xf32>) {
+  // expected-error @+1 {{violates C3: epsilon must be positive, got 0}}
+  %dx, %dg, %db = mt.layer_norm_grad %dy, %x, %g {epsilon = 0.0 : f64} : tensor<2x8xf32>, tensor<8xf32>
+  return
+}
+
+//===----------------------------------------------------------------------===//
+// mt.rms_norm_grad
+//===----------------------------------------------------------------------===//
+
+// -----
+
+// mt.rms_norm_grad C1: an integer input
+func.func @rms_norm_grad_c1_integer(%dy: tensor<2x8xi64>, %x: tensor<2x8xi64>, %g: tensor<8xi64>) {
+  // expected-error @+1 {{violates C1: the input must be a floating-point tensor of rank >= 1, got 'tensor<2x8xi64>'}}
+  %dx, %dg = mt.rms_norm_grad %dy, %x, %g {epsilon = 1.0e-6 : f64} : tensor<2x8xi64>, tensor<8xi64>
+  return
+}
+
+// -----
+
+// mt.rms_norm_grad C2: a rank-2 gamma
+func.func @rms_norm_grad_c2_gamma_rank(%dy: tensor<2x8xf32>, %x: tensor<2x8xf32>, %g: tensor<1x8xf32>) {
+  // expected-error @+1 {{violates C2: scale and shift must be [8] of 'f32', got 'tensor<1x8xf32>'}}
+  %dx, %dg = mt.rms_norm_grad %dy, %x, %g {epsilon = 1.0e-6 : f64} : tensor<2x8xf32>, tensor<1x8xf32>
+  return
+}
+
+// -----
+
+// mt.rms_norm_grad C3: a negative epsilon
+func.func @rms_norm_grad_c3_epsilon(%dy: tensor<2x8xf32>, %x: tensor<2x8xf32>, %g: tensor<8xf32>) {
+  // expected-error @+1 {{violates C3: epsilon must be positive, got -1}}
+  %dx, %dg = mt.rms_norm_grad %dy, %x, %g {epsilon = -1.0e-6 : f64} : tensor<2x8xf32>, tensor<8xf32>
+  return
+}
+
+//===----------------------------------------------------------------------===//
+// mt.gelu_grad
+//===----------------------------------------------------------------------===//
+
+// -----
+
+// mt.gelu_grad C1: an integer input
+func.func @gelu_grad_c1_integer(%dy: tensor<2x8xi32>, %x: tensor<2x8xi32>) -> tensor<2x8xi32> {
+  // expected-error @+1 {{violates C1: the input must be floating-point, got 'tensor<2x8xi32>'}}
+  %dx = mt.gelu_grad %dy, %x approximate = tanh : tensor<2x8xi32>
+  return %dx : tensor<2x8xi32>
+}
+
+//===----------------------------------------------------------------------===//
+// mt.softmax_grad
+//===----------------------------------------------------------------------===//
+
+// -----
+
+// mt.softmax_grad C1: an integer output
+func.func @softmax_grad_c1_integer(%dp: tensor<2x16xi32>, %p: tensor<2x16xi32>) -> tensor<2x16xi32> {
+  // expected-error @+1 {{violates C1: the output must be a floating-point tensor of rank >= 1, got 'tensor<2x16xi32>'}}
+  %ds = mt.softmax_grad %dp, %p : tensor<2x16xi32>
+  return %ds : tensor<2x16xi32>
+}
+
+// -----
+
+// mt.softmax_grad C1: a scalar output
+func.func @softmax_grad_c1_scalar(%dp: tensor<f32>, %p: tensor<f32>) -> tensor<f32> {
+  // expected-error @+1 {{violates C1: the output must be a floating-point tensor of rank >= 1, got 'tensor<f32>'}}
+  %ds = mt.softmax_grad %dp, %p : tensor<f32>
+  return %ds : tensor<f32>
+}
+
+// -----
+
+// mt.softmax_grad C2: a negative scale
+func.func @softmax_grad_c2_negative_scale(%dp: tensor<2x16xf32>, %p: tensor<2x16xf32>) -> tensor<2x16xf32> {
+  // expected-error @+1 {{violates C2: scale must be positive and finite, got -1}}
+  %ds = mt.softmax_grad %dp, %p {scale = -1.0 : f64} : tensor<2x16xf32>
+  return %ds : tensor<2x16xf32>
+}
+
+// -----
+
+// mt.softmax_grad C2: a NaN scale
+func.func @softmax_grad_c2_nan_scale(%dp: tensor<2x16xf32>, %p: tensor<2x16xf32>) -> tensor<2x16xf32> {
+  // expected-error @+1 {{violates C2: scale must be positive and finite, got nan}}
+  %ds = mt.softmax_grad %dp, %p {scale = 0x7FF8000000000000 : f64} : tensor<2x16xf32>
+  return %ds : tensor<2x16xf32>
+}
+
+//===----------------------------------------------------------------------===//
+// mt.attention_kv_grad
+//===----------------------------------------------------------------------===//
+
+// -----
+
+// mt.attention_kv_grad C1: a rank-3 rhs
+func.func @attention_kv_grad_c1_rank(%ds: tensor<2x8x16x16xf32>, %q: tensor<2x16x4xf32>) -> tensor<2x2x16x4xf32> {
+  // expected-error @+1 {{violates C1: operands and result must be rank-4 floating-point tensors of one element type}}
+  %dk = mt.attention_kv_grad %ds, %q : tensor<2x8x16x16xf32>, tensor<2x16x4xf32> -> tensor<2x2x16x4xf32>
+  return %dk : tensor<2x2x16x4xf32>
+}
+
+// -----
+
+// mt.attention_kv_grad C1: integer operands
+func.func @attention_kv_grad_c1_integer(%ds: tensor<2x8x16x16xi32>, %q: tensor<2x8x16x4xi32>) -> tensor<2x2x16x4xi32> {
+  // expected-error @+1 {{violates C1: operands and result must be rank-4 floating-point tensors of one element type}}
+  %dk = mt.attention_kv_grad %ds, %q : tensor<2x8x16x16xi32>, tensor<2x8x16x4xi32> -> tensor<2x2x16x4xi32>
+  return %dk : tensor<2x2x16x4xi32>
+}
+
+// -----
+
+// mt.attention_kv_grad C1: the result has another element type
+func.func @attention_kv_grad_c1_result_element_type(%ds: tensor<2x8x16x16xf32>, %q: tensor<2x8x16x4xf32>) -> tensor<2x2x16x4xf16> {
+  // expected-error @+1 {{violates C1: operands and result must be rank-4 floating-point tensors of one element type}}
+  %dk = mt.attention_kv_grad %ds, %q : tensor<2x8x16x16xf32>, tensor<2x8x16x4xf32> -> tensor<2x2x16x4xf16>
+  return %dk : tensor<2x2x16x4xf16>
+}
+
+// -----
+
+// mt.attention_kv_grad C2: lhs and rhs disagree in heads
+func.func @attention_kv_grad_c2_heads(%ds: tensor<2x8x16x16xf32>, %q: tensor<2x4x16x4xf32>) -> tensor<2x2x16x4xf32> {
+  // expected-error @+1 {{violates C2: lhs [batch, heads, queries, keys] and rhs [batch, heads, queries, head_dim] must agree in batch, heads and queries, got 'tensor<2x8x16x16xf32>' and 'tensor<2x4x16x4xf32>'}}
+  %dk = mt.attention_kv_grad %ds, %q : tensor<2x8x16x16xf32>, tensor<2x4x16x4xf32> -> tensor<2x2x16x4xf32>
+  return %dk : tensor<2x2x16x4xf32>
+}
+
+// -----
+
+// mt.attention_kv_grad C2: lhs and rhs disagree in queries
+func.func @attention_kv_grad_c2_queries(%ds: tensor<2x8x16x16xf32>, %q: tensor<2x8x12x4xf32>) -> tensor<2x2x16x4xf32> {
+  // expected-error @+1 {{violates C2: lhs [batch, heads, queries, keys] and rhs [batch, heads, queries, head_dim] must agree in batch, heads and queries}}
+  %dk = mt.attention_kv_grad %ds, %q : tensor<2x8x16x16xf32>, tensor<2x8x12x4xf32> -> tensor<2x2x16x4xf32>
+  return %dk : tensor<2x2x16x4xf32>
+}
+
+// -----
+
+// mt.attention_kv_grad C3: 8 heads do not group over 3 key/value heads
+func.func @attention_kv_grad_c3_head_groups(%ds: tensor<2x8x16x16xf32>, %q: tensor<2x8x16x4xf32>) -> tensor<2x3x16x4xf32> {
+  // expected-error @+1 {{violates C3: the result must be [batch, key heads dividing 8, 16, 4], got 'tensor<2x3x16x4xf32>'}}
+  %dk = mt.attention_kv_grad %ds, %q : tensor<2x8x16x16xf32>, tensor<2x8x16x4xf32> -> tensor<2x3x16x4xf32>
+  return %dk : tensor<2x3x16x4xf32>
+}
+
+// -----
+
+// mt.attention_kv_grad C3: no key/value heads
+func.func @attention_kv_grad_c3_zero_heads(%ds: tensor<2x8x16x16xf32>, %q: tensor<2x8x16x4xf32>) -> tensor<2x0x16x4xf32> {
+  // expected-error @+1 {{violates C3: the result must be [batch, key heads dividing 8, 16, 4], got 'tensor<2x0x16x4xf32>'}}
+  %dk = mt.attention_kv_grad %ds, %q : tensor<2x8x16x16xf32>, tensor<2x8x16x4xf32> -> tensor<2x0x16x4xf32>
+  return %dk : tensor<2x0x16x4xf32>
+}
+
+// -----
+
+// mt.attention_kv_grad C3: the result's sequence is lhs's queries, not its keys
+func.func @attention_kv_grad_c3_keys(%ds: tensor<2x8x16x12xf32>, %q: tensor<2x8x16x4xf32>) -> tensor<2x2x16x4xf32> {
+  // expected-error @+1 {{violates C3: the result must be [batch, key heads dividing 8, 12, 4], got 'tensor<2x2x16x4xf32>'}}
+  %dk = mt.attention_kv_grad %ds, %q : tensor<2x8x16x12xf32>, tensor<2x8x16x4xf32> -> tensor<2x2x16x4xf32>
+  return %dk : tensor<2x2x16x4xf32>
+}
+
+//===----------------------------------------------------------------------===//
+// mt.cross_entropy_grad
+//===----------------------------------------------------------------------===//
+
+// -----
+
+// mt.cross_entropy_grad C1: integer logits
+func.func @cross_entropy_grad_c1_integer_logits(%d: tensor<f32>, %logits: tensor<2x16x100xi32>, %labels: tensor<2x16xi32>) -> tensor<2x16x100xi32> {
+  // expected-error @+1 {{violates C1: logits must be a floating-point tensor [..., classes], got 'tensor<2x16x100xi32>'}}
+  %dl = mt.cross_entropy_grad %d, %logits, %labels : tensor<f32>, tensor<2x16x100xi32>, tensor<2x16xi32> -> tensor<2x16x100xi32>
+  return %dl : tensor<2x16x100xi32>
+}
+
+// -----
+
+// mt.cross_entropy_grad C2: labels of the wrong shape
+func.func @cross_entropy_grad_c2_labels_shape(%d: tensor<f32>, %logits: tensor<2x16x100xf32>, %labels: tensor<2x15xi64>) -> tensor<2x16x100xf32> {
+  // expected-error @+1 {{violates C2: labels must be i32 or i64 [2x16], got 'tensor<2x15xi64>'}}
+  %dl = mt.cross_entropy_grad %d, %logits, %labels : tensor<f32>, tensor<2x16x100xf32>, tensor<2x15xi64> -> tensor<2x16x100xf32>
+  return %dl : tensor<2x16x100xf32>
+}
+
+// -----
+
+// mt.cross_entropy_grad C3: an integer loss mask
+func.func @cross_entropy_grad_c3_integer_mask(%d: tensor<f32>, %logits: tensor<2x16x100xf32>, %labels: tensor<2x16xi32>, %mask: tensor<2x16xi32>) -> tensor<2x16x100xf32> {
+  // expected-error @+1 {{violates C3: the loss mask must be floating-point [2x16], got 'tensor<2x16xi32>'}}
+  %dl = mt.cross_entropy_grad %d, %logits, %labels mask %mask : tensor<f32>, tensor<2x16x100xf32>, tensor<2x16xi32>, tensor<2x16xi32> -> tensor<2x16x100xf32>
+  return %dl : tensor<2x16x100xf32>
+}
+
+// -----
+
+// mt.cross_entropy_grad C4: a scalar result instead of the logits' gradient
+func.func @cross_entropy_grad_c4_result(%d: tensor<f32>, %logits: tensor<2x16x100xf32>, %labels: tensor<2x16xi32>) -> tensor<f32> {
+  // expected-error @+1 {{violates C4: the result must have the logits' type 'tensor<2x16x100xf32>', got 'tensor<f32>'}}
+  %dl = mt.cross_entropy_grad %d, %logits, %labels : tensor<f32>, tensor<2x16x100xf32>, tensor<2x16xi32> -> tensor<f32>
+  return %dl : tensor<f32>
+}
+
+// -----
+
+// mt.cross_entropy_grad C5: num_classes past the last dimension
+func.func @cross_entropy_grad_c5_num_classes_too_large(%d: tensor<f32>, %logits: tensor<2x16x100xf32>, %labels: tensor<2x16xi32>) -> tensor<2x16x100xf32> {
+  // expected-error @+1 {{violates C5: num_classes must be in [1, 100], got 101}}
+  %dl = mt.cross_entropy_grad %d, %logits, %labels {num_classes = 101 : i64} : tensor<f32>, tensor<2x16x100xf32>, tensor<2x16xi32> -> tensor<2x16x100xf32>
+  return %dl : tensor<2x16x100xf32>
+}
+
+// -----
+
+// mt.cross_entropy_grad C6: an f16 loss gradient
+func.func @cross_entropy_grad_c6_grad_element_type(%d: tensor<f16>, %logits: tensor<2x16x100xf32>, %labels: tensor<2x16xi32>) -> tensor<2x16x100xf32> {
+  // expected-error @+1 {{violates C6: grad must be tensor<f32> (the loss's gradient), got 'tensor<f16>'}}
+  %dl = mt.cross_entropy_grad %d, %logits, %labels : tensor<f16>, tensor<2x16x100xf32>, tensor<2x16xi32> -> tensor<2x16x100xf32>
+  return %dl : tensor<2x16x100xf32>
+}
+
+// -----
+
+// mt.cross_entropy_grad C6: a per-token loss gradient instead of a scalar
+func.func @cross_entropy_grad_c6_grad_rank(%d: tensor<2x16xf32>, %logits: tensor<2x16x100xf32>, %labels: tensor<2x16xi32>) -> tensor<2x16x100xf32> {
+  // expected-error @+1 {{violates C6: grad must be tensor<f32> (the loss's gradient), got 'tensor<2x16xf32>'}}
+  %dl = mt.cross_entropy_grad %d, %logits, %labels : tensor<2x16xf32>, tensor<2x16x100xf32>, tensor<2x16xi32> -> tensor<2x16x100xf32>
+  return %dl : tensor<2x16x100xf32>
 }

@@ -48,9 +48,11 @@ func.func @norms_and_activations(%x: tensor<2x16x8xbf16>, %g: tensor<8xbf16>, %b
   %g2 = mt.gelu %g1 approximate = none : tensor<2x16x8xbf16>
   // CHECK: %[[D1:.*]] = mt.dropout %[[G2]] {rate = 1.000000e-01 : f64, stream = 0 : i64} : tensor<2x16x8xbf16>
   %d1 = mt.dropout %g2 {rate = 0.1 : f64, stream = 0 : i64} : tensor<2x16x8xbf16>
-  // CHECK: mt.dropout %[[D1]] seed %{{.*}} : tensor<i64> {rate = 2.000000e-01 : f64, stream = 1 : i64} : tensor<2x16x8xbf16>
+  // CHECK: %[[D2:.*]] = mt.dropout %[[D1]] seed %{{.*}} : tensor<i64> {rate = 2.000000e-01 : f64, stream = 1 : i64} : tensor<2x16x8xbf16>
   %d2 = mt.dropout %d1 seed %seed : tensor<i64> {rate = 0.2 : f64, stream = 1 : i64} : tensor<2x16x8xbf16>
-  return %d2 : tensor<2x16x8xbf16>
+  // CHECK: mt.dropout %[[D2]] {layer = 3 : i64, rate = 1.000000e-01 : f64, stream = 0 : i64} : tensor<2x16x8xbf16>
+  %d3 = mt.dropout %d2 {rate = 0.1 : f64, stream = 0 : i64, layer = 3 : i64} : tensor<2x16x8xbf16>
+  return %d3 : tensor<2x16x8xbf16>
 }
 
 // CHECK-LABEL: func.func @attention
@@ -60,6 +62,8 @@ func.func @attention(%q: tensor<2x8x16x4xf32>, %k: tensor<2x2x16x4xf32>, %v: ten
   %qr = mt.rotary %q {base = 10000.0 : f64} : tensor<2x8x16x4xf32>
   // CHECK: %[[KR:.*]] = mt.rotary %{{.*}} {position_offset = 3 : i64, rotary_dim = 2 : i64} : tensor<2x2x16x4xf32>
   %kr = mt.rotary %k {rotary_dim = 2 : i64, position_offset = 3 : i64} : tensor<2x2x16x4xf32>
+  // CHECK: mt.rotary %[[KR]] {inverse, position_offset = 3 : i64, rotary_dim = 2 : i64} : tensor<2x2x16x4xf32>
+  %kinv = mt.rotary %kr {inverse, rotary_dim = 2 : i64, position_offset = 3 : i64} : tensor<2x2x16x4xf32>
   // CHECK: %[[S:.*]] = mt.attention_scores %[[QR]], %[[KR]] : tensor<2x8x16x4xf32>, tensor<2x2x16x4xf32> -> tensor<2x8x16x16xf32>
   %s = mt.attention_scores %qr, %kr : tensor<2x8x16x4xf32>, tensor<2x2x16x4xf32> -> tensor<2x8x16x16xf32>
   // CHECK: %[[A:.*]] = mt.alibi %[[S]] {num_heads = 8 : i64} : tensor<2x8x16x16xf32>
@@ -118,4 +122,74 @@ func.func @collectives(%x: tensor<4x16x8xf32>) -> tensor<4x16x8xf32> {
   // CHECK: mt.recv on @mesh axis = "pp" offset = -1 channel = 0 : tensor<4x16x8xf32>
   %in = mt.recv on @mesh axis = "pp" offset = -1 channel = 0 : tensor<4x16x8xf32>
   return %in : tensor<4x16x8xf32>
+}
+
+// CHECK-LABEL: func.func @tensor_ops
+// CHECK-SAME: (%[[X:.*]]: tensor<2x16x8xf32>, %[[Y:.*]]: tensor<2x16x4xf32>, %[[W:.*]]: tensor<3x8x8xf32>)
+func.func @tensor_ops(%x: tensor<2x16x8xf32>, %y: tensor<2x16x4xf32>, %w: tensor<3x8x8xf32>)
+    -> (tensor<8xf32>, tensor<32x8xf32>, tensor<2x16x12xf32>, tensor<8xf32>, tensor<3x8x8xf32>) {
+  // CHECK: %[[Z:.*]] = mt.zeros : tensor<8xf32>
+  %z = mt.zeros : tensor<8xf32>
+  // CHECK: %[[R:.*]] = mt.reshape %[[X]] : tensor<2x16x8xf32> -> tensor<32x8xf32>
+  %r = mt.reshape %x : tensor<2x16x8xf32> -> tensor<32x8xf32>
+  // CHECK: %[[C:.*]] = mt.concat %[[X]], %[[Y]] {dim = 2 : i64} : tensor<2x16x8xf32>, tensor<2x16x4xf32> -> tensor<2x16x12xf32>
+  %c = mt.concat %x, %y {dim = 2 : i64} : tensor<2x16x8xf32>, tensor<2x16x4xf32> -> tensor<2x16x12xf32>
+  // CHECK: %[[S:.*]] = mt.sum_to %[[X]] : tensor<2x16x8xf32> -> tensor<8xf32>
+  %s = mt.sum_to %x : tensor<2x16x8xf32> -> tensor<8xf32>
+  // CHECK: %[[L0:.*]] = mt.slice_layer %[[W]] {layer = 0 : i64} : tensor<3x8x8xf32> -> tensor<8x8xf32>
+  %l0 = mt.slice_layer %w {layer = 0 : i64} : tensor<3x8x8xf32> -> tensor<8x8xf32>
+  // CHECK: %[[L2:.*]] = mt.slice_layer %[[W]] {layer = 2 : i64} : tensor<3x8x8xf32> -> tensor<8x8xf32>
+  %l2 = mt.slice_layer %w {layer = 2 : i64} : tensor<3x8x8xf32> -> tensor<8x8xf32>
+  // CHECK: %[[ST:.*]] = mt.stack_layers %[[L0]], %[[L2]], %[[L0]] : tensor<8x8xf32>, tensor<8x8xf32>, tensor<8x8xf32> -> tensor<3x8x8xf32>
+  %st = mt.stack_layers %l0, %l2, %l0 : tensor<8x8xf32>, tensor<8x8xf32>, tensor<8x8xf32> -> tensor<3x8x8xf32>
+  // CHECK: return %[[Z]], %[[R]], %[[C]], %[[S]], %[[ST]]
+  return %z, %r, %c, %s, %st : tensor<8xf32>, tensor<32x8xf32>, tensor<2x16x12xf32>, tensor<8xf32>, tensor<3x8x8xf32>
+}
+
+// CHECK-LABEL: func.func @embedding_grads
+// CHECK-SAME: (%[[DE:.*]]: tensor<2x16x8xf32>, %[[IDS:.*]]: tensor<2x16xi32>, %[[DP:.*]]: tensor<16x8xf32>)
+func.func @embedding_grads(%de: tensor<2x16x8xf32>, %ids: tensor<2x16xi32>, %dp: tensor<16x8xf32>)
+    -> (tensor<100x8xf32>, tensor<32x8xf32>) {
+  // CHECK: %[[DWTE:.*]] = mt.embedding_grad %[[DE]][%[[IDS]]] : tensor<2x16x8xf32>, tensor<2x16xi32> -> tensor<100x8xf32>
+  %dwte = mt.embedding_grad %de[%ids] : tensor<2x16x8xf32>, tensor<2x16xi32> -> tensor<100x8xf32>
+  // CHECK: %[[DWPE:.*]] = mt.position_embedding_grad %[[DP]] : tensor<16x8xf32> -> tensor<32x8xf32>
+  %dwpe = mt.position_embedding_grad %dp : tensor<16x8xf32> -> tensor<32x8xf32>
+  // CHECK: return %[[DWTE]], %[[DWPE]]
+  return %dwte, %dwpe : tensor<100x8xf32>, tensor<32x8xf32>
+}
+
+// CHECK-LABEL: func.func @norm_and_activation_grads
+// CHECK-SAME: (%[[DY:.*]]: tensor<2x16x8xbf16>, %[[X:.*]]: tensor<2x16x8xbf16>, %[[G:.*]]: tensor<8xbf16>)
+func.func @norm_and_activation_grads(%dy: tensor<2x16x8xbf16>, %x: tensor<2x16x8xbf16>, %g: tensor<8xbf16>)
+    -> (tensor<2x16x8xbf16>, tensor<8xbf16>, tensor<8xbf16>, tensor<8xbf16>) {
+  // CHECK: %[[DX:[[:alnum:]_]+]], %[[DG:[[:alnum:]_]+]], %[[DB:[[:alnum:]_]+]] = mt.layer_norm_grad %[[DY]], %[[X]], %[[G]] {epsilon = 1.000000e-05 : f64} : tensor<2x16x8xbf16>, tensor<8xbf16>
+  %dx, %dg, %db = mt.layer_norm_grad %dy, %x, %g {epsilon = 1.0e-5 : f64} : tensor<2x16x8xbf16>, tensor<8xbf16>
+  // CHECK: %[[RX:[[:alnum:]_]+]], %[[RG:[[:alnum:]_]+]] = mt.rms_norm_grad %[[DX]], %[[X]], %[[G]] {epsilon = 9.9999999999999995E-7 : f64} : tensor<2x16x8xbf16>, tensor<8xbf16>
+  %rx, %rg = mt.rms_norm_grad %dx, %x, %g {epsilon = 1.0e-6 : f64} : tensor<2x16x8xbf16>, tensor<8xbf16>
+  // CHECK: %[[GT:.*]] = mt.gelu_grad %[[RX]], %[[X]] approximate = tanh : tensor<2x16x8xbf16>
+  %gt = mt.gelu_grad %rx, %x approximate = tanh : tensor<2x16x8xbf16>
+  // CHECK: %[[GN:.*]] = mt.gelu_grad %[[GT]], %[[X]] approximate = none : tensor<2x16x8xbf16>
+  %gn = mt.gelu_grad %gt, %x approximate = none : tensor<2x16x8xbf16>
+  // CHECK: return %[[GN]], %[[DG]], %[[DB]], %[[RG]]
+  return %gn, %dg, %db, %rg : tensor<2x16x8xbf16>, tensor<8xbf16>, tensor<8xbf16>, tensor<8xbf16>
+}
+
+// CHECK-LABEL: func.func @attention_and_loss_grads
+// CHECK-SAME: (%[[DP:.*]]: tensor<2x8x16x16xf32>, %[[P:.*]]: tensor<2x8x16x16xf32>, %[[Q:.*]]: tensor<2x8x16x4xf32>, %[[DL:.*]]: tensor<f32>, %[[LOGITS:.*]]: tensor<2x16x100xf32>, %[[LABELS:.*]]: tensor<2x16xi64>, %[[MASK:.*]]: tensor<2x16xf32>)
+func.func @attention_and_loss_grads(%dp: tensor<2x8x16x16xf32>, %p: tensor<2x8x16x16xf32>, %q: tensor<2x8x16x4xf32>,
+                                    %dl: tensor<f32>, %logits: tensor<2x16x100xf32>, %labels: tensor<2x16xi64>,
+                                    %mask: tensor<2x16xf32>)
+    -> (tensor<2x2x16x4xf32>, tensor<2x16x100xf32>, tensor<2x16x100xf32>) {
+  // CHECK: %[[DS:.*]] = mt.softmax_grad %[[DP]], %[[P]] : tensor<2x8x16x16xf32>
+  %ds = mt.softmax_grad %dp, %p : tensor<2x8x16x16xf32>
+  // CHECK: %[[DS2:.*]] = mt.softmax_grad %[[DS]], %[[P]] {scale = 5.000000e-01 : f64} : tensor<2x8x16x16xf32>
+  %ds2 = mt.softmax_grad %ds, %p {scale = 0.5 : f64} : tensor<2x8x16x16xf32>
+  // CHECK: %[[DK:.*]] = mt.attention_kv_grad %[[DS2]], %[[Q]] : tensor<2x8x16x16xf32>, tensor<2x8x16x4xf32> -> tensor<2x2x16x4xf32>
+  %dk = mt.attention_kv_grad %ds2, %q : tensor<2x8x16x16xf32>, tensor<2x8x16x4xf32> -> tensor<2x2x16x4xf32>
+  // CHECK: %[[CE:.*]] = mt.cross_entropy_grad %[[DL]], %[[LOGITS]], %[[LABELS]] mask %[[MASK]] : tensor<f32>, tensor<2x16x100xf32>, tensor<2x16xi64>, tensor<2x16xf32> -> tensor<2x16x100xf32>
+  %ce = mt.cross_entropy_grad %dl, %logits, %labels mask %mask : tensor<f32>, tensor<2x16x100xf32>, tensor<2x16xi64>, tensor<2x16xf32> -> tensor<2x16x100xf32>
+  // CHECK: %[[CE2:.*]] = mt.cross_entropy_grad %[[DL]], %[[LOGITS]], %[[LABELS]] {num_classes = 97 : i64} : tensor<f32>, tensor<2x16x100xf32>, tensor<2x16xi64> -> tensor<2x16x100xf32>
+  %ce2 = mt.cross_entropy_grad %dl, %logits, %labels {num_classes = 97 : i64} : tensor<f32>, tensor<2x16x100xf32>, tensor<2x16xi64> -> tensor<2x16x100xf32>
+  // CHECK: return %[[DK]], %[[CE]], %[[CE2]]
+  return %dk, %ce, %ce2 : tensor<2x2x16x4xf32>, tensor<2x16x100xf32>, tensor<2x16x100xf32>
 }

@@ -95,7 +95,7 @@ LogicalResult CrossEntropyGradOp::verify() {
   if (failed(verifyCrossEntropyOperands(*this, getLogits(), getLabels(), getLossMask(),
                                         getNumClassesAttr())))
     return failure();
-  if (getResult().getType() != getLogits().getType())
+  if (!typesAgree(getResult().getType(), getLogits().getType()))
     return violates(*this, 4) << "the result must have the logits' type "
                               << getLogits().getType() << ", got " << getResult().getType();
   auto grad = tensorType(getGrad());

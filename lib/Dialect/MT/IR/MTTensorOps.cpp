@@ -91,7 +91,7 @@ LogicalResult SliceLayerOp::verify() {
   if (layer < 0 || layer >= in.getDimSize(0))
     return violates(*this, 2) << "layer " << layer << " is outside [0, " << in.getDimSize(0)
                               << ")";
-  if (getResult().getType() != inferResultTypes()[0])
+  if (!typesAgree(getResult().getType(), inferResultTypes()[0]))
     return violates(*this, 3) << "the result must be " << inferResultTypes()[0] << ", got "
                               << getResult().getType();
   return success();
@@ -108,10 +108,10 @@ LogicalResult StackLayersOp::verify() {
   if (getInputs().empty())
     return violates(*this, 1) << "expected at least one input";
   for (Value v : getInputs())
-    if (v.getType() != getInputs().front().getType())
+    if (!typesAgree(v.getType(), getInputs().front().getType()))
       return violates(*this, 1) << "every input must have one type, got "
                                 << getInputs().front().getType() << " and " << v.getType();
-  if (getResult().getType() != inferResultTypes()[0])
+  if (!typesAgree(getResult().getType(), inferResultTypes()[0]))
     return violates(*this, 2) << "the result must be " << inferResultTypes()[0] << ", got "
                               << getResult().getType();
   return success();

@@ -42,6 +42,13 @@ llvm::SmallVector<int64_t> inferredShape(OpT op, unsigned i = 0) {
       llvm::cast<mlir::RankedTensorType>(op.inferResultTypes()[i]).getShape());
 }
 
+/// Same element type and agreeing shapes (`?` agrees with any size).
+inline bool typesAgree(mlir::Type a, mlir::Type b) {
+  auto ta = llvm::cast<mlir::RankedTensorType>(a), tb = llvm::cast<mlir::RankedTensorType>(b);
+  return ta.getElementType() == tb.getElementType() &&
+         shapesAgree(ta.getShape(), tb.getShape());
+}
+
 /// "8x?x768" for messages.
 inline std::string shapeStr(llvm::ArrayRef<int64_t> shape) {
   if (shape.empty())

@@ -169,7 +169,9 @@ def MT_SoftmaxOp : MT_Op<"softmax", [Pure, MT_ShapeInferenceOpInterface, AllType
   let hasVerifier = 1;
 }
 
-def MT_DropoutOp : MT_Op<"dropout", [MT_ShapeInferenceOpInterface, AllTypesMatch<["input", "result"]>]> {
+// Pure: the mask is a function of the key, so equal inputs and keys give equal
+// results.
+def MT_DropoutOp : MT_Op<"dropout", [Pure, MT_ShapeInferenceOpInterface, AllTypesMatch<["input", "result"]>]> {
   let summary = "inverted dropout with a counter-based, position-keyed mask";
   let description = [{
     Zeroes each element with probability `rate` and scales the rest by

@@ -1,0 +1,329 @@
+//===- DeriveGradients.cpp - reverse-mode autodiff of a model --------------===//
+//
+// Builds @f_grad: the forward ops of @f, then, walking them backwards, each
+// op's vector-Jacobian product (VJP). Adjoints of a value used several times
+// are summed. The rules are listed in docs/autodiff.md.
+//
+//===----------------------------------------------------------------------===//
+#include "mt/Analysis/ModelInfo.h"
+#include "mt/Transforms/Passes.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/IRMapping.h"
+#include "mlir/Transforms/RegionUtils.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/DenseSet.h"
+#include "llvm/ADT/MapVector.h"
+
+namespace mt {
+#define GEN_PASS_DEF_DERIVEGRADIENTSPASS
+#include "mt/Transforms/Passes.h.inc"
+} // namespace mt
+
+using namespace mlir;
+using namespace mt;
+
+namespace {
+
+RankedTensorType tensorTypeOf(Value v) { return cast<RankedTensorType>(v.getType()); }
+
+class Differentiator {
+public:
+  Differentiator(OpBuilder &builder) : b(builder) {}
+
+  /// The adjoint of `v` so far, or null.
+  Value adjoint(Value v) const { return adjoints.lookup(v); }
+
+  /// Values that depend on a parameter; only they need adjoints.
+  llvm::DenseSet<Value> active;
+
+  /// adjoint(v) += delta.
+  void accumulate(Value v, Value delta) {
+    if (!active.contains(v) || !isa<FloatType>(tensorTypeOf(v).getElementType()))
+      return;
+    Value &slot = adjoints[v];
+    slot = slot ? b.create<AddOp>(loc, slot.getType(), slot, delta).getResult() : delta;
+  }
+
+  Value zeros(Type type) { return b.create<ZerosOp>(loc, type); }
+
+  /// The adjoint of a trailing-broadcast operand: summed down to its shape.
+  Value sumTo(Value grad, Type target) {
+    if (grad.getType() == target)
+      return grad;
+    return b.create<SumToOp>(loc, target, grad);
+  }
+
+  /// `v` viewed as a matrix [rows, last dimension].
+  Value flatten(Value v) {
+    auto t = tensorTypeOf(v);
+    if (t.getRank() == 2)
+      return v;
+    int64_t cols = t.getShape().back();
+    auto flat = RankedTensorType::get({t.getNumElements() / cols, cols}, t.getElementType());
+    return b.create<ReshapeOp>(loc, flat, v);
+  }
+
+  LogicalResult visit(Operation *op);
+
+  /// Stacked weight -> per-layer adjoints collected from mt.slice_layer.
+  llvm::MapVector<Value, SmallVector<Value>> layerAdjoints;
+
+private:
+  LogicalResult visitLinear(LinearOp op, Value dy);
+  LogicalResult visitMatmul(MatmulOp op, Value dy);
+
+  OpBuilder &b;
+  Location loc = b.getUnknownLoc();
+  llvm::DenseMap<Value, Value> adjoints;
+};
+
+LogicalResult Differentiator::visitLinear(LinearOp op, Value dy) {
+  auto dyType = tensorTypeOf(dy);
+  if (dyType.getRank() < 2)
+    return op.emitError("mt-derive-gradients: mt.linear of a rank-1 input is not supported");
+  // dx = dy W; dW = dy^T x over all rows; db = sum of dy over rows.
+  accumulate(op.getInput(), b.create<MatmulOp>(loc, op.getInput().getType(), dy,
+                                               op.getWeight(), false, false));
+  accumulate(op.getWeight(), b.create<MatmulOp>(loc, op.getWeight().getType(), flatten(dy),
+                                                flatten(op.getInput()), true, false));
+  if (op.getBias())
+    accumulate(op.getBias(), sumTo(dy, op.getBias().getType()));
+  return success();
+}
+
+LogicalResult Differentiator::visitMatmul(MatmulOp op, Value dc) {
+  Value a = op.getLhs(), bm = op.getRhs();
+  bool ta = op.getTransposeLhs(), tb = op.getTransposeRhs();
+  bool broadcastRhs = tensorTypeOf(bm).getRank() == 2 && tensorTypeOf(a).getRank() > 2;
+  if (ta && broadcastRhs)
+    return op.emitError("mt-derive-gradients: mt.matmul with transpose_lhs and a shared "
+                        "matrix rhs is not supported");
+  // With A' = op(a), B' = op(b): dA' = dC B'^T, dB' = A'^T dC.
+  if (!ta)
+    accumulate(a, b.create<MatmulOp>(loc, a.getType(), dc, bm, false, !tb));
+  else
+    accumulate(a, b.create<MatmulOp>(loc, a.getType(), bm, dc, tb, true));
+  if (broadcastRhs) {
+    // Sum over the batch: rows of a (and dC) flattened.
+    Value a2 = flatten(a), dc2 = flatten(dc);
+    accumulate(bm, tb ? b.create<MatmulOp>(loc, bm.getType(), dc2, a2, true, false)
+                      : b.create<MatmulOp>(loc, bm.getType(), a2, dc2, true, false));
+  } else if (!tb) {
+    accumulate(bm, b.create<MatmulOp>(loc, bm.getType(), a, dc, !ta, false));
+  } else {
+    accumulate(bm, b.create<MatmulOp>(loc, bm.getType(), dc, a, true, ta));
+  }
+  return success();
+}
+
+LogicalResult Differentiator::visit(Operation *op) {
+  loc = op->getLoc(); // backward ops point at the forward op they differentiate
+  if (op->getNumResults() == 0)
+    return success();
+  // Ops none of whose results reach the loss need no rule.
+  if (llvm::none_of(op->getResults(), [&](Value r) { return adjoint(r); }))
+    return success();
+  Value dy = op->getNumResults() == 1 ? adjoint(op->getResult(0)) : Value();
+
+  if (auto e = dyn_cast<EmbeddingOp>(op)) {
+    accumulate(e.getTable(), b.create<EmbeddingGradOp>(loc, e.getTable().getType(), dy,
+                                                       e.getIds()));
+  } else if (auto p = dyn_cast<PositionEmbeddingOp>(op)) {
+    accumulate(p.getTable(),
+               b.create<PositionEmbeddingGradOp>(loc, p.getTable().getType(), dy));
+  } else if (auto l = dyn_cast<LinearOp>(op)) {
+    return visitLinear(l, dy);
+  } else if (auto m = dyn_cast<MatmulOp>(op)) {
+    return visitMatmul(m, dy);
+  } else if (auto n = dyn_cast<LayerNormOp>(op)) {
+    auto g = b.create<LayerNormGradOp>(loc, n.getInput().getType(), n.getGamma().getType(),
+                                       n.getGamma().getType(), dy, n.getInput(), n.getGamma(),
+                                       n.getEpsilonAttr());
+    accumulate(n.getInput(), g.getGradInput());
+    accumulate(n.getGamma(), g.getGradGamma());
+    accumulate(n.getBeta(), g.getGradBeta());
+  } else if (auto n = dyn_cast<RmsNormOp>(op)) {
+    auto g = b.create<RmsNormGradOp>(loc, n.getInput().getType(), n.getGamma().getType(), dy,
+                                     n.getInput(), n.getGamma(), n.getEpsilonAttr());
+    accumulate(n.getInput(), g.getGradInput());
+    accumulate(n.getGamma(), g.getGradGamma());
+  } else if (auto g = dyn_cast<GeluOp>(op)) {
+    accumulate(g.getInput(), b.create<GeluGradOp>(loc, dy.getType(), dy, g.getInput(),
+                                                  g.getApproximateAttr()));
+  } else if (auto s = dyn_cast<SoftmaxOp>(op)) {
+    accumulate(s.getInput(), b.create<SoftmaxGradOp>(loc, dy.getType(), dy, s.getResult(),
+                                                     s.getScaleAttr()));
+  } else if (auto d = dyn_cast<DropoutOp>(op)) {
+    // The mask is a function of the key, so applying the same dropout to the
+    // gradient multiplies it by exactly the forward mask.
+    auto back = cast<DropoutOp>(b.clone(*d));
+    back->setOperand(0, dy);
+    accumulate(d.getInput(), back.getResult());
+  } else if (auto a = dyn_cast<AddOp>(op)) {
+    accumulate(a.getLhs(), dy);
+    accumulate(a.getRhs(), sumTo(dy, a.getRhs().getType()));
+  } else if (auto m = dyn_cast<MulOp>(op)) {
+    accumulate(m.getLhs(), b.create<MulOp>(loc, dy.getType(), dy, m.getRhs()));
+    accumulate(m.getRhs(), sumTo(b.create<MulOp>(loc, dy.getType(), dy, m.getLhs()),
+                                 m.getRhs().getType()));
+  } else if (auto s = dyn_cast<SplitOp>(op)) {
+    SmallVector<Value> pieces;
+    for (Value r : s.getResults())
+      pieces.push_back(adjoint(r) ? adjoint(r) : zeros(r.getType()));
+    accumulate(s.getInput(), b.create<ConcatOp>(loc, s.getInput().getType(), pieces,
+                                                s.getDimAttr()));
+  } else if (auto c = dyn_cast<ConcatOp>(op)) {
+    SmallVector<int64_t> sizes;
+    for (Value v : c.getInputs())
+      sizes.push_back(tensorTypeOf(v).getDimSize(c.getDimAttr().getInt()));
+    auto split = b.create<SplitOp>(loc, c.getInputs().getTypes(), dy, c.getDimAttr(),
+                                   b.getDenseI64ArrayAttr(sizes));
+    for (auto [v, r] : llvm::zip(c.getInputs(), split.getResults()))
+      accumulate(v, r);
+  } else if (auto s = dyn_cast<SplitHeadsOp>(op)) {
+    accumulate(s.getInput(), b.create<MergeHeadsOp>(loc, s.getInput().getType(), dy));
+  } else if (auto m = dyn_cast<MergeHeadsOp>(op)) {
+    int64_t heads = tensorTypeOf(m.getInput()).getDimSize(1);
+    accumulate(m.getInput(), b.create<SplitHeadsOp>(loc, m.getInput().getType(), dy,
+                                                    b.getI64IntegerAttr(heads)));
+  } else if (auto s = dyn_cast<AttentionScoresOp>(op)) {
+    accumulate(s.getQuery(), b.create<AttentionContextOp>(loc, s.getQuery().getType(), dy,
+                                                          s.getKey()));
+    accumulate(s.getKey(), b.create<AttentionKVGradOp>(loc, s.getKey().getType(), dy,
+                                                       s.getQuery()));
+  } else if (auto c = dyn_cast<AttentionContextOp>(op)) {
+    accumulate(c.getProbs(), b.create<AttentionScoresOp>(loc, c.getProbs().getType(), dy,
+                                                         c.getValue()));
+    accumulate(c.getValue(), b.create<AttentionKVGradOp>(loc, c.getValue().getType(),
+                                                         c.getProbs(), dy));
+  } else if (auto r = dyn_cast<RotaryOp>(op)) {
+    auto back = cast<RotaryOp>(b.clone(*r));
+    back->setOperand(0, dy);
+    back.setInverse(!r.getInverse());
+    accumulate(r.getInput(), back.getResult());
+  } else if (auto a = dyn_cast<AlibiOp>(op)) {
+    accumulate(a.getInput(), dy);
+  } else if (auto s = dyn_cast<ShardOp>(op)) {
+    accumulate(s.getInput(), dy);
+  } else if (auto c = dyn_cast<CrossEntropyOp>(op)) {
+    accumulate(c.getLogits(),
+               b.create<CrossEntropyGradOp>(loc, c.getLogits().getType(), dy, c.getLogits(),
+                                            c.getLabels(), c.getLossMask(),
+                                            c.getNumClassesAttr()));
+  } else if (auto r = dyn_cast<ReshapeOp>(op)) {
+    accumulate(r.getInput(), b.create<ReshapeOp>(loc, r.getInput().getType(), dy));
+  } else if (auto s = dyn_cast<SliceLayerOp>(op)) {
+    auto &perLayer = layerAdjoints[s.getInput()];
+    perLayer.resize(tensorTypeOf(s.getInput()).getDimSize(0));
+    Value &slot = perLayer[s.getLayerAttr().getInt()];
+    slot = slot ? b.create<AddOp>(loc, slot.getType(), slot, dy).getResult() : dy;
+  } else if (auto s = dyn_cast<StackLayersOp>(op)) {
+    for (auto [i, v] : llvm::enumerate(s.getInputs()))
+      accumulate(v, b.create<SliceLayerOp>(loc, v.getType(), dy,
+                                           b.getI64IntegerAttr(static_cast<int64_t>(i))));
+  } else if (isa<ZerosOp, arith::ConstantOp>(op)) {
+    // constants
+  } else {
+    return op->emitError() << "mt-derive-gradients: no vector-Jacobian rule for '"
+                           << op->getName() << "'";
+  }
+  return success();
+}
+
+LogicalResult deriveGradients(func::FuncOp forward) {
+  if (!forward.getBody().hasOneBlock())
+    return forward.emitError("mt-derive-gradients: the model must be a single block");
+  bool ready = true;
+  forward.walk([&](Operation *op) {
+    if (isa<LayerStackOp>(op)) {
+      op->emitError("mt-derive-gradients: run mt-unroll-layers first");
+      ready = false;
+    }
+    for (Type t : op->getResultTypes())
+      if (auto r = dyn_cast<RankedTensorType>(t); r && !r.hasStaticShape()) {
+        op->emitError("mt-derive-gradients: run mt-specialize-shapes first (dynamic sizes)");
+        ready = false;
+      }
+  });
+  if (!ready)
+    return failure();
+
+  // @f_grad starts as a copy of @f.
+  OpBuilder moduleBuilder(forward);
+  moduleBuilder.setInsertionPointAfter(forward);
+  auto grad = cast<func::FuncOp>(moduleBuilder.clone(*forward));
+  grad.setSymName((forward.getSymName() + "_grad").str());
+  grad->setAttr(kGradientOfAttrName, FlatSymbolRefAttr::get(forward.getSymNameAttr()));
+  Block &entry = grad.getBody().front();
+  auto ret = cast<func::ReturnOp>(entry.getTerminator());
+  Value loss = ret.getOperand(0);
+
+  OpBuilder b(ret);
+  Differentiator diff(b);
+  auto one = b.create<arith::ConstantOp>(
+      grad.getLoc(), DenseElementsAttr::get(tensorTypeOf(loss), b.getF32FloatAttr(1.0f)));
+  for (const ParamInfo &p : collectParams(grad))
+    diff.active.insert(entry.getArgument(p.argNumber));
+  for (Operation &op : entry.without_terminator())
+    if (llvm::any_of(op.getOperands(), [&](Value v) { return diff.active.contains(v); }))
+      diff.active.insert(op.result_begin(), op.result_end());
+  diff.accumulate(loss, one);
+
+  SmallVector<Operation *> forwardOps;
+  for (Operation &op : entry.without_terminator())
+    if (&op != one.getOperation())
+      forwardOps.push_back(&op);
+  for (Operation *op : llvm::reverse(forwardOps))
+    if (failed(diff.visit(op)))
+      return failure();
+
+  // Stacked weights get their layers' adjoints stacked back together.
+  for (auto &[stacked, perLayer] : diff.layerAdjoints) {
+    auto layerType = RankedTensorType::get(tensorTypeOf(stacked).getShape().drop_front(),
+                                           tensorTypeOf(stacked).getElementType());
+    for (Value &v : perLayer)
+      if (!v)
+        v = diff.zeros(layerType);
+    diff.accumulate(stacked, b.create<StackLayersOp>(ret.getLoc(), stacked.getType(),
+                                                     perLayer));
+  }
+
+  SmallVector<Value> results{loss};
+  SmallVector<Type> resultTypes{loss.getType()};
+  SmallVector<Attribute> resultAttrs{b.getDictionaryAttr({})};
+  for (const ParamInfo &p : collectParams(grad)) {
+    Value arg = entry.getArgument(p.argNumber);
+    Value g = diff.adjoint(arg);
+    results.push_back(g ? g : diff.zeros(arg.getType()));
+    resultTypes.push_back(arg.getType());
+    resultAttrs.push_back(
+        b.getDictionaryAttr(b.getNamedAttr("mt.grad_of", b.getStringAttr(p.name))));
+  }
+  b.create<func::ReturnOp>(ret.getLoc(), results);
+  ret.erase();
+  grad.setType(FunctionType::get(grad.getContext(), entry.getArgumentTypes(), resultTypes));
+  grad.setAllResultAttrs(resultAttrs);
+
+  // Rules build adjoints of every operand; drop those nothing uses (for
+  // example the gradient of an input batch).
+  SmallVector<Operation *> ops;
+  for (Operation &op : entry.without_terminator())
+    ops.push_back(&op);
+  for (Operation *op : llvm::reverse(ops))
+    if (isOpTriviallyDead(op))
+      op->erase();
+  return success();
+}
+
+struct DeriveGradientsPass : mt::impl::DeriveGradientsPassBase<DeriveGradientsPass> {
+  void runOnOperation() override {
+    for (func::FuncOp func : modelFunctions(getOperation()))
+      if (failed(deriveGradients(func)))
+        return signalPassFailure();
+  }
+};
+
+} // namespace

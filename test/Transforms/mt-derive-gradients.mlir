@@ -1,0 +1,144 @@
+// RUN: mt-opt %s -split-input-file -mt-derive-gradients -verify-diagnostics | FileCheck %s
+
+// Linear with bias into cross-entropy: dlogits, then dW = dy^T x, db = sum dy.
+// The input batch gets no gradient.
+// CHECK-LABEL: func.func @linear_grad
+// CHECK-SAME: (%[[W:.*]]: tensor<4x8xf32> {{.*}}, %[[B:.*]]: tensor<4xf32> {{.*}}, %[[X:.*]]: tensor<2x8xf32>, %[[L:.*]]: tensor<2xi32>) -> (tensor<f32>, tensor<4x8xf32> {mt.grad_of = "w"}, tensor<4xf32> {mt.grad_of = "b"}) attributes {mt.gradient_of = @linear}
+// CHECK: %[[Y:.*]] = mt.linear %[[X]], %[[W]], %[[B]]
+// CHECK: %[[LOSS:.*]] = mt.cross_entropy %[[Y]], %[[L]]
+// CHECK: %[[ONE:.*]] = arith.constant dense<1.000000e+00> : tensor<f32>
+// CHECK: %[[DY:.*]] = mt.cross_entropy_grad %[[ONE]], %[[Y]], %[[L]]
+// CHECK-NOT: mt.matmul %[[DY]], %[[W]]
+// CHECK: %[[DW:.*]] = mt.matmul %[[DY]], %[[X]] {transpose_lhs} : tensor<2x4xf32>, tensor<2x8xf32> -> tensor<4x8xf32>
+// CHECK: %[[DB:.*]] = mt.sum_to %[[DY]] : tensor<2x4xf32> -> tensor<4xf32>
+// CHECK: return %[[LOSS]], %[[DW]], %[[DB]]
+func.func @linear(%w: tensor<4x8xf32> {mt.param = #mt.param<name = "w", init = normal, std = 0.02>},
+                  %b: tensor<4xf32> {mt.param = #mt.param<name = "b", init = zeros>},
+                  %x: tensor<2x8xf32>, %labels: tensor<2xi32>) -> tensor<f32> {
+  %y = mt.linear %x, %w, %b : tensor<2x8xf32>, tensor<4x8xf32>, tensor<4xf32> -> tensor<2x4xf32>
+  %loss = mt.cross_entropy %y, %labels : tensor<2x4xf32>, tensor<2xi32> -> tensor<f32>
+  return %loss : tensor<f32>
+}
+
+// -----
+
+// Embedding, position embedding with broadcast add, layer norm, GeLU, a
+// value used twice (residual): its adjoints are summed.
+// CHECK-LABEL: func.func @embed_grad
+// CHECK-SAME: (%[[WTE:.*]]: tensor<10x4xf32> {{.*}}, %[[WPE:.*]]: tensor<8x4xf32> {{.*}}, %[[G:.*]]: tensor<4xf32> {{.*}}, %[[BETA:.*]]: tensor<4xf32> {{.*}}, %[[T:.*]]: tensor<2x3xi32>)
+// CHECK: %[[E:.*]] = mt.embedding %[[WTE]][%[[T]]]
+// CHECK: %[[P:.*]] = mt.position_embedding %[[WPE]] for %[[T]]
+// CHECK: %[[H:.*]] = mt.add %[[E]], %[[P]]
+// CHECK: %[[N:.*]] = mt.layer_norm %[[H]], %[[G]], %[[BETA]]
+// CHECK: %[[A:.*]] = mt.gelu %[[N]] approximate = tanh
+// CHECK: %[[R:.*]] = mt.add %[[H]], %[[A]]
+// CHECK: %[[DLOG:.*]] = mt.cross_entropy_grad
+// CHECK: %[[DR:.*]] = mt.matmul %[[DLOG]], %[[WTE]] : tensor<2x3x10xf32>, tensor<10x4xf32> -> tensor<2x3x4xf32>
+// CHECK: %[[DA:.*]] = mt.gelu_grad %[[DR]], %[[N]] approximate = tanh
+// CHECK: %[[DH:.*]], %[[DG:.*]], %[[DBETA:.*]] = mt.layer_norm_grad %[[DA]], %[[H]], %[[G]] {epsilon = 1.000000e-05 : f64}
+// CHECK: %[[DHSUM:.*]] = mt.add %[[DR]], %[[DH]]
+// CHECK: %[[DP:.*]] = mt.sum_to %[[DHSUM]] : tensor<2x3x4xf32> -> tensor<3x4xf32>
+// CHECK: %[[DWPE:.*]] = mt.position_embedding_grad %[[DP]] : tensor<3x4xf32> -> tensor<8x4xf32>
+// CHECK: %[[DE:.*]] = mt.embedding_grad %[[DHSUM]][%[[T]]] : tensor<2x3x4xf32>, tensor<2x3xi32> -> tensor<10x4xf32>
+// CHECK: %[[DWTE:.*]] = mt.add %{{.*}}, %[[DE]] : tensor<10x4xf32>, tensor<10x4xf32>
+// CHECK: return %{{.*}}, %[[DWTE]], %[[DWPE]], %[[DG]], %[[DBETA]]
+func.func @embed(%wte: tensor<10x4xf32> {mt.param = #mt.param<name = "wte", init = normal, std = 0.02>},
+                 %wpe: tensor<8x4xf32> {mt.param = #mt.param<name = "wpe", init = normal, std = 0.02>},
+                 %g: tensor<4xf32> {mt.param = #mt.param<name = "g", init = ones>},
+                 %beta: tensor<4xf32> {mt.param = #mt.param<name = "beta", init = zeros>},
+                 %tokens: tensor<2x3xi32>) -> tensor<f32> {
+  %e = mt.embedding %wte[%tokens] : tensor<10x4xf32>, tensor<2x3xi32> -> tensor<2x3x4xf32>
+  %p = mt.position_embedding %wpe for %tokens : tensor<8x4xf32>, tensor<2x3xi32> -> tensor<3x4xf32>
+  %h = mt.add %e, %p : tensor<2x3x4xf32>, tensor<3x4xf32>
+  %n = mt.layer_norm %h, %g, %beta {epsilon = 1.0e-5 : f64} : tensor<2x3x4xf32>, tensor<4xf32>
+  %a = mt.gelu %n approximate = tanh : tensor<2x3x4xf32>
+  %r = mt.add %h, %a : tensor<2x3x4xf32>, tensor<2x3x4xf32>
+  %logits = mt.linear %r, %wte : tensor<2x3x4xf32>, tensor<10x4xf32> -> tensor<2x3x10xf32>
+  %loss = mt.cross_entropy %logits, %tokens : tensor<2x3x10xf32>, tensor<2x3xi32> -> tensor<f32>
+  return %loss : tensor<f32>
+}
+
+// -----
+
+// Attention with grouped-query heads, rotary positions, causal softmax and
+// dropout: the VJPs reuse forward ops (context for dq, scores for dprobs,
+// the same dropout key, the inverse rotation).
+// CHECK-LABEL: func.func @attention_grad
+// CHECK: %[[QH:.*]] = mt.split_heads %{{.*}} {num_heads = 4 : i64}
+// CHECK: %[[KH:.*]] = mt.split_heads %{{.*}} {num_heads = 2 : i64}
+// CHECK: %[[QR:.*]] = mt.rotary %[[QH]]
+// CHECK: %[[S:.*]] = mt.attention_scores %[[QR]], %[[KH]]
+// CHECK: %[[P:.*]] = mt.softmax %[[S]] {mask = #mt<mask causal>, scale = 5.000000e-01 : f64}
+// CHECK: %[[PD:.*]] = mt.dropout %[[P]] {rate = 1.000000e-01 : f64, stream = 5 : i64}
+// CHECK: %[[C:.*]] = mt.attention_context %[[PD]], %[[KH]]
+// CHECK: %[[DCH:.*]] = mt.split_heads %{{.*}} {num_heads = 4 : i64} : tensor<1x3x8xf32> -> tensor<1x4x3x2xf32>
+// CHECK-DAG: %[[DPD:.*]] = mt.attention_scores %[[DCH]], %[[KH]] : tensor<1x4x3x2xf32>, tensor<1x2x3x2xf32> -> tensor<1x4x3x3xf32>
+// CHECK-DAG: %[[DV:.*]] = mt.attention_kv_grad %[[PD]], %[[DCH]] : tensor<1x4x3x3xf32>, tensor<1x4x3x2xf32> -> tensor<1x2x3x2xf32>
+// CHECK: %[[DP:.*]] = mt.dropout %[[DPD]] {rate = 1.000000e-01 : f64, stream = 5 : i64}
+// CHECK: %[[DS:.*]] = mt.softmax_grad %[[DP]], %[[P]] {scale = 5.000000e-01 : f64}
+// CHECK-DAG: %[[DQR:.*]] = mt.attention_context %[[DS]], %[[KH]]
+// CHECK-DAG: %[[DK:.*]] = mt.attention_kv_grad %[[DS]], %[[QR]] : tensor<1x4x3x3xf32>, tensor<1x4x3x2xf32> -> tensor<1x2x3x2xf32>
+// CHECK: %[[DKV:.*]] = mt.add %[[DV]], %[[DK]]
+// CHECK: mt.rotary %[[DQR]] {inverse} : tensor<1x4x3x2xf32>
+// CHECK: mt.merge_heads %[[DKV]] : tensor<1x2x3x2xf32> -> tensor<1x3x4xf32>
+func.func @attention(%wq: tensor<8x8xf32> {mt.param = #mt.param<name = "wq", init = normal, std = 0.02>},
+                     %wk: tensor<4x8xf32> {mt.param = #mt.param<name = "wk", init = normal, std = 0.02>},
+                     %x: tensor<1x3x8xf32>, %labels: tensor<1x3xi32>) -> tensor<f32> {
+  %q = mt.linear %x, %wq : tensor<1x3x8xf32>, tensor<8x8xf32> -> tensor<1x3x8xf32>
+  %k = mt.linear %x, %wk : tensor<1x3x8xf32>, tensor<4x8xf32> -> tensor<1x3x4xf32>
+  %qh = mt.split_heads %q {num_heads = 4 : i64} : tensor<1x3x8xf32> -> tensor<1x4x3x2xf32>
+  %kh = mt.split_heads %k {num_heads = 2 : i64} : tensor<1x3x4xf32> -> tensor<1x2x3x2xf32>
+  %qr = mt.rotary %qh : tensor<1x4x3x2xf32>
+  %s = mt.attention_scores %qr, %kh : tensor<1x4x3x2xf32>, tensor<1x2x3x2xf32> -> tensor<1x4x3x3xf32>
+  %p = mt.softmax %s {mask = #mt<mask causal>, scale = 0.5 : f64} : tensor<1x4x3x3xf32>
+  %pd = mt.dropout %p {rate = 0.1 : f64, stream = 5 : i64} : tensor<1x4x3x3xf32>
+  %c = mt.attention_context %pd, %kh : tensor<1x4x3x3xf32>, tensor<1x2x3x2xf32> -> tensor<1x4x3x2xf32>
+  %m = mt.merge_heads %c : tensor<1x4x3x2xf32> -> tensor<1x3x8xf32>
+  %loss = mt.cross_entropy %m, %labels : tensor<1x3x8xf32>, tensor<1x3xi32> -> tensor<f32>
+  return %loss : tensor<f32>
+}
+
+// -----
+
+// Stacked weights: per-layer slices' adjoints are stacked back; a layer
+// that does not use its slice contributes zeros; split's unused piece too.
+// CHECK-LABEL: func.func @layers_grad
+// CHECK-DAG: %[[ZERO:.*]] = mt.zeros : tensor<2x2xf32>
+// CHECK-DAG: %[[CAT:.*]] = mt.concat %{{.*}}, %[[ZERO]] {dim = 1 : i64} : tensor<2x2xf32>, tensor<2x2xf32> -> tensor<2x4xf32>
+// CHECK: %[[D1:.*]] = mt.sum_to %{{.*}} : tensor<2x4xf32> -> tensor<4xf32>
+// CHECK: %[[D0:.*]] = mt.sum_to %{{.*}} : tensor<2x4xf32> -> tensor<4xf32>
+// CHECK: %[[STACK:.*]] = mt.stack_layers %[[D0]], %[[D1]] : tensor<4xf32>, tensor<4xf32> -> tensor<2x4xf32>
+// CHECK: return %{{.*}}, %[[STACK]]
+func.func @layers(%g: tensor<2x4xf32> {mt.param = #mt.param<name = "g", init = ones>},
+                  %x: tensor<2x4xf32>, %labels: tensor<2xi32>) -> tensor<f32> {
+  %g0 = mt.slice_layer %g {layer = 0 : i64} : tensor<2x4xf32> -> tensor<4xf32>
+  %h0 = mt.mul %x, %g0 : tensor<2x4xf32>, tensor<4xf32>
+  %g1 = mt.slice_layer %g {layer = 1 : i64} : tensor<2x4xf32> -> tensor<4xf32>
+  %h1 = mt.mul %h0, %g1 : tensor<2x4xf32>, tensor<4xf32>
+  %a, %b = mt.split %h1 {dim = 1 : i64, sizes = array<i64: 2, 2>} : tensor<2x4xf32> -> tensor<2x2xf32>, tensor<2x2xf32>
+  %loss = mt.cross_entropy %a, %labels : tensor<2x2xf32>, tensor<2xi32> -> tensor<f32>
+  return %loss : tensor<f32>
+}
+
+// -----
+
+// Preconditions and unsupported ops are reported, not mis-differentiated.
+func.func @dynamic(%w: tensor<4x8xf32> {mt.param = #mt.param<name = "w", init = zeros>},
+                   %x: tensor<?x8xf32>, %labels: tensor<?xi32>) -> tensor<f32> {
+  // expected-error @+1 {{mt-derive-gradients: run mt-specialize-shapes first}}
+  %y = mt.linear %x, %w : tensor<?x8xf32>, tensor<4x8xf32> -> tensor<?x4xf32>
+  %loss = mt.cross_entropy %y, %labels : tensor<?x4xf32>, tensor<?xi32> -> tensor<f32>
+  return %loss : tensor<f32>
+}
+
+// -----
+
+mt.mesh @mesh axes = ["tp"] shape = [2]
+func.func @collective(%w: tensor<4x8xf32> {mt.param = #mt.param<name = "w", init = zeros>},
+                      %x: tensor<2x8xf32>, %labels: tensor<2xi32>) -> tensor<f32> {
+  %y = mt.linear %x, %w : tensor<2x8xf32>, tensor<4x8xf32> -> tensor<2x4xf32>
+  // expected-error @+1 {{mt-derive-gradients: no vector-Jacobian rule for 'mt.all_reduce'}}
+  %r = mt.all_reduce %y on @mesh axes = ["tp"] reduction = sum : tensor<2x4xf32>
+  %loss = mt.cross_entropy %r, %labels : tensor<2x4xf32>, tensor<2xi32> -> tensor<f32>
+  return %loss : tensor<f32>
+}
