@@ -1,27 +1,26 @@
 //===- Registration.cpp - what the mt tools know about ---------------------===//
 #include "mt/Tools/Registration.h"
+#include "mt/Conversion/Passes.h"
 #include "mt/Dialect/MT/IR/MTDialect.h"
 #include "mt/Pipelines/Pipelines.h"
 #include "mt/Transforms/Passes.h"
 
-#include "mlir/Dialect/Arith/IR/Arith.h"
-#include "mlir/Dialect/Func/IR/FuncOps.h"
-#include "mlir/Dialect/Linalg/IR/Linalg.h"
-#include "mlir/Dialect/Math/IR/Math.h"
-#include "mlir/Dialect/MemRef/IR/MemRef.h"
-#include "mlir/Dialect/SCF/IR/SCF.h"
-#include "mlir/Dialect/Tensor/IR/Tensor.h"
-#include "mlir/Transforms/Passes.h"
+#include "mlir/InitAllDialects.h"
+#include "mlir/InitAllExtensions.h"
+#include "mlir/InitAllPasses.h"
 
+// The compiler lowers through many upstream dialects (linalg, bufferization,
+// scf, LLVM, gpu, nvvm, ...) and their interface models; registering them
+// all keeps mt-opt able to replay any stage of mtc.
 void mt::registerDialects(mlir::DialectRegistry &registry) {
-  registry.insert<mt::MTDialect, mlir::func::FuncDialect, mlir::arith::ArithDialect,
-                  mlir::tensor::TensorDialect, mlir::linalg::LinalgDialect,
-                  mlir::scf::SCFDialect, mlir::memref::MemRefDialect,
-                  mlir::math::MathDialect>();
+  registry.insert<mt::MTDialect>();
+  mlir::registerAllDialects(registry);
+  mlir::registerAllExtensions(registry);
 }
 
 void mt::registerPassesAndPipelines() {
   mt::registerMTPasses();
+  mt::registerMTConversionPasses();
   mt::registerPipelines();
-  mlir::registerTransformsPasses();
+  mlir::registerAllPasses();
 }

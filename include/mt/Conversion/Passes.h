@@ -1,0 +1,23 @@
+//===- Passes.h - lowerings out of the mt dialect --------------*- C++ -*-===//
+#ifndef MT_CONVERSION_PASSES_H
+#define MT_CONVERSION_PASSES_H
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/Pass/Pass.h"
+
+namespace mt {
+
+#define GEN_PASS_DECL
+#include "mt/Conversion/Passes.h.inc"
+
+#define GEN_PASS_REGISTRATION
+#include "mt/Conversion/Passes.h.inc"
+
+} // namespace mt
+
+#endif // MT_CONVERSION_PASSES_H

@@ -1,0 +1,141 @@
+//===- LinalgBuilder.cpp - building blocks of the mt lowering --------------===//
+#include "LinalgBuilder.h"
+
+using namespace mlir;
+
+namespace mt {
+
+RankedTensorType tensorOf(Value v) { return cast<RankedTensorType>(v.getType()); }
+
+Value LinalgBuilder::empty(ArrayRef<int64_t> shape, Type element) {
+  return b.create<tensor::EmptyOp>(loc, shape, element);
+}
+
+Value LinalgBuilder::constant(Type element, double value) {
+  if (auto f = dyn_cast<FloatType>(element))
+    return b.create<arith::ConstantOp>(loc, b.getFloatAttr(f, value));
+  return b.create<arith::ConstantOp>(loc, b.getIntegerAttr(element, static_cast<int64_t>(value)));
+}
+
+Value LinalgBuilder::index(int64_t value) {
+  return b.create<arith::ConstantIndexOp>(loc, value);
+}
+
+Value LinalgBuilder::filled(ArrayRef<int64_t> shape, Type element, double value) {
+  return b.create<linalg::FillOp>(loc, constant(element, value), empty(shape, element))
+      .getResult(0);
+}
+
+SmallVector<utils::IteratorType> LinalgBuilder::parallel(unsigned n) {
+  return SmallVector<utils::IteratorType>(n, utils::IteratorType::parallel);
+}
+
+AffineMap LinalgBuilder::identity(unsigned rank) {
+  return AffineMap::getMultiDimIdentityMap(rank, b.getContext());
+}
+
+AffineMap LinalgBuilder::suffixMap(unsigned rank, unsigned suffix) {
+  SmallVector<AffineExpr> exprs;
+  for (unsigned d = rank - suffix; d < rank; ++d)
+    exprs.push_back(b.getAffineDimExpr(d));
+  return AffineMap::get(rank, 0, exprs, b.getContext());
+}
+
+AffineMap LinalgBuilder::dropLastMap(unsigned rank) {
+  SmallVector<AffineExpr> exprs;
+  for (unsigned d = 0; d + 1 < rank; ++d)
+    exprs.push_back(b.getAffineDimExpr(d));
+  return AffineMap::get(rank, 0, exprs, b.getContext());
+}
+
+Value LinalgBuilder::generic(ValueRange inputs, ArrayRef<AffineMap> inputMaps, Value init,
+                             AffineMap outMap, ArrayRef<utils::IteratorType> iterators,
+                             BodyFn body) {
+  SmallVector<AffineMap> maps(inputMaps);
+  maps.push_back(outMap);
+  auto op = b.create<linalg::GenericOp>(
+      loc, init.getType(), inputs, ValueRange{init}, maps, iterators,
+      [&](OpBuilder &nb, Location nl, ValueRange args) {
+        nb.create<linalg::YieldOp>(nl, body(nb, nl, args));
+      });
+  return op.getResult(0);
+}
+
+Value LinalgBuilder::map(ValueRange inputs, Value like, BodyFn body) {
+  auto type = tensorOf(like);
+  unsigned rank = type.getRank();
+  SmallVector<AffineMap> maps(inputs.size(), identity(rank));
+  return generic(inputs, maps, empty(type.getShape(), type.getElementType()), identity(rank),
+                 parallel(rank), body);
+}
+
+Value LinalgBuilder::reduceLast(Value input, double initValue, BodyFn combine) {
+  auto type = tensorOf(input);
+  unsigned rank = type.getRank();
+  Value init = filled(type.getShape().drop_back(), type.getElementType(), initValue);
+  SmallVector<utils::IteratorType> iters = parallel(rank);
+  iters.back() = utils::IteratorType::reduction;
+  return generic(input, identity(rank), init, dropLastMap(rank), iters, combine);
+}
+
+Value LinalgBuilder::reshape(Value input, ArrayRef<int64_t> shape) {
+  auto type = tensorOf(input);
+  if (type.getShape() == shape)
+    return input;
+  Type element = type.getElementType();
+  // Through rank 1: collapse everything, then expand to the target.
+  // Rank 0 <-> rank 1 of one element use an empty reassociation.
+  auto allDims = [](size_t rank) {
+    SmallVector<ReassociationIndices> groups;
+    if (rank == 0)
+      return groups;
+    groups.emplace_back();
+    for (size_t d = 0; d < rank; ++d)
+      groups[0].push_back(d);
+    return groups;
+  };
+  Value flat = input;
+  auto flatType = RankedTensorType::get({type.getNumElements()}, element);
+  if (type.getRank() == 0)
+    flat = b.create<tensor::ExpandShapeOp>(loc, flatType, input, allDims(0));
+  else if (type.getRank() != 1)
+    flat = b.create<tensor::CollapseShapeOp>(loc, input, allDims(type.getRank()));
+  if (shape.size() == 1)
+    return flat;
+  if (shape.empty())
+    return b.create<tensor::CollapseShapeOp>(loc, flat, allDims(0));
+  return b.create<tensor::ExpandShapeOp>(loc, RankedTensorType::get(shape, element), flat,
+                                         allDims(shape.size()));
+}
+
+Value LinalgBuilder::contract(Value lhs, AffineMap lhsMap, Value rhs, AffineMap rhsMap,
+                              ArrayRef<int64_t> outShape, AffineMap outMap,
+                              ArrayRef<bool> reduction) {
+  Type element = tensorOf(lhs).getElementType();
+  SmallVector<utils::IteratorType> iters;
+  for (bool r : reduction)
+    iters.push_back(r ? utils::IteratorType::reduction : utils::IteratorType::parallel);
+  return generic({lhs, rhs}, {lhsMap, rhsMap}, filled(outShape, element, 0.0), outMap, iters,
+                 [](OpBuilder &nb, Location nl, ValueRange a) -> Value {
+                   Value prod = nb.create<arith::MulFOp>(nl, a[0], a[1]);
+                   return nb.create<arith::AddFOp>(nl, a[2], prod);
+                 });
+}
+
+Value LinalgBuilder::sumAll(Value input) {
+  auto type = tensorOf(input);
+  unsigned rank = type.getRank();
+  SmallVector<utils::IteratorType> iters(rank, utils::IteratorType::reduction);
+  return generic(input, identity(rank), filled({}, type.getElementType(), 0.0),
+                 AffineMap::get(rank, 0, {}, b.getContext()), iters,
+                 [](OpBuilder &nb, Location nl, ValueRange a) -> Value {
+                   return nb.create<arith::AddFOp>(nl, a[1], a[0]);
+                 });
+}
+
+Value LinalgBuilder::loopIndexI64(OpBuilder &nb, Location nl, unsigned dim) {
+  Value i = nb.create<linalg::IndexOp>(nl, dim);
+  return nb.create<arith::IndexCastOp>(nl, nb.getI64Type(), i);
+}
+
+} // namespace mt

@@ -1,0 +1,78 @@
+//===- LinalgBuilder.h - building blocks of the mt lowering ----*- C++ -*-===//
+#ifndef MT_LIB_CONVERSION_MTTOLINALG_LINALGBUILDER_H
+#define MT_LIB_CONVERSION_MTTOLINALG_LINALGBUILDER_H
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/Builders.h"
+
+namespace mt {
+
+using BodyFn = llvm::function_ref<mlir::Value(mlir::OpBuilder &, mlir::Location,
+                                              mlir::ValueRange)>;
+
+/// Small vocabulary for writing lowerings: tensors, fills and linalg.generic
+/// with the body as a lambda.
+class LinalgBuilder {
+public:
+  LinalgBuilder(mlir::OpBuilder &b, mlir::Location loc) : b(b), loc(loc) {}
+
+  mlir::OpBuilder &builder() { return b; }
+  mlir::Location location() const { return loc; }
+
+  mlir::Value empty(llvm::ArrayRef<int64_t> shape, mlir::Type element);
+  mlir::Value filled(llvm::ArrayRef<int64_t> shape, mlir::Type element, double value);
+  mlir::Value constant(mlir::Type element, double value);
+  mlir::Value index(int64_t value);
+
+  /// linalg.generic over the output's iteration space (`numDims` loops). Each
+  /// input has a map; the output (one) has `outMap`. `body` gets the input
+  /// elements then the output element and returns the new output element.
+  mlir::Value generic(mlir::ValueRange inputs, llvm::ArrayRef<mlir::AffineMap> inputMaps,
+                      mlir::Value init, mlir::AffineMap outMap,
+                      llvm::ArrayRef<mlir::utils::IteratorType> iterators, BodyFn body);
+
+  /// Elementwise map over tensors of one shape (identity maps), output shaped
+  /// like `like`.
+  mlir::Value map(mlir::ValueRange inputs, mlir::Value like, BodyFn body);
+
+  /// Sums `input` over its last dimension: [..., n] -> [...] (or applies
+  /// `combine` starting from `initValue`, e.g. max from -inf).
+  mlir::Value reduceLast(mlir::Value input, double initValue, BodyFn combine);
+
+  /// x broadcast from shape [..., n] -> [..., n] given a [...] tensor `row`:
+  /// the map reading `row` inside an iteration over `rank` dims.
+  mlir::AffineMap dropLastMap(unsigned rank);
+  mlir::AffineMap identity(unsigned rank);
+  /// The map from `rank` loops onto the trailing `suffix` of them.
+  mlir::AffineMap suffixMap(unsigned rank, unsigned suffix);
+
+  /// out[outMap] = sum over the reduction loops of lhs[lhsMap] * rhs[rhsMap];
+  /// `reduction` marks which of the `numDims` loops are summed.
+  mlir::Value contract(mlir::Value lhs, mlir::AffineMap lhsMap, mlir::Value rhs,
+                       mlir::AffineMap rhsMap, llvm::ArrayRef<int64_t> outShape,
+                       mlir::AffineMap outMap, llvm::ArrayRef<bool> reduction);
+
+  /// Sums every element of `input` into a 0-d tensor.
+  mlir::Value sumAll(mlir::Value input);
+
+  /// The current value of loop `dim` inside a generic body, as i64.
+  mlir::Value loopIndexI64(mlir::OpBuilder &nb, mlir::Location nl, unsigned dim);
+
+  /// Row-major reshape between static shapes.
+  mlir::Value reshape(mlir::Value input, llvm::ArrayRef<int64_t> shape);
+
+  llvm::SmallVector<mlir::utils::IteratorType> parallel(unsigned n);
+
+private:
+  mlir::OpBuilder &b;
+  mlir::Location loc;
+};
+
+mlir::RankedTensorType tensorOf(mlir::Value v);
+
+} // namespace mt
+
+#endif // MT_LIB_CONVERSION_MTTOLINALG_LINALGBUILDER_H

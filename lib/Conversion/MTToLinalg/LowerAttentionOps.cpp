@@ -1,0 +1,158 @@
+//===- LowerAttentionOps.cpp - heads, scores, context, positions -----------===//
+#include "Lowerings.h"
+
+#include <cmath>
+
+using namespace mlir;
+
+namespace mt {
+namespace {
+
+AffineMap mapOf(MLIRContext *ctx, unsigned numDims, ArrayRef<AffineExpr> exprs) {
+  return AffineMap::get(numDims, 0, exprs, ctx);
+}
+
+/// [B, S, nh, hd] <-> [B, nh, S, hd] is the same permutation both ways.
+Value swapDims12(LinalgBuilder &lb, Value x) {
+  auto type = tensorOf(x);
+  SmallVector<int64_t> shape{type.getDimSize(0), type.getDimSize(2), type.getDimSize(1),
+                             type.getDimSize(3)};
+  Value init = lb.empty(shape, type.getElementType());
+  return lb.builder()
+      .create<linalg::TransposeOp>(lb.location(), x, init, ArrayRef<int64_t>{0, 2, 1, 3})
+      .getResult()[0];
+}
+
+Lowered lowerSplitHeads(SplitHeadsOp op, LinalgBuilder &lb) {
+  auto out = tensorOf(op.getResult());
+  Value grouped = lb.reshape(op.getInput(), {out.getDimSize(0), out.getDimSize(2),
+                                             out.getDimSize(1), out.getDimSize(3)});
+  return SmallVector<Value>{swapDims12(lb, grouped)};
+}
+
+Lowered lowerMergeHeads(MergeHeadsOp op, LinalgBuilder &lb) {
+  return SmallVector<Value>{lb.reshape(swapDims12(lb, op.getInput()), tensorOf(op.getResult()).getShape())};
+}
+
+/// scores[b,h,i,j] = sum_d q[b,h,i,d] k[b,h/g,j,d], and
+/// context[b,h,i,d] = sum_j p[b,h,i,j] v[b,h/g,j,d].
+Lowered lowerGroupedContraction(Value lhs, Value rhs, RankedTensorType out, bool scores,
+                                LinalgBuilder &lb) {
+  MLIRContext *ctx = lb.builder().getContext();
+  int64_t group = tensorOf(lhs).getDimSize(1) / tensorOf(rhs).getDimSize(1);
+  AffineExpr b = getAffineDimExpr(0, ctx), h = getAffineDimExpr(1, ctx),
+             i = getAffineDimExpr(2, ctx), o = getAffineDimExpr(3, ctx),
+             r = getAffineDimExpr(4, ctx);
+  AffineExpr kh = h.floorDiv(group);
+  // scores: o = j, r = d; context: o = d, r = j.
+  AffineMap lhsMap = mapOf(ctx, 5, {b, h, i, r});
+  AffineMap rhsMap = scores ? mapOf(ctx, 5, {b, kh, o, r}) : mapOf(ctx, 5, {b, kh, r, o});
+  return SmallVector<Value>{lb.contract(lhs, lhsMap, rhs, rhsMap, out.getShape(),
+                                        mapOf(ctx, 5, {b, h, i, o}),
+                                        {false, false, false, false, true})};
+}
+
+Lowered lowerRotary(RotaryOp op, LinalgBuilder &lb) {
+  auto type = tensorOf(op.getInput());
+  int64_t headDim = type.getDimSize(3);
+  int64_t rotary = op.getRotaryDimAttr() ? op.getRotaryDimAttr().getInt() : headDim;
+  double base = op.getBase().convertToDouble();
+  int64_t offset = op.getPositionOffsetAttr().getInt();
+  double sign = op.getInverse() ? -1.0 : 1.0;
+  Value input = op.getInput();
+  Type t = type.getElementType();
+  Value result = lb.map(input, input, [&](OpBuilder &b, Location l, ValueRange a) {
+    auto cf = [&](double v) { return b.create<arith::ConstantOp>(l, b.getFloatAttr(t, v)); };
+    auto ci = [&](int64_t v) { return b.create<arith::ConstantIndexOp>(l, v); };
+    Value bIdx = b.create<linalg::IndexOp>(l, 0), h = b.create<linalg::IndexOp>(l, 1);
+    Value s = b.create<linalg::IndexOp>(l, 2), d = b.create<linalg::IndexOp>(l, 3);
+    // Pair p = d / 2; angle = (s + offset) * base^(-2p / rotary).
+    Value pair = b.create<arith::DivUIOp>(l, d, ci(2));
+    Value pairF = b.create<arith::UIToFPOp>(l, t, b.create<arith::IndexCastOp>(l, b.getI64Type(), pair));
+    Value posF = b.create<arith::UIToFPOp>(
+        l, t, b.create<arith::IndexCastOp>(l, b.getI64Type(), b.create<arith::AddIOp>(l, s, ci(offset))));
+    Value exponent = b.create<arith::MulFOp>(l, pairF, cf(-2.0 * std::log(base) / rotary));
+    Value angle = b.create<arith::MulFOp>(l, posF, b.create<math::ExpOp>(l, exponent));
+    Value cos = b.create<math::CosOp>(l, angle);
+    Value sin = b.create<arith::MulFOp>(l, b.create<math::SinOp>(l, angle), cf(sign));
+    // partner = d ^ 1; even d: x cos - x' sin; odd d: x cos + x' sin.
+    Value partnerIdx = b.create<arith::XOrIOp>(l, d, ci(1));
+    Value inRange = b.create<arith::CmpIOp>(l, arith::CmpIPredicate::ult, d, ci(rotary));
+    Value safePartner = b.create<arith::SelectOp>(l, inRange, partnerIdx, d);
+    Value partner = b.create<tensor::ExtractOp>(l, input, ValueRange{bIdx, h, s, safePartner});
+    Value odd = b.create<arith::CmpIOp>(l, arith::CmpIPredicate::ne,
+                                        b.create<arith::AndIOp>(l, d, ci(1)), ci(0));
+    Value signedSin = b.create<arith::SelectOp>(l, odd, sin, b.create<arith::NegFOp>(l, sin));
+    Value rotated = b.create<arith::AddFOp>(l, b.create<arith::MulFOp>(l, a[0], cos),
+                                            b.create<arith::MulFOp>(l, partner, signedSin));
+    return b.create<arith::SelectOp>(l, inRange, rotated, a[0]).getResult();
+  });
+  return SmallVector<Value>{result};
+}
+
+/// ALiBi slopes of Press et al. for `n` heads.
+SmallVector<double> alibiSlopes(int64_t n) {
+  auto powerOfTwo = [](int64_t k) {
+    SmallVector<double> s;
+    double start = std::pow(2.0, -8.0 / k);
+    for (int64_t i = 0; i < k; ++i)
+      s.push_back(std::pow(start, i + 1));
+    return s;
+  };
+  int64_t closest = 1;
+  while (closest * 2 <= n)
+    closest *= 2;
+  SmallVector<double> slopes = powerOfTwo(closest);
+  if (closest != n) {
+    SmallVector<double> extra = powerOfTwo(2 * closest);
+    for (int64_t i = 0; i < n - closest; ++i)
+      slopes.push_back(extra[2 * i]);
+  }
+  return slopes;
+}
+
+Lowered lowerAlibi(AlibiOp op, LinalgBuilder &lb) {
+  auto type = tensorOf(op.getInput());
+  Type t = type.getElementType();
+  int64_t sq = type.getDimSize(2), sk = type.getDimSize(3);
+  SmallVector<double> all = alibiSlopes(op.getNumHeadsAttr().getInt());
+  SmallVector<Attribute> slopes;
+  for (int64_t h = 0; h < type.getDimSize(1); ++h)
+    slopes.push_back(lb.builder().getFloatAttr(t, all[h]));
+  auto slopeType = RankedTensorType::get({type.getDimSize(1)}, t);
+  Value slopeTensor = lb.builder().create<arith::ConstantOp>(
+      lb.location(), DenseElementsAttr::get(slopeType, slopes));
+  MLIRContext *ctx = lb.builder().getContext();
+  Value result = lb.generic(
+      {op.getInput(), slopeTensor}, {lb.identity(4), mapOf(ctx, 4, {getAffineDimExpr(1, ctx)})},
+      lb.empty(type.getShape(), t), lb.identity(4), lb.parallel(4),
+      [&](OpBuilder &b, Location l, ValueRange a) {
+        // distance = i + (sk - sq) - j
+        Value i = lb.loopIndexI64(b, l, 2), j = lb.loopIndexI64(b, l, 3);
+        Value dist = b.create<arith::SubIOp>(
+            l, b.create<arith::AddIOp>(l, i, b.create<arith::ConstantOp>(l, b.getI64IntegerAttr(sk - sq))), j);
+        Value distF = b.create<arith::SIToFPOp>(l, t, dist);
+        return b.create<arith::SubFOp>(l, a[0], b.create<arith::MulFOp>(l, a[1], distF)).getResult();
+      });
+  return SmallVector<Value>{result};
+}
+
+} // namespace
+
+std::optional<Lowered> lowerAttentionOp(Operation *op, LinalgBuilder &lb) {
+  if (auto s = dyn_cast<SplitHeadsOp>(op))
+    return lowerSplitHeads(s, lb);
+  if (auto m = dyn_cast<MergeHeadsOp>(op))
+    return lowerMergeHeads(m, lb);
+  if (auto s = dyn_cast<AttentionScoresOp>(op))
+    return lowerGroupedContraction(s.getQuery(), s.getKey(), tensorOf(s.getResult()), true, lb);
+  if (auto c = dyn_cast<AttentionContextOp>(op))
+    return lowerGroupedContraction(c.getProbs(), c.getValue(), tensorOf(c.getResult()), false, lb);
+  if (auto r = dyn_cast<RotaryOp>(op))
+    return lowerRotary(r, lb);
+  if (auto a = dyn_cast<AlibiOp>(op))
+    return lowerAlibi(a, lb);
+  return std::nullopt;
+}
+
+} // namespace mt

@@ -1,0 +1,407 @@
+//===- LowerNNOps.cpp - embeddings, dense, norms, activations, loss --------===//
+#include "Lowerings.h"
+
+#include <cmath>
+#include <limits>
+
+using namespace mlir;
+
+namespace mt {
+
+double negInf() { return -std::numeric_limits<double>::infinity(); }
+
+namespace {
+
+using Iter = utils::IteratorType;
+
+Value addF(OpBuilder &b, Location l, Value x, Value y) { return b.create<arith::AddFOp>(l, x, y); }
+Value mulF(OpBuilder &b, Location l, Value x, Value y) { return b.create<arith::MulFOp>(l, x, y); }
+Value subF(OpBuilder &b, Location l, Value x, Value y) { return b.create<arith::SubFOp>(l, x, y); }
+
+Lowered lowerEmbedding(EmbeddingOp op, LinalgBuilder &lb) {
+  auto out = tensorOf(op.getResult());
+  unsigned rank = out.getRank();
+  Value table = op.getTable();
+  int64_t vocab = tensorOf(table).getDimSize(0);
+  Value result = lb.generic(
+      op.getIds(), lb.dropLastMap(rank), lb.empty(out.getShape(), out.getElementType()),
+      lb.identity(rank), lb.parallel(rank), [&](OpBuilder &b, Location l, ValueRange a) {
+        // Out-of-range ids are clamped; the data loader rejects them first.
+        Value id = b.create<arith::IndexCastOp>(l, b.getIndexType(), a[0]);
+        Value zero = b.create<arith::ConstantIndexOp>(l, 0);
+        Value last = b.create<arith::ConstantIndexOp>(l, vocab - 1);
+        id = b.create<arith::MinSIOp>(l, b.create<arith::MaxSIOp>(l, id, zero), last);
+        Value h = b.create<linalg::IndexOp>(l, rank - 1);
+        return b.create<tensor::ExtractOp>(l, table, ValueRange{id, h}).getResult();
+      });
+  return SmallVector<Value>{result};
+}
+
+Lowered lowerPositionEmbedding(PositionEmbeddingOp op, LinalgBuilder &lb) {
+  auto out = tensorOf(op.getResult());
+  OpBuilder &b = lb.builder();
+  Value slice = b.create<tensor::ExtractSliceOp>(
+      lb.location(), out, op.getTable(), ValueRange{}, ValueRange{}, ValueRange{},
+      b.getDenseI64ArrayAttr({0, 0}), b.getDenseI64ArrayAttr(out.getShape()),
+      b.getDenseI64ArrayAttr({1, 1}));
+  return SmallVector<Value>{slice};
+}
+
+Lowered lowerLinear(LinearOp op, LinalgBuilder &lb) {
+  auto in = tensorOf(op.getInput()), out = tensorOf(op.getResult());
+  int64_t k = in.getShape().back(), n = out.getShape().back();
+  int64_t rows = in.getNumElements() / k;
+  MLIRContext *ctx = lb.builder().getContext();
+  AffineExpr r = getAffineDimExpr(0, ctx), c = getAffineDimExpr(1, ctx),
+             kk = getAffineDimExpr(2, ctx);
+  Value x = lb.reshape(op.getInput(), {rows, k});
+  Value y = lb.contract(x, AffineMap::get(3, 0, {r, kk}, ctx), op.getWeight(),
+                        AffineMap::get(3, 0, {c, kk}, ctx), {rows, n},
+                        AffineMap::get(3, 0, {r, c}, ctx), {false, false, true});
+  if (op.getBias())
+    y = lb.generic({y, op.getBias()}, {lb.identity(2), lb.suffixMap(2, 1)},
+                   lb.empty({rows, n}, out.getElementType()), lb.identity(2), lb.parallel(2),
+                   [](OpBuilder &b, Location l, ValueRange a) { return addF(b, l, a[0], a[1]); });
+  return SmallVector<Value>{lb.reshape(y, out.getShape())};
+}
+
+Lowered lowerMatmul(MatmulOp op, LinalgBuilder &lb) {
+  auto lhs = tensorOf(op.getLhs()), rhs = tensorOf(op.getRhs());
+  auto out = tensorOf(op.getResult());
+  unsigned batch = lhs.getRank() - 2, numDims = batch + 3;
+  MLIRContext *ctx = lb.builder().getContext();
+  SmallVector<AffineExpr> b;
+  for (unsigned d = 0; d < batch; ++d)
+    b.push_back(getAffineDimExpr(d, ctx));
+  AffineExpr m = getAffineDimExpr(batch, ctx), n = getAffineDimExpr(batch + 1, ctx),
+             k = getAffineDimExpr(batch + 2, ctx);
+  SmallVector<AffineExpr> l(b), r, o(b);
+  l.append(op.getTransposeLhs() ? SmallVector<AffineExpr>{k, m} : SmallVector<AffineExpr>{m, k});
+  if (rhs.getRank() != 2)
+    r.append(b);
+  r.append(op.getTransposeRhs() ? SmallVector<AffineExpr>{n, k} : SmallVector<AffineExpr>{k, n});
+  o.append({m, n});
+  SmallVector<bool> reduction(numDims, false);
+  reduction.back() = true;
+  return SmallVector<Value>{lb.contract(op.getLhs(), AffineMap::get(numDims, 0, l, ctx),
+                                        op.getRhs(), AffineMap::get(numDims, 0, r, ctx),
+                                        out.getShape(), AffineMap::get(numDims, 0, o, ctx),
+                                        reduction)};
+}
+
+/// layer_norm / rms_norm: y = (x - mean) * rstd * g (+ beta).
+Lowered lowerNorm(Operation *op, Value input, Value gamma, Value beta, double eps,
+                  LinalgBuilder &lb) {
+  auto type = tensorOf(input);
+  int64_t h = type.getShape().back(), rows = type.getNumElements() / h;
+  Value x = lb.reshape(input, {rows, h});
+  auto [mean, rstd] = rowStats(lb, x, eps, /*centered=*/static_cast<bool>(beta));
+  SmallVector<Value> ins{x, rstd, gamma};
+  SmallVector<AffineMap> maps{lb.identity(2), lb.dropLastMap(2), lb.suffixMap(2, 1)};
+  if (beta) {
+    ins.append({mean, beta});
+    maps.append({lb.dropLastMap(2), lb.suffixMap(2, 1)});
+  }
+  Value y = lb.generic(ins, maps, lb.empty({rows, h}, type.getElementType()), lb.identity(2),
+                       lb.parallel(2), [&](OpBuilder &b, Location l, ValueRange a) {
+                         Value centered = beta ? subF(b, l, a[0], a[3]) : a[0];
+                         Value scaled = mulF(b, l, mulF(b, l, centered, a[1]), a[2]);
+                         return beta ? addF(b, l, scaled, a[4]) : scaled;
+                       });
+  return SmallVector<Value>{lb.reshape(y, type.getShape())};
+}
+
+/// GeLU, exact or tanh-approximated.
+Value gelu(OpBuilder &b, Location l, Value x, bool tanhApprox) {
+  Type t = x.getType();
+  auto c = [&](double v) { return b.create<arith::ConstantOp>(l, b.getFloatAttr(t, v)); };
+  Value inner;
+  if (tanhApprox) {
+    Value x3 = mulF(b, l, mulF(b, l, x, x), x);
+    Value poly = addF(b, l, x, mulF(b, l, c(0.044715), x3));
+    inner = b.create<math::TanhOp>(l, mulF(b, l, c(std::sqrt(2.0 / M_PI)), poly));
+  } else {
+    inner = b.create<math::ErfOp>(l, mulF(b, l, x, c(M_SQRT1_2)));
+  }
+  return mulF(b, l, mulF(b, l, c(0.5), x), addF(b, l, c(1.0), inner));
+}
+
+Lowered lowerSoftmax(SoftmaxOp op, LinalgBuilder &lb) {
+  auto type = tensorOf(op.getInput());
+  unsigned rank = type.getRank();
+  double scale = op.getScale().convertToDouble();
+  bool causal = op.getMask() == MaskKind::causal;
+  int64_t sq = rank >= 2 ? type.getShape()[rank - 2] : 1, sk = type.getShape().back();
+  SmallVector<Value> ins{op.getInput()};
+  SmallVector<AffineMap> maps{lb.identity(rank)};
+  MLIRContext *ctx = lb.builder().getContext();
+  if (op.getKeyMask()) {
+    ins.push_back(op.getKeyMask());
+    maps.push_back(AffineMap::get(
+        rank, 0, {getAffineDimExpr(0, ctx), getAffineDimExpr(rank - 1, ctx)}, ctx));
+  }
+  // z = scale * x, or -inf where masked.
+  Value z = lb.generic(
+      ins, maps, lb.empty(type.getShape(), type.getElementType()), lb.identity(rank),
+      lb.parallel(rank), [&](OpBuilder &b, Location l, ValueRange a) {
+        Type t = a[0].getType();
+        Value scaled = mulF(b, l, a[0], b.create<arith::ConstantOp>(l, b.getFloatAttr(t, scale)));
+        Value keep = b.create<arith::ConstantIntOp>(l, 1, 1);
+        if (causal) {
+          // query i sees keys j <= i + (sk - sq)
+          Value i = b.create<linalg::IndexOp>(l, rank - 2), j = b.create<linalg::IndexOp>(l, rank - 1);
+          Value limit = b.create<arith::AddIOp>(l, i, b.create<arith::ConstantIndexOp>(l, sk - sq));
+          keep = b.create<arith::CmpIOp>(l, arith::CmpIPredicate::sle, j, limit);
+        }
+        if (op.getKeyMask())
+          keep = b.create<arith::AndIOp>(l, keep, a[1]);
+        Value ninf = b.create<arith::ConstantOp>(l, b.getFloatAttr(t, negInf()));
+        return b.create<arith::SelectOp>(l, keep, scaled, ninf).getResult();
+      });
+  return SmallVector<Value>{softmaxLast(lb, z)};
+}
+
+/// splitmix64 on i64 values (wrap-around arithmetic).
+Value splitmix(OpBuilder &b, Location l, Value x) {
+  auto c = [&](uint64_t v) {
+    return b.create<arith::ConstantOp>(l, b.getI64IntegerAttr(static_cast<int64_t>(v)));
+  };
+  auto mix = [&](Value z, unsigned shift, uint64_t mul) {
+    Value shifted = b.create<arith::ShRUIOp>(l, z, c(shift));
+    return b.create<arith::MulIOp>(l, b.create<arith::XOrIOp>(l, z, shifted), c(mul));
+  };
+  Value z = b.create<arith::AddIOp>(l, x, c(0x9E3779B97F4A7C15ull));
+  z = mix(z, 30, 0xBF58476D1CE4E5B9ull);
+  z = mix(z, 27, 0x94D049BB133111EBull);
+  return b.create<arith::XOrIOp>(l, z, b.create<arith::ShRUIOp>(l, z, c(31)));
+}
+
+Lowered lowerDropout(DropoutOp op, LinalgBuilder &lb) {
+  double rate = op.getRate().convertToDouble();
+  if (rate == 0.0)
+    return SmallVector<Value>{op.getInput()};
+  auto type = tensorOf(op.getInput());
+  unsigned rank = type.getRank();
+  OpBuilder &b = lb.builder();
+  Location loc = lb.location();
+  // key = splitmix(seed ^ splitmix(stream << 32 | layer slot)); the layer
+  // slot is 0 outside layers and layer + 1 inside.
+  int64_t slot = op.getLayerAttr() ? op.getLayerAttr().getInt() + 1 : 0;
+  Value seed = op.getSeed() ? b.create<tensor::ExtractOp>(loc, op.getSeed(), ValueRange{}).getResult()
+                            : lb.constant(b.getI64Type(), 0);
+  Value site = b.create<arith::ConstantOp>(
+      loc, b.getI64IntegerAttr((op.getStreamAttr().getInt() << 32) | slot));
+  Value key = splitmix(b, loc, b.create<arith::XOrIOp>(loc, seed, splitmix(b, loc, site)));
+  SmallVector<int64_t> strides(rank, 1);
+  for (int d = static_cast<int>(rank) - 2; d >= 0; --d)
+    strides[d] = strides[d + 1] * type.getDimSize(d + 1);
+  Value result = lb.map(op.getInput(), op.getInput(), [&](OpBuilder &nb, Location l, ValueRange a) {
+    Value linear = nb.create<arith::ConstantOp>(l, nb.getI64IntegerAttr(0));
+    for (unsigned d = 0; d < rank; ++d) {
+      Value term = nb.create<arith::MulIOp>(
+          l, lb.loopIndexI64(nb, l, d), nb.create<arith::ConstantOp>(l, nb.getI64IntegerAttr(strides[d])));
+      linear = nb.create<arith::AddIOp>(l, linear, term);
+    }
+    Value h = splitmix(nb, l, nb.create<arith::AddIOp>(l, key, linear));
+    // u = top 24 bits / 2^24, uniform in [0, 1); keep when u >= rate.
+    Value top = nb.create<arith::ShRUIOp>(l, h, nb.create<arith::ConstantOp>(l, nb.getI64IntegerAttr(40)));
+    int64_t threshold = static_cast<int64_t>(std::ceil(rate * (1 << 24)));
+    Value keep = nb.create<arith::CmpIOp>(l, arith::CmpIPredicate::sge, top,
+                                          nb.create<arith::ConstantOp>(l, nb.getI64IntegerAttr(threshold)));
+    Type t = a[0].getType();
+    Value scaled = mulF(nb, l, a[0], nb.create<arith::ConstantOp>(l, nb.getFloatAttr(t, 1.0 / (1.0 - rate))));
+    Value zero = nb.create<arith::ConstantOp>(l, nb.getFloatAttr(t, 0.0));
+    return nb.create<arith::SelectOp>(l, keep, scaled, zero).getResult();
+  });
+  return SmallVector<Value>{result};
+}
+
+Lowered lowerBroadcastBinary(Operation *op, Value lhs, Value rhs, bool isAdd, LinalgBuilder &lb) {
+  auto type = tensorOf(lhs);
+  unsigned rank = type.getRank();
+  Value result = lb.generic({lhs, rhs}, {lb.identity(rank), lb.suffixMap(rank, tensorOf(rhs).getRank())},
+                            lb.empty(type.getShape(), type.getElementType()), lb.identity(rank),
+                            lb.parallel(rank), [&](OpBuilder &b, Location l, ValueRange a) {
+                              return isAdd ? addF(b, l, a[0], a[1]) : mulF(b, l, a[0], a[1]);
+                            });
+  return SmallVector<Value>{result};
+}
+
+Lowered lowerSplit(SplitOp op, LinalgBuilder &lb) {
+  auto type = tensorOf(op.getInput());
+  OpBuilder &b = lb.builder();
+  int64_t dim = op.getDimAttr().getInt(), offset = 0;
+  SmallVector<Value> pieces;
+  for (auto [result, size] : llvm::zip(op.getResults(), op.getSizes())) {
+    SmallVector<int64_t> offsets(type.getRank(), 0), sizes(type.getShape()), strides(type.getRank(), 1);
+    offsets[dim] = offset;
+    sizes[dim] = size;
+    offset += size;
+    pieces.push_back(b.create<tensor::ExtractSliceOp>(
+        lb.location(), cast<RankedTensorType>(result.getType()), op.getInput(), ValueRange{},
+        ValueRange{}, ValueRange{}, b.getDenseI64ArrayAttr(offsets), b.getDenseI64ArrayAttr(sizes),
+        b.getDenseI64ArrayAttr(strides)));
+  }
+  return pieces;
+}
+
+Lowered lowerCrossEntropy(CrossEntropyOp op, LinalgBuilder &lb) {
+  auto type = tensorOf(op.getLogits());
+  int64_t v = type.getShape().back(), rows = type.getNumElements() / v;
+  int64_t classes = op.getNumClassesAttr() ? op.getNumClassesAttr().getInt() : v;
+  Type t = type.getElementType();
+  OpBuilder &b = lb.builder();
+  Location loc = lb.location();
+  Value logits = lb.reshape(op.getLogits(), {rows, v});
+  Value labels = lb.reshape(op.getLabels(), {rows});
+  Value mask = op.getLossMask() ? lb.reshape(op.getLossMask(), {rows}) : lb.filled({rows}, t, 1.0);
+  if (tensorOf(mask).getElementType() != t)
+    mask = lb.map(mask, lb.empty({rows}, t), [&](OpBuilder &nb, Location l, ValueRange a) -> Value {
+      return nb.create<arith::ExtFOp>(l, t, a[0]);
+    });
+  // Padded classes (>= num_classes) become -inf, then log-softmax per row.
+  Value z = lb.map(logits, logits, [&](OpBuilder &nb, Location l, ValueRange a) {
+    Value c = nb.create<linalg::IndexOp>(l, 1);
+    Value valid = nb.create<arith::CmpIOp>(l, arith::CmpIPredicate::slt, c,
+                                           nb.create<arith::ConstantIndexOp>(l, classes));
+    Value ninf = nb.create<arith::ConstantOp>(l, nb.getFloatAttr(t, negInf()));
+    return nb.create<arith::SelectOp>(l, valid, a[0], ninf).getResult();
+  });
+  Value max = lb.reduceLast(z, negInf(), [](OpBuilder &nb, Location l, ValueRange a) -> Value {
+    return nb.create<arith::MaximumFOp>(l, a[0], a[1]);
+  });
+  Value sumExp = lb.generic({z, max}, {lb.identity(2), lb.dropLastMap(2)}, lb.filled({rows}, t, 0.0),
+                            lb.dropLastMap(2), {Iter::parallel, Iter::reduction},
+                            [](OpBuilder &nb, Location l, ValueRange a) -> Value {
+                              Value e = nb.create<math::ExpOp>(l, subF(nb, l, a[0], a[1]));
+                              return addF(nb, l, a[2], e);
+                            });
+  Value perRow = lb.generic(
+      {labels, max, sumExp, mask}, {lb.identity(1), lb.identity(1), lb.identity(1), lb.identity(1)},
+      lb.empty({rows}, t), lb.identity(1), lb.parallel(1), [&](OpBuilder &nb, Location l, ValueRange a) {
+        Value r = nb.create<linalg::IndexOp>(l, 0);
+        Value label = nb.create<arith::IndexCastOp>(l, nb.getIndexType(), a[0]);
+        Value picked = nb.create<tensor::ExtractOp>(l, logits, ValueRange{r, label});
+        Value lse = addF(nb, l, a[1], nb.create<math::LogOp>(l, a[2]));
+        return mulF(nb, l, subF(nb, l, lse, picked), a[3]);
+      });
+  Value total = lb.sumAll(perRow), count = lb.sumAll(mask);
+  Value zeroD = lb.empty({}, b.getF32Type());
+  Value loss = lb.generic({total, count}, {AffineMap::get(0, 0, {}, b.getContext()),
+                                           AffineMap::get(0, 0, {}, b.getContext())},
+                          zeroD, AffineMap::get(0, 0, {}, b.getContext()), {},
+                          [&](OpBuilder &nb, Location l, ValueRange a) -> Value {
+                            // An all-masked batch has loss 0, not NaN.
+                            Value zero = nb.create<arith::ConstantOp>(l, nb.getFloatAttr(t, 0.0));
+                            Value one = nb.create<arith::ConstantOp>(l, nb.getFloatAttr(t, 1.0));
+                            Value empty = nb.create<arith::CmpFOp>(l, arith::CmpFPredicate::OEQ, a[1], zero);
+                            Value denom = nb.create<arith::SelectOp>(l, empty, one, a[1]);
+                            Value mean = nb.create<arith::DivFOp>(l, a[0], denom);
+                            Type f32 = nb.getF32Type();
+                            if (t == f32)
+                              return mean;
+                            return t.getIntOrFloatBitWidth() > 32
+                                       ? nb.create<arith::TruncFOp>(l, f32, mean).getResult()
+                                       : nb.create<arith::ExtFOp>(l, f32, mean).getResult();
+                          });
+  (void)loc;
+  return SmallVector<Value>{loss};
+}
+
+} // namespace
+
+std::pair<Value, Value> rowStats(LinalgBuilder &lb, Value x, double eps, bool centered) {
+  auto type = tensorOf(x);
+  int64_t rows = type.getDimSize(0), h = type.getDimSize(1);
+  Type t = type.getElementType();
+  auto sumRows = [&](Value in) {
+    return lb.reduceLast(in, 0.0, [](OpBuilder &b, Location l, ValueRange a) { return addF(b, l, a[1], a[0]); });
+  };
+  Value mean;
+  if (centered)
+    mean = lb.map(sumRows(x), lb.empty({rows}, t), [&](OpBuilder &b, Location l, ValueRange a) {
+      return b.create<arith::DivFOp>(l, a[0], b.create<arith::ConstantOp>(l, b.getFloatAttr(t, h))).getResult();
+    });
+  // sum((x - mean)^2) or sum(x^2) per row
+  SmallVector<Value> ins{x};
+  SmallVector<AffineMap> maps{lb.identity(2)};
+  if (centered) {
+    ins.push_back(mean);
+    maps.push_back(lb.dropLastMap(2));
+  }
+  Value sq = lb.generic(ins, maps, lb.filled({rows}, t, 0.0), lb.dropLastMap(2),
+                        {Iter::parallel, Iter::reduction}, [&](OpBuilder &b, Location l, ValueRange a) {
+                          Value d = centered ? subF(b, l, a[0], a[1]) : a[0];
+                          return addF(b, l, a.back(), mulF(b, l, d, d));
+                        });
+  Value rstd = lb.map(sq, sq, [&](OpBuilder &b, Location l, ValueRange a) {
+    Value var = b.create<arith::DivFOp>(l, a[0], b.create<arith::ConstantOp>(l, b.getFloatAttr(t, h)));
+    return b.create<math::RsqrtOp>(l, addF(b, l, var, b.create<arith::ConstantOp>(l, b.getFloatAttr(t, eps)))).getResult();
+  });
+  return {mean, rstd};
+}
+
+Value softmaxLast(LinalgBuilder &lb, Value z) {
+  auto type = tensorOf(z);
+  unsigned rank = type.getRank();
+  Type t = type.getElementType();
+  Value max = lb.reduceLast(z, negInf(), [](OpBuilder &b, Location l, ValueRange a) -> Value {
+    return b.create<arith::MaximumFOp>(l, a[0], a[1]);
+  });
+  // e = exp(z - max); a row that is all -inf has max = -inf and gets zeros.
+  Value e = lb.generic({z, max}, {lb.identity(rank), lb.dropLastMap(rank)},
+                       lb.empty(type.getShape(), t), lb.identity(rank), lb.parallel(rank),
+                       [&](OpBuilder &b, Location l, ValueRange a) {
+                         Value ninf = b.create<arith::ConstantOp>(l, b.getFloatAttr(t, negInf()));
+                         Value masked = b.create<arith::CmpFOp>(l, arith::CmpFPredicate::OEQ, a[0], ninf);
+                         Value ex = b.create<math::ExpOp>(l, subF(b, l, a[0], a[1]));
+                         Value zero = b.create<arith::ConstantOp>(l, b.getFloatAttr(t, 0.0));
+                         return b.create<arith::SelectOp>(l, masked, zero, ex).getResult();
+                       });
+  Value sum = lb.reduceLast(e, 0.0, [](OpBuilder &b, Location l, ValueRange a) { return addF(b, l, a[1], a[0]); });
+  return lb.generic({e, sum}, {lb.identity(rank), lb.dropLastMap(rank)},
+                    lb.empty(type.getShape(), t), lb.identity(rank), lb.parallel(rank),
+                    [&](OpBuilder &b, Location l, ValueRange a) {
+                      Value zero = b.create<arith::ConstantOp>(l, b.getFloatAttr(t, 0.0));
+                      Value empty = b.create<arith::CmpFOp>(l, arith::CmpFPredicate::OEQ, a[1], zero);
+                      Value q = b.create<arith::DivFOp>(l, a[0], a[1]);
+                      return b.create<arith::SelectOp>(l, empty, zero, q).getResult();
+                    });
+}
+
+
+std::optional<Lowered> lowerNNOp(Operation *op, LinalgBuilder &lb) {
+  if (auto e = dyn_cast<EmbeddingOp>(op))
+    return lowerEmbedding(e, lb);
+  if (auto p = dyn_cast<PositionEmbeddingOp>(op))
+    return lowerPositionEmbedding(p, lb);
+  if (auto l = dyn_cast<LinearOp>(op))
+    return lowerLinear(l, lb);
+  if (auto m = dyn_cast<MatmulOp>(op))
+    return lowerMatmul(m, lb);
+  if (auto n = dyn_cast<LayerNormOp>(op))
+    return lowerNorm(op, n.getInput(), n.getGamma(), n.getBeta(), n.getEpsilon().convertToDouble(), lb);
+  if (auto n = dyn_cast<RmsNormOp>(op))
+    return lowerNorm(op, n.getInput(), n.getGamma(), Value(), n.getEpsilon().convertToDouble(), lb);
+  if (auto g = dyn_cast<GeluOp>(op)) {
+    bool approx = g.getApproximate() == GeluApproximation::tanh;
+    return Lowered(SmallVector<Value>{lb.map(g.getInput(), g.getInput(), [&](OpBuilder &b, Location l, ValueRange a) {
+      return gelu(b, l, a[0], approx);
+    })});
+  }
+  if (auto s = dyn_cast<SoftmaxOp>(op))
+    return lowerSoftmax(s, lb);
+  if (auto d = dyn_cast<DropoutOp>(op))
+    return lowerDropout(d, lb);
+  if (auto a = dyn_cast<AddOp>(op))
+    return lowerBroadcastBinary(op, a.getLhs(), a.getRhs(), true, lb);
+  if (auto m = dyn_cast<MulOp>(op))
+    return lowerBroadcastBinary(op, m.getLhs(), m.getRhs(), false, lb);
+  if (auto s = dyn_cast<SplitOp>(op))
+    return lowerSplit(s, lb);
+  if (auto c = dyn_cast<CrossEntropyOp>(op))
+    return lowerCrossEntropy(c, lb);
+  return std::nullopt;
+}
+
+} // namespace mt

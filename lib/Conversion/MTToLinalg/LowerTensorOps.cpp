@@ -1,0 +1,101 @@
+//===- LowerTensorOps.cpp - zeros, reshape, concat, sums, layer slices -----===//
+#include "Lowerings.h"
+
+using namespace mlir;
+
+namespace mt {
+namespace {
+
+Value insertAt(LinalgBuilder &lb, Value source, Value dest, ArrayRef<int64_t> offsets,
+               ArrayRef<int64_t> sizes) {
+  OpBuilder &b = lb.builder();
+  SmallVector<int64_t> strides(offsets.size(), 1);
+  return b.create<tensor::InsertSliceOp>(lb.location(), source, dest, ValueRange{}, ValueRange{},
+                                         ValueRange{}, b.getDenseI64ArrayAttr(offsets),
+                                         b.getDenseI64ArrayAttr(sizes),
+                                         b.getDenseI64ArrayAttr(strides));
+}
+
+Lowered lowerConcat(ConcatOp op, LinalgBuilder &lb) {
+  auto out = tensorOf(op.getResult());
+  int64_t dim = op.getDimAttr().getInt(), offset = 0;
+  Value acc = lb.empty(out.getShape(), out.getElementType());
+  for (Value v : op.getInputs()) {
+    auto t = tensorOf(v);
+    SmallVector<int64_t> offsets(t.getRank(), 0);
+    offsets[dim] = offset;
+    offset += t.getDimSize(dim);
+    acc = insertAt(lb, v, acc, offsets, t.getShape());
+  }
+  return SmallVector<Value>{acc};
+}
+
+Lowered lowerSumTo(SumToOp op, LinalgBuilder &lb) {
+  auto in = tensorOf(op.getInput()), out = tensorOf(op.getResult());
+  unsigned rank = in.getRank(), lead = rank - out.getRank();
+  SmallVector<utils::IteratorType> iters(rank, utils::IteratorType::parallel);
+  for (unsigned d = 0; d < lead; ++d)
+    iters[d] = utils::IteratorType::reduction;
+  Value sum = lb.generic(op.getInput(), lb.identity(rank),
+                         lb.filled(out.getShape(), out.getElementType(), 0.0),
+                         lb.suffixMap(rank, out.getRank()), iters,
+                         [](OpBuilder &b, Location l, ValueRange a) -> Value {
+                           return b.create<arith::AddFOp>(l, a[1], a[0]);
+                         });
+  return SmallVector<Value>{sum};
+}
+
+Lowered lowerSliceLayer(SliceLayerOp op, LinalgBuilder &lb) {
+  auto in = tensorOf(op.getInput());
+  OpBuilder &b = lb.builder();
+  SmallVector<int64_t> offsets(in.getRank(), 0), sizes(in.getShape()), strides(in.getRank(), 1);
+  offsets[0] = op.getLayerAttr().getInt();
+  sizes[0] = 1;
+  Value slice = b.create<tensor::ExtractSliceOp>(
+      lb.location(), tensorOf(op.getResult()), op.getInput(), ValueRange{}, ValueRange{},
+      ValueRange{}, b.getDenseI64ArrayAttr(offsets), b.getDenseI64ArrayAttr(sizes),
+      b.getDenseI64ArrayAttr(strides));
+  return SmallVector<Value>{slice};
+}
+
+Lowered lowerStackLayers(StackLayersOp op, LinalgBuilder &lb) {
+  auto out = tensorOf(op.getResult());
+  Value acc = lb.empty(out.getShape(), out.getElementType());
+  SmallVector<int64_t> sizes(out.getShape());
+  sizes[0] = 1;
+  for (auto [i, v] : llvm::enumerate(op.getInputs())) {
+    SmallVector<int64_t> offsets(out.getRank(), 0);
+    offsets[0] = static_cast<int64_t>(i);
+    acc = insertAt(lb, v, acc, offsets, sizes);
+  }
+  return SmallVector<Value>{acc};
+}
+
+} // namespace
+
+Value insertSlice(LinalgBuilder &lb, Value source, Value dest, ArrayRef<int64_t> offsets,
+                  ArrayRef<int64_t> sizes) {
+  return insertAt(lb, source, dest, offsets, sizes);
+}
+
+std::optional<Lowered> lowerTensorOp(Operation *op, LinalgBuilder &lb) {
+  if (auto z = dyn_cast<ZerosOp>(op)) {
+    auto t = tensorOf(z.getResult());
+    return Lowered(SmallVector<Value>{lb.filled(t.getShape(), t.getElementType(), 0.0)});
+  }
+  if (auto r = dyn_cast<ReshapeOp>(op))
+    return Lowered(SmallVector<Value>{lb.reshape(r.getInput(), tensorOf(r.getResult()).getShape())});
+  if (auto c = dyn_cast<ConcatOp>(op))
+    return lowerConcat(c, lb);
+  if (auto s = dyn_cast<SumToOp>(op))
+    return lowerSumTo(s, lb);
+  if (auto s = dyn_cast<SliceLayerOp>(op))
+    return lowerSliceLayer(s, lb);
+  if (auto s = dyn_cast<StackLayersOp>(op))
+    return lowerStackLayers(s, lb);
+  if (auto s = dyn_cast<ShardOp>(op))
+    return Lowered(SmallVector<Value>{s.getInput()});
+  return std::nullopt;
+}
+
+} // namespace mt

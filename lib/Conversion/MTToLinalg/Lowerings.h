@@ -1,0 +1,41 @@
+//===- Lowerings.h - the per-op lowerings of mt-lower-to-linalg -*- C++ -*-===//
+#ifndef MT_LIB_CONVERSION_MTTOLINALG_LOWERINGS_H
+#define MT_LIB_CONVERSION_MTTOLINALG_LOWERINGS_H
+
+#include "LinalgBuilder.h"
+
+#include "mt/Dialect/MT/IR/MTOps.h"
+#include <optional>
+
+namespace mt {
+
+/// The replacement values of an op; failure after a diagnostic.
+using Lowered = mlir::FailureOr<llvm::SmallVector<mlir::Value>>;
+
+/// Each group returns std::nullopt for ops it does not handle.
+std::optional<Lowered> lowerNNOp(mlir::Operation *op, LinalgBuilder &lb);
+std::optional<Lowered> lowerAttentionOp(mlir::Operation *op, LinalgBuilder &lb);
+std::optional<Lowered> lowerTensorOp(mlir::Operation *op, LinalgBuilder &lb);
+std::optional<Lowered> lowerGradOp(mlir::Operation *op, LinalgBuilder &lb);
+
+/// Shared pieces.
+/// Row statistics of x [R, H]: mean [R] and 1/sqrt(var + eps) [R] (layer
+/// norm), or with `centered` false, 1/sqrt(mean(x^2) + eps) only (RMS norm,
+/// mean is then null).
+std::pair<mlir::Value, mlir::Value> rowStats(LinalgBuilder &lb, mlir::Value x, double eps,
+                                             bool centered);
+
+/// softmax over the last dimension of a [..., n] tensor whose masked entries
+/// are -inf; rows with nothing unmasked give zeros.
+mlir::Value softmaxLast(LinalgBuilder &lb, mlir::Value z);
+
+/// -infinity.
+double negInf();
+
+/// `source` written into `dest` at `offsets` (tensor.insert_slice, unit strides).
+mlir::Value insertSlice(LinalgBuilder &lb, mlir::Value source, mlir::Value dest,
+                        llvm::ArrayRef<int64_t> offsets, llvm::ArrayRef<int64_t> sizes);
+
+} // namespace mt
+
+#endif // MT_LIB_CONVERSION_MTTOLINALG_LOWERINGS_H

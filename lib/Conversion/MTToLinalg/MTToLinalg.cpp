@@ -1,0 +1,77 @@
+//===- MTToLinalg.cpp - the mt-lower-to-linalg pass ------------------------===//
+#include "Lowerings.h"
+
+#include "mt/Conversion/Passes.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+
+namespace mt {
+#define GEN_PASS_DEF_LOWERTOLINALGPASS
+#include "mt/Conversion/Passes.h.inc"
+} // namespace mt
+
+using namespace mlir;
+using namespace mt;
+
+namespace {
+
+/// Replaces the mt ops of `func` in program order; each lowering sees its
+/// operands already lowered.
+LogicalResult lowerFunction(func::FuncOp func) {
+  SmallVector<Operation *> ops;
+  bool ok = true;
+  func.walk([&](Operation *op) {
+    if (!isa<MTDialect>(op->getDialect()))
+      return;
+    if (!isa<ShapeInferenceOpInterface>(op) && op->getNumRegions() == 0 &&
+        !isa<ZerosOp, ReshapeOp, SumToOp, EmbeddingGradOp, PositionEmbeddingGradOp,
+             LayerNormGradOp, RmsNormGradOp, AttentionKVGradOp, CrossEntropyGradOp>(op)) {
+      op->emitError() << "mt-lower-to-linalg: '" << op->getName()
+                      << "' has no CPU lowering (collectives run through the runtime)";
+      ok = false;
+      return;
+    }
+    if (isa<LayerStackOp>(op)) {
+      op->emitError("mt-lower-to-linalg: run mt-unroll-layers first");
+      ok = false;
+      return;
+    }
+    ops.push_back(op);
+  });
+  if (!ok)
+    return failure();
+  for (Operation *op : ops) {
+    for (Type t : op->getResultTypes())
+      if (auto r = dyn_cast<RankedTensorType>(t); r && !r.hasStaticShape())
+        return op->emitError("mt-lower-to-linalg: run mt-specialize-shapes first");
+    OpBuilder builder(op);
+    LinalgBuilder lb(builder, op->getLoc());
+    std::optional<Lowered> lowered = lowerNNOp(op, lb);
+    if (!lowered)
+      lowered = lowerAttentionOp(op, lb);
+    if (!lowered)
+      lowered = lowerTensorOp(op, lb);
+    if (!lowered)
+      lowered = lowerGradOp(op, lb);
+    if (!lowered)
+      return op->emitError() << "mt-lower-to-linalg: no lowering for '" << op->getName() << "'";
+    if (failed(*lowered))
+      return failure();
+    op->replaceAllUsesWith(**lowered);
+    op->erase();
+  }
+  return success();
+}
+
+struct LowerToLinalgPass : mt::impl::LowerToLinalgPassBase<LowerToLinalgPass> {
+  void runOnOperation() override {
+    for (auto func : getOperation().getOps<func::FuncOp>())
+      if (failed(lowerFunction(func)))
+        return signalPassFailure();
+    // Meshes only describe distribution.
+    for (auto mesh : llvm::make_early_inc_range(getOperation().getOps<MeshOp>()))
+      mesh.erase();
+  }
+};
+
+} // namespace
