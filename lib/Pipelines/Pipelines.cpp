@@ -1,5 +1,6 @@
 //===- Pipelines.cpp - the pass pipelines mtc runs -------------------------===//
 #include "mt/Pipelines/Pipelines.h"
+#include "mt/Conversion/Passes.h"
 #include "mt/Transforms/Passes.h"
 
 #include "mlir/Pass/PassRegistry.h"
@@ -14,7 +15,37 @@ void mt::buildFrontendPipeline(OpPassManager &pm, const FrontendOptions &options
       SpecializeShapesPassOptions{options.microBatchSize, options.seqLength}));
 }
 
+LogicalResult mt::buildLowerToLLVMPipeline(OpPassManager &pm) {
+  pm.addPass(createLowerToLinalgPass());
+  // Upstream stages, by their registered names so the pipeline reads like
+  // the mt-opt command that replays it.
+  const char *upstream =
+      "one-shot-bufferize{bufferize-function-boundaries "
+      "function-boundary-type-conversion=identity-layout-map},"
+      "buffer-results-to-out-params,"
+      "buffer-deallocation-pipeline,"
+      "convert-bufferization-to-memref,"
+      "convert-linalg-to-loops,"
+      "lower-affine,"
+      "convert-scf-to-cf,"
+      "expand-strided-metadata,"
+      "finalize-memref-to-llvm,"
+      "convert-math-to-llvm,"
+      "convert-math-to-libm,"
+      "convert-arith-to-llvm,"
+      "convert-func-to-llvm,"
+      "convert-cf-to-llvm,"
+      "reconcile-unrealized-casts";
+  if (failed(parsePassPipeline(upstream, pm)))
+    return failure();
+  pm.addPass(createExportEntryPointsPass());
+  return success();
+}
+
 void mt::registerPipelines() {
+  PassPipelineRegistration<>(
+      "mt-lower-to-llvm", "lower mt (static, unrolled) to the LLVM dialect with mt_entry_* points",
+      [](OpPassManager &pm) { (void)buildLowerToLLVMPipeline(pm); });
   PassPipelineRegistration<FrontendOptions>(
       "mt-frontend", "check the model and bring it to canonical form (mtc's first stage)",
       buildFrontendPipeline);

@@ -56,9 +56,9 @@ LogicalResult verifyModel(func::FuncOp func) {
   }
   auto results = func.getFunctionType().getResults();
   auto loss = results.size() == 1 ? dyn_cast<RankedTensorType>(results[0]) : nullptr;
-  if (!loss || loss.getRank() != 0 || !loss.getElementType().isF32())
+  if (!loss || loss.getRank() != 0 || !(loss.getElementType().isF32() || loss.getElementType().isF64()))
     return func.emitError() << "model violates M3: a model function returns exactly one "
-                               "tensor<f32>, the loss; got ("
+                               "tensor<f32> (or tensor<f64>), the loss; got ("
                             << results << ")";
   return verifyDropoutStreams(func.getBody());
 }

@@ -72,7 +72,7 @@ func.func @integer_param(%s: tensor<4xi32> {mt.param = #mt.param<name = "steps",
 // -----
 
 // M3: a model must return its loss and nothing else.
-// expected-error @+1 {{model violates M3: a model function returns exactly one tensor<f32>, the loss}}
+// expected-error @+1 {{model violates M3: a model function returns exactly one tensor<f32> (or tensor<f64>), the loss}}
 func.func @no_loss(%w: tensor<4x8xf32> {mt.param = #mt.param<name = "w", init = zeros>},
                    %x: tensor<2x8xf32>) -> tensor<2x4xf32> {
   %y = mt.linear %x, %w : tensor<2x8xf32>, tensor<4x8xf32> -> tensor<2x4xf32>

@@ -20,4 +20,17 @@ def LowerToLinalgPass : Pass<"mt-lower-to-linalg", "mlir::ModuleOp"> {
     "::mlir::tensor::TensorDialect"];
 }
 
+def ExportEntryPointsPass : Pass<"mt-export-entry-points", "mlir::ModuleOp"> {
+  let summary = "adds a uniform entry point for every exported function";
+  let description = [{
+    Runs on a module in the LLVM dialect. For every function `@f` that was
+    lowered with `llvm.emit_c_interface` (so `@_mlir_ciface_f` exists, taking
+    one pointer per memref descriptor), adds
+    `void @mt_entry_f(ptr args)`, which calls it with `args[0..n)`. The
+    runtime then calls any compiled function the same way, with an array of
+    descriptor pointers: inputs first, then outputs.
+  }];
+  let dependentDialects = ["::mlir::LLVM::LLVMDialect"];
+}
+
 #endif // MT_CONVERSION_PASSES_TD

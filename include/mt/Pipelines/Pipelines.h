@@ -31,6 +31,11 @@ struct FrontendOptions : public mlir::PassPipelineOptions<FrontendOptions> {
 /// vocabulary, static shapes.
 void buildFrontendPipeline(mlir::OpPassManager &pm, const FrontendOptions &options);
 
+/// Lowers a statically shaped, unrolled module (model and training-step
+/// functions) to the LLVM dialect with one `mt_entry_<name>(ptr)` per
+/// function: mt -> linalg -> bufferized loops -> LLVM.
+mlir::LogicalResult buildLowerToLLVMPipeline(mlir::OpPassManager &pm);
+
 /// Registers every pipeline under its mt-opt flag.
 void registerPipelines();
 

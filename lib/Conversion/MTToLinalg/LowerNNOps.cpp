@@ -286,7 +286,8 @@ Lowered lowerCrossEntropy(CrossEntropyOp op, LinalgBuilder &lb) {
         return mulF(nb, l, subF(nb, l, lse, picked), a[3]);
       });
   Value total = lb.sumAll(perRow), count = lb.sumAll(mask);
-  Value zeroD = lb.empty({}, b.getF32Type());
+  Type lossType = lossElementType(t);
+  Value zeroD = lb.empty({}, lossType);
   Value loss = lb.generic({total, count}, {AffineMap::get(0, 0, {}, b.getContext()),
                                            AffineMap::get(0, 0, {}, b.getContext())},
                           zeroD, AffineMap::get(0, 0, {}, b.getContext()), {},
@@ -297,12 +298,9 @@ Lowered lowerCrossEntropy(CrossEntropyOp op, LinalgBuilder &lb) {
                             Value empty = nb.create<arith::CmpFOp>(l, arith::CmpFPredicate::OEQ, a[1], zero);
                             Value denom = nb.create<arith::SelectOp>(l, empty, one, a[1]);
                             Value mean = nb.create<arith::DivFOp>(l, a[0], denom);
-                            Type f32 = nb.getF32Type();
-                            if (t == f32)
+                            if (t == lossType)
                               return mean;
-                            return t.getIntOrFloatBitWidth() > 32
-                                       ? nb.create<arith::TruncFOp>(l, f32, mean).getResult()
-                                       : nb.create<arith::ExtFOp>(l, f32, mean).getResult();
+                            return nb.create<arith::ExtFOp>(l, lossType, mean).getResult();
                           });
   (void)loc;
   return SmallVector<Value>{loss};

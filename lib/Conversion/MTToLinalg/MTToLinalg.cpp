@@ -65,9 +65,12 @@ LogicalResult lowerFunction(func::FuncOp func) {
 
 struct LowerToLinalgPass : mt::impl::LowerToLinalgPassBase<LowerToLinalgPass> {
   void runOnOperation() override {
-    for (auto func : getOperation().getOps<func::FuncOp>())
+    for (auto func : getOperation().getOps<func::FuncOp>()) {
       if (failed(lowerFunction(func)))
         return signalPassFailure();
+      // Exported with a C interface so mt-export-entry-points can wrap it.
+      func->setAttr("llvm.emit_c_interface", UnitAttr::get(&getContext()));
+    }
     // Meshes only describe distribution.
     for (auto mesh : llvm::make_early_inc_range(getOperation().getOps<MeshOp>()))
       mesh.erase();

@@ -11,6 +11,10 @@ bool mt::isSupportedFloatType(Type t) {
   return t.isF16() || t.isBF16() || t.isF32() || t.isF64();
 }
 
+Type mt::lossElementType(Type logits) {
+  return logits.isF64() ? logits : Float32Type::get(logits.getContext());
+}
+
 void MTDialect::initialize() {
   addOperations<
 #define GET_OP_LIST

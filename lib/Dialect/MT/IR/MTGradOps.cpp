@@ -99,8 +99,10 @@ LogicalResult CrossEntropyGradOp::verify() {
     return violates(*this, 4) << "the result must have the logits' type "
                               << getLogits().getType() << ", got " << getResult().getType();
   auto grad = tensorType(getGrad());
-  if (grad.getRank() != 0 || !grad.getElementType().isF32())
-    return violates(*this, 6) << "grad must be tensor<f32> (the loss's gradient), got "
+  Type loss = lossElementType(tensorType(getLogits()).getElementType());
+  if (grad.getRank() != 0 || grad.getElementType() != loss)
+    return violates(*this, 6) << "grad must be " << typeStr(RankedTensorType::get({}, loss))
+                              << " (the loss's gradient), got "
                               << grad;
   return success();
 }

@@ -283,7 +283,9 @@ LogicalResult CrossEntropyOp::verify() {
                                         getNumClassesAttr())))
     return failure();
   auto result = tensorType(getResult());
-  if (result.getRank() != 0 || !result.getElementType().isF32())
-    return violates(*this, 4) << "the result must be tensor<f32>, got " << result;
+  Type loss = lossElementType(tensorType(getLogits()).getElementType());
+  if (result.getRank() != 0 || result.getElementType() != loss)
+    return violates(*this, 4) << "the result must be "
+                              << typeStr(RankedTensorType::get({}, loss)) << ", got " << result;
   return success();
 }

@@ -72,7 +72,7 @@ SmallVector<Type> SplitOp::inferResultTypes() {
 }
 
 SmallVector<Type> CrossEntropyOp::inferResultTypes() {
-  return {tensorOf({}, Float32Type::get(getContext()))};
+  return {tensorOf({}, lossElementType(tensorType(getLogits()).getElementType()))};
 }
 
 SmallVector<Type> SplitHeadsOp::inferResultTypes() {

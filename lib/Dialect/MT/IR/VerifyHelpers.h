@@ -49,6 +49,14 @@ inline bool typesAgree(mlir::Type a, mlir::Type b) {
          shapesAgree(ta.getShape(), tb.getShape());
 }
 
+/// A type as text without the quotes diagnostics add: "tensor<f32>".
+inline std::string typeStr(mlir::Type t) {
+  std::string s;
+  llvm::raw_string_ostream os(s);
+  t.print(os);
+  return s;
+}
+
 /// "8x?x768" for messages.
 inline std::string shapeStr(llvm::ArrayRef<int64_t> shape) {
   if (shape.empty())
