@@ -3,7 +3,7 @@
 
 The models differ only in their sizes, so they are generated rather than
 edited by hand; test/examples/up-to-date.test checks the committed files
-match this script's output.  Usage: gen_gpt.py OUTPUT_DIR
+match this script's output.  Usage: gen_gpt.py OUTPUT_DIR [MODEL...] (default: the committed examples)
 """
 import math
 import sys
@@ -15,12 +15,17 @@ MODELS = {
     "gpt2-tiny": (2, 64, 4, 50257, 128, "a tiny GPT-2 for tests and the CPU demo"),
 }
 
+# Written only when named on the command line (tests generate them).
+TEST_MODELS = {
+    "gpt-micro-f64": (2, 8, 2, 11, 8, "a micro GPT in f64 for gradient checks", "f64"),
+}
 
-def model(name, layers, hidden, heads, vocab, positions, description):
+
+def model(name, layers, hidden, heads, vocab, positions, description, dtype="f32"):
     L, H, F = layers, hidden, 4 * hidden
     std = 0.02
     out_std = std / math.sqrt(2 * L)  # GPT-2 / Megatron scaled init of output layers
-    act = f"tensor<?x?x{H}xf32>"
+    act = f"tensor<?x?x{H}x{dtype}>"
     per_layer = [  # (name, shape, init)
         ("ln_1.weight", [H], "ones"), ("ln_1.bias", [H], "zeros"),
         ("attn.qkv.weight", [3 * H, H], "normal"), ("attn.qkv.bias", [3 * H], "zeros"),
@@ -31,7 +36,7 @@ def model(name, layers, hidden, heads, vocab, positions, description):
     ]
 
     def ty(shape):
-        return "tensor<" + "x".join(str(d) for d in shape) + "xf32>"
+        return "tensor<" + "x".join(str(d) for d in shape) + f"x{dtype}>"
 
     def param(pname, init):
         if init == "normal":
@@ -46,7 +51,7 @@ def model(name, layers, hidden, heads, vocab, positions, description):
     args = [
         "%tokens: tensor<?x?xi32>",
         "%labels: tensor<?x?xi32>",
-        "%loss_mask: tensor<?x?xf32>",
+        f"%loss_mask: tensor<?x?x{dtype}>",
         f"%wte: {ty([vocab, H])} {{mt.param = {param('wte', 'normal')}}}",
         f"%wpe: {ty([positions, H])} {{mt.param = {param('wpe', 'normal')}}}",
     ]
@@ -61,8 +66,9 @@ def model(name, layers, hidden, heads, vocab, positions, description):
         f"%{ssa(p)}_l = %{ssa(p)} : {ty([L] + s)}" for p, s, _ in per_layer)
     head_dim = H // heads
     scale = 1.0 / math.sqrt(head_dim)
-    heads_t = f"tensor<?x{heads}x?x{head_dim}xf32>"
-    scores_t = f"tensor<?x{heads}x?x?xf32>"
+    heads_t = f"tensor<?x{heads}x?x{head_dim}x{dtype}>"
+    scores_t = f"tensor<?x{heads}x?x?x{dtype}>"
+    loss_t = "tensor<f64>" if dtype == "f64" else "tensor<f32>"
     vec = ty([H])
     return f"""\
 // {description}: {L} layers, hidden {H}, {heads} heads, vocabulary {vocab},
@@ -73,17 +79,17 @@ def model(name, layers, hidden, heads, vocab, positions, description):
 // batch and sequence sizes are left open (?) and fixed at compile time.
 // Every layer is one body of mt.layer_stack over weights stacked [{L}, ...].
 func.func @{name.replace('-', '_')}(
-    {(','+chr(10)+'    ').join(args)}) -> tensor<f32> {{
+    {(','+chr(10)+'    ').join(args)}) -> {loss_t} {{
   %tok = mt.embedding %wte[%tokens] : {ty([vocab, H])}, tensor<?x?xi32> -> {act}
-  %pos = mt.position_embedding %wpe for %tokens : {ty([positions, H])}, tensor<?x?xi32> -> tensor<?x{H}xf32>
-  %emb = mt.add %tok, %pos : {act}, tensor<?x{H}xf32>
+  %pos = mt.position_embedding %wpe for %tokens : {ty([positions, H])}, tensor<?x?xi32> -> tensor<?x{H}x{dtype}>
+  %emb = mt.add %tok, %pos : {act}, tensor<?x{H}x{dtype}>
   %x = mt.dropout %emb {{rate = 1.000000e-01 : f64, stream = 0 : i64}} : {act}
   %h = mt.layer_stack (%hidden = %x : {act}) layers (
         {bindings})
       -> {act} {{
     %a = mt.layer_norm %hidden, %ln_1_weight_l, %ln_1_bias_l {{epsilon = 1.000000e-05 : f64}} : {act}, {vec}
-    %qkv = mt.linear %a, %attn_qkv_weight_l, %attn_qkv_bias_l : {act}, {ty([3 * H, H])}, {ty([3 * H])} -> tensor<?x?x{3 * H}xf32>
-    %q, %k, %v = mt.split %qkv {{dim = 2 : i64, sizes = array<i64: {H}, {H}, {H}>}} : tensor<?x?x{3 * H}xf32> -> {act}, {act}, {act}
+    %qkv = mt.linear %a, %attn_qkv_weight_l, %attn_qkv_bias_l : {act}, {ty([3 * H, H])}, {ty([3 * H])} -> tensor<?x?x{3 * H}x{dtype}>
+    %q, %k, %v = mt.split %qkv {{dim = 2 : i64, sizes = array<i64: {H}, {H}, {H}>}} : tensor<?x?x{3 * H}x{dtype}> -> {act}, {act}, {act}
     %qh = mt.split_heads %q {{num_heads = {heads} : i64}} : {act} -> {heads_t}
     %kh = mt.split_heads %k {{num_heads = {heads} : i64}} : {act} -> {heads_t}
     %vh = mt.split_heads %v {{num_heads = {heads} : i64}} : {act} -> {heads_t}
@@ -96,24 +102,28 @@ func.func @{name.replace('-', '_')}(
     %od = mt.dropout %o {{rate = 1.000000e-01 : f64, stream = 2 : i64}} : {act}
     %r1 = mt.add %hidden, %od : {act}, {act}
     %b = mt.layer_norm %r1, %ln_2_weight_l, %ln_2_bias_l {{epsilon = 1.000000e-05 : f64}} : {act}, {vec}
-    %f = mt.linear %b, %mlp_fc_weight_l, %mlp_fc_bias_l : {act}, {ty([F, H])}, {ty([F])} -> tensor<?x?x{F}xf32>
-    %g = mt.gelu %f approximate = tanh : tensor<?x?x{F}xf32>
-    %d = mt.linear %g, %mlp_proj_weight_l, %mlp_proj_bias_l : tensor<?x?x{F}xf32>, {ty([H, F])}, {vec} -> {act}
+    %f = mt.linear %b, %mlp_fc_weight_l, %mlp_fc_bias_l : {act}, {ty([F, H])}, {ty([F])} -> tensor<?x?x{F}x{dtype}>
+    %g = mt.gelu %f approximate = tanh : tensor<?x?x{F}x{dtype}>
+    %d = mt.linear %g, %mlp_proj_weight_l, %mlp_proj_bias_l : tensor<?x?x{F}x{dtype}>, {ty([H, F])}, {vec} -> {act}
     %dd = mt.dropout %d {{rate = 1.000000e-01 : f64, stream = 3 : i64}} : {act}
     %r2 = mt.add %r1, %dd : {act}, {act}
     mt.yield %r2 : {act}
   }}
   %y = mt.layer_norm %h, %ln_f_weight, %ln_f_bias {{epsilon = 1.000000e-05 : f64}} : {act}, {vec}
-  %logits = mt.linear %y, %wte : {act}, {ty([vocab, H])} -> tensor<?x?x{vocab}xf32>
-  %loss = mt.cross_entropy %logits, %labels mask %loss_mask : tensor<?x?x{vocab}xf32>, tensor<?x?xi32>, tensor<?x?xf32> -> tensor<f32>
-  return %loss : tensor<f32>
+  %logits = mt.linear %y, %wte : {act}, {ty([vocab, H])} -> tensor<?x?x{vocab}x{dtype}>
+  %loss = mt.cross_entropy %logits, %labels mask %loss_mask : tensor<?x?x{vocab}x{dtype}>, tensor<?x?xi32>, tensor<?x?x{dtype}> -> {loss_t}
+  return %loss : {loss_t}
 }}
 """
 
 
 def main():
     out_dir = sys.argv[1] if len(sys.argv) > 1 else "."
-    for name, spec in MODELS.items():
+    names = sys.argv[2:] or list(MODELS)
+    for name in names:
+        spec = MODELS.get(name) or TEST_MODELS.get(name)
+        if spec is None:
+            sys.exit(f"gen_gpt.py: unknown model '{name}'")
         with open(f"{out_dir}/{name}.mlir", "w") as f:
             f.write(model(name, *spec))
 

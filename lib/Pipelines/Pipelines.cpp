@@ -22,7 +22,7 @@ LogicalResult mt::buildLowerToLLVMPipeline(OpPassManager &pm) {
   const char *upstream =
       "one-shot-bufferize{bufferize-function-boundaries "
       "function-boundary-type-conversion=identity-layout-map},"
-      "buffer-results-to-out-params,"
+      "buffer-results-to-out-params{modify-public-functions hoist-static-allocs},"
       "buffer-deallocation-pipeline,"
       "convert-bufferization-to-memref,"
       "convert-linalg-to-loops,"

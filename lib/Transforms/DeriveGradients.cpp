@@ -263,8 +263,10 @@ LogicalResult deriveGradients(func::FuncOp forward) {
 
   OpBuilder b(ret);
   Differentiator diff(b);
+  auto lossType = tensorTypeOf(loss);
   auto one = b.create<arith::ConstantOp>(
-      grad.getLoc(), DenseElementsAttr::get(tensorTypeOf(loss), b.getF32FloatAttr(1.0f)));
+      grad.getLoc(),
+      DenseElementsAttr::get(lossType, b.getFloatAttr(lossType.getElementType(), 1.0)));
   for (const ParamInfo &p : collectParams(grad))
     diff.active.insert(entry.getArgument(p.argNumber));
   for (Operation &op : entry.without_terminator())

@@ -15,9 +15,33 @@ namespace {
 
 constexpr llvm::StringLiteral kCInterfacePrefix = "_mlir_ciface_";
 
+/// The mt attributes (parameter markers, gradient names) have served their
+/// purpose once the module is in the LLVM dialect; LLVM IR has no place for
+/// them.
+void stripMTAttributes(LLVM::LLVMFuncOp fn) {
+  auto strip = [&](DictionaryAttr dict) {
+    SmallVector<NamedAttribute> kept;
+    if (!dict)
+      return DictionaryAttr::get(fn.getContext(), kept);
+    for (NamedAttribute a : dict)
+      if (!a.getName().getValue().starts_with("mt."))
+        kept.push_back(a);
+    return DictionaryAttr::get(dict.getContext(), kept);
+  };
+  for (unsigned i = 0; i < fn.getNumArguments(); ++i)
+    fn.setArgAttrs(i, strip(fn.getArgAttrDict(i)));
+  for (unsigned i = 0; i < fn.getNumResults(); ++i)
+    fn.setResultAttrs(i, strip(fn.getResultAttrDict(i)));
+  for (NamedAttribute a : llvm::to_vector(fn->getDiscardableAttrs()))
+    if (a.getName().getValue().starts_with("mt."))
+      fn->removeDiscardableAttr(a.getName());
+}
+
 struct ExportEntryPointsPass : mt::impl::ExportEntryPointsPassBase<ExportEntryPointsPass> {
   void runOnOperation() override {
     ModuleOp module = getOperation();
+    for (auto fn : module.getOps<LLVM::LLVMFuncOp>())
+      stripMTAttributes(fn);
     SmallVector<LLVM::LLVMFuncOp> interfaces;
     for (auto fn : module.getOps<LLVM::LLVMFuncOp>())
       if (fn.getName().starts_with(kCInterfacePrefix) && !fn.isExternal())

@@ -1,0 +1,18 @@
+//===- SharedObject.h - LLVM-dialect module -> native .so ------*- C++ -*-===//
+#ifndef MT_TARGET_CPU_SHAREDOBJECT_H
+#define MT_TARGET_CPU_SHAREDOBJECT_H
+
+#include "mlir/IR/BuiltinOps.h"
+#include <string>
+
+namespace mt {
+
+/// Translates `module` (LLVM dialect) to LLVM IR, optimizes it at -O3 for
+/// this machine's CPU, emits an object file and links it into the shared
+/// object `soPath` with the system C compiler driver. Returns false and sets
+/// `error` on failure.
+bool emitSharedObject(mlir::ModuleOp module, const std::string &soPath, std::string &error);
+
+} // namespace mt
+
+#endif // MT_TARGET_CPU_SHAREDOBJECT_H

@@ -1,0 +1,96 @@
+//===- SharedObject.cpp - LLVM-dialect module -> native .so ----------------===//
+#include "mt/Target/CPU/SharedObject.h"
+
+#include "mlir/ExecutionEngine/OptUtils.h"
+#include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Export.h"
+#include "llvm/IR/LegacyPassManager.h"
+#include "llvm/IR/Module.h"
+#include "llvm/MC/TargetRegistry.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Program.h"
+#include "llvm/Support/TargetSelect.h"
+#include "llvm/Support/raw_ostream.h"
+#include "llvm/Target/TargetMachine.h"
+#include "llvm/Target/TargetOptions.h"
+#include "llvm/TargetParser/Host.h"
+
+namespace mt {
+
+#ifndef MT_MLIR_LIB_DIR
+#define MT_MLIR_LIB_DIR "/usr/lib/llvm-22/lib"
+#endif
+
+bool emitSharedObject(mlir::ModuleOp module, const std::string &soPath, std::string &error) {
+  mlir::DialectRegistry registry;
+  mlir::registerBuiltinDialectTranslation(registry);
+  mlir::registerLLVMDialectTranslation(registry);
+  module->getContext()->appendDialectRegistry(registry);
+
+  llvm::InitializeNativeTarget();
+  llvm::InitializeNativeTargetAsmPrinter();
+
+  llvm::LLVMContext llvmContext;
+  std::unique_ptr<llvm::Module> llvmModule = mlir::translateModuleToLLVMIR(module, llvmContext);
+  if (!llvmModule) {
+    error = "translation to LLVM IR failed";
+    return false;
+  }
+  llvm::Triple triple(llvm::sys::getProcessTriple());
+  const llvm::Target *target = llvm::TargetRegistry::lookupTarget(triple, error);
+  if (!target)
+    return false;
+  llvm::StringMap<bool> hostFeatures = llvm::sys::getHostCPUFeatures();
+  std::string features;
+  for (auto &f : hostFeatures)
+    features += (features.empty() ? "" : ",") + std::string(f.second ? "+" : "-") + f.first().str();
+  std::unique_ptr<llvm::TargetMachine> machine(target->createTargetMachine(
+      triple, llvm::sys::getHostCPUName(), features, llvm::TargetOptions(), llvm::Reloc::PIC_));
+  llvmModule->setDataLayout(machine->createDataLayout());
+  llvmModule->setTargetTriple(triple);
+
+  auto optimize = mlir::makeOptimizingTransformer(3, 0, machine.get());
+  if (llvm::Error e = optimize(llvmModule.get())) {
+    error = llvm::toString(std::move(e));
+    return false;
+  }
+
+  std::string objPath = soPath + ".o";
+  {
+    std::error_code ec;
+    llvm::raw_fd_ostream obj(objPath, ec, llvm::sys::fs::OF_None);
+    if (ec) {
+      error = "cannot write " + objPath + ": " + ec.message();
+      return false;
+    }
+    llvm::legacy::PassManager pm;
+    if (machine->addPassesToEmitFile(pm, obj, nullptr, llvm::CodeGenFileType::ObjectFile)) {
+      error = "the target cannot emit object files";
+      return false;
+    }
+    pm.run(*llvmModule);
+  }
+
+  // memrefCopy (strided copies) comes from MLIR's C runner utils.
+  auto cc = llvm::sys::findProgramByName("cc");
+  if (!cc) {
+    error = "no C compiler driver 'cc' on PATH to link " + soPath;
+    return false;
+  }
+  std::string libDir = MT_MLIR_LIB_DIR;
+  std::vector<std::string> owned{*cc, "-shared", "-o", soPath, objPath,
+                                 "-L" + libDir, "-Wl,-rpath," + libDir,
+                                 "-lmlir_c_runner_utils", "-lm"};
+  llvm::SmallVector<llvm::StringRef> refs(owned.begin(), owned.end());
+  std::string message;
+  int rc = llvm::sys::ExecuteAndWait(*cc, refs, std::nullopt, {}, 0, 0, &message);
+  llvm::sys::fs::remove(objPath);
+  if (rc != 0) {
+    error = "linking " + soPath + " failed (exit " + std::to_string(rc) + ") " + message;
+    return false;
+  }
+  return true;
+}
+
+} // namespace mt
