@@ -115,7 +115,12 @@ int main(int argc, char **argv) {
         info.param = p;
     args.push_back(info);
   }
+  // Integer inputs are ids: below the vocabulary, or the classes of the loss.
   int64_t vocab = 0;
+  model.walk([&](mt::CrossEntropyOp c) {
+    vocab = c.getNumClassesAttr() ? c.getNumClassesAttr().getInt()
+                                  : cast<RankedTensorType>(c.getLogits().getType()).getShape().back();
+  });
   model.walk([&](mt::EmbeddingOp e) {
     vocab = cast<RankedTensorType>(e.getTable().getType()).getDimSize(0);
   });
@@ -157,6 +162,9 @@ int main(int argc, char **argv) {
                            ? std::max(a.param->attr.getStd().convertToDouble(), 0.1)
                            : 0.1;
         writeAt(*b, a.element, i, base + scale * normal(rng));
+      } else if (a.element.isInteger(1)) {
+        // masks: mostly kept, position 0 always kept
+        b->as<uint8_t>()[i] = (i == 0 || rng() % 4 != 0) ? 1 : 0;
       } else if (a.element.isInteger(32)) {
         b->as<int32_t>()[i] = static_cast<int32_t>(rng() % std::max<int64_t>(vocab, 1));
       } else if (a.element.isInteger(64)) {

@@ -193,9 +193,9 @@ Lowered lowerCrossEntropyGrad(CrossEntropyGradOp op, LinalgBuilder &lb) {
       lb.empty({rows, v}, t), lb.identity(2), lb.parallel(2),
       [&](OpBuilder &b, Location l, ValueRange a) {
         Value c = b.create<arith::IndexCastOp>(l, b.getI64Type(), b.create<linalg::IndexOp>(l, 1));
-        Value label = b.create<arith::ExtSIOp>(l, b.getI64Type(), a[1]);
-        if (a[1].getType().isInteger(64))
-          label = a[1];
+        Value label = a[1].getType().isInteger(64)
+                          ? a[1]
+                          : b.create<arith::ExtSIOp>(l, b.getI64Type(), a[1]).getResult();
         Value hit = b.create<arith::CmpIOp>(l, arith::CmpIPredicate::eq, c, label);
         Value onehot = b.create<arith::SelectOp>(l, hit, cst(b, l, t, 1.0), cst(b, l, t, 0.0));
         Value empty = b.create<arith::CmpFOp>(l, arith::CmpFPredicate::OEQ, a[3], cst(b, l, t, 0.0));
