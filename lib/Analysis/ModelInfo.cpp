@@ -25,10 +25,13 @@ std::vector<ParamInfo> collectParams(func::FuncOp func) {
     p.type = dyn_cast<RankedTensorType>(func.getArgument(i).getType());
     p.attr = attr;
     p.argNumber = i;
-    for (OpOperand &use : func.getArgument(i).getUses())
+    for (OpOperand &use : func.getArgument(i).getUses()) {
       if (auto stack = dyn_cast<LayerStackOp>(use.getOwner()))
         if (use.getOperandNumber() >= stack.getCarried().size())
           p.stackedLayers = stack.getNumLayers();
+      if (isa<SliceLayerOp>(use.getOwner())) // an unrolled stack
+        p.stackedLayers = p.type.getDimSize(0);
+    }
     params.push_back(p);
   }
   return params;

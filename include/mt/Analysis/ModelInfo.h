@@ -26,6 +26,9 @@ struct ParamInfo {
   int64_t stackedLayers = 0;
 
   int64_t numElements() const { return type.getNumElements(); }
+  /// Megatron's rule: weight decay for matrices, none for biases and norms
+  /// (rank 1 per layer).
+  bool decays() const { return type.getRank() - (stackedLayers ? 1 : 0) >= 2; }
 };
 
 /// True when `func` has an argument marked `mt.param` and is not a derived
@@ -43,6 +46,9 @@ inline constexpr llvm::StringLiteral kParamAttrName = "mt.param";
 
 /// Marks a function derived by mt-derive-gradients: `mt.gradient_of = @f`.
 inline constexpr llvm::StringLiteral kGradientOfAttrName = "mt.gradient_of";
+
+/// What a compiled function does for the runtime: `mt.role = "train_step"`, ...
+inline constexpr llvm::StringLiteral kRoleAttrName = "mt.role";
 
 } // namespace mt
 

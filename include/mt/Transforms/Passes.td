@@ -82,4 +82,22 @@ def DeriveGradientsPass : Pass<"mt-derive-gradients", "mlir::ModuleOp"> {
   let dependentDialects = ["::mt::MTDialect", "::mlir::arith::ArithDialect"];
 }
 
+def BuildOptimizerPass : Pass<"mt-build-optimizer", "mlir::ModuleOp"> {
+  let summary = "adds the optimizer-side functions of the training step";
+  let description = [{
+    For each model `@f` with a derived `@f_grad`, adds
+    - `@f_accumulate(acc..., grads...) -> acc...`: gradient accumulation over
+      micro-batches;
+    - `@f_grad_sq_norm(grads...) -> tensor<T>`: the sum of squares of every
+      gradient element, for global-norm clipping;
+    - `@f_adamw(params..., grads..., exp_avg..., exp_avg_sq..., hyper) ->
+      (params..., exp_avg..., exp_avg_sq...)`: one `mt.adamw` per parameter,
+      with weight decay for matrices only (Megatron's rule: none for biases
+      and norms).
+    Every function gets `mt.role` (`forward`, `train_step`, `accumulate`,
+    `grad_sq_norm`, `optimizer`) so the plan builder knows what to call.
+  }];
+  let dependentDialects = ["::mt::MTDialect"];
+}
+
 #endif // MT_TRANSFORMS_PASSES_TD

@@ -23,9 +23,7 @@ LogicalResult lowerFunction(func::FuncOp func) {
   func.walk([&](Operation *op) {
     if (!isa<MTDialect>(op->getDialect()))
       return;
-    if (!isa<ShapeInferenceOpInterface>(op) && op->getNumRegions() == 0 &&
-        !isa<ZerosOp, ReshapeOp, SumToOp, EmbeddingGradOp, PositionEmbeddingGradOp,
-             LayerNormGradOp, RmsNormGradOp, AttentionKVGradOp, CrossEntropyGradOp>(op)) {
+    if (isa<CollectiveOpInterface>(op)) {
       op->emitError() << "mt-lower-to-linalg: '" << op->getName()
                       << "' has no CPU lowering (collectives run through the runtime)";
       ok = false;
@@ -53,6 +51,8 @@ LogicalResult lowerFunction(func::FuncOp func) {
       lowered = lowerTensorOp(op, lb);
     if (!lowered)
       lowered = lowerGradOp(op, lb);
+    if (!lowered)
+      lowered = lowerOptimizerOp(op, lb);
     if (!lowered)
       return op->emitError() << "mt-lower-to-linalg: no lowering for '" << op->getName() << "'";
     if (failed(*lowered))

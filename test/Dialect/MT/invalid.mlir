@@ -2316,3 +2316,21 @@ func.func @cross_entropy_grad_c6_grad_rank(%d: tensor<2x16xf32>, %logits: tensor
   %dl = mt.cross_entropy_grad %d, %logits, %labels : tensor<2x16xf32>, tensor<2x16x100xf32>, tensor<2x16xi32> -> tensor<2x16x100xf32>
   return %dl : tensor<2x16x100xf32>
 }
+
+// -----
+
+// mt.adamw C1: an integer parameter
+func.func @adamw_c1_integer(%p: tensor<4xi32>, %h: tensor<8xf32>) -> tensor<4xi32> {
+  // expected-error @+1 {{violates C1: the parameter and its state must be floating-point}}
+  %a, %b, %c = mt.adamw %p, %p, %p, %p, %h : tensor<4xi32>, tensor<8xf32>
+  return %a : tensor<4xi32>
+}
+
+// -----
+
+// mt.adamw C2: a hyper-parameter vector of the wrong length
+func.func @adamw_c2_hyper(%p: tensor<4xf32>, %h: tensor<7xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{violates C2: hyper must be tensor<8xf32>}}
+  %a, %b, %c = mt.adamw %p, %p, %p, %p, %h : tensor<4xf32>, tensor<7xf32>
+  return %a : tensor<4xf32>
+}

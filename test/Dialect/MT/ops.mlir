@@ -193,3 +193,13 @@ func.func @attention_and_loss_grads(%dp: tensor<2x8x16x16xf32>, %p: tensor<2x8x1
   // CHECK: return %[[DK]], %[[CE]], %[[CE2]]
   return %dk, %ce, %ce2 : tensor<2x2x16x4xf32>, tensor<2x16x100xf32>, tensor<2x16x100xf32>
 }
+
+// CHECK-LABEL: func.func @optimizer
+func.func @optimizer(%p: tensor<4x2xf32>, %g: tensor<4x2xf32>, %m: tensor<4x2xf32>, %v: tensor<4x2xf32>,
+                     %h: tensor<8xf32>) -> tensor<4x2xf32> {
+  // CHECK: %[[P:[[:alnum:]_]+]], %[[M:[[:alnum:]_]+]], %[[V:[[:alnum:]_]+]] = mt.adamw %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}} {decay} : tensor<4x2xf32>, tensor<8xf32>
+  %p2, %m2, %v2 = mt.adamw %p, %g, %m, %v, %h {decay} : tensor<4x2xf32>, tensor<8xf32>
+  // CHECK: mt.adamw %[[P]], %{{.*}}, %[[M]], %[[V]], %{{.*}} : tensor<4x2xf32>, tensor<8xf32>
+  %p3, %m3, %v3 = mt.adamw %p2, %g, %m2, %v2, %h : tensor<4x2xf32>, tensor<8xf32>
+  return %p3 : tensor<4x2xf32>
+}

@@ -7,6 +7,7 @@
 //   MTCollectiveOps.td  all_reduce, all_gather, reduce_scatter, send, recv
 //   MTTensorOps.td      zeros, reshape, concat, sum_to, layer slicing
 //   MTGradOps.td        backward ops the autodiff pass emits
+//   MTOptimizerOps.td   optimizer updates
 //
 //===----------------------------------------------------------------------===//
 #ifndef MT_OPS_TD
@@ -18,5 +19,6 @@ include "mt/Dialect/MT/IR/MTAttentionOps.td"
 include "mt/Dialect/MT/IR/MTCollectiveOps.td"
 include "mt/Dialect/MT/IR/MTTensorOps.td"
 include "mt/Dialect/MT/IR/MTGradOps.td"
+include "mt/Dialect/MT/IR/MTOptimizerOps.td"
 
 #endif // MT_OPS_TD

@@ -1,0 +1,105 @@
+//===- BuildOptimizer.cpp - accumulation, grad norm and AdamW functions ----===//
+#include "mt/Analysis/ModelInfo.h"
+#include "mt/Transforms/Passes.h"
+
+#include "mlir/IR/Builders.h"
+
+namespace mt {
+#define GEN_PASS_DEF_BUILDOPTIMIZERPASS
+#include "mt/Transforms/Passes.h.inc"
+} // namespace mt
+
+using namespace mlir;
+using namespace mt;
+
+namespace {
+
+/// Creates `@name(inputs) -> results` after `anchor` (the training step of
+/// `model`), with `body` filling it.
+func::FuncOp makeFunction(OpBuilder &b, func::FuncOp anchor, func::FuncOp model, StringRef name,
+                          StringRef role,
+                          TypeRange inputs, TypeRange results,
+                          function_ref<SmallVector<Value>(OpBuilder &, ValueRange)> body) {
+  b.setInsertionPointAfter(anchor);
+  auto fn = b.create<func::FuncOp>(anchor.getLoc(), name, b.getFunctionType(inputs, results));
+  fn->setAttr(kRoleAttrName, b.getStringAttr(role));
+  fn->setAttr("mt.model", FlatSymbolRefAttr::get(model.getSymNameAttr()));
+  Block *entry = fn.addEntryBlock();
+  OpBuilder fb = OpBuilder::atBlockEnd(entry);
+  fb.create<func::ReturnOp>(anchor.getLoc(), body(fb, entry->getArguments()));
+  return fn;
+}
+
+LogicalResult build(ModuleOp module, func::FuncOp model) {
+  std::string name = model.getSymName().str();
+  auto grad = module.lookupSymbol<func::FuncOp>(name + "_grad");
+  if (!grad)
+    return model.emitError("mt-build-optimizer: run mt-derive-gradients first (no @" + name +
+                           "_grad)");
+  model->setAttr(kRoleAttrName, StringAttr::get(module.getContext(), "forward"));
+  grad->setAttr(kRoleAttrName, StringAttr::get(module.getContext(), "train_step"));
+  std::vector<ParamInfo> params = collectParams(model);
+  SmallVector<Type> types;
+  for (const ParamInfo &p : params)
+    types.push_back(p.type);
+  size_t n = params.size();
+  Location loc = model.getLoc();
+  OpBuilder b(module.getContext());
+
+  makeFunction(b, grad, model, name + "_accumulate", "accumulate", llvm::to_vector(llvm::concat<Type>(types, types)),
+               types, [&](OpBuilder &fb, ValueRange args) {
+                 SmallVector<Value> sums;
+                 for (size_t i = 0; i < n; ++i)
+                   sums.push_back(fb.create<AddOp>(loc, types[i], args[i], args[n + i]));
+                 return sums;
+               });
+
+  Type element = params.front().type.getElementType();
+  auto scalar = RankedTensorType::get({}, element);
+  makeFunction(b, grad, model, name + "_grad_sq_norm", "grad_sq_norm", types, {scalar},
+               [&](OpBuilder &fb, ValueRange args) {
+                 Value total;
+                 for (size_t i = 0; i < n; ++i) {
+                   Value sq = fb.create<MulOp>(loc, types[i], args[i], args[i]);
+                   Value s = fb.create<SumToOp>(loc, scalar, sq);
+                   total = total ? fb.create<AddOp>(loc, scalar, total, s).getResult() : s;
+                 }
+                 return SmallVector<Value>{total};
+               });
+
+  auto hyper = RankedTensorType::get({8}, Float32Type::get(module.getContext()));
+  SmallVector<Type> inputs;
+  for (int k = 0; k < 4; ++k)
+    inputs.append(types);
+  inputs.push_back(hyper);
+  SmallVector<Type> results;
+  for (int k = 0; k < 3; ++k)
+    results.append(types);
+  makeFunction(b, grad, model, name + "_adamw", "optimizer", inputs, results,
+               [&](OpBuilder &fb, ValueRange args) {
+                 SmallVector<Value> p, m, v;
+                 for (size_t i = 0; i < n; ++i) {
+                   auto step = fb.create<AdamWOp>(loc, types[i], types[i], types[i], args[i],
+                                                  args[n + i], args[2 * n + i], args[3 * n + i],
+                                                  args[4 * n], params[i].decays());
+                   p.push_back(step.getNewParam());
+                   m.push_back(step.getNewExpAvg());
+                   v.push_back(step.getNewExpAvgSq());
+                 }
+                 SmallVector<Value> all(p);
+                 all.append(m);
+                 all.append(v);
+                 return all;
+               });
+  return success();
+}
+
+struct BuildOptimizerPass : mt::impl::BuildOptimizerPassBase<BuildOptimizerPass> {
+  void runOnOperation() override {
+    for (func::FuncOp model : modelFunctions(getOperation()))
+      if (failed(build(getOperation(), model)))
+        return signalPassFailure();
+  }
+};
+
+} // namespace

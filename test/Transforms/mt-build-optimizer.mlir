@@ -1,0 +1,50 @@
+// RUN: mt-opt %s -split-input-file -mt-derive-gradients -mt-build-optimizer -verify-diagnostics | FileCheck %s
+
+// A matrix decays, a bias does not; accumulation adds, the norm sums squares.
+// CHECK-LABEL: func.func @m(
+// CHECK-SAME: attributes {mt.role = "forward"}
+// CHECK-LABEL: func.func @m_grad(
+// CHECK-SAME: mt.role = "train_step"
+// CHECK-LABEL: func.func @m_adamw
+// CHECK-SAME: (%[[W:.*]]: tensor<4x8xf32>, %[[B:.*]]: tensor<4xf32>, %[[GW:.*]]: tensor<4x8xf32>, %[[GB:.*]]: tensor<4xf32>, %[[MW:.*]]: tensor<4x8xf32>, %[[MB:.*]]: tensor<4xf32>, %[[VW:.*]]: tensor<4x8xf32>, %[[VB:.*]]: tensor<4xf32>, %[[H:.*]]: tensor<8xf32>)
+// CHECK-SAME: attributes {mt.model = @m, mt.role = "optimizer"}
+// CHECK: %[[PW:[[:alnum:]_]+]], %[[NMW:[[:alnum:]_]+]], %[[NVW:[[:alnum:]_]+]] = mt.adamw %[[W]], %[[GW]], %[[MW]], %[[VW]], %[[H]] {decay}
+// CHECK: %[[PB:[[:alnum:]_]+]], %[[NMB:[[:alnum:]_]+]], %[[NVB:[[:alnum:]_]+]] = mt.adamw %[[B]], %[[GB]], %[[MB]], %[[VB]], %[[H]] :
+// CHECK: return %[[PW]], %[[PB]], %[[NMW]], %[[NMB]], %[[NVW]], %[[NVB]]
+// CHECK-LABEL: func.func @m_grad_sq_norm
+// CHECK-SAME: (%[[G0:.*]]: tensor<4x8xf32>, %[[G1:.*]]: tensor<4xf32>) -> tensor<f32>
+// CHECK: %[[SQ0:.*]] = mt.mul %[[G0]], %[[G0]]
+// CHECK: %[[S0:.*]] = mt.sum_to %[[SQ0]] : tensor<4x8xf32> -> tensor<f32>
+// CHECK: %[[SQ1:.*]] = mt.mul %[[G1]], %[[G1]]
+// CHECK: %[[S1:.*]] = mt.sum_to %[[SQ1]] : tensor<4xf32> -> tensor<f32>
+// CHECK: %[[T:.*]] = mt.add %[[S0]], %[[S1]]
+// CHECK: return %[[T]]
+// CHECK-LABEL: func.func @m_accumulate
+// CHECK-SAME: (%[[A0:.*]]: tensor<4x8xf32>, %[[A1:.*]]: tensor<4xf32>, %[[D0:.*]]: tensor<4x8xf32>, %[[D1:.*]]: tensor<4xf32>)
+// CHECK: %[[R0:.*]] = mt.add %[[A0]], %[[D0]]
+// CHECK: %[[R1:.*]] = mt.add %[[A1]], %[[D1]]
+// CHECK: return %[[R0]], %[[R1]]
+func.func @m(%w: tensor<4x8xf32> {mt.param = #mt.param<name = "w", init = normal, std = 0.02>},
+             %b: tensor<4xf32> {mt.param = #mt.param<name = "b", init = zeros>},
+             %x: tensor<2x8xf32>, %labels: tensor<2xi32>) -> tensor<f32> {
+  %y = mt.linear %x, %w, %b : tensor<2x8xf32>, tensor<4x8xf32>, tensor<4xf32> -> tensor<2x4xf32>
+  %loss = mt.cross_entropy %y, %labels : tensor<2x4xf32>, tensor<2xi32> -> tensor<f32>
+  return %loss : tensor<f32>
+}
+
+// -----
+
+// Per-layer vectors of an unrolled stack ([L, n]) do not decay; per-layer matrices do.
+// CHECK-LABEL: func.func @stacked_adamw
+// CHECK: mt.adamw {{.*}} : tensor<2x4xf32>, tensor<8xf32>
+// CHECK: mt.adamw {{.*}} {decay} : tensor<2x4x4xf32>, tensor<8xf32>
+func.func @stacked(%g: tensor<2x4xf32> {mt.param = #mt.param<name = "g", init = ones>},
+                   %w: tensor<2x4x4xf32> {mt.param = #mt.param<name = "w", init = normal, std = 0.02>},
+                   %x: tensor<2x4xf32>, %labels: tensor<2xi32>) -> tensor<f32> {
+  %g0 = mt.slice_layer %g {layer = 0 : i64} : tensor<2x4xf32> -> tensor<4xf32>
+  %w0 = mt.slice_layer %w {layer = 0 : i64} : tensor<2x4x4xf32> -> tensor<4x4xf32>
+  %h = mt.mul %x, %g0 : tensor<2x4xf32>, tensor<4xf32>
+  %y = mt.linear %h, %w0 : tensor<2x4xf32>, tensor<4x4xf32> -> tensor<2x4xf32>
+  %loss = mt.cross_entropy %y, %labels : tensor<2x4xf32>, tensor<2xi32> -> tensor<f32>
+  return %loss : tensor<f32>
+}
