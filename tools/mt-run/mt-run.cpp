@@ -1,0 +1,2 @@
+// placeholder while the plan format lands
+int main() { return 0; }
