@@ -49,9 +49,9 @@ def model(name, layers, hidden, heads, vocab, positions, description, dtype="f32
         return pname.replace(".", "_")
 
     args = [
-        "%tokens: tensor<?x?xi32>",
-        "%labels: tensor<?x?xi32>",
-        f"%loss_mask: tensor<?x?x{dtype}>",
+        '%tokens: tensor<?x?xi32> {mt.batch = "tokens"}',
+        '%labels: tensor<?x?xi32> {mt.batch = "labels"}',
+        f'%loss_mask: tensor<?x?x{dtype}> {{mt.batch = "loss_mask"}}',
         f"%wte: {ty([vocab, H])} {{mt.param = {param('wte', 'normal')}}}",
         f"%wpe: {ty([positions, H])} {{mt.param = {param('wpe', 'normal')}}}",
     ]

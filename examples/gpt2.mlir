@@ -6,9 +6,9 @@
 // batch and sequence sizes are left open (?) and fixed at compile time.
 // Every layer is one body of mt.layer_stack over weights stacked [12, ...].
 func.func @gpt2(
-    %tokens: tensor<?x?xi32>,
-    %labels: tensor<?x?xi32>,
-    %loss_mask: tensor<?x?xf32>,
+    %tokens: tensor<?x?xi32> {mt.batch = "tokens"},
+    %labels: tensor<?x?xi32> {mt.batch = "labels"},
+    %loss_mask: tensor<?x?xf32> {mt.batch = "loss_mask"},
     %wte: tensor<50257x768xf32> {mt.param = #mt.param<name = "wte", init = normal, std = 2.000000e-02>},
     %wpe: tensor<1024x768xf32> {mt.param = #mt.param<name = "wpe", init = normal, std = 2.000000e-02>},
     %ln_1_weight: tensor<12x768xf32> {mt.param = #mt.param<name = "h.ln_1.weight", init = ones>},

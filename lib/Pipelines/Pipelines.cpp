@@ -15,6 +15,12 @@ void mt::buildFrontendPipeline(OpPassManager &pm, const FrontendOptions &options
       SpecializeShapesPassOptions{options.microBatchSize, options.seqLength}));
 }
 
+void mt::buildTrainingPipeline(OpPassManager &pm) {
+  pm.addPass(createUnrollLayersPass());
+  pm.addPass(createDeriveGradientsPass());
+  pm.addPass(createBuildOptimizerPass());
+}
+
 LogicalResult mt::buildLowerToLLVMPipeline(OpPassManager &pm) {
   pm.addPass(createLowerToLinalgPass());
   // Upstream stages, by their registered names so the pipeline reads like
@@ -43,6 +49,9 @@ LogicalResult mt::buildLowerToLLVMPipeline(OpPassManager &pm) {
 }
 
 void mt::registerPipelines() {
+  PassPipelineRegistration<>("mt-training-step",
+                             "derive the training step: unroll, gradients, optimizer",
+                             buildTrainingPipeline);
   PassPipelineRegistration<>(
       "mt-lower-to-llvm", "lower mt (static, unrolled) to the LLVM dialect with mt_entry_* points",
       [](OpPassManager &pm) { (void)buildLowerToLLVMPipeline(pm); });

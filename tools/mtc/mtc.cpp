@@ -10,6 +10,7 @@
 
 #include "mt/Analysis/ModelInfo.h"
 #include "mt/Pipelines/Pipelines.h"
+#include "PlanBuilder.h"
 #include "mt/Tools/Registration.h"
 
 #include "mlir/IR/AsmState.h"
@@ -31,8 +32,29 @@ static cl::OptionCategory mtcCategory("mtc options");
 
 static cl::opt<std::string> inputFilename(cl::Positional, cl::desc("<model.mlir>"),
                                           cl::Required, cl::cat(mtcCategory));
-static cl::opt<std::string> outputFilename("o", cl::desc("write the compiled IR here"),
+static cl::opt<std::string> outputFilename("o", cl::desc("write the plan (or, with --emit=mlir, the IR) here"),
                                            cl::value_desc("file"), cl::cat(mtcCategory));
+enum class Emit { Plan, Mlir };
+static cl::opt<Emit> emit("emit", cl::desc("what -o writes"),
+                          cl::values(clEnumValN(Emit::Plan, "plan", "the training plan (default)"),
+                                     clEnumValN(Emit::Mlir, "mlir", "the training step as mt IR")),
+                          cl::init(Emit::Plan), cl::cat(mtcCategory));
+
+// Training options, named like Megatron's.
+static cl::OptionCategory trainCategory("training options (stored in the plan)");
+static cl::opt<double> lr("lr", cl::desc("peak learning rate"), cl::init(6e-4), cl::cat(trainCategory));
+static cl::opt<double> minLr("min-lr", cl::desc("learning rate at the end of the decay"), cl::init(0.0), cl::cat(trainCategory));
+static cl::opt<int64_t> warmup("lr-warmup-iters", cl::desc("linear warm-up iterations"), cl::init(0), cl::cat(trainCategory));
+static cl::opt<std::string> decayStyle("lr-decay-style", cl::desc("constant | linear | cosine"), cl::init("cosine"), cl::cat(trainCategory));
+static cl::opt<int64_t> decayIters("lr-decay-iters", cl::desc("iterations of decay (default: --train-iters)"), cl::init(0), cl::cat(trainCategory));
+static cl::opt<double> clipGrad("clip-grad", cl::desc("global gradient-norm clip (0: off)"), cl::init(1.0), cl::cat(trainCategory));
+static cl::opt<double> weightDecay("weight-decay", cl::desc("AdamW weight decay (matrices only)"), cl::init(0.01), cl::cat(trainCategory));
+static cl::opt<double> beta1("adam-beta1", cl::init(0.9), cl::cat(trainCategory));
+static cl::opt<double> beta2("adam-beta2", cl::init(0.999), cl::cat(trainCategory));
+static cl::opt<double> adamEps("adam-eps", cl::init(1e-8), cl::cat(trainCategory));
+static cl::opt<int64_t> globalBatch("global-batch-size", cl::desc("sequences per step (default: --micro-batch-size)"), cl::init(0), cl::cat(trainCategory));
+static cl::opt<int64_t> trainIters("train-iters", cl::desc("optimizer steps"), cl::init(100), cl::cat(trainCategory));
+static cl::opt<uint64_t> seed("seed", cl::desc("seed of initialization, data order and dropout"), cl::init(1234), cl::cat(trainCategory));
 static cl::opt<bool> summary("summary",
                              cl::desc("print every parameter and the total, then exit"),
                              cl::cat(mtcCategory));
@@ -59,6 +81,7 @@ int main(int argc, char **argv) {
   registerPassManagerCLOptions();
   registerAsmPrinterCLOptions();
   registerDefaultTimingManagerCLOptions();
+  mt::registerPassesAndPipelines(); // the lowering pipeline names upstream passes
   cl::ParseCommandLineOptions(argc, argv, "mtc: compiles a transformer model written in "
                                           "the mt dialect into a training plan\n");
 
@@ -115,12 +138,62 @@ int main(int argc, char **argv) {
     return 0;
   }
 
-  if (!outputFilename.empty()) {
+  if (outputFilename.empty())
+    return 0; // parsed and checked
+
+  PassManager training(&context);
+  if (failed(applyPassManagerCLOptions(training)))
+    return fail("invalid pass manager options");
+  mt::buildTrainingPipeline(training);
+  if (failed(training.run(*module)))
+    return 1;
+
+  if (emit == Emit::Mlir) {
     auto output = openOutputFile(outputFilename, &error);
     if (!output)
       return fail(error);
     module->print(output->os());
     output->keep();
+    return 0;
   }
+
+  mt::plan::Plan plan;
+  if (!mt::describePlan(*module, plan, error))
+    return fail(error);
+  mt::plan::Config &config = *plan.mutable_config();
+  int64_t global = globalBatch ? static_cast<int64_t>(globalBatch) : config.micro_batch_size();
+  if (global % config.micro_batch_size() != 0)
+    return fail("--global-batch-size " + llvm::Twine(global) +
+                " is not a multiple of --micro-batch-size " +
+                llvm::Twine(config.micro_batch_size()));
+  if (decayStyle != "constant" && decayStyle != "linear" && decayStyle != "cosine")
+    return fail("--lr-decay-style must be constant, linear or cosine, got '" + decayStyle + "'");
+  if (trainIters < 1 || warmup < 0 || lr < 0 || minLr < 0 || clipGrad < 0 || adamEps <= 0 ||
+      beta1 < 0 || beta1 >= 1 || beta2 < 0 || beta2 >= 1)
+    return fail("invalid training options: need --train-iters >= 1, --lr-warmup-iters >= 0, "
+                "non-negative rates, --adam-eps > 0 and Adam betas in [0, 1)");
+  config.set_global_batch_size(global);
+  config.set_data_parallel_size(1);
+  config.set_train_iters(trainIters);
+  config.set_seed(seed);
+  std::string commandLine;
+  for (int i = 0; i < argc; ++i)
+    commandLine += (i ? " " : "") + std::string(argv[i]);
+  config.set_command_line(commandLine);
+  mt::plan::Optimizer &opt = *config.mutable_optimizer();
+  opt.set_lr(lr);
+  opt.set_min_lr(minLr);
+  opt.set_lr_warmup_iters(warmup);
+  opt.set_lr_decay_style(decayStyle);
+  opt.set_lr_decay_iters(decayIters ? static_cast<int64_t>(decayIters) : static_cast<int64_t>(trainIters));
+  opt.set_clip_grad(clipGrad);
+  opt.set_weight_decay(weightDecay);
+  opt.set_adam_beta1(beta1);
+  opt.set_adam_beta2(beta2);
+  opt.set_adam_eps(adamEps);
+  if (!mt::attachNativeCode(*module, plan, error))
+    return fail(error);
+  if (!mt::writePlanFile(plan, outputFilename, error))
+    return fail(error);
   return 0;
 }

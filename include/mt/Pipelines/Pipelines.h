@@ -31,6 +31,10 @@ struct FrontendOptions : public mlir::PassPipelineOptions<FrontendOptions> {
 /// vocabulary, static shapes.
 void buildFrontendPipeline(mlir::OpPassManager &pm, const FrontendOptions &options);
 
+/// Derives the whole training step from the canonical model: unrolled
+/// layers, gradients, accumulation, gradient norm and the AdamW update.
+void buildTrainingPipeline(mlir::OpPassManager &pm);
+
 /// Lowers a statically shaped, unrolled module (model and training-step
 /// functions) to the LLVM dialect with one `mt_entry_<name>(ptr)` per
 /// function: mt -> linalg -> bufferized loops -> LLVM.

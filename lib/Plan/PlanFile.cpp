@@ -1,0 +1,120 @@
+//===- PlanFile.cpp - reading and writing plan files -----------------------===//
+#include "mt/Plan/PlanFile.h"
+
+#include <google/protobuf/text_format.h>
+
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+
+namespace mt {
+
+namespace {
+
+constexpr char kMagic[8] = {'M', 'T', 'P', 'L', 'A', 'N', 0, 0};
+constexpr size_t kHeaderBytes = 32;
+
+void putU64(std::string &out, uint64_t v) {
+  for (int i = 0; i < 8; ++i)
+    out.push_back(static_cast<char>((v >> (8 * i)) & 0xff));
+}
+
+uint64_t getU64(const std::string &in, size_t at) {
+  uint64_t v = 0;
+  for (int i = 7; i >= 0; --i)
+    v = (v << 8) | static_cast<unsigned char>(in[at + i]);
+  return v;
+}
+
+} // namespace
+
+uint64_t fnv1a64(const std::string &data) {
+  uint64_t h = 1469598103934665603ull;
+  for (unsigned char c : data) {
+    h ^= c;
+    h *= 1099511628211ull;
+  }
+  return h;
+}
+
+bool writePlanFile(const plan::Plan &plan, const std::string &path, std::string &error) {
+  std::string payload;
+  if (!plan.SerializeToString(&payload)) {
+    error = "cannot serialize the plan";
+    return false;
+  }
+  std::string file(kMagic, sizeof kMagic);
+  putU64(file, kPlanFormatVersion);
+  putU64(file, payload.size());
+  putU64(file, fnv1a64(payload));
+  file += payload;
+  std::string tmp = path + ".tmp";
+  {
+    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+    if (!out || !out.write(file.data(), static_cast<std::streamsize>(file.size())) || !out.flush()) {
+      error = "cannot write '" + tmp + "': " + std::strerror(errno);
+      std::remove(tmp.c_str());
+      return false;
+    }
+  }
+  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
+    error = "cannot move the plan into place at '" + path + "': " + std::strerror(errno);
+    std::remove(tmp.c_str());
+    return false;
+  }
+  return true;
+}
+
+bool readPlanFile(const std::string &path, plan::Plan &plan, std::string &error) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    error = "cannot open plan '" + path + "': " + std::strerror(errno);
+    return false;
+  }
+  std::stringstream buffer;
+  buffer << in.rdbuf();
+  std::string file = buffer.str();
+  if (file.size() < kHeaderBytes || std::memcmp(file.data(), kMagic, sizeof kMagic) != 0) {
+    error = "'" + path + "' is not an mtc plan (bad magic; compile one with mtc ... -o PLAN)";
+    return false;
+  }
+  uint64_t version = getU64(file, 8), length = getU64(file, 16), checksum = getU64(file, 24);
+  if (version != kPlanFormatVersion) {
+    error = "'" + path + "' has plan format version " + std::to_string(version) +
+            " but this mt-run reads version " + std::to_string(kPlanFormatVersion) +
+            "; recompile the model with this release's mtc";
+    return false;
+  }
+  if (file.size() - kHeaderBytes != length) {
+    error = "'" + path + "' is truncated or padded: the header promises " +
+            std::to_string(length) + " payload bytes, the file has " +
+            std::to_string(file.size() - kHeaderBytes);
+    return false;
+  }
+  std::string payload = file.substr(kHeaderBytes);
+  if (fnv1a64(payload) != checksum) {
+    error = "'" + path + "' is corrupted: its checksum does not match its contents";
+    return false;
+  }
+  if (!plan.ParseFromString(payload)) {
+    error = "'" + path + "' has a valid header but an unreadable payload";
+    return false;
+  }
+  return true;
+}
+
+std::string dumpPlan(const plan::Plan &original) {
+  plan::Plan copy = original;
+  std::ostringstream summary;
+  for (plan::CodeObject &code : *copy.mutable_code()) {
+    summary << "# code object '" << code.name() << "': " << code.data().size()
+            << " bytes, fnv1a64 " << std::hex << fnv1a64(code.data()) << std::dec << "\n";
+    code.clear_data();
+  }
+  std::string text;
+  google::protobuf::TextFormat::PrintToString(copy, &text);
+  return summary.str() + text;
+}
+
+} // namespace mt

@@ -1,0 +1,180 @@
+//===- PlanBuilder.cpp - the training plan from a compiled module ----------===//
+#include "PlanBuilder.h"
+
+#include "mt/Analysis/ModelInfo.h"
+#include "mt/Pipelines/Pipelines.h"
+#include "mt/Target/CPU/SharedObject.h"
+
+#include "mlir/Pass/PassManager.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/TargetParser/Host.h"
+
+using namespace mlir;
+
+namespace mt {
+
+namespace {
+
+plan::DType dtypeOf(Type t) {
+  if (t.isF32()) return plan::F32;
+  if (t.isF64()) return plan::F64;
+  if (t.isBF16()) return plan::BF16;
+  if (t.isF16()) return plan::F16;
+  if (t.isInteger(32)) return plan::I32;
+  if (t.isInteger(64)) return plan::I64;
+  if (t.isInteger(1)) return plan::I1;
+  return plan::DTYPE_UNSPECIFIED;
+}
+
+void fillSpec(plan::TensorSpec &spec, const std::string &name, Type type) {
+  auto t = cast<RankedTensorType>(type);
+  spec.set_name(name);
+  for (int64_t d : t.getShape())
+    spec.add_shape(d);
+  spec.set_dtype(dtypeOf(t.getElementType()));
+}
+
+/// Names of a function's inputs: parameters by name, batch inputs by their
+/// mt.batch role, the rest by the role of the function.
+std::string inputName(func::FuncOp fn, unsigned i, StringRef role,
+                      const std::vector<ParamInfo> &params) {
+  if (auto p = fn.getArgAttrOfType<ParamAttr>(i, kParamAttrName))
+    return p.getName().str();
+  if (auto b = fn.getArgAttrOfType<StringAttr>(i, "mt.batch"))
+    return "batch:" + b.getValue().str();
+  size_t n = params.size();
+  auto param = [&](size_t k) { return params[k % n].name; };
+  if (role == "accumulate")
+    return (i < n ? "grad_acc:" : "grad:") + param(i);
+  if (role == "grad_sq_norm")
+    return "grad:" + param(i);
+  if (role == "optimizer") {
+    static const char *groups[] = {"", "grad:", "exp_avg:", "exp_avg_sq:"};
+    return i == 4 * n ? "hyper" : groups[i / n] + param(i);
+  }
+  return "arg" + std::to_string(i);
+}
+
+std::string outputName(func::FuncOp fn, unsigned i, StringRef role,
+                       const std::vector<ParamInfo> &params) {
+  if (auto g = fn.getResultAttrOfType<StringAttr>(i, "mt.grad_of"))
+    return "grad:" + g.getValue().str();
+  size_t n = params.size();
+  if (role == "forward" || role == "train_step")
+    return "loss";
+  if (role == "accumulate")
+    return "grad_acc:" + params[i].name;
+  if (role == "grad_sq_norm")
+    return "grad_sq_norm";
+  static const char *groups[] = {"", "exp_avg:", "exp_avg_sq:"};
+  return groups[i / n] + params[i % n].name;
+}
+
+} // namespace
+
+bool describePlan(ModuleOp module, plan::Plan &out, std::string &error) {
+  auto models = modelFunctions(module);
+  if (models.size() != 1) {
+    error = "a plan holds exactly one model function, found " + std::to_string(models.size());
+    return false;
+  }
+  func::FuncOp model = models.front();
+  std::vector<ParamInfo> params = collectParams(model);
+  out.set_format_version(kPlanFormatVersion);
+  out.set_producer("mtc (mt plan format " + std::to_string(kPlanFormatVersion) + ")");
+  plan::Config &config = *out.mutable_config();
+  config.set_model(model.getSymName().str());
+
+  for (unsigned i = 0; i < model.getNumArguments(); ++i) {
+    if (model.getArgAttr(i, kParamAttrName))
+      continue;
+    auto batch = model.getArgAttrOfType<StringAttr>(i, "mt.batch");
+    if (!batch) {
+      error = "argument " + std::to_string(i) + " of @" + config.model() +
+              " is neither a parameter nor a batch input: mark it {mt.batch = \"tokens\"}, "
+              "\"labels\" or \"loss_mask\"";
+      return false;
+    }
+    auto t = cast<RankedTensorType>(model.getArgument(i).getType());
+    if (batch.getValue() == "tokens") {
+      config.set_micro_batch_size(t.getDimSize(0));
+      config.set_seq_length(t.getRank() > 1 ? t.getDimSize(1) : 1);
+    }
+  }
+  model.walk([&](CrossEntropyOp loss) {
+    int64_t classes = cast<RankedTensorType>(loss.getLogits().getType()).getShape().back();
+    config.set_padded_vocab_size(classes);
+    config.set_vocab_size(loss.getNumClassesAttr() ? loss.getNumClassesAttr().getInt() : classes);
+  });
+
+  for (const ParamInfo &p : params) {
+    plan::Parameter &param = *out.add_parameters();
+    param.set_name(p.name);
+    for (int64_t d : p.type.getShape())
+      param.add_shape(d);
+    param.set_dtype(dtypeOf(p.type.getElementType()));
+    param.mutable_init()->set_kind(p.attr.getInit() == InitKind::normal ? plan::Init::NORMAL
+                                   : p.attr.getInit() == InitKind::zeros ? plan::Init::ZEROS
+                                                                         : plan::Init::ONES);
+    param.mutable_init()->set_std(p.attr.getStd().convertToDouble());
+    param.set_weight_decay(p.decays());
+    param.set_stacked_layers(p.stackedLayers);
+  }
+
+  for (auto fn : module.getOps<func::FuncOp>()) {
+    auto role = fn->getAttrOfType<StringAttr>(kRoleAttrName);
+    if (!role)
+      continue;
+    plan::Function &f = *out.add_functions();
+    f.set_name(fn.getSymName().str());
+    f.set_role(role.getValue().str());
+    f.set_code_object("native");
+    for (unsigned i = 0; i < fn.getNumArguments(); ++i)
+      fillSpec(*f.add_inputs(), inputName(fn, i, role.getValue(), params),
+               fn.getArgument(i).getType());
+    for (unsigned i = 0; i < fn.getNumResults(); ++i)
+      fillSpec(*f.add_outputs(), outputName(fn, i, role.getValue(), params),
+               fn.getResultTypes()[i]);
+  }
+  return true;
+}
+
+bool attachNativeCode(ModuleOp module, plan::Plan &out, std::string &error) {
+  PassManager pm(module.getContext());
+  if (failed(buildLowerToLLVMPipeline(pm)) || failed(pm.run(module))) {
+    error = "lowering to native code failed";
+    return false;
+  }
+  llvm::SmallString<128> dir;
+  if (auto ec = llvm::sys::fs::createUniqueDirectory("mtc", dir)) {
+    error = "cannot create a temporary directory: " + ec.message();
+    return false;
+  }
+  std::string soPath = (dir + "/native.so").str();
+  bool ok = emitSharedObject(module, soPath, error);
+  if (ok) {
+    auto bytes = llvm::MemoryBuffer::getFile(soPath);
+    if (!bytes) {
+      error = "cannot read back " + soPath;
+      ok = false;
+    } else {
+      plan::CodeObject &code = *out.add_code();
+      code.set_name("native");
+      code.set_kind(plan::CodeObject::SHARED_OBJECT);
+      code.set_target_triple(llvm::sys::getProcessTriple());
+      code.set_cpu(llvm::sys::getHostCPUName().str());
+      // The ISA extensions the runtime can check before loading the code.
+      llvm::StringMap<bool> features = llvm::sys::getHostCPUFeatures();
+      for (const char *f : {"sse4.2", "avx", "avx2", "fma", "avx512f"})
+        if (features.lookup(f))
+          code.add_required_features(f);
+      code.set_data((*bytes)->getBufferStart(), (*bytes)->getBufferSize());
+    }
+  }
+  llvm::sys::fs::remove(soPath);
+  llvm::sys::fs::remove(dir);
+  return ok;
+}
+
+} // namespace mt

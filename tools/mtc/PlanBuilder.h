@@ -1,0 +1,22 @@
+//===- PlanBuilder.h - the training plan from a compiled module -*- C++ -*-===//
+#ifndef MT_TOOLS_MTC_PLANBUILDER_H
+#define MT_TOOLS_MTC_PLANBUILDER_H
+
+#include "mt/Plan/PlanFile.h"
+
+#include "mlir/IR/BuiltinOps.h"
+
+namespace mt {
+
+/// Describes the module's functions (after mt-build-optimizer, before
+/// lowering): config, parameter table and every function with a role.
+/// False with `error` set when the module cannot become a plan.
+bool describePlan(mlir::ModuleOp module, plan::Plan &out, std::string &error);
+
+/// Lowers the module to native code for this machine and attaches it to
+/// `out` as one shared object. False with `error` set on failure.
+bool attachNativeCode(mlir::ModuleOp module, plan::Plan &out, std::string &error);
+
+} // namespace mt
+
+#endif // MT_TOOLS_MTC_PLANBUILDER_H
