@@ -47,10 +47,11 @@ std::string inputName(func::FuncOp fn, unsigned i, StringRef role,
   auto param = [&](size_t k) { return params[k % n].name; };
   if (role == "accumulate")
     return (i < n ? "grad_acc:" : "grad:") + param(i);
+  // The norm and the optimizer read the gradient accumulated over micro-batches.
   if (role == "grad_sq_norm")
-    return "grad:" + param(i);
+    return "grad_acc:" + param(i);
   if (role == "optimizer") {
-    static const char *groups[] = {"", "grad:", "exp_avg:", "exp_avg_sq:"};
+    static const char *groups[] = {"", "grad_acc:", "exp_avg:", "exp_avg_sq:"};
     return i == 4 * n ? "hyper" : groups[i / n] + param(i);
   }
   return "arg" + std::to_string(i);

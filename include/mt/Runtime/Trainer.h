@@ -1,0 +1,74 @@
+//===- Trainer.h - runs a plan's training step on the CPU ------*- C++ -*-===//
+#ifndef MT_RUNTIME_TRAINER_H
+#define MT_RUNTIME_TRAINER_H
+
+#include "mt/Plan/PlanFile.h"
+#include "mt/Runtime/CpuModule.h"
+#include "mt/Runtime/LrSchedule.h"
+
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace mt {
+
+/// One micro-batch: [micro_batch_size, seq_length] tokens, next-token labels
+/// and a loss mask.
+struct MicroBatch {
+  std::vector<int32_t> tokens, labels;
+  std::vector<float> lossMask;
+};
+
+/// Where micro-batches come from (a dataset split, a test fixture).
+class BatchSource {
+public:
+  virtual ~BatchSource() = default;
+  /// Fills `batch` for `rows` sequences of `seq` tokens; false with `error`.
+  virtual bool next(int64_t rows, int64_t seq, MicroBatch &batch, std::string &error) = 0;
+};
+
+struct StepStats {
+  double loss = 0;     // mean over the step's micro-batches
+  double gradNorm = 0; // global L2 norm before clipping
+  double lr = 0;
+  bool skipped = false; // non-finite loss or gradient: parameters unchanged
+};
+
+class Trainer {
+public:
+  /// Checks the plan against this machine, loads its native code and
+  /// initializes parameters and optimizer state from the plan's seed.
+  bool load(const plan::Plan &plan, std::string &error);
+
+  /// One optimizer step (iteration is 1-based): all micro-batches of the
+  /// global batch, gradient accumulation, clipping, AdamW.
+  bool step(int64_t iteration, BatchSource &data, StepStats &stats, std::string &error);
+
+  /// Mean loss of `batches` micro-batches with the forward function.
+  bool evaluate(BatchSource &data, int64_t batches, double &loss, std::string &error);
+
+  const plan::Config &config() const { return plan_.config(); }
+  /// A named buffer ("wte", "grad:wte", "exp_avg:wte", ...), or null.
+  Buffer *buffer(const std::string &name);
+  /// Parameter values as doubles, by name (for tests and checkpoints).
+  std::vector<double> values(const std::string &name);
+
+private:
+  const plan::Function *function(const std::string &role) const;
+  Buffer &ensure(const plan::TensorSpec &spec);
+  bool call(const plan::Function &fn, std::string &error);
+  bool setBatch(const MicroBatch &batch, std::string &error);
+  double scalar(const std::string &name);
+
+  plan::Plan plan_;
+  CpuModule module_;
+  LrSchedule schedule_;
+  std::map<std::string, std::unique_ptr<Buffer>> buffers_;
+  std::map<std::string, plan::DType> dtypes_;
+  int64_t optimizerSteps_ = 0;
+};
+
+} // namespace mt
+
+#endif // MT_RUNTIME_TRAINER_H

@@ -1,0 +1,43 @@
+//===- TrainingLog.h - what a training run reports -------------*- C++ -*-===//
+#ifndef MT_RUNTIME_TRAININGLOG_H
+#define MT_RUNTIME_TRAININGLOG_H
+
+#include "mt/Runtime/Trainer.h"
+
+#include <cstdio>
+#include <string>
+#include <vector>
+
+namespace mt {
+
+/// Log lines on stdout (a progress bar with ETA when it is a terminal), and
+/// with a log directory, train.log and a loss curve loss.svg.
+class TrainingLog {
+public:
+  TrainingLog(std::string dir, bool terminal, int64_t totalIters);
+  ~TrainingLog();
+  bool open(std::string &error);
+  void header(const plan::Config &config, int64_t trainSamples, int64_t validSamples);
+  void step(int64_t iteration, const StepStats &stats, double tokensPerSecond, double elapsed,
+            int64_t skipped, bool print);
+  void validation(int64_t iteration, double loss);
+  bool finish(std::string &error);
+
+private:
+  void emit(const std::string &line);
+
+  std::string dir_;
+  bool terminal_;
+  int64_t total_;
+  std::FILE *file_ = nullptr;
+  std::vector<std::pair<int64_t, double>> train_, valid_;
+  double elapsed_ = 0;
+};
+
+/// An SVG line chart of training loss (and validation points) over steps.
+std::string lossCurveSvg(const std::vector<std::pair<int64_t, double>> &train,
+                         const std::vector<std::pair<int64_t, double>> &valid);
+
+} // namespace mt
+
+#endif // MT_RUNTIME_TRAININGLOG_H

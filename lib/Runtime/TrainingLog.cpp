@@ -1,0 +1,156 @@
+//===- TrainingLog.cpp - what a training run reports -----------------------===//
+#include "mt/Runtime/TrainingLog.h"
+
+#include <algorithm>
+#include <cerrno>
+#include <cmath>
+#include <cstring>
+#include <sstream>
+#include <sys/stat.h>
+
+namespace mt {
+
+TrainingLog::TrainingLog(std::string dir, bool terminal, int64_t totalIters)
+    : dir_(std::move(dir)), terminal_(terminal), total_(totalIters) {}
+
+TrainingLog::~TrainingLog() {
+  if (file_)
+    std::fclose(file_);
+}
+
+bool TrainingLog::open(std::string &error) {
+  if (dir_.empty())
+    return true;
+  if (mkdir(dir_.c_str(), 0755) != 0 && errno != EEXIST) {
+    error = "cannot create log directory '" + dir_ + "': " + std::strerror(errno);
+    return false;
+  }
+  file_ = std::fopen((dir_ + "/train.log").c_str(), "w");
+  if (!file_) {
+    error = "cannot write '" + dir_ + "/train.log': " + std::strerror(errno);
+    return false;
+  }
+  return true;
+}
+
+void TrainingLog::emit(const std::string &line) {
+  if (terminal_)
+    std::fputs("\r\033[K", stdout);
+  std::fputs((line + "\n").c_str(), stdout);
+  std::fflush(stdout);
+  if (file_) {
+    std::fputs((line + "\n").c_str(), file_);
+    std::fflush(file_);
+  }
+}
+
+void TrainingLog::header(const plan::Config &c, int64_t trainSamples, int64_t validSamples) {
+  char line[512];
+  std::snprintf(line, sizeof line,
+                "model %s: micro-batch %lld, global batch %lld, seq %lld, %lld steps; data: %lld "
+                "training and %lld validation samples",
+                c.model().c_str(), static_cast<long long>(c.micro_batch_size()),
+                static_cast<long long>(c.global_batch_size()),
+                static_cast<long long>(c.seq_length()), static_cast<long long>(total_),
+                static_cast<long long>(trainSamples), static_cast<long long>(validSamples));
+  emit(line);
+}
+
+void TrainingLog::step(int64_t it, const StepStats &s, double tokensPerSecond, double elapsed,
+                       int64_t skipped, bool print) {
+  elapsed_ = elapsed;
+  if (!s.skipped)
+    train_.push_back({it, s.loss});
+  if (print) {
+    char line[512];
+    std::snprintf(line, sizeof line,
+                  "iteration %6lld/%lld | loss %.6f | lr %.4e | grad norm %.4f | %.0f tokens/s | "
+                  "elapsed %.1f s%s",
+                  static_cast<long long>(it), static_cast<long long>(total_), s.loss, s.lr,
+                  s.gradNorm, tokensPerSecond, elapsed,
+                  s.skipped ? (" | SKIPPED (non-finite; " + std::to_string(skipped) + " so far)").c_str()
+                            : "");
+    emit(line);
+  }
+  if (terminal_ && it < total_) {
+    double eta = elapsed / static_cast<double>(it) * static_cast<double>(total_ - it);
+    int width = 30, filled = static_cast<int>(width * it / std::max<int64_t>(total_, 1));
+    std::printf("\r[%s%s] %lld/%lld ETA %.0f s", std::string(filled, '#').c_str(),
+                std::string(width - filled, '.').c_str(), static_cast<long long>(it),
+                static_cast<long long>(total_), eta);
+    std::fflush(stdout);
+  }
+}
+
+void TrainingLog::validation(int64_t it, double loss) {
+  valid_.push_back({it, loss});
+  char line[256];
+  std::snprintf(line, sizeof line, "validation at iteration %lld | loss %.6f | perplexity %.3f",
+                static_cast<long long>(it), loss, std::exp(loss));
+  emit(line);
+}
+
+bool TrainingLog::finish(std::string &error) {
+  char line[128];
+  std::snprintf(line, sizeof line, "done: %lld steps in %.1f s", static_cast<long long>(total_),
+                elapsed_);
+  emit(line);
+  if (dir_.empty())
+    return true;
+  std::string path = dir_ + "/loss.svg";
+  std::FILE *svg = std::fopen(path.c_str(), "w");
+  if (!svg) {
+    error = "cannot write '" + path + "': " + std::strerror(errno);
+    return false;
+  }
+  std::string text = lossCurveSvg(train_, valid_);
+  std::fwrite(text.data(), 1, text.size(), svg);
+  std::fclose(svg);
+  return true;
+}
+
+std::string lossCurveSvg(const std::vector<std::pair<int64_t, double>> &train,
+                         const std::vector<std::pair<int64_t, double>> &valid) {
+  const double w = 640, h = 400, left = 60, right = 20, top = 20, bottom = 40;
+  int64_t maxStep = 1;
+  double lo = 1e300, hi = -1e300;
+  for (const auto *series : {&train, &valid})
+    for (auto [s, v] : *series) {
+      maxStep = std::max(maxStep, s);
+      lo = std::min(lo, v);
+      hi = std::max(hi, v);
+    }
+  if (lo > hi) {
+    lo = 0;
+    hi = 1;
+  }
+  if (hi - lo < 1e-9)
+    hi = lo + 1;
+  auto x = [&](int64_t s) { return left + (w - left - right) * s / static_cast<double>(maxStep); };
+  auto y = [&](double v) { return top + (h - top - bottom) * (hi - v) / (hi - lo); };
+  std::ostringstream out;
+  out << "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" << w << "\" height=\"" << h
+      << "\" font-family=\"sans-serif\" font-size=\"12\">\n"
+      << "<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n"
+      << "<line x1=\"" << left << "\" y1=\"" << h - bottom << "\" x2=\"" << w - right << "\" y2=\""
+      << h - bottom << "\" stroke=\"black\"/>\n"
+      << "<line x1=\"" << left << "\" y1=\"" << top << "\" x2=\"" << left << "\" y2=\"" << h - bottom
+      << "\" stroke=\"black\"/>\n"
+      << "<text x=\"" << w / 2 << "\" y=\"" << h - 8 << "\" text-anchor=\"middle\">iteration (max "
+      << maxStep << ")</text>\n"
+      << "<text x=\"12\" y=\"" << top + 10 << "\">" << hi << "</text>\n"
+      << "<text x=\"12\" y=\"" << h - bottom << "\">" << lo << "</text>\n"
+      << "<polyline fill=\"none\" stroke=\"#1f77b4\" stroke-width=\"1.5\" points=\"";
+  for (auto [s, v] : train)
+    out << x(s) << "," << y(v) << " ";
+  out << "\"/>\n";
+  for (auto [s, v] : valid)
+    out << "<circle cx=\"" << x(s) << "\" cy=\"" << y(v) << "\" r=\"4\" fill=\"#d62728\"/>\n";
+  out << "<text x=\"" << w - right - 200 << "\" y=\"" << top + 14
+      << "\" fill=\"#1f77b4\">training loss</text>\n"
+      << "<text x=\"" << w - right - 200 << "\" y=\"" << top + 30
+      << "\" fill=\"#d62728\">validation loss</text>\n</svg>\n";
+  return out.str();
+}
+
+} // namespace mt
