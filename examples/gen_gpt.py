@@ -18,6 +18,7 @@ MODELS = {
 # Written only when named on the command line (tests generate them).
 TEST_MODELS = {
     "gpt-micro-f64": (2, 8, 2, 11, 8, "a micro GPT in f64 for gradient checks", "f64"),
+    "gpt-micro": (2, 16, 2, 64, 32, "a micro GPT for runtime tests", "f32"),
 }
 
 

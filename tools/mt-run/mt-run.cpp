@@ -54,7 +54,17 @@ int main(int argc, char **argv) {
   Options o;
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
+    // --flag=value is the same as --flag value.
+    std::string inlineValue;
+    bool hasInline = false;
+    if (a.rfind("--", 0) == 0 && a.find('=') != std::string::npos) {
+      inlineValue = a.substr(a.find('=') + 1);
+      a = a.substr(0, a.find('='));
+      hasInline = true;
+    }
     auto value = [&](const char *flag) -> const char * {
+      if (hasInline)
+        return inlineValue.c_str();
       if (i + 1 >= argc) {
         fail(std::string(flag) + " needs a value");
         std::exit(1);
