@@ -19,10 +19,11 @@ MODELS = {
 TEST_MODELS = {
     "gpt-micro-f64": (2, 8, 2, 11, 8, "a micro GPT in f64 for gradient checks", "f64"),
     "gpt-micro": (2, 16, 2, 64, 32, "a micro GPT for runtime tests", "f32"),
+    "gpt-micro-nodrop": (2, 16, 2, 64, 32, "a micro GPT without dropout, for comparisons with PyTorch", "f32", 0.0),
 }
 
 
-def model(name, layers, hidden, heads, vocab, positions, description, dtype="f32"):
+def model(name, layers, hidden, heads, vocab, positions, description, dtype="f32", dropout=0.1):
     L, H, F = layers, hidden, 4 * hidden
     std = 0.02
     out_std = std / math.sqrt(2 * L)  # GPT-2 / Megatron scaled init of output layers
@@ -84,7 +85,7 @@ func.func @{name.replace('-', '_')}(
   %tok = mt.embedding %wte[%tokens] : {ty([vocab, H])}, tensor<?x?xi32> -> {act}
   %pos = mt.position_embedding %wpe for %tokens : {ty([positions, H])}, tensor<?x?xi32> -> tensor<?x{H}x{dtype}>
   %emb = mt.add %tok, %pos : {act}, tensor<?x{H}x{dtype}>
-  %x = mt.dropout %emb {{rate = 1.000000e-01 : f64, stream = 0 : i64}} : {act}
+  %x = mt.dropout %emb {{rate = {dropout:.6e} : f64, stream = 0 : i64}} : {act}
   %h = mt.layer_stack (%hidden = %x : {act}) layers (
         {bindings})
       -> {act} {{
@@ -95,18 +96,18 @@ func.func @{name.replace('-', '_')}(
     %kh = mt.split_heads %k {{num_heads = {heads} : i64}} : {act} -> {heads_t}
     %vh = mt.split_heads %v {{num_heads = {heads} : i64}} : {act} -> {heads_t}
     %s = mt.attention_scores %qh, %kh : {heads_t}, {heads_t} -> {scores_t}
-    %p = mt.softmax %s {{mask = #mt<mask causal>, scale = {scale:.6e} : f64}} : {scores_t}
-    %pd = mt.dropout %p {{rate = 1.000000e-01 : f64, stream = 1 : i64}} : {scores_t}
+    %p = mt.softmax %s {{mask = #mt<mask causal>, scale = {scale!r} : f64}} : {scores_t}
+    %pd = mt.dropout %p {{rate = {dropout:.6e} : f64, stream = 1 : i64}} : {scores_t}
     %c = mt.attention_context %pd, %vh : {scores_t}, {heads_t} -> {heads_t}
     %m = mt.merge_heads %c : {heads_t} -> {act}
     %o = mt.linear %m, %attn_proj_weight_l, %attn_proj_bias_l : {act}, {ty([H, H])}, {vec} -> {act}
-    %od = mt.dropout %o {{rate = 1.000000e-01 : f64, stream = 2 : i64}} : {act}
+    %od = mt.dropout %o {{rate = {dropout:.6e} : f64, stream = 2 : i64}} : {act}
     %r1 = mt.add %hidden, %od : {act}, {act}
     %b = mt.layer_norm %r1, %ln_2_weight_l, %ln_2_bias_l {{epsilon = 1.000000e-05 : f64}} : {act}, {vec}
     %f = mt.linear %b, %mlp_fc_weight_l, %mlp_fc_bias_l : {act}, {ty([F, H])}, {ty([F])} -> tensor<?x?x{F}x{dtype}>
     %g = mt.gelu %f approximate = tanh : tensor<?x?x{F}x{dtype}>
     %d = mt.linear %g, %mlp_proj_weight_l, %mlp_proj_bias_l : tensor<?x?x{F}x{dtype}>, {ty([H, F])}, {vec} -> {act}
-    %dd = mt.dropout %d {{rate = 1.000000e-01 : f64, stream = 3 : i64}} : {act}
+    %dd = mt.dropout %d {{rate = {dropout:.6e} : f64, stream = 3 : i64}} : {act}
     %r2 = mt.add %r1, %dd : {act}, {act}
     mt.yield %r2 : {act}
   }}

@@ -50,7 +50,7 @@ func.func @gpt2_medium(
     %kh = mt.split_heads %k {num_heads = 16 : i64} : tensor<?x?x1024xf32> -> tensor<?x16x?x64xf32>
     %vh = mt.split_heads %v {num_heads = 16 : i64} : tensor<?x?x1024xf32> -> tensor<?x16x?x64xf32>
     %s = mt.attention_scores %qh, %kh : tensor<?x16x?x64xf32>, tensor<?x16x?x64xf32> -> tensor<?x16x?x?xf32>
-    %p = mt.softmax %s {mask = #mt<mask causal>, scale = 1.250000e-01 : f64} : tensor<?x16x?x?xf32>
+    %p = mt.softmax %s {mask = #mt<mask causal>, scale = 0.125 : f64} : tensor<?x16x?x?xf32>
     %pd = mt.dropout %p {rate = 1.000000e-01 : f64, stream = 1 : i64} : tensor<?x16x?x?xf32>
     %c = mt.attention_context %pd, %vh : tensor<?x16x?x?xf32>, tensor<?x16x?x64xf32> -> tensor<?x16x?x64xf32>
     %m = mt.merge_heads %c : tensor<?x16x?x64xf32> -> tensor<?x?x1024xf32>

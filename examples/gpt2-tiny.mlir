@@ -50,7 +50,7 @@ func.func @gpt2_tiny(
     %kh = mt.split_heads %k {num_heads = 4 : i64} : tensor<?x?x64xf32> -> tensor<?x4x?x16xf32>
     %vh = mt.split_heads %v {num_heads = 4 : i64} : tensor<?x?x64xf32> -> tensor<?x4x?x16xf32>
     %s = mt.attention_scores %qh, %kh : tensor<?x4x?x16xf32>, tensor<?x4x?x16xf32> -> tensor<?x4x?x?xf32>
-    %p = mt.softmax %s {mask = #mt<mask causal>, scale = 2.500000e-01 : f64} : tensor<?x4x?x?xf32>
+    %p = mt.softmax %s {mask = #mt<mask causal>, scale = 0.25 : f64} : tensor<?x4x?x?xf32>
     %pd = mt.dropout %p {rate = 1.000000e-01 : f64, stream = 1 : i64} : tensor<?x4x?x?xf32>
     %c = mt.attention_context %pd, %vh : tensor<?x4x?x?xf32>, tensor<?x4x?x16xf32> -> tensor<?x4x?x16xf32>
     %m = mt.merge_heads %c : tensor<?x4x?x16xf32> -> tensor<?x?x64xf32>

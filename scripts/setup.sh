@@ -9,6 +9,7 @@ packages=(
   libopenmpi-dev openmpi-bin
   libopenblas-dev
   libgtest-dev
+  python3-torch
 )
 
 missing=()

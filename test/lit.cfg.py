@@ -32,6 +32,20 @@ def has_gpu():
     except Exception:
         return False
 
+# PyTorch from Debian's python3-torch (an independent reference), under the
+# system interpreter: the PATH python3 may be another installation.
+def torch_python():
+    for candidate in ("/usr/bin/python3", shutil.which("python3")):
+        if candidate and subprocess.run([candidate, "-c", "import torch"],
+                                        capture_output=True).returncode == 0:
+            return candidate
+    return None
+
+_torch = torch_python()
+if _torch:
+    config.available_features.add("torch")
+    config.substitutions.append(("%torch_python", _torch))
+
 if has_gpu():
     config.available_features.add("gpu")
 if config.cuda_toolkit_found:

@@ -1,5 +1,6 @@
 //===- mt-run.cpp - trains a model from an mtc plan ------------------------===//
 #include "mt/Plan/PlanFile.h"
+#include "mt/Runtime/RunRecorder.h"
 #include "mt/Runtime/Trainer.h"
 #include "mt/Runtime/TokenSource.h"
 #include "mt/Runtime/TrainingLog.h"
@@ -14,7 +15,7 @@
 namespace {
 
 struct Options {
-  std::string plan, data, logDir;
+  std::string plan, data, logDir, record;
   bool dump = false;
   int64_t trainIters = 0, evalInterval = 0, evalIters = 4, logInterval = 1, maxSkipped = 10;
   std::string split = "949,50,1";
@@ -31,7 +32,9 @@ void usage() {
                "  --eval-iters N        validation micro-batches per evaluation (4)\n"
                "  --log-interval N      print every N steps (1)\n"
                "  --max-skipped N       abort after N steps skipped for non-finite values (10)\n"
-               "  --log-dir DIR         write train.log and loss.svg there\n");
+               "  --log-dir DIR         write train.log and loss.svg there\n"
+               "  --record DIR          save initial parameters, batches, first gradients, losses\n"
+               "                        and final parameters, to replay the run elsewhere\n");
 }
 
 bool parseInt(const char *text, int64_t &out) {
@@ -82,6 +85,7 @@ int main(int argc, char **argv) {
     else if (a == "--dump") o.dump = true;
     else if (a == "--split") o.split = value("--split");
     else if (a == "--log-dir") o.logDir = value("--log-dir");
+    else if (a == "--record") o.record = value("--record");
     else if (a == "--train-iters") intValue("--train-iters", o.trainIters, 1);
     else if (a == "--eval-interval") intValue("--eval-interval", o.evalInterval, 0);
     else if (a == "--eval-iters") intValue("--eval-iters", o.evalIters, 1);
@@ -120,6 +124,11 @@ int main(int argc, char **argv) {
   if (!corpus.split(o.split, c.seq_length(), c.seed(), train, valid, error))
     return fail(error);
 
+  mt::RunRecorder recorder(o.record);
+  if (recorder.enabled() && !recorder.begin(trainer, error))
+    return fail(error);
+  mt::BatchSource &trainSource = recorder.enabled() ? recorder.wrap(train) : train;
+
   mt::TrainingLog log(o.logDir, isatty(fileno(stdout)), iters);
   if (!log.open(error))
     return fail(error);
@@ -130,8 +139,10 @@ int main(int argc, char **argv) {
   for (int64_t it = 1; it <= iters; ++it) {
     auto t0 = std::chrono::steady_clock::now();
     mt::StepStats stats;
-    if (!trainer.step(it, train, stats, error))
+    if (!trainer.step(it, trainSource, stats, error))
       return fail("iteration " + std::to_string(it) + ": " + error);
+    if (recorder.enabled() && !recorder.step(trainer, it, stats, error))
+      return fail(error);
     double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     if (stats.skipped) {
@@ -152,7 +163,7 @@ int main(int argc, char **argv) {
       log.validation(it, loss);
     }
   }
-  if (!log.finish(error))
+  if (!log.finish(error) || (recorder.enabled() && !recorder.end(trainer, error)))
     return fail(error);
   return 0;
 }

@@ -49,6 +49,7 @@ public:
   bool evaluate(BatchSource &data, int64_t batches, double &loss, std::string &error);
 
   const plan::Config &config() const { return plan_.config(); }
+  const plan::Plan &plan() const { return plan_; }
   /// A named buffer ("wte", "grad:wte", "exp_avg:wte", ...), or null.
   Buffer *buffer(const std::string &name);
   /// Parameter values as doubles, by name (for tests and checkpoints).
