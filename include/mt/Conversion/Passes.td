@@ -33,4 +33,17 @@ def ExportEntryPointsPass : Pass<"mt-export-entry-points", "mlir::ModuleOp"> {
   let dependentDialects = ["::mlir::LLVM::LLVMDialect"];
 }
 
+def ContractionsToBlasPass : Pass<"mt-convert-contractions-to-blas", "mlir::ModuleOp"> {
+  let summary = "turns bufferized matrix-product loops into BLAS GEMM calls";
+  let description = [{
+    Runs on bufferized IR. A `linalg.generic` that computes
+    `C[b..., m, n] += A[b..., m|k, k|m] * B[(b...,) k|n, n|k]` (one reduction
+    loop, rows contiguous) becomes a call to `mt_blas_gemm_f32` /
+    `mt_blas_gemm_f64` (cblas_?gemm underneath, linked from OpenBLAS), in a
+    loop over the batch dimensions. Everything else stays a loop nest.
+  }];
+  let dependentDialects = ["::mlir::func::FuncDialect", "::mlir::memref::MemRefDialect",
+                           "::mlir::scf::SCFDialect", "::mlir::arith::ArithDialect"];
+}
+
 #endif // MT_CONVERSION_PASSES_TD

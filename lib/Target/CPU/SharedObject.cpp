@@ -79,9 +79,10 @@ bool emitSharedObject(mlir::ModuleOp module, const std::string &soPath, std::str
     return false;
   }
   std::string libDir = MT_MLIR_LIB_DIR;
-  std::vector<std::string> owned{*cc, "-shared", "-o", soPath, objPath,
+  // GEMMs call OpenBLAS through the shim (see BlasShim.c).
+  std::vector<std::string> owned{*cc, "-shared", "-o", soPath, objPath, MT_BLAS_SHIM_OBJECT,
                                  "-L" + libDir, "-Wl,-rpath," + libDir,
-                                 "-lmlir_c_runner_utils", "-lm"};
+                                 "-lmlir_c_runner_utils", "-lopenblas", "-lm"};
   llvm::SmallVector<llvm::StringRef> refs(owned.begin(), owned.end());
   std::string message;
   int rc = llvm::sys::ExecuteAndWait(*cc, refs, std::nullopt, {}, 0, 0, &message);

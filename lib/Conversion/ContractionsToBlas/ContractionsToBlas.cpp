@@ -1,0 +1,198 @@
+//===- ContractionsToBlas.cpp - GEMM loops -> BLAS calls -------------------===//
+#include "mt/Conversion/Passes.h"
+
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/SymbolTable.h"
+
+namespace mt {
+#define GEN_PASS_DEF_CONTRACTIONSTOBLASPASS
+#include "mt/Conversion/Passes.h.inc"
+} // namespace mt
+
+using namespace mlir;
+
+namespace {
+
+/// What a matched contraction multiplies: loop indices of the batch, M, N
+/// and K dimensions, and how A and B are laid out.
+struct Gemm {
+  SmallVector<unsigned> batch;
+  unsigned m, n, k;
+  bool transA, transB, sharedB;
+};
+
+/// The dims of a projected-permutation map, in result order.
+std::optional<SmallVector<unsigned>> dimsOf(AffineMap map) {
+  if (!map.isProjectedPermutation())
+    return std::nullopt;
+  SmallVector<unsigned> dims;
+  for (AffineExpr e : map.getResults())
+    dims.push_back(cast<AffineDimExpr>(e).getPosition());
+  return dims;
+}
+
+/// out += a * b, in either operand order.
+bool isMultiplyAccumulate(linalg::GenericOp op) {
+  Block &body = op.getRegion().front();
+  auto yield = cast<linalg::YieldOp>(body.getTerminator());
+  auto add = yield.getOperand(0).getDefiningOp<arith::AddFOp>();
+  if (!add)
+    return false;
+  Value acc = body.getArgument(2);
+  Value product = add.getLhs() == acc ? add.getRhs() : add.getRhs() == acc ? add.getLhs() : Value();
+  auto mul = product ? product.getDefiningOp<arith::MulFOp>() : nullptr;
+  if (!mul || body.getOperations().size() != 3)
+    return false;
+  Value a = body.getArgument(0), b = body.getArgument(1);
+  return (mul.getLhs() == a && mul.getRhs() == b) || (mul.getLhs() == b && mul.getRhs() == a);
+}
+
+bool rowsContiguous(Value v) {
+  auto type = cast<MemRefType>(v.getType());
+  SmallVector<int64_t> strides;
+  int64_t offset;
+  return succeeded(type.getStridesAndOffset(strides, offset)) && !strides.empty() &&
+         strides.back() == 1;
+}
+
+std::optional<Gemm> match(linalg::GenericOp op) {
+  if (op.getNumDpsInputs() != 2 || op.getNumDpsInits() != 1 || !op.hasPureBufferSemantics())
+    return std::nullopt;
+  auto element = cast<MemRefType>(op.getDpsInits()[0].getType()).getElementType();
+  if (!(element.isF32() || element.isF64()) || !isMultiplyAccumulate(op))
+    return std::nullopt;
+  auto iters = op.getIteratorTypesArray();
+  if (llvm::count(iters, utils::IteratorType::reduction) != 1)
+    return std::nullopt;
+  auto maps = op.getIndexingMapsArray();
+  auto a = dimsOf(maps[0]), b = dimsOf(maps[1]), c = dimsOf(maps[2]);
+  if (!a || !b || !c || c->size() < 2 || a->size() < 2 || b->size() < 2)
+    return std::nullopt;
+  Gemm g;
+  g.k = std::find(iters.begin(), iters.end(), utils::IteratorType::reduction) - iters.begin();
+  g.m = (*c)[c->size() - 2];
+  g.n = c->back();
+  g.batch.assign(c->begin(), c->end() - 2);
+  // A: [batch..., m, k] or [batch..., k, m]; B: [(batch...,) k, n] or [.., n, k].
+  ArrayRef<unsigned> aLast = ArrayRef<unsigned>(*a).take_back(2), bLast = ArrayRef<unsigned>(*b).take_back(2);
+  if (aLast == ArrayRef<unsigned>{g.m, g.k})
+    g.transA = false;
+  else if (aLast == ArrayRef<unsigned>{g.k, g.m})
+    g.transA = true;
+  else
+    return std::nullopt;
+  if (bLast == ArrayRef<unsigned>{g.k, g.n})
+    g.transB = false;
+  else if (bLast == ArrayRef<unsigned>{g.n, g.k})
+    g.transB = true;
+  else
+    return std::nullopt;
+  if (ArrayRef<unsigned>(*a).drop_back(2) != ArrayRef<unsigned>(g.batch))
+    return std::nullopt;
+  ArrayRef<unsigned> bBatch = ArrayRef<unsigned>(*b).drop_back(2);
+  g.sharedB = bBatch.empty();
+  if (!g.sharedB && bBatch != ArrayRef<unsigned>(g.batch))
+    return std::nullopt;
+  for (Value v : op->getOperands())
+    if (!rowsContiguous(v))
+      return std::nullopt;
+  return g;
+}
+
+/// The address of element [0, 0] of a rank-2 view, and its row stride.
+std::pair<Value, Value> addressAndLd(OpBuilder &b, Location loc, Value view) {
+  auto meta = b.create<memref::ExtractStridedMetadataOp>(loc, view);
+  Value base = b.create<memref::ExtractAlignedPointerAsIndexOp>(loc, view);
+  unsigned bytes = cast<MemRefType>(view.getType()).getElementTypeBitWidth() / 8;
+  Value offsetBytes = b.create<arith::MulIOp>(loc, meta.getOffset(),
+                                              b.create<arith::ConstantIndexOp>(loc, bytes));
+  Value addr = b.create<arith::AddIOp>(loc, base, offsetBytes);
+  auto toI64 = [&](Value v) { return b.create<arith::IndexCastOp>(loc, b.getI64Type(), v); };
+  // extract_aligned_pointer gives the start of the underlying buffer; the
+  // view's offset is applied above.
+  return {toI64(addr), toI64(meta.getStrides()[0])};
+}
+
+/// A rank-2 view of `operand` at batch indices `ivs` (dims `batchDims` of the
+/// operand, which lead it).
+Value matrixAt(OpBuilder &b, Location loc, Value operand, ArrayRef<Value> ivs) {
+  auto type = cast<MemRefType>(operand.getType());
+  int64_t rank = type.getRank();
+  if (rank == 2)
+    return operand;
+  SmallVector<OpFoldResult> offsets, sizes, strides;
+  for (int64_t d = 0; d < rank; ++d) {
+    bool isBatch = d < rank - 2;
+    offsets.push_back(isBatch ? OpFoldResult(ivs[d]) : OpFoldResult(b.getIndexAttr(0)));
+    sizes.push_back(b.getIndexAttr(isBatch ? 1 : type.getDimSize(d)));
+    strides.push_back(b.getIndexAttr(1));
+  }
+  auto resultType = memref::SubViewOp::inferRankReducedResultType(
+      {type.getDimSize(rank - 2), type.getDimSize(rank - 1)}, type, offsets, sizes, strides);
+  return b.create<memref::SubViewOp>(loc, cast<MemRefType>(resultType), operand, offsets, sizes,
+                                     strides);
+}
+
+func::FuncOp declareGemm(ModuleOp module, Type element) {
+  std::string name = element.isF32() ? "mt_blas_gemm_f32" : "mt_blas_gemm_f64";
+  if (auto fn = module.lookupSymbol<func::FuncOp>(name))
+    return fn;
+  OpBuilder b(module.getBodyRegion());
+  auto i64 = b.getI64Type();
+  // (transA, transB, M, N, K, A, lda, B, ldb, C, ldc): C += op(A) op(B)
+  auto type = b.getFunctionType(SmallVector<Type>(11, i64), {});
+  auto fn = b.create<func::FuncOp>(module.getLoc(), name, type);
+  fn.setPrivate();
+  return fn;
+}
+
+void rewrite(linalg::GenericOp op, const Gemm &g, func::FuncOp gemm) {
+  OpBuilder b(op);
+  Location loc = op.getLoc();
+  auto ranges = op.getStaticLoopRanges();
+  Value A = op.getDpsInputs()[0], B = op.getDpsInputs()[1], C = op.getDpsInits()[0];
+  auto c64 = [&](int64_t v) { return b.create<arith::ConstantIntOp>(loc, v, 64).getResult(); };
+  std::function<void(OpBuilder &, SmallVector<Value>)> emit = [&](OpBuilder &ob,
+                                                                   SmallVector<Value> ivs) {
+    if (ivs.size() < g.batch.size()) {
+      Value lb = ob.create<arith::ConstantIndexOp>(loc, 0);
+      Value ub = ob.create<arith::ConstantIndexOp>(loc, ranges[g.batch[ivs.size()]]);
+      Value step = ob.create<arith::ConstantIndexOp>(loc, 1);
+      ob.create<scf::ForOp>(loc, lb, ub, step, ValueRange{},
+                            [&](OpBuilder &ib, Location, Value iv, ValueRange) {
+                              SmallVector<Value> next = ivs;
+                              next.push_back(iv);
+                              emit(ib, next);
+                              ib.create<scf::YieldOp>(loc);
+                            });
+      return;
+    }
+    auto [a, lda] = addressAndLd(ob, loc, matrixAt(ob, loc, A, ivs));
+    auto [bb, ldb] = addressAndLd(ob, loc, g.sharedB ? B : matrixAt(ob, loc, B, ivs));
+    auto [c, ldc] = addressAndLd(ob, loc, matrixAt(ob, loc, C, ivs));
+    ob.create<func::CallOp>(loc, gemm,
+                            ValueRange{c64(g.transA), c64(g.transB), c64(ranges[g.m]),
+                                       c64(ranges[g.n]), c64(ranges[g.k]), a, lda, bb, ldb, c, ldc});
+  };
+  emit(b, {});
+  op.erase();
+}
+
+struct ContractionsToBlasPass : mt::impl::ContractionsToBlasPassBase<ContractionsToBlasPass> {
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    SmallVector<std::pair<linalg::GenericOp, Gemm>> found;
+    module.walk([&](linalg::GenericOp op) {
+      if (auto g = match(op))
+        found.push_back({op, *g});
+    });
+    for (auto &[op, g] : found) {
+      Type element = cast<MemRefType>(op.getDpsInits()[0].getType()).getElementType();
+      rewrite(op, g, declareGemm(module, element));
+    }
+  }
+};
+
+} // namespace

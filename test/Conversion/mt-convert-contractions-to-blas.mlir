@@ -1,0 +1,72 @@
+// RUN: mt-opt %s -split-input-file -mt-convert-contractions-to-blas | FileCheck %s
+
+#a = affine_map<(d0, d1, d2) -> (d0, d2)>
+#bt = affine_map<(d0, d1, d2) -> (d1, d2)>
+#c = affine_map<(d0, d1, d2) -> (d0, d1)>
+
+// A linear layer's product x W^T: one GEMM call with transB.
+// CHECK: func.func private @mt_blas_gemm_f32(i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64)
+// CHECK-LABEL: func.func @linear
+// CHECK-SAME: (%[[X:.*]]: memref<8x4xf32>, %[[W:.*]]: memref<3x4xf32>, %[[Y:.*]]: memref<8x3xf32>)
+// CHECK-DAG: %[[XA:.*]] = memref.extract_aligned_pointer_as_index %[[X]]
+// CHECK-DAG: %[[WA:.*]] = memref.extract_aligned_pointer_as_index %[[W]]
+// CHECK-DAG: %[[YA:.*]] = memref.extract_aligned_pointer_as_index %[[Y]]
+// CHECK-DAG: %[[NOTRANS:.*]] = arith.constant 0 : i64
+// CHECK-DAG: %[[TRANS:.*]] = arith.constant 1 : i64
+// CHECK-DAG: %[[M:.*]] = arith.constant 8 : i64
+// CHECK-DAG: %[[N:.*]] = arith.constant 3 : i64
+// CHECK-DAG: %[[K:.*]] = arith.constant 4 : i64
+// CHECK: call @mt_blas_gemm_f32(%[[NOTRANS]], %[[TRANS]], %[[M]], %[[N]], %[[K]], %{{.*}}) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
+// CHECK-NOT: linalg.generic
+func.func @linear(%x: memref<8x4xf32>, %w: memref<3x4xf32>, %y: memref<8x3xf32>) {
+  linalg.generic {indexing_maps = [#a, #bt, #c], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%x, %w : memref<8x4xf32>, memref<3x4xf32>) outs(%y : memref<8x3xf32>) {
+  ^bb0(%in: f32, %in_0: f32, %out: f32):
+    %0 = arith.mulf %in, %in_0 : f32
+    %1 = arith.addf %out, %0 : f32
+    linalg.yield %1 : f32
+  }
+  return
+}
+
+// -----
+
+#a = affine_map<(d0, d1, d2, d3) -> (d0, d1, d3)>
+#b = affine_map<(d0, d1, d2, d3) -> (d0, d3, d2)>
+#c = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2)>
+
+// A batched product: a loop over the batch, one call per matrix.
+// CHECK: func.func private @mt_blas_gemm_f64
+// CHECK-LABEL: func.func @batched
+// CHECK: scf.for %[[I:.*]] = %{{.*}} to %{{.*}} step %{{.*}} {
+// CHECK: memref.subview %{{.*}}[%[[I]], 0, 0] [1, 5, 6] [1, 1, 1]
+// CHECK: call @mt_blas_gemm_f64
+func.func @batched(%x: memref<2x5x6xf64>, %w: memref<2x6x7xf64>, %y: memref<2x5x7xf64>) {
+  linalg.generic {indexing_maps = [#a, #b, #c], iterator_types = ["parallel", "parallel", "parallel", "reduction"]}
+      ins(%x, %w : memref<2x5x6xf64>, memref<2x6x7xf64>) outs(%y : memref<2x5x7xf64>) {
+  ^bb0(%in: f64, %in_0: f64, %out: f64):
+    %0 = arith.mulf %in, %in_0 : f64
+    %1 = arith.addf %out, %0 : f64
+    linalg.yield %1 : f64
+  }
+  return
+}
+
+// -----
+
+#m = affine_map<(d0, d1) -> (d0, d1)>
+
+// Not a contraction: left alone.
+// CHECK-LABEL: func.func @elementwise
+// CHECK: linalg.generic
+// CHECK-NOT: call
+func.func @elementwise(%x: memref<8x4xf32>, %y: memref<8x4xf32>, %z: memref<8x4xf32>) {
+  linalg.generic {indexing_maps = [#m, #m, #m], iterator_types = ["parallel", "parallel"]}
+      ins(%x, %y : memref<8x4xf32>, memref<8x4xf32>) outs(%z : memref<8x4xf32>) {
+  ^bb0(%in: f32, %in_0: f32, %out: f32):
+    %0 = arith.mulf %in, %in_0 : f32
+    %1 = arith.addf %out, %0 : f32
+    linalg.yield %1 : f32
+  }
+  return
+}
