@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# CPU training throughput of gpt2-tiny (examples/gpt2-tiny.mlir) in mtc/mt-run
+# and in PyTorch (Debian's python3-torch), same model, batch and thread count.
+# Usage: bench/cpu-throughput.sh [STEPS] [THREADS]
+set -euo pipefail
+root="$(cd "$(dirname "$0")/.." && pwd)"
+build="${MT_BUILD_DIR:-$root/build}"
+steps="${1:-20}"
+threads="${2:-$(nproc)}"
+micro=8
+seq=128
+work="$(mktemp -d)"
+trap 'rm -rf "$work"' EXIT
+
+# gpt2-tiny: 2 layers, hidden 64, 4 heads, GPT-2 vocabulary, 128 positions.
+python3 -c "
+import random
+random.seed(0)
+print(' '.join(str(random.randrange(50257)) for _ in range(200000)))" > "$work/random.tokens"
+"$build/bin/mtc" "$root/examples/gpt2-tiny.mlir" --micro-batch-size=$micro --seq-length=$seq \
+  --train-iters="$steps" --lr=1e-3 -o "$work/plan"
+OPENBLAS_NUM_THREADS=$threads "$build/bin/mt-run" "$work/plan" --data "$work/random.tokens" \
+  --split 100,0,0 --log-interval 1 > "$work/mt.log"
+python3 - "$work/mt.log" "$threads" <<'PY'
+import re, sys
+rates = [float(m) for m in re.findall(r"\| ([0-9.]+) tokens/s", open(sys.argv[1]).read())]
+timed = rates[1:] if len(rates) > 1 else rates
+print(f"mtc: {sum(timed) / len(timed):.1f} tokens/s ({sys.argv[2]} threads, {len(timed)} timed steps)")
+PY
+/usr/bin/python3 "$root/bench/torch_gpt_throughput.py" 2 64 4 50257 128 $micro $seq "$steps" "$threads"
