@@ -75,17 +75,17 @@ bool Gpt2Tokenizer::load(const std::string &vocabPath, const std::string &merges
     if (!parser.parseInteger(id, 0, std::numeric_limits<int32_t>::max()))
       return false;
     if (id >= kVocabSize) {
-      memberError = "token \"" + key + "\" has id " + std::to_string(id) +
+      memberError = "token " + jsonQuote(key) + " has id " + std::to_string(id) +
                     ", outside GPT-2's vocabulary of " + std::to_string(kVocabSize);
       return false;
     }
     if (!ids.emplace(key, static_cast<int32_t>(id)).second) {
-      memberError = "token \"" + key + "\" is listed twice";
+      memberError = "token " + jsonQuote(key) + " is listed twice";
       return false;
     }
     if (seen[id]) {
-      memberError = "id " + std::to_string(id) + " is given to both \"" + strings[id] +
-                    "\" and \"" + key + "\"";
+      memberError = "id " + std::to_string(id) + " is given to both " + jsonQuote(strings[id]) +
+                    " and " + jsonQuote(key);
       return false;
     }
     seen[id] = true;
@@ -106,8 +106,8 @@ bool Gpt2Tokenizer::load(const std::string &vocabPath, const std::string &merges
     return false;
   }
   if (strings[kEndOfText] != "<|endoftext|>") {
-    error = vocabPath + ": id " + std::to_string(kEndOfText) + " is \"" + strings[kEndOfText] +
-            "\", not \"<|endoftext|>\"";
+    error = vocabPath + ": id " + std::to_string(kEndOfText) + " is " +
+            jsonQuote(strings[kEndOfText]) + ", not \"<|endoftext|>\"";
     return false;
   }
 
@@ -122,7 +122,7 @@ bool Gpt2Tokenizer::load(const std::string &vocabPath, const std::string &merges
       utf8::Decoded d = utf8::decodeAt(s, pos); // valid: JsonParser checked it
       auto it = unicodeToByte.find(d.codePoint);
       if (it == unicodeToByte.end()) {
-        error = vocabPath + ": token \"" + s + "\" (id " + std::to_string(id) + ") has " +
+        error = vocabPath + ": token " + jsonQuote(s) + " (id " + std::to_string(id) + ") has " +
                 utf8::codePointName(d.codePoint) + ", which is not in GPT-2's byte alphabet";
         return false;
       }
@@ -135,7 +135,7 @@ bool Gpt2Tokenizer::load(const std::string &vocabPath, const std::string &merges
     utf8::append(single, byteToUnicode(b));
     auto it = ids.find(single);
     if (it == ids.end()) {
-      error = vocabPath + ": no token for byte " + std::to_string(b) + " (\"" + single + "\")";
+      error = vocabPath + ": no token for byte " + std::to_string(b) + " (" + jsonQuote(single) + ")";
       return false;
     }
     byteToken_[b] = it->second;
@@ -181,16 +181,16 @@ bool Gpt2Tokenizer::load(const std::string &vocabPath, const std::string &merges
     auto left = ids.find(parts[0]), right = ids.find(parts[1]), result = ids.find(parts[0] + parts[1]);
     for (auto [it, name] : {std::pair{left, &parts[0]}, std::pair{right, &parts[1]}}) {
       if (it == ids.end()) {
-        error = where + "token \"" + *name + "\" is not in the vocabulary";
+        error = where + "token " + jsonQuote(*name) + " is not in the vocabulary";
         return false;
       }
     }
     if (result == ids.end()) {
-      error = where + "the merged token \"" + parts[0] + parts[1] + "\" is not in the vocabulary";
+      error = where + "the merged token " + jsonQuote(parts[0] + parts[1]) + " is not in the vocabulary";
       return false;
     }
     if (!merges.emplace(pairKey(left->second, right->second), Merge{rank, result->second}).second) {
-      error = where + "the merge \"" + parts[0] + " " + parts[1] + "\" is listed twice";
+      error = where + "the merge " + jsonQuote(parts[0] + " " + parts[1]) + " is listed twice";
       return false;
     }
     ++rank;

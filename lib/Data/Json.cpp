@@ -73,7 +73,7 @@ bool JsonParser::parseObjectAt(int depth,
     if (!parseString(key) || !expect(':', "':' after the key"))
       return false;
     if (!onMember(key))
-      return fail("bad value for key \"" + key + "\"");
+      return fail("bad value for key " + jsonQuote(key));
     skipWhitespace();
     if (pos_ < text_.size() && text_[pos_] == ',') {
       ++pos_;
@@ -331,7 +331,7 @@ bool extractStringFields(std::string_view line, const std::vector<std::string> &
         continue;
       found[k] = true;
       if (parser.peek() != '"')
-        return parser.failHere("the value of \"" + key + "\" is not a string");
+        return parser.failHere("the value of " + jsonQuote(key) + " is not a string");
       return parser.parseString(values[k]);
     }
     return parser.skipValue();
@@ -343,12 +343,35 @@ bool extractStringFields(std::string_view line, const std::vector<std::string> &
   }
   for (size_t k = 0; k < keys.size(); ++k) {
     if (!found[k]) {
-      error = "no key \"" + keys[k] + "\" in the object";
+      error = "no key " + jsonQuote(keys[k]) + " in the object";
       errorColumn = 0;
       return false;
     }
   }
   return true;
+}
+
+std::string jsonQuote(std::string_view text) {
+  std::string out = "\"";
+  for (char ch : text) {
+    unsigned char c = static_cast<unsigned char>(ch);
+    switch (c) {
+    case '"': out += "\\\""; break;
+    case '\\': out += "\\\\"; break;
+    case '\n': out += "\\n"; break;
+    case '\r': out += "\\r"; break;
+    case '\t': out += "\\t"; break;
+    default:
+      if (c < 0x20 || c == 0x7F) {
+        char buffer[8];
+        std::snprintf(buffer, sizeof(buffer), "\\u%04X", c);
+        out += buffer;
+      } else {
+        out += ch;
+      }
+    }
+  }
+  return out + "\"";
 }
 
 } // namespace mt

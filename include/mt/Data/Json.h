@@ -82,6 +82,10 @@ bool extractStringFields(std::string_view line, const std::vector<std::string> &
                          std::vector<std::string> &values, std::string &error,
                          size_t &errorColumn);
 
+/// `text` as a JSON string literal, quotes included: how error messages show
+/// strings that may hold quotes or control characters.
+std::string jsonQuote(std::string_view text);
+
 } // namespace mt
 
 #endif // MT_DATA_JSON_H
