@@ -36,7 +36,7 @@ LogicalResult mt::buildLowerToLLVMPipeline(OpPassManager &pm) {
       "expand-strided-metadata,"
       "lower-affine,"
       "convert-scf-to-cf,"
-      "finalize-memref-to-llvm,"
+      "finalize-memref-to-llvm{use-generic-functions},"
       "convert-math-to-llvm,"
       "convert-math-to-libm,"
       "convert-arith-to-llvm,"

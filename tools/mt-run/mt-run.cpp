@@ -6,7 +6,6 @@
 #include "mt/Runtime/TrainingLog.h"
 
 #include <chrono>
-#include <malloc.h>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -55,11 +54,6 @@ int fail(const std::string &message) {
 } // namespace
 
 int main(int argc, char **argv) {
-  // The compiled step allocates and frees its large temporaries every call;
-  // keep freed memory in the heap instead of returning it to the kernel and
-  // faulting it in again (until the memory planner's arena replaces malloc).
-  mallopt(M_MMAP_THRESHOLD, 1 << 30);
-  mallopt(M_TRIM_THRESHOLD, 1 << 30);
   Options o;
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];

@@ -79,8 +79,8 @@ bool emitSharedObject(mlir::ModuleOp module, const std::string &soPath, std::str
     return false;
   }
   std::string libDir = MT_MLIR_LIB_DIR;
-  // GEMMs call OpenBLAS through the shim (see BlasShim.c).
-  std::vector<std::string> owned{*cc, "-shared", "-o", soPath, objPath, MT_BLAS_SHIM_OBJECT,
+  // GEMMs (through OpenBLAS) and allocation come from NativeSupport.c.
+  std::vector<std::string> owned{*cc, "-shared", "-o", soPath, objPath, MT_NATIVE_SUPPORT_OBJECT,
                                  "-L" + libDir, "-Wl,-rpath," + libDir,
                                  "-lmlir_c_runner_utils", "-lopenblas", "-lm"};
   llvm::SmallVector<llvm::StringRef> refs(owned.begin(), owned.end());

@@ -1,0 +1,72 @@
+/* Support code linked into every native code object mtc produces.
+ *
+ * GEMMs: mt-convert-contractions-to-blas emits calls with plain 64-bit
+ * integers (addresses included) so the generated IR needs no pointer types;
+ * these forward them to CBLAS (OpenBLAS).
+ *
+ * Allocation: the lowered step allocates the same temporaries (some of
+ * hundreds of MB, such as vocabulary-sized logits) on every call. malloc
+ * would hand the large ones back to the kernel on free and fault them in
+ * again, zeroed, on the next call; this cache keeps freed blocks by exact
+ * size for reuse. (The memory planner's arena will replace it.) */
+#include <cblas.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <stdlib.h>
+
+void mt_blas_gemm_f32(int64_t ta, int64_t tb, int64_t m, int64_t n, int64_t k, int64_t a,
+                      int64_t lda, int64_t b, int64_t ldb, int64_t c, int64_t ldc) {
+  cblas_sgemm(CblasRowMajor, ta ? CblasTrans : CblasNoTrans, tb ? CblasTrans : CblasNoTrans,
+              (int)m, (int)n, (int)k, 1.0f, (const float *)(intptr_t)a, (int)lda,
+              (const float *)(intptr_t)b, (int)ldb, 1.0f, (float *)(intptr_t)c, (int)ldc);
+}
+
+void mt_blas_gemm_f64(int64_t ta, int64_t tb, int64_t m, int64_t n, int64_t k, int64_t a,
+                      int64_t lda, int64_t b, int64_t ldb, int64_t c, int64_t ldc) {
+  cblas_dgemm(CblasRowMajor, ta ? CblasTrans : CblasNoTrans, tb ? CblasTrans : CblasNoTrans,
+              (int)m, (int)n, (int)k, 1.0, (const double *)(intptr_t)a, (int)lda,
+              (const double *)(intptr_t)b, (int)ldb, 1.0, (double *)(intptr_t)c, (int)ldc);
+}
+
+/* Blocks carry a 64-byte header (keeping the payload 64-byte aligned as
+ * malloc's 16 would not) holding their size and the free-list link. */
+typedef struct Block {
+  size_t size;
+  struct Block *next;
+  char pad[64 - sizeof(size_t) - sizeof(struct Block *)];
+} Block;
+
+enum { kBuckets = 1024 };
+static Block *freeLists[kBuckets];
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+
+static size_t bucketOf(size_t size) { return (size * 2654435761u) % kBuckets; }
+
+void *_mlir_memref_to_llvm_alloc(uint64_t size) {
+  size_t bucket = bucketOf(size);
+  pthread_mutex_lock(&lock);
+  for (Block **link = &freeLists[bucket]; *link; link = &(*link)->next)
+    if ((*link)->size == size) {
+      Block *b = *link;
+      *link = b->next;
+      pthread_mutex_unlock(&lock);
+      return b + 1;
+    }
+  pthread_mutex_unlock(&lock);
+  Block *b = NULL;
+  if (posix_memalign((void **)&b, 64, sizeof(Block) + size) != 0)
+    return NULL;
+  b->size = size;
+  return b + 1;
+}
+
+void _mlir_memref_to_llvm_free(void *ptr) {
+  if (!ptr)
+    return;
+  Block *b = (Block *)ptr - 1;
+  size_t bucket = bucketOf(b->size);
+  pthread_mutex_lock(&lock);
+  b->next = freeLists[bucket];
+  freeLists[bucket] = b;
+  pthread_mutex_unlock(&lock);
+}
