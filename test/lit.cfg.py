@@ -50,3 +50,30 @@ if has_gpu():
     config.available_features.add("gpu")
 if config.cuda_toolkit_found:
     config.available_features.add("cuda-toolkit")
+
+# The reference GPT-2 tokenizer, the npm package gpt-3-encoder, for tests that
+# re-derive golden token ids (`REQUIRES: gpt-3-encoder`). node must find it
+# through NODE_PATH or npm's global root (`npm install -g gpt-3-encoder@1.1.4`);
+# without it those tests are skipped and the golden files are still compared.
+def gpt3_encoder_node_path():
+    node = shutil.which("node")
+    if not node:
+        return None
+    paths = [p for p in os.environ.get("NODE_PATH", "").split(os.pathsep) if p]
+    npm = shutil.which("npm")
+    try:
+        if npm:
+            root = subprocess.run([npm, "root", "-g"], capture_output=True, text=True, timeout=30)
+            if root.returncode == 0 and root.stdout.strip():
+                paths.append(root.stdout.strip())
+        node_path = os.pathsep.join(paths)
+        found = subprocess.run([node, "-e", "require('gpt-3-encoder')"], capture_output=True,
+                               timeout=30, env=dict(os.environ, NODE_PATH=node_path))
+        return node_path if found.returncode == 0 else None
+    except Exception:
+        return None
+
+gpt3_encoder_path = gpt3_encoder_node_path()
+if gpt3_encoder_path is not None:
+    config.available_features.add("gpt-3-encoder")
+    config.environment["NODE_PATH"] = gpt3_encoder_path
