@@ -121,6 +121,10 @@ bool IndexedDatasetWriter::open(const std::string &prefix, TokenDType dtype, std
     error = std::string("cannot write tokens as ") + tokenDTypeName(dtype) + ": not an integer type";
     return false;
   }
+  if (bin_) { // reopened: the previous dataset is abandoned as it is
+    std::fclose(bin_);
+    bin_ = nullptr;
+  }
   prefix_ = prefix;
   dtype_ = dtype;
   lengths_.clear();
