@@ -2,7 +2,7 @@
 #include "mt/Plan/PlanFile.h"
 #include "mt/Runtime/RunRecorder.h"
 #include "mt/Runtime/Trainer.h"
-#include "mt/Runtime/TokenSource.h"
+#include "mt/Runtime/TrainingData.h"
 #include "mt/Runtime/TrainingLog.h"
 
 #include <chrono>
@@ -25,7 +25,8 @@ void usage() {
   std::fprintf(stderr,
                "usage: mt-run PLAN --data PATH [options]\n"
                "       mt-run PLAN --dump\n"
-               "  --data PATH           training data: pre-tokenized ids (*.tokens)\n"
+               "  --data PATH           an indexed dataset prefix (PATH.bin/.idx from mt-data or\n"
+               "                        Megatron), a text file, or whitespace-separated ids (*.tokens)\n"
                "  --split A,B,C         train/valid/test weights over the data (949,50,1)\n"
                "  --train-iters N       override the plan's number of steps\n"
                "  --eval-interval N     validation loss and perplexity every N steps (0: at the end)\n"
@@ -117,12 +118,11 @@ int main(int argc, char **argv) {
   const mt::plan::Config &c = trainer.config();
   int64_t iters = o.trainIters ? o.trainIters : c.train_iters();
 
-  mt::TokenCorpus corpus;
-  if (!corpus.load(o.data, c.vocab_size(), error))
+  mt::TrainingData data;
+  if (!data.open(o.data, c.vocab_size(), error) ||
+      !data.build(o.split, c.seq_length(), c.seed(), iters * c.global_batch_size(), error))
     return fail(error);
-  mt::TokenSource train, valid;
-  if (!corpus.split(o.split, c.seq_length(), c.seed(), train, valid, error))
-    return fail(error);
+  mt::SplitSource &train = data.train(), &valid = data.valid();
 
   mt::RunRecorder recorder(o.record);
   if (recorder.enabled() && !recorder.begin(trainer, error))

@@ -1,0 +1,58 @@
+//===- TrainingData.h - the corpus mt-run trains on ------------*- C++ -*-===//
+//
+// --data names a Megatron indexed dataset (PREFIX with PREFIX.bin and
+// PREFIX.idx, as mt-data or Megatron's preprocess_data.py write them), a
+// plain-text file (one document per blank-line-separated paragraph,
+// tokenized with the GPT-2 BPE), or a `.tokens` file of whitespace-separated
+// ids, one document per line (for tests with small vocabularies). Samples are built
+// as Megatron builds GPT samples (mt/Data/GptDataset.h).
+//
+//===----------------------------------------------------------------------===//
+#ifndef MT_RUNTIME_TRAININGDATA_H
+#define MT_RUNTIME_TRAININGDATA_H
+
+#include "mt/Data/GptDataset.h"
+#include "mt/Data/IndexedDataset.h"
+#include "mt/Runtime/Trainer.h"
+
+#include <memory>
+#include <string>
+
+namespace mt {
+
+/// Serves one split's samples in order, cycling when it runs out.
+class SplitSource : public BatchSource {
+public:
+  int64_t numSamples() const { return dataset_.numSamples(); }
+  bool next(int64_t rows, int64_t seq, MicroBatch &batch, std::string &error) override;
+
+private:
+  friend class TrainingData;
+  GptDataset dataset_;
+  int64_t cursor_ = 0, seq_ = 0;
+  std::string name_;
+};
+
+class TrainingData {
+public:
+  /// Opens the corpus; every token id must be below `vocab`.
+  bool open(const std::string &path, int64_t vocab, std::string &error);
+
+  /// Builds the train and valid splits ("949,50,1") for `trainSamples`
+  /// training samples of `seq` tokens (enough epochs are laid out to cover
+  /// them, as Megatron does).
+  bool build(const std::string &split, int64_t seq, uint64_t seed, int64_t trainSamples,
+             std::string &error);
+
+  SplitSource &train() { return train_; }
+  SplitSource &valid() { return valid_; }
+
+private:
+  IndexedDataset indexed_;
+  std::unique_ptr<DocumentSource> documents_;
+  SplitSource train_, valid_;
+};
+
+} // namespace mt
+
+#endif // MT_RUNTIME_TRAININGDATA_H

@@ -1,0 +1,154 @@
+//===- TrainingData.cpp - the corpus mt-run trains on ----------------------===//
+#include "mt/Runtime/TrainingData.h"
+
+#include "mt/Data/Gpt2Tokenizer.h"
+#include "mt/Data/TextDocuments.h"
+
+#include <fstream>
+#include <sstream>
+#include <sys/stat.h>
+
+namespace mt {
+
+namespace {
+
+bool exists(const std::string &path) {
+  struct stat st;
+  return stat(path.c_str(), &st) == 0;
+}
+
+bool endsWith(const std::string &s, const std::string &suffix) {
+  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+/// One document of whitespace-separated ids per non-empty line.
+bool readIds(const std::string &path, std::vector<std::vector<int32_t>> &docs,
+             std::string &error) {
+  std::ifstream in(path);
+  if (!in) {
+    error = "cannot open data '" + path + "'";
+    return false;
+  }
+  std::string line, word;
+  for (int64_t lineNo = 1; std::getline(in, line); ++lineNo) {
+    std::istringstream words(line);
+    std::vector<int32_t> ids;
+    while (words >> word) {
+      char *end = nullptr;
+      long long id = std::strtoll(word.c_str(), &end, 10);
+      if (*end || id < 0 || id > INT32_MAX) {
+        error = path + ":" + std::to_string(lineNo) + ": '" + word + "' is not a token id";
+        return false;
+      }
+      ids.push_back(static_cast<int32_t>(id));
+    }
+    if (!ids.empty())
+      docs.push_back(std::move(ids));
+  }
+  return true;
+}
+
+/// Every id below `vocab`, or a message naming the first that is not.
+bool checkVocabulary(const DocumentSource &docs, int64_t vocab, const std::string &path,
+                     std::string &error) {
+  std::vector<int32_t> buffer;
+  for (int64_t d = 0; d < docs.numDocuments(); ++d) {
+    buffer.resize(docs.documentLength(d));
+    docs.copyTokens(d, 0, static_cast<int64_t>(buffer.size()), buffer.data());
+    for (size_t i = 0; i < buffer.size(); ++i)
+      if (buffer[i] < 0 || buffer[i] >= vocab) {
+        error = "'" + path + "': document " + std::to_string(d) + ", token " +
+                std::to_string(i) + " ('" + std::to_string(buffer[i]) +
+                "') is not an id in [0, " + std::to_string(vocab) + ")";
+        return false;
+      }
+  }
+  return true;
+}
+
+} // namespace
+
+bool SplitSource::next(int64_t rows, int64_t seq, MicroBatch &batch, std::string &error) {
+  if (dataset_.numSamples() == 0 || seq != seq_) {
+    error = "the " + name_ + " split holds no sample of " + std::to_string(seq + 1) + " tokens";
+    return false;
+  }
+  size_t n = static_cast<size_t>(rows * seq);
+  batch.tokens.resize(n);
+  batch.labels.resize(n);
+  batch.lossMask.resize(n);
+  GptSample sample;
+  for (int64_t r = 0; r < rows; ++r) {
+    dataset_.sample(cursor_++ % dataset_.numSamples(), sample);
+    std::copy(sample.tokens.begin(), sample.tokens.end(), batch.tokens.begin() + r * seq);
+    std::copy(sample.labels.begin(), sample.labels.end(), batch.labels.begin() + r * seq);
+    std::copy(sample.lossMask.begin(), sample.lossMask.end(), batch.lossMask.begin() + r * seq);
+  }
+  return true;
+}
+
+bool TrainingData::open(const std::string &path, int64_t vocab, std::string &error) {
+  if (exists(indexPath(path)) && exists(dataPath(path))) {
+    auto docs = std::make_unique<IndexedDocuments>();
+    if (!indexed_.open(path, error) || !docs->init(indexed_, error))
+      return false;
+    documents_ = std::move(docs);
+  } else if (endsWith(path, ".tokens")) {
+    std::vector<std::vector<int32_t>> docs;
+    if (!readIds(path, docs, error))
+      return false;
+    documents_ = std::make_unique<InMemoryDocuments>(std::move(docs));
+  } else if (exists(path)) {
+    if (endsWith(path, ".jsonl") || endsWith(path, ".json")) {
+      error = "'" + path + "' is JSON lines: preprocess it with mt-data --input " + path +
+              " --output-prefix PREFIX --append-eod, then pass --data PREFIX_text_document";
+      return false;
+    }
+    Gpt2Tokenizer tokenizer;
+    std::vector<std::vector<int32_t>> documents;
+    if (!tokenizer.loadFromDirectory(Gpt2Tokenizer::defaultDirectory(), error) ||
+        !tokenizeTextFile(path, tokenizer, documents, error))
+      return false;
+    documents_ = std::make_unique<InMemoryDocuments>(std::move(documents));
+  } else {
+    error = "no data at '" + path + "': expected a text file, a .tokens file, or an indexed "
+            "dataset prefix with '" + indexPath(path) + "' and '" + dataPath(path) + "'";
+    return false;
+  }
+  return checkVocabulary(*documents_, vocab, path, error);
+}
+
+bool TrainingData::build(const std::string &split, int64_t seq, uint64_t seed,
+                         int64_t trainSamples, std::string &error) {
+  std::array<double, 3> weights;
+  if (!parseSplit(split, weights, error))
+    return false;
+  std::array<int64_t, 4> bounds = splitBounds(weights, documents_->numDocuments());
+  auto buildSplit = [&](SplitSource &out, Split which, int64_t wanted) {
+    out.name_ = splitName(which);
+    out.seq_ = seq;
+    int64_t begin = bounds[static_cast<int>(which)], end = bounds[static_cast<int>(which) + 1];
+    GptSampleOptions options;
+    options.seqLength = seq;
+    options.seed = seed + static_cast<uint64_t>(which);
+    if (!out.dataset_.build(*documents_, begin, end, options, error))
+      return false;
+    // Lay out enough epochs for the samples the run will draw.
+    int64_t perEpoch = out.dataset_.numSamples();
+    if (wanted > perEpoch && perEpoch > 0) {
+      options.numEpochs = (wanted + perEpoch - 1) / perEpoch + 1;
+      return out.dataset_.build(*documents_, begin, end, options, error);
+    }
+    return true;
+  };
+  if (!buildSplit(train_, Split::Train, trainSamples) || !buildSplit(valid_, Split::Valid, 0))
+    return false;
+  if (train_.numSamples() == 0) {
+    error = "the training split holds fewer than " + std::to_string(seq + 1) +
+            " tokens: use more data, a shorter --seq-length or a larger train share in --split";
+    return false;
+  }
+  return true;
+}
+
+} // namespace mt
