@@ -192,7 +192,8 @@ bool Trainer::call(const plan::Function &fn, std::string &error) {
   return true;
 }
 
-bool Trainer::setBatch(const MicroBatch &batch, std::string &error) {
+bool Trainer::setBatch(const MicroBatch &batch, int64_t iteration, int64_t micro,
+                       std::string &error) {
   const plan::Config &c = plan_.config();
   size_t n = static_cast<size_t>(c.micro_batch_size() * c.seq_length());
   if (batch.tokens.size() != n || batch.labels.size() != n || batch.lossMask.size() != n) {
@@ -214,6 +215,13 @@ bool Trainer::setBatch(const MicroBatch &batch, std::string &error) {
       b->as<int32_t>()[i] = (*values)[i];
     }
   }
+  // Dropout masks are keyed by (seed, site, layer, position); the seed is a
+  // function of the run's seed and the micro-batch's place in training,
+  // never of the rank.
+  if (Buffer *b = buffer("batch:dropout_seed"))
+    b->as<int64_t>()[0] = static_cast<int64_t>(
+        splitmix64(c.seed() ^ splitmix64(static_cast<uint64_t>(iteration) << 20 |
+                                         static_cast<uint64_t>(micro))));
   if (Buffer *b = buffer("batch:loss_mask"))
     for (size_t i = 0; i < n; ++i) {
       if (dtypes_["batch:loss_mask"] == plan::F64)
@@ -240,8 +248,9 @@ bool Trainer::step(int64_t iteration, BatchSource &data, StepStats &stats, std::
   MicroBatch batch;
   double lossSum = 0;
   for (int64_t m = 0; m < micro; ++m) {
-    if (!data.next(c.micro_batch_size(), c.seq_length(), batch, error) || !setBatch(batch, error) ||
-        !call(*function("train_step"), error) || !call(*function("accumulate"), error))
+    if (!data.next(c.micro_batch_size(), c.seq_length(), batch, error) ||
+        !setBatch(batch, iteration, m, error) || !call(*function("train_step"), error) ||
+        !call(*function("accumulate"), error))
       return false;
     lossSum += scalar("loss");
   }
@@ -277,8 +286,8 @@ bool Trainer::evaluate(BatchSource &data, int64_t batches, double &loss, std::st
   MicroBatch batch;
   double sum = 0;
   for (int64_t i = 0; i < batches; ++i) {
-    if (!data.next(c.micro_batch_size(), c.seq_length(), batch, error) || !setBatch(batch, error) ||
-        !call(*function("forward"), error))
+    if (!data.next(c.micro_batch_size(), c.seq_length(), batch, error) ||
+        !setBatch(batch, 0, i, error) || !call(*function("forward"), error))
       return false;
     sum += scalar("loss");
   }

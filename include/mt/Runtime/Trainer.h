@@ -59,7 +59,9 @@ private:
   const plan::Function *function(const std::string &role) const;
   Buffer &ensure(const plan::TensorSpec &spec);
   bool call(const plan::Function &fn, std::string &error);
-  bool setBatch(const MicroBatch &batch, std::string &error);
+  /// Copies `batch` into the batch inputs; micro-batch `micro` of step
+  /// `iteration` gets its own dropout seed (0 for evaluation: iteration 0).
+  bool setBatch(const MicroBatch &batch, int64_t iteration, int64_t micro, std::string &error);
   double scalar(const std::string &name);
 
   plan::Plan plan_;
