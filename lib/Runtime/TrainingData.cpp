@@ -2,6 +2,7 @@
 #include "mt/Runtime/TrainingData.h"
 
 #include "mt/Data/Gpt2Tokenizer.h"
+#include "mt/Data/Json.h"
 #include "mt/Data/TextDocuments.h"
 
 #include <fstream>
@@ -66,6 +67,30 @@ bool checkVocabulary(const DocumentSource &docs, int64_t vocab, const std::strin
   return true;
 }
 
+/// One document per line: the "text" field, tokenized, with end-of-text
+/// appended (Megatron's --append-eod). For small corpora; mt-data streams.
+bool tokenizeJsonLines(const std::string &path, const Gpt2Tokenizer &tokenizer,
+                       std::vector<std::vector<int32_t>> &documents, std::string &error) {
+  LineReader reader;
+  if (!reader.open(path, error))
+    return false;
+  std::string line;
+  std::vector<std::string> values;
+  while (reader.next(line, error)) {
+    if (line.find_first_not_of(" \t\r") == std::string::npos)
+      continue;
+    size_t column = 0;
+    if (!extractStringFields(line, {"text"}, values, error, column)) {
+      error = path + ":" + std::to_string(reader.lineNumber()) +
+              (column ? ":" + std::to_string(column) : "") + ": " + error;
+      return false;
+    }
+    documents.push_back(tokenizer.encode(values[0]));
+    documents.back().push_back(tokenizer.endOfText());
+  }
+  return error.empty();
+}
+
 } // namespace
 
 bool SplitSource::next(int64_t rows, int64_t seq, MicroBatch &batch, std::string &error) {
@@ -99,15 +124,13 @@ bool TrainingData::open(const std::string &path, int64_t vocab, std::string &err
       return false;
     documents_ = std::make_unique<InMemoryDocuments>(std::move(docs));
   } else if (exists(path)) {
-    if (endsWith(path, ".jsonl") || endsWith(path, ".json")) {
-      error = "'" + path + "' is JSON lines: preprocess it with mt-data --input " + path +
-              " --output-prefix PREFIX --append-eod, then pass --data PREFIX_text_document";
-      return false;
-    }
     Gpt2Tokenizer tokenizer;
     std::vector<std::vector<int32_t>> documents;
-    if (!tokenizer.loadFromDirectory(Gpt2Tokenizer::defaultDirectory(), error) ||
-        !tokenizeTextFile(path, tokenizer, documents, error))
+    if (!tokenizer.loadFromDirectory(Gpt2Tokenizer::defaultDirectory(), error))
+      return false;
+    bool jsonl = endsWith(path, ".jsonl") || endsWith(path, ".json");
+    if (jsonl ? !tokenizeJsonLines(path, tokenizer, documents, error)
+              : !tokenizeTextFile(path, tokenizer, documents, error))
       return false;
     documents_ = std::make_unique<InMemoryDocuments>(std::move(documents));
   } else {

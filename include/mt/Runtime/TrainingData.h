@@ -2,8 +2,9 @@
 //
 // --data names a Megatron indexed dataset (PREFIX with PREFIX.bin and
 // PREFIX.idx, as mt-data or Megatron's preprocess_data.py write them), a
-// plain-text file (one document per blank-line-separated paragraph,
-// tokenized with the GPT-2 BPE), or a `.tokens` file of whitespace-separated
+// JSON-lines file (the "text" field of each line is a document), a
+// plain-text file (one document per blank-line-separated paragraph; both
+// tokenized with the GPT-2 BPE, end-of-text appended), or a `.tokens` file of whitespace-separated
 // ids, one document per line (for tests with small vocabularies). Samples are built
 // as Megatron builds GPT samples (mt/Data/GptDataset.h).
 //
