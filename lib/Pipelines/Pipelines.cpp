@@ -17,6 +17,7 @@ void mt::buildFrontendPipeline(OpPassManager &pm, const FrontendOptions &options
 
 void mt::buildTrainingPipeline(OpPassManager &pm) {
   pm.addPass(createUnrollLayersPass());
+  pm.addPass(createBuildEvaluationPass());
   pm.addPass(createDeriveGradientsPass());
   pm.addPass(createBuildOptimizerPass());
 }

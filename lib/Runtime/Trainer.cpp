@@ -287,7 +287,8 @@ bool Trainer::evaluate(BatchSource &data, int64_t batches, double &loss, std::st
   double sum = 0;
   for (int64_t i = 0; i < batches; ++i) {
     if (!data.next(c.micro_batch_size(), c.seq_length(), batch, error) ||
-        !setBatch(batch, 0, i, error) || !call(*function("forward"), error))
+        !setBatch(batch, 0, i, error) ||
+        !call(function("eval") ? *function("eval") : *function("forward"), error))
       return false;
     sum += scalar("loss");
   }

@@ -62,7 +62,7 @@ std::string outputName(func::FuncOp fn, unsigned i, StringRef role,
   if (auto g = fn.getResultAttrOfType<StringAttr>(i, "mt.grad_of"))
     return "grad:" + g.getValue().str();
   size_t n = params.size();
-  if (role == "forward" || role == "train_step")
+  if (role == "forward" || role == "train_step" || role == "eval")
     return "loss";
   if (role == "accumulate")
     return "grad_acc:" + params[i].name;

@@ -32,7 +32,8 @@ struct FrontendOptions : public mlir::PassPipelineOptions<FrontendOptions> {
 void buildFrontendPipeline(mlir::OpPassManager &pm, const FrontendOptions &options);
 
 /// Derives the whole training step from the canonical model: unrolled
-/// layers, gradients, accumulation, gradient norm and the AdamW update.
+/// layers, the evaluation function, gradients, accumulation, gradient norm
+/// and the AdamW update.
 void buildTrainingPipeline(mlir::OpPassManager &pm);
 
 /// Lowers a statically shaped, unrolled module (model and training-step

@@ -45,7 +45,8 @@ public:
   /// global batch, gradient accumulation, clipping, AdamW.
   bool step(int64_t iteration, BatchSource &data, StepStats &stats, std::string &error);
 
-  /// Mean loss of `batches` micro-batches with the forward function.
+  /// Mean loss of `batches` micro-batches with the evaluation function
+  /// (dropout off), or the forward function when the plan has none.
   bool evaluate(BatchSource &data, int64_t batches, double &loss, std::string &error);
 
   const plan::Config &config() const { return plan_.config(); }

@@ -100,4 +100,15 @@ def BuildOptimizerPass : Pass<"mt-build-optimizer", "mlir::ModuleOp"> {
   let dependentDialects = ["::mt::MTDialect"];
 }
 
+def BuildEvaluationPass : Pass<"mt-build-evaluation", "mlir::ModuleOp"> {
+  let summary = "adds the evaluation function: the forward loss with dropout off";
+  let description = [{
+    For each model `@f`, adds `@f_eval` with the same arguments and result:
+    a copy of `@f` in which every `mt.dropout` passes its input through, as
+    a model in evaluation mode does (Megatron evaluates with dropout off).
+    It gets `mt.role = "eval"`; validation loss and perplexity use it.
+  }];
+  let dependentDialects = ["::mt::MTDialect"];
+}
+
 #endif // MT_TRANSFORMS_PASSES_TD
