@@ -177,9 +177,9 @@ def MT_DropoutOp : MT_Op<"dropout", [Pure, MT_ShapeInferenceOpInterface, AllType
     Zeroes each element with probability `rate` and scales the rest by
     `1/(1-rate)`. The mask is a pure function of (`seed`, `stream`, layer
     index, global element position), never of the rank, so every parallel
-    layout draws the same mask. `seed` is an optional `tensor<i64>` operand;
-    without it the step's seed is used. `stream` tells the model's dropout
-    sites apart. `layer` is the index of the layer the op belongs to once a
+    layout draws the same mask. `seed` is an optional `tensor<i64>` operand
+    (the example models take one per micro-batch from the runtime); without
+    it the seed is 0. `stream` tells the model's dropout sites apart. `layer` is the index of the layer the op belongs to once a
     `mt.layer_stack` is unrolled (inside a stack body the layer index is
     implicit; outside any stack there is none). Applied to a gradient with
     the same key, the op is its own vector-Jacobian product.
