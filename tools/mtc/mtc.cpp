@@ -49,9 +49,9 @@ static cl::opt<std::string> decayStyle("lr-decay-style", cl::desc("constant | li
 static cl::opt<int64_t> decayIters("lr-decay-iters", cl::desc("iterations of decay (default: --train-iters)"), cl::init(0), cl::cat(trainCategory));
 static cl::opt<double> clipGrad("clip-grad", cl::desc("global gradient-norm clip (0: off)"), cl::init(1.0), cl::cat(trainCategory));
 static cl::opt<double> weightDecay("weight-decay", cl::desc("AdamW weight decay (matrices only)"), cl::init(0.01), cl::cat(trainCategory));
-static cl::opt<double> beta1("adam-beta1", cl::init(0.9), cl::cat(trainCategory));
-static cl::opt<double> beta2("adam-beta2", cl::init(0.999), cl::cat(trainCategory));
-static cl::opt<double> adamEps("adam-eps", cl::init(1e-8), cl::cat(trainCategory));
+static cl::opt<double> beta1("adam-beta1", cl::desc("AdamW first-moment decay"), cl::init(0.9), cl::cat(trainCategory));
+static cl::opt<double> beta2("adam-beta2", cl::desc("AdamW second-moment decay"), cl::init(0.999), cl::cat(trainCategory));
+static cl::opt<double> adamEps("adam-eps", cl::desc("AdamW denominator epsilon"), cl::init(1e-8), cl::cat(trainCategory));
 static cl::opt<int64_t> globalBatch("global-batch-size", cl::desc("sequences per step (default: --micro-batch-size)"), cl::init(0), cl::cat(trainCategory));
 static cl::opt<int64_t> trainIters("train-iters", cl::desc("optimizer steps"), cl::init(100), cl::cat(trainCategory));
 static cl::opt<uint64_t> seed("seed", cl::desc("seed of initialization, data order and dropout"), cl::init(1234), cl::cat(trainCategory));
