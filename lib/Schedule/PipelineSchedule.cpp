@@ -1,0 +1,129 @@
+//===- PipelineSchedule.cpp - 1F1B and interleaved 1F1B --------------------===//
+#include "mt/Schedule/PipelineSchedule.h"
+
+#include <algorithm>
+#include <map>
+#include <tuple>
+
+namespace mt {
+
+PipelineSchedule schedule1F1B(int64_t p, int64_t m) {
+  PipelineSchedule schedule(p);
+  for (int64_t s = 0; s < p; ++s) {
+    int64_t warmup = std::min(p - s - 1, m), steady = m - warmup;
+    auto &ops = schedule[s];
+    for (int64_t i = 0; i < warmup; ++i)
+      ops.push_back({PipelineOp::Forward, i, 0});
+    for (int64_t i = 0; i < steady; ++i) {
+      ops.push_back({PipelineOp::Forward, warmup + i, 0});
+      ops.push_back({PipelineOp::Backward, i, 0});
+    }
+    for (int64_t i = steady; i < m; ++i)
+      ops.push_back({PipelineOp::Backward, i, 0});
+  }
+  return schedule;
+}
+
+PipelineSchedule scheduleInterleaved(int64_t p, int64_t v, int64_t m, std::string &error) {
+  if (p < 1 || v < 1 || m < 1 || m % p != 0) {
+    error = "the interleaved schedule needs the number of micro-batches (" + std::to_string(m) +
+            ") to be a multiple of the pipeline stages (" + std::to_string(p) + ")";
+    return {};
+  }
+  int64_t total = m * v, group = p * v;
+  // The k-th forward (or backward) of a stage works on chunk (k mod pv) / p
+  // (reversed for backwards) and micro-batch (k / pv) * p + k mod p.
+  auto forwardOp = [&](int64_t k) {
+    return PipelineOp{PipelineOp::Forward, (k / group) * p + k % p, (k % group) / p};
+  };
+  auto backwardOp = [&](int64_t k) {
+    return PipelineOp{PipelineOp::Backward, (k / group) * p + k % p, v - 1 - (k % group) / p};
+  };
+  PipelineSchedule schedule(p);
+  for (int64_t s = 0; s < p; ++s) {
+    int64_t warmup = m == p ? total : std::min((p - s - 1) * 2 + (v - 1) * p, total);
+    int64_t steady = total - warmup;
+    auto &ops = schedule[s];
+    for (int64_t k = 0; k < warmup; ++k)
+      ops.push_back(forwardOp(k));
+    for (int64_t i = 0; i < steady; ++i) {
+      ops.push_back(forwardOp(warmup + i));
+      ops.push_back(backwardOp(i));
+    }
+    for (int64_t i = steady; i < total; ++i)
+      ops.push_back(backwardOp(i));
+  }
+  return schedule;
+}
+
+bool simulate(const PipelineSchedule &schedule, int64_t v, int64_t m, double tf, double tb,
+              SimulationResult &result, std::string &error) {
+  int64_t p = static_cast<int64_t>(schedule.size());
+  int64_t last = p * v - 1;
+  // When each (kind, micro-batch, virtual stage) finished.
+  std::map<std::tuple<int, int64_t, int64_t>, double> done;
+  std::vector<size_t> next(p, 0);
+  std::vector<double> free(p, 0.0);
+  std::vector<int64_t> held(p, 0);
+  result = SimulationResult();
+  result.peakInFlight.assign(p, 0);
+  size_t remaining = 0;
+  for (const auto &ops : schedule) {
+    remaining += ops.size();
+    if (static_cast<int64_t>(ops.size()) != 2 * m * v) {
+      error = "every stage must run each micro-batch's forward and backward once per chunk";
+      return false;
+    }
+  }
+  while (remaining > 0) {
+    // Run, on some stage, the next op whose dependency is done; pick the
+    // one that can start earliest so the timeline is as-soon-as-possible.
+    int64_t best = -1;
+    double bestStart = 0;
+    for (int64_t s = 0; s < p; ++s) {
+      if (next[s] == schedule[s].size())
+        continue;
+      const PipelineOp &op = schedule[s][next[s]];
+      int64_t vs = op.chunk * p + s;
+      std::tuple<int, int64_t, int64_t> dep;
+      bool hasDep = true;
+      if (op.kind == PipelineOp::Forward) {
+        hasDep = vs > 0;
+        dep = {PipelineOp::Forward, op.microBatch, vs - 1};
+      } else {
+        dep = vs < last ? std::make_tuple(int(PipelineOp::Backward), op.microBatch, vs + 1)
+                        : std::make_tuple(int(PipelineOp::Forward), op.microBatch, vs);
+      }
+      double ready = free[s];
+      if (hasDep) {
+        auto it = done.find(dep);
+        if (it == done.end())
+          continue;
+        ready = std::max(ready, it->second);
+      }
+      if (best < 0 || ready < bestStart) {
+        best = s;
+        bestStart = ready;
+      }
+    }
+    if (best < 0) {
+      error = "the schedule deadlocks: every stage waits for a pass no stage will run next";
+      return false;
+    }
+    const PipelineOp &op = schedule[best][next[best]++];
+    double duration = (op.kind == PipelineOp::Forward ? tf : tb) / static_cast<double>(v);
+    double end = bestStart + duration;
+    free[best] = end;
+    done[{op.kind, op.microBatch, op.chunk * p + best}] = end;
+    held[best] += op.kind == PipelineOp::Forward ? 1 : -1;
+    result.peakInFlight[best] = std::max(result.peakInFlight[best], held[best]);
+    result.timeline.push_back({best, op, bestStart, end});
+    result.makespan = std::max(result.makespan, end);
+    --remaining;
+  }
+  double ideal = static_cast<double>(m) * (tf + tb);
+  result.bubbleFraction = (result.makespan - ideal) / ideal;
+  return true;
+}
+
+} // namespace mt
