@@ -15,11 +15,12 @@ void mt::buildFrontendPipeline(OpPassManager &pm, const FrontendOptions &options
       SpecializeShapesPassOptions{options.microBatchSize, options.seqLength}));
 }
 
-void mt::buildTrainingPipeline(OpPassManager &pm) {
+void mt::buildTrainingPipeline(OpPassManager &pm, const TrainingOptions &options) {
   pm.addPass(createUnrollLayersPass());
   pm.addPass(createBuildEvaluationPass());
   pm.addPass(createDeriveGradientsPass());
-  pm.addPass(createBuildOptimizerPass());
+  pm.addPass(createBuildOptimizerPass(
+      BuildOptimizerPassOptions{options.distributedOptimizerShards}));
 }
 
 LogicalResult mt::buildLowerToLLVMPipeline(OpPassManager &pm) {
@@ -51,7 +52,7 @@ LogicalResult mt::buildLowerToLLVMPipeline(OpPassManager &pm) {
 }
 
 void mt::registerPipelines() {
-  PassPipelineRegistration<>("mt-training-step",
+  PassPipelineRegistration<TrainingOptions>("mt-training-step",
                              "derive the training step: unroll, gradients, optimizer",
                              buildTrainingPipeline);
   PassPipelineRegistration<>(

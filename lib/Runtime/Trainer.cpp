@@ -3,9 +3,11 @@
 
 #include "mt/Runtime/Initializer.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <unistd.h>
 
 namespace mt {
@@ -53,7 +55,19 @@ double readScalar(Buffer &b, plan::DType t, int64_t i) {
   return t == plan::F64 ? b.as<double>()[i] : b.as<float>()[i];
 }
 
+ElementType commType(plan::DType t) {
+  return t == plan::F64 ? ElementType::F64 : ElementType::F32;
+}
+
 } // namespace
+
+MeshShape planMesh(const plan::Config &config) {
+  const plan::Parallelism &p = config.parallel();
+  auto atLeastOne = [](int64_t v) { return v > 0 ? v : 1; };
+  return MeshShape({"pp", "dp", "tp"},
+                   {atLeastOne(p.pipeline_parallel_size()), atLeastOne(p.data_parallel_size()),
+                    atLeastOne(p.tensor_parallel_size())});
+}
 
 Buffer *Trainer::buffer(const std::string &name) {
   auto it = buffers_.find(name);
@@ -85,16 +99,39 @@ const plan::Function *Trainer::function(const std::string &role) const {
   return nullptr;
 }
 
-bool Trainer::load(const plan::Plan &plan, std::string &error) {
+bool Trainer::load(const plan::Plan &plan, int64_t rank, Communicator *comm, std::string &error) {
   plan_ = plan;
   const plan::Config &c = plan_.config();
+  mesh_ = planMesh(c);
+  rank_ = rank;
+  comm_ = comm;
+  if (mesh_.sizes()[0] > 1 || mesh_.sizes()[2] > 1) {
+    error = "this mt-run executes data-parallel plans only; the plan asks for tensor parallel "
+            "size " + std::to_string(mesh_.sizes()[2]) + " and pipeline parallel size " +
+            std::to_string(mesh_.sizes()[0]);
+    return false;
+  }
+  if (mesh_.numRanks() > 1 && (!comm || comm->size() != mesh_.numRanks())) {
+    error = "the plan needs " + std::to_string(mesh_.numRanks()) + " ranks but runs on " +
+            std::to_string(comm ? comm->size() : 1);
+    return false;
+  }
+  if (rank < 0 || rank >= mesh_.numRanks()) {
+    error = "rank " + std::to_string(rank) + " is outside the plan's " +
+            std::to_string(mesh_.numRanks()) + " ranks";
+    return false;
+  }
+  dp_ = *mesh_.axisSize("dp");
+  dpIndex_ = mesh_.coords(rank)[1];
+  dpGroup_.ranks = mesh_.groupOf(rank, {"dp"});
+  dpGroup_.name = "dp";
   for (const char *role : {"forward", "train_step", "accumulate", "grad_sq_norm", "optimizer"})
     if (!function(role)) {
       error = std::string("the plan has no '") + role + "' function";
       return false;
     }
   if (c.micro_batch_size() < 1 || c.seq_length() < 1 || c.global_batch_size() < 1 ||
-      c.global_batch_size() % c.micro_batch_size() != 0 || c.train_iters() < 1) {
+      c.global_batch_size() % (c.micro_batch_size() * dp_) != 0 || c.train_iters() < 1) {
     error = "the plan's batch configuration is inconsistent";
     return false;
   }
@@ -148,10 +185,11 @@ bool Trainer::load(const plan::Plan &plan, std::string &error) {
       initializeRange(kind, p.init().std(), key, 0, b.numElements(), b.as<double>());
     else
       initializeRange(kind, p.init().std(), key, 0, b.numElements(), b.as<float>());
-    for (const char *state : {"exp_avg:", "exp_avg_sq:", "grad_acc:"}) {
-      spec.set_name(state + p.name());
-      ensure(spec); // zero-initialized
-    }
+    // Gradients accumulate at full size; the optimizer state takes the
+    // shapes the optimizer function declares (shards with the distributed
+    // optimizer), zero-initialized below.
+    spec.set_name("grad_acc:" + p.name());
+    ensure(spec);
   }
   for (const plan::Function &f : plan_.functions()) {
     for (const auto &s : f.inputs())
@@ -239,6 +277,8 @@ double Trainer::scalar(const std::string &name) {
 bool Trainer::step(int64_t iteration, BatchSource &data, StepStats &stats, std::string &error) {
   const plan::Config &c = plan_.config();
   const plan::Optimizer &o = c.optimizer();
+  // `micro` counts the global batch's micro-batches, over all
+  // data-parallel ranks; this rank runs every dp-th of them.
   int64_t micro = c.global_batch_size() / c.micro_batch_size();
   for (const plan::Parameter &p : plan_.parameters()) {
     Buffer &acc = *buffer("grad_acc:" + p.name());
@@ -247,17 +287,25 @@ bool Trainer::step(int64_t iteration, BatchSource &data, StepStats &stats, std::
   }
   MicroBatch batch;
   double lossSum = 0;
-  for (int64_t m = 0; m < micro; ++m) {
-    if (!data.next(c.micro_batch_size(), c.seq_length(), batch, error) ||
-        !setBatch(batch, iteration, m, error) || !call(*function("train_step"), error) ||
-        !call(*function("accumulate"), error))
+  for (int64_t k = 0; k < micro / dp_; ++k) {
+    // Megatron's order: micro-step k covers global micro-batches
+    // k*dp .. k*dp+dp-1, one per data-parallel rank; dropout keys follow the
+    // global index, so masks do not depend on the layout.
+    if (!nextOwnBatch(data, batch, error) || !setBatch(batch, iteration, k * dp_ + dpIndex_, error) ||
+        !call(*function("train_step"), error) || !call(*function("accumulate"), error))
       return false;
     lossSum += scalar("loss");
   }
+  if (!sumOverDataParallel(lossSum, "loss", error) || !reduceGradients(error))
+    return false;
   stats.loss = lossSum / static_cast<double>(micro);
   if (!call(*function("grad_sq_norm"), error))
     return false;
-  stats.gradNorm = std::sqrt(scalar("grad_sq_norm")) / static_cast<double>(micro);
+  double sqNorm = scalar("grad_sq_norm");
+  // With the distributed optimizer each rank holds the squares of its shards.
+  if (c.parallel().distributed_optimizer() && !sumOverDataParallel(sqNorm, "grad_sq_norm", error))
+    return false;
+  stats.gradNorm = std::sqrt(sqNorm) / static_cast<double>(micro);
   stats.lr = schedule_.at(iteration);
   stats.skipped = !std::isfinite(stats.loss) || !std::isfinite(stats.gradNorm);
   if (stats.skipped)
@@ -278,7 +326,94 @@ bool Trainer::step(int64_t iteration, BatchSource &data, StepStats &stats, std::
                             clip / static_cast<double>(micro)};
   for (int i = 0; i < 8; ++i)
     hyper[i] = static_cast<float>(values[i]);
-  return call(*function("optimizer"), error);
+  if (!c.parallel().distributed_optimizer())
+    return call(*function("optimizer"), error);
+  copyParamShards();
+  return call(*function("optimizer"), error) && gatherParamShards(error);
+}
+
+bool Trainer::nextOwnBatch(BatchSource &data, MicroBatch &batch, std::string &error) {
+  const plan::Config &c = plan_.config();
+  MicroBatch other;
+  for (int64_t j = 0; j < dp_; ++j)
+    if (!data.next(c.micro_batch_size(), c.seq_length(), j == dpIndex_ ? batch : other, error))
+      return false;
+  return true;
+}
+
+bool Trainer::sumOverDataParallel(double &value, const std::string &what, std::string &error) {
+  if (dp_ == 1)
+    return true;
+  return comm_->allReduce(dpGroup_, &value, 1, ElementType::F64, ReduceOp::Sum, what, error);
+}
+
+int64_t Trainer::shardElements(const plan::Parameter &p) const {
+  int64_t n = 1;
+  for (int64_t d : p.shape())
+    n *= d;
+  return (n + dp_ - 1) / dp_;
+}
+
+bool Trainer::reduceGradients(std::string &error) {
+  if (dp_ == 1 && !plan_.config().parallel().distributed_optimizer())
+    return true;
+  for (const plan::Parameter &p : plan_.parameters()) {
+    Buffer &acc = *buffer("grad_acc:" + p.name());
+    ElementType type = commType(p.dtype());
+    std::string what = "grad_acc:" + p.name();
+    if (!plan_.config().parallel().distributed_optimizer()) {
+      if (!comm_->allReduce(dpGroup_, acc.data(), acc.numElements(), type, ReduceOp::Sum, what,
+                            error))
+        return false;
+      continue;
+    }
+    Buffer *shard = buffer("grad_shard:" + p.name());
+    int64_t s = shardElements(p), bytes = bytesOf(p.dtype());
+    if (!shard || shard->numElements() != s) {
+      error = "the plan's optimizer does not take " + std::to_string(s) + "-element shards of '" +
+              p.name() + "'";
+      return false;
+    }
+    // Zero-padded to dp equal pieces; rank i keeps the sum of piece i.
+    std::vector<unsigned char> padded(static_cast<size_t>(s * dp_ * bytes), 0);
+    std::memcpy(padded.data(), acc.data(), static_cast<size_t>(acc.numElements() * bytes));
+    if (dp_ == 1)
+      std::memcpy(shard->data(), padded.data(), padded.size());
+    else if (!comm_->reduceScatter(dpGroup_, padded.data(), shard->data(), s, type, ReduceOp::Sum,
+                                   what, error))
+      return false;
+  }
+  return true;
+}
+
+void Trainer::copyParamShards() {
+  for (const plan::Parameter &p : plan_.parameters()) {
+    Buffer &param = *buffer(p.name());
+    Buffer &shard = *buffer("param_shard:" + p.name());
+    int64_t s = shardElements(p), bytes = bytesOf(p.dtype());
+    int64_t begin = std::min(dpIndex_ * s, param.numElements());
+    int64_t end = std::min(begin + s, param.numElements());
+    auto *dst = static_cast<unsigned char *>(shard.data());
+    std::memset(dst, 0, static_cast<size_t>(s * bytes));
+    std::memcpy(dst, static_cast<unsigned char *>(param.data()) + begin * bytes,
+                static_cast<size_t>((end - begin) * bytes));
+  }
+}
+
+bool Trainer::gatherParamShards(std::string &error) {
+  for (const plan::Parameter &p : plan_.parameters()) {
+    Buffer &param = *buffer(p.name());
+    Buffer &shard = *buffer("param_shard:" + p.name());
+    int64_t s = shardElements(p), bytes = bytesOf(p.dtype());
+    std::vector<unsigned char> padded(static_cast<size_t>(s * dp_ * bytes));
+    if (dp_ == 1)
+      std::memcpy(padded.data(), shard.data(), padded.size());
+    else if (!comm_->allGather(dpGroup_, shard.data(), padded.data(), s, commType(p.dtype()),
+                               "param_shard:" + p.name(), error))
+      return false;
+    std::memcpy(param.data(), padded.data(), static_cast<size_t>(param.numElements() * bytes));
+  }
+  return true;
 }
 
 bool Trainer::evaluate(BatchSource &data, int64_t batches, double &loss, std::string &error) {
@@ -286,12 +421,17 @@ bool Trainer::evaluate(BatchSource &data, int64_t batches, double &loss, std::st
   MicroBatch batch;
   double sum = 0;
   for (int64_t i = 0; i < batches; ++i) {
-    if (!data.next(c.micro_batch_size(), c.seq_length(), batch, error) ||
-        !setBatch(batch, 0, i, error) ||
+    if (!data.next(c.micro_batch_size(), c.seq_length(), batch, error))
+      return false;
+    if (i % dp_ != dpIndex_)
+      continue; // another data-parallel rank's batch
+    if (!setBatch(batch, 0, i, error) ||
         !call(function("eval") ? *function("eval") : *function("forward"), error))
       return false;
     sum += scalar("loss");
   }
+  if (!sumOverDataParallel(sum, "validation loss", error))
+    return false;
   loss = batches ? sum / static_cast<double>(batches) : 0;
   return true;
 }

@@ -10,8 +10,8 @@
 
 namespace mt {
 
-TrainingLog::TrainingLog(std::string dir, bool terminal, int64_t totalIters)
-    : dir_(std::move(dir)), terminal_(terminal), total_(totalIters) {}
+TrainingLog::TrainingLog(std::string dir, bool terminal, int64_t totalIters, bool print)
+    : dir_(std::move(dir)), terminal_(terminal), print_(print), total_(totalIters) {}
 
 TrainingLog::~TrainingLog() {
   if (file_)
@@ -34,6 +34,8 @@ bool TrainingLog::open(std::string &error) {
 }
 
 void TrainingLog::emit(const std::string &line) {
+  if (!print_)
+    return;
   if (terminal_)
     std::fputs("\r\033[K", stdout);
   std::fputs((line + "\n").c_str(), stdout);
@@ -54,6 +56,18 @@ void TrainingLog::header(const plan::Config &c, int64_t trainSamples, int64_t va
                 static_cast<long long>(c.seq_length()), static_cast<long long>(total_),
                 static_cast<long long>(trainSamples), static_cast<long long>(validSamples));
   emit(line);
+  const plan::Parallelism &p = c.parallel();
+  int64_t tp = std::max<int64_t>(p.tensor_parallel_size(), 1),
+          pp = std::max<int64_t>(p.pipeline_parallel_size(), 1),
+          dp = std::max<int64_t>(p.data_parallel_size(), 1);
+  if (tp * pp * dp > 1) {
+    std::snprintf(line, sizeof line, "ranks %lld: tp %lld%s, pp %lld, dp %lld%s",
+                  static_cast<long long>(tp * pp * dp), static_cast<long long>(tp),
+                  p.sequence_parallel() ? " (sequence parallel)" : "", static_cast<long long>(pp),
+                  static_cast<long long>(dp),
+                  p.distributed_optimizer() ? " (distributed optimizer)" : "");
+    emit(line);
+  }
 }
 
 void TrainingLog::step(int64_t it, const StepStats &s, double tokensPerSecond, double elapsed,
@@ -72,7 +86,7 @@ void TrainingLog::step(int64_t it, const StepStats &s, double tokensPerSecond, d
                             : "");
     emit(line);
   }
-  if (terminal_ && it < total_) {
+  if (print_ && terminal_ && it < total_) {
     double eta = elapsed / static_cast<double>(it) * static_cast<double>(total_ - it);
     int width = 30, filled = static_cast<int>(width * it / std::max<int64_t>(total_, 1));
     std::printf("\r[%s%s] %lld/%lld ETA %.0f s", std::string(filled, '#').c_str(),

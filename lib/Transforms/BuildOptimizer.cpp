@@ -30,7 +30,7 @@ func::FuncOp makeFunction(OpBuilder &b, func::FuncOp anchor, func::FuncOp model,
   return fn;
 }
 
-LogicalResult build(ModuleOp module, func::FuncOp model) {
+LogicalResult build(ModuleOp module, func::FuncOp model, int64_t shards) {
   std::string name = model.getSymName().str();
   auto grad = module.lookupSymbol<func::FuncOp>(name + "_grad");
   if (!grad)
@@ -54,9 +54,16 @@ LogicalResult build(ModuleOp module, func::FuncOp model) {
                  return sums;
                });
 
+  // The distributed optimizer sees 1-D shards of ceil(n/shards) elements.
+  if (shards > 0)
+    for (Type &t : types) {
+      auto tensor = cast<RankedTensorType>(t);
+      int64_t n = tensor.getNumElements();
+      t = RankedTensorType::get({(n + shards - 1) / shards}, tensor.getElementType());
+    }
   Type element = params.front().type.getElementType();
   auto scalar = RankedTensorType::get({}, element);
-  makeFunction(b, grad, model, name + "_grad_sq_norm", "grad_sq_norm", types, {scalar},
+  auto norm = makeFunction(b, grad, model, name + "_grad_sq_norm", "grad_sq_norm", types, {scalar},
                [&](OpBuilder &fb, ValueRange args) {
                  Value total;
                  for (size_t i = 0; i < n; ++i) {
@@ -75,7 +82,7 @@ LogicalResult build(ModuleOp module, func::FuncOp model) {
   SmallVector<Type> results;
   for (int k = 0; k < 3; ++k)
     results.append(types);
-  makeFunction(b, grad, model, name + "_adamw", "optimizer", inputs, results,
+  auto adamw = makeFunction(b, grad, model, name + "_adamw", "optimizer", inputs, results,
                [&](OpBuilder &fb, ValueRange args) {
                  SmallVector<Value> p, m, v;
                  for (size_t i = 0; i < n; ++i) {
@@ -91,13 +98,21 @@ LogicalResult build(ModuleOp module, func::FuncOp model) {
                  all.append(v);
                  return all;
                });
+  if (shards > 0)
+    for (func::FuncOp fn : {norm, adamw})
+      fn->setAttr("mt.shards", b.getI64IntegerAttr(shards));
   return success();
 }
 
 struct BuildOptimizerPass : mt::impl::BuildOptimizerPassBase<BuildOptimizerPass> {
+  using Base::Base;
   void runOnOperation() override {
+    if (distributedOptimizerShards < 0) {
+      getOperation().emitError("mt-build-optimizer: distributed-optimizer-shards must be >= 0");
+      return signalPassFailure();
+    }
     for (func::FuncOp model : modelFunctions(getOperation()))
-      if (failed(build(getOperation(), model)))
+      if (failed(build(getOperation(), model, distributedOptimizerShards)))
         return signalPassFailure();
   }
 };

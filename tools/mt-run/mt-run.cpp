@@ -1,6 +1,8 @@
 //===- mt-run.cpp - trains a model from an mtc plan ------------------------===//
 #include "mt/Plan/PlanFile.h"
+#include "mt/Runtime/MpiTransport.h"
 #include "mt/Runtime/RunRecorder.h"
+#include "mt/Runtime/ThreadTransport.h"
 #include "mt/Runtime/Trainer.h"
 #include "mt/Runtime/TrainingData.h"
 #include "mt/Runtime/TrainingLog.h"
@@ -9,7 +11,12 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <condition_variable>
+#include <csignal>
+#include <memory>
+#include <mutex>
 #include <string>
+#include <thread>
 #include <unistd.h>
 
 namespace {
@@ -19,6 +26,9 @@ struct Options {
   bool dump = false;
   int64_t trainIters = 0, evalInterval = 0, evalIters = 4, logInterval = 1, maxSkipped = 10;
   std::string split = "949,50,1";
+  double commTimeout = 300;
+  // --inject-fault=kill:RANK:STEP (tests): that rank dies at that step.
+  int64_t killRank = -1, killStep = 0;
 };
 
 void usage() {
@@ -36,7 +46,12 @@ void usage() {
                "  --max-skipped N       abort after N steps skipped for non-finite values (10)\n"
                "  --log-dir DIR         write train.log and loss.svg there\n"
                "  --record DIR          save initial parameters, batches, first gradients, losses\n"
-               "                        and final parameters, to replay the run elsewhere\n");
+               "                        and final parameters, to replay the run elsewhere\n"
+               "  --comm-timeout SEC    report a rank that waits longer on a peer and exit (300)\n"
+               "  --inject-fault=kill:RANK:STEP\n"
+               "                        testing: rank RANK dies at step STEP\n"
+               "Plans for several ranks start one thread per rank, or run one rank per\n"
+               "process under mpirun -np N / srun.\n");
 }
 
 bool parseInt(const char *text, int64_t &out) {
@@ -51,6 +66,96 @@ bool parseInt(const char *text, int64_t &out) {
 int fail(const std::string &message) {
   std::fprintf(stderr, "mt-run: error: %s\n", message.c_str());
   return 1;
+}
+
+
+/// How the rank threads of this process end.
+struct RankThreads {
+  std::mutex mutex;
+  std::condition_variable changed;
+  int64_t finished = 0, dead = 0;
+} rankThreads;
+
+/// The injected fault: a process under MPI is killed outright; a rank thread
+/// stops answering forever (a thread cannot be killed alone), so its peers
+/// see what they would see of a dead process.
+[[noreturn]] void dieNow(mt::Communicator &comm) {
+  if (comm.transport().name() == "mpi")
+    std::raise(SIGKILL);
+  {
+    std::lock_guard<std::mutex> lock(rankThreads.mutex);
+    ++rankThreads.dead;
+  }
+  rankThreads.changed.notify_all();
+  for (;;)
+    std::this_thread::sleep_for(std::chrono::hours(1));
+}
+
+/// Trains on one rank: loads its part of the plan, reads the data, runs
+/// every step. Rank 0 logs and records.
+int runRank(const Options &o, const mt::plan::Plan &plan, mt::Communicator &comm) {
+  std::string error;
+  int rank = comm.rank();
+  bool lead = rank == 0; // logs, records and prints progress
+  auto rankFail = [&](const std::string &message) {
+    return fail(comm.size() > 1 ? "rank " + std::to_string(rank) + ": " + message : message);
+  };
+  mt::Trainer trainer;
+  if (!trainer.load(plan, rank, &comm, error))
+    return rankFail(error);
+  const mt::plan::Config &c = trainer.config();
+  int64_t iters = o.trainIters ? o.trainIters : c.train_iters();
+
+  mt::TrainingData data;
+  if (!data.open(o.data, c.vocab_size(), error) ||
+      !data.build(o.split, c.seq_length(), c.seed(), iters * c.global_batch_size(), error))
+    return rankFail(error);
+  mt::SplitSource &train = data.train(), &valid = data.valid();
+
+  mt::RunRecorder recorder(lead ? o.record : std::string());
+  if (recorder.enabled() && !recorder.begin(trainer, error))
+    return rankFail(error);
+  mt::BatchSource &trainSource = recorder.enabled() ? recorder.wrap(train) : train;
+
+  mt::TrainingLog log(lead ? o.logDir : std::string(), isatty(fileno(stdout)), iters, lead);
+  if (!log.open(error))
+    return rankFail(error);
+  log.header(c, train.numSamples(), valid.numSamples());
+  auto start = std::chrono::steady_clock::now();
+  int64_t skippedInARow = 0, skippedTotal = 0;
+  double tokensPerStep = static_cast<double>(c.global_batch_size() * c.seq_length());
+  for (int64_t it = 1; it <= iters; ++it) {
+    if (rank == o.killRank && it == o.killStep)
+      dieNow(comm);
+    auto t0 = std::chrono::steady_clock::now();
+    mt::StepStats stats;
+    if (!trainer.step(it, trainSource, stats, error))
+      return rankFail("iteration " + std::to_string(it) + ": " + error);
+    if (recorder.enabled() && !recorder.step(trainer, it, stats, error))
+      return rankFail(error);
+    double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    if (stats.skipped) {
+      ++skippedTotal;
+      if (++skippedInARow > o.maxSkipped)
+        return rankFail("aborting: " + std::to_string(skippedInARow) +
+                    " consecutive steps had a non-finite loss or gradient (last loss " +
+                    std::to_string(stats.loss) + ")");
+    } else {
+      skippedInARow = 0;
+    }
+    log.step(it, stats, tokensPerStep / seconds, elapsed, skippedTotal, it % o.logInterval == 0 || it == iters);
+    bool evalNow = o.evalInterval ? (it % o.evalInterval == 0 || it == iters) : it == iters;
+    if (evalNow && valid.numSamples() > 0) {
+      double loss = 0;
+      if (!trainer.evaluate(valid, o.evalIters, loss, error))
+        return rankFail("evaluation: " + error);
+      log.validation(it, loss);
+    }
+  }
+  if (!log.finish(error) || (recorder.enabled() && !recorder.end(trainer, error)))
+    return rankFail(error);
+  return 0;
 }
 
 } // namespace
@@ -93,6 +198,21 @@ int main(int argc, char **argv) {
     else if (a == "--eval-iters") intValue("--eval-iters", o.evalIters, 1);
     else if (a == "--log-interval") intValue("--log-interval", o.logInterval, 1);
     else if (a == "--max-skipped") intValue("--max-skipped", o.maxSkipped, 0);
+    else if (a == "--comm-timeout") {
+      const char *v = value("--comm-timeout");
+      char *end = nullptr;
+      o.commTimeout = std::strtod(v, &end);
+      if (!*v || *end || !(o.commTimeout > 0))
+        return fail(std::string("--comm-timeout needs a positive number of seconds, got '") + v + "'");
+    } else if (a == "--inject-fault") {
+      std::string v = value("--inject-fault");
+      long long r = -1, st = 0;
+      char tail = 0;
+      if (std::sscanf(v.c_str(), "kill:%lld:%lld%c", &r, &st, &tail) != 2 || r < 0 || st < 1)
+        return fail("--inject-fault needs kill:RANK:STEP, got '" + v + "'");
+      o.killRank = r;
+      o.killStep = st;
+    }
     else if (a == "-h" || a == "--help") { usage(); return 0; }
     else if (!a.empty() && a[0] == '-') { usage(); return fail("unknown option '" + a + "'"); }
     else if (o.plan.empty()) o.plan = a;
@@ -112,59 +232,65 @@ int main(int argc, char **argv) {
   }
   if (o.data.empty())
     return fail("no training data: pass --data PATH");
+  int64_t ranks = mt::planMesh(plan.config()).numRanks();
 
-  mt::Trainer trainer;
-  if (!trainer.load(plan, error))
-    return fail(error);
-  const mt::plan::Config &c = trainer.config();
-  int64_t iters = o.trainIters ? o.trainIters : c.train_iters();
-
-  mt::TrainingData data;
-  if (!data.open(o.data, c.vocab_size(), error) ||
-      !data.build(o.split, c.seq_length(), c.seed(), iters * c.global_batch_size(), error))
-    return fail(error);
-  mt::SplitSource &train = data.train(), &valid = data.valid();
-
-  mt::RunRecorder recorder(o.record);
-  if (recorder.enabled() && !recorder.begin(trainer, error))
-    return fail(error);
-  mt::BatchSource &trainSource = recorder.enabled() ? recorder.wrap(train) : train;
-
-  mt::TrainingLog log(o.logDir, isatty(fileno(stdout)), iters);
-  if (!log.open(error))
-    return fail(error);
-  log.header(c, train.numSamples(), valid.numSamples());
-  auto start = std::chrono::steady_clock::now();
-  int64_t skippedInARow = 0, skippedTotal = 0;
-  double tokensPerStep = static_cast<double>(c.global_batch_size() * c.seq_length());
-  for (int64_t it = 1; it <= iters; ++it) {
-    auto t0 = std::chrono::steady_clock::now();
-    mt::StepStats stats;
-    if (!trainer.step(it, trainSource, stats, error))
-      return fail("iteration " + std::to_string(it) + ": " + error);
-    if (recorder.enabled() && !recorder.step(trainer, it, stats, error))
+  if (mt::MpiTransport::launchedByMpi()) {
+    auto mpi = mt::MpiTransport::create(error);
+    if (!mpi)
       return fail(error);
-    double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    if (stats.skipped) {
-      ++skippedTotal;
-      if (++skippedInARow > o.maxSkipped)
-        return fail("aborting: " + std::to_string(skippedInARow) +
-                    " consecutive steps had a non-finite loss or gradient (last loss " +
-                    std::to_string(stats.loss) + ")");
-    } else {
-      skippedInARow = 0;
+    if (mpi->size() != ranks) {
+      std::string message = "the plan needs " + std::to_string(ranks) + " ranks but mpirun started " +
+                            std::to_string(mpi->size()) + " processes; use mpirun -np " +
+                            std::to_string(ranks);
+      if (mpi->rank() == 0)
+        fail(message);
+      return 1;
     }
-    log.step(it, stats, tokensPerStep / seconds, elapsed, skippedTotal, it % o.logInterval == 0 || it == iters);
-    bool evalNow = o.evalInterval ? (it % o.evalInterval == 0 || it == iters) : it == iters;
-    if (evalNow && valid.numSamples() > 0) {
-      double loss = 0;
-      if (!trainer.evaluate(valid, o.evalIters, loss, error))
-        return fail("evaluation: " + error);
-      log.validation(it, loss);
+    mt::Communicator comm(*mpi, o.commTimeout);
+    int rc = runRank(o, plan, comm);
+    if (rc != 0)
+      mpi->fail("exiting after the error above");
+    return rc;
+  }
+
+  // One thread per rank in this process.
+  mt::ThreadWorld world(static_cast<int>(ranks));
+  std::vector<std::unique_ptr<mt::ThreadTransport>> transports;
+  std::vector<std::unique_ptr<mt::Communicator>> comms;
+  for (int r = 0; r < ranks; ++r) {
+    transports.push_back(std::make_unique<mt::ThreadTransport>(world, r));
+    comms.push_back(std::make_unique<mt::Communicator>(*transports.back(), o.commTimeout));
+  }
+  std::vector<int> codes(static_cast<size_t>(ranks), 0);
+  std::vector<std::thread> threads;
+  for (int r = 0; r < ranks; ++r)
+    threads.emplace_back([&, r] {
+      int rc = runRank(o, plan, *comms[r]);
+      if (rc != 0)
+        transports[r]->fail("rank " + std::to_string(r) + " stopped with an error");
+      {
+        std::lock_guard<std::mutex> lock(rankThreads.mutex);
+        codes[r] = rc;
+        ++rankThreads.finished;
+      }
+      rankThreads.changed.notify_all();
+    });
+  {
+    // A rank that died without a word (an injected fault) never finishes:
+    // once the others are done, exit without waiting for it.
+    std::unique_lock<std::mutex> lock(rankThreads.mutex);
+    rankThreads.changed.wait(lock, [&] { return rankThreads.finished + rankThreads.dead == ranks; });
+    if (rankThreads.dead > 0) {
+      std::fprintf(stderr, "mt-run: error: %lld rank(s) died during the run\n",
+                   static_cast<long long>(rankThreads.dead));
+      std::fflush(stdout);
+      std::_Exit(1);
     }
   }
-  if (!log.finish(error) || (recorder.enabled() && !recorder.end(trainer, error)))
-    return fail(error);
+  for (std::thread &t : threads)
+    t.join();
+  for (int rc : codes)
+    if (rc != 0)
+      return rc;
   return 0;
 }

@@ -48,11 +48,15 @@ std::string inputName(func::FuncOp fn, unsigned i, StringRef role,
   if (role == "accumulate")
     return (i < n ? "grad_acc:" : "grad:") + param(i);
   // The norm and the optimizer read the gradient accumulated over micro-batches.
+  // With the distributed optimizer (mt.shards) the norm and the update see
+  // this rank's shards of the parameters and of the reduced gradients.
+  bool sharded = static_cast<bool>(fn->getAttr("mt.shards"));
   if (role == "grad_sq_norm")
-    return "grad_acc:" + param(i);
+    return (sharded ? "grad_shard:" : "grad_acc:") + param(i);
   if (role == "optimizer") {
     static const char *groups[] = {"", "grad_acc:", "exp_avg:", "exp_avg_sq:"};
-    return i == 4 * n ? "hyper" : groups[i / n] + param(i);
+    static const char *shardGroups[] = {"param_shard:", "grad_shard:", "exp_avg:", "exp_avg_sq:"};
+    return i == 4 * n ? "hyper" : (sharded ? shardGroups : groups)[i / n] + param(i);
   }
   return "arg" + std::to_string(i);
 }
@@ -69,7 +73,10 @@ std::string outputName(func::FuncOp fn, unsigned i, StringRef role,
   if (role == "grad_sq_norm")
     return "grad_sq_norm";
   static const char *groups[] = {"", "exp_avg:", "exp_avg_sq:"};
-  return groups[i / n] + params[i % n].name;
+  std::string prefix = groups[i / n];
+  if (i < n && fn->getAttr("mt.shards"))
+    prefix = "param_shard:";
+  return prefix + params[i % n].name;
 }
 
 } // namespace
@@ -141,7 +148,7 @@ bool describePlan(ModuleOp module, plan::Plan &out, std::string &error) {
   return true;
 }
 
-bool attachNativeCode(ModuleOp module, plan::Plan &out, std::string &error) {
+bool attachNativeCode(ModuleOp module, plan::Plan &out, std::string &error, unsigned optLevel) {
   PassManager pm(module.getContext());
   if (failed(buildLowerToLLVMPipeline(pm)) || failed(pm.run(module))) {
     error = "lowering to native code failed";
@@ -153,7 +160,7 @@ bool attachNativeCode(ModuleOp module, plan::Plan &out, std::string &error) {
     return false;
   }
   std::string soPath = (dir + "/native.so").str();
-  bool ok = emitSharedObject(module, soPath, error);
+  bool ok = emitSharedObject(module, soPath, error, optLevel);
   if (ok) {
     auto bytes = llvm::MemoryBuffer::getFile(soPath);
     if (!bytes) {

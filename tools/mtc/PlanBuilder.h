@@ -15,7 +15,9 @@ bool describePlan(mlir::ModuleOp module, plan::Plan &out, std::string &error);
 
 /// Lowers the module to native code for this machine and attaches it to
 /// `out` as one shared object. False with `error` set on failure.
-bool attachNativeCode(mlir::ModuleOp module, plan::Plan &out, std::string &error);
+/// Lowers the module to native code (LLVM -O`optLevel`) and adds it to the plan.
+bool attachNativeCode(mlir::ModuleOp module, plan::Plan &out, std::string &error,
+                      unsigned optLevel = 3);
 
 } // namespace mt
 

@@ -63,12 +63,45 @@ static cl::opt<int64_t> vocabMultiple(
     cl::desc("pad the vocabulary to a multiple of this, as Megatron does (default 1: none)"),
     cl::init(1), cl::cat(mtcCategory));
 
+static cl::opt<unsigned> optLevel(
+    "O", cl::desc("LLVM optimization level of the native code, 0-3 (default 3; tests use 1 "
+                  "to compile faster)"),
+    cl::Prefix, cl::init(3), cl::cat(mtcCategory));
+
 static cl::opt<int64_t> microBatchSize("micro-batch-size",
                                       cl::desc("sequences per micro-batch (default 1)"),
                                       cl::init(1), cl::cat(mtcCategory));
 static cl::opt<int64_t> seqLength(
     "seq-length", cl::desc("tokens per sequence (default: the model's position table size)"),
     cl::init(0), cl::cat(mtcCategory));
+
+// Parallel layout, named as in the issue and aliased to Megatron's names.
+static cl::OptionCategory parallelCategory("parallelism (stored in the plan)");
+static cl::opt<int64_t> tp("tp", cl::desc("tensor-parallel size (default 1)"), cl::init(1),
+                           cl::cat(parallelCategory));
+static cl::alias tpAlias("tensor-model-parallel-size", cl::aliasopt(tp));
+static cl::opt<int64_t> pp("pp", cl::desc("pipeline-parallel size (default 1)"), cl::init(1),
+                           cl::cat(parallelCategory));
+static cl::alias ppAlias("pipeline-model-parallel-size", cl::aliasopt(pp));
+static cl::opt<int64_t> dp("dp", cl::desc("data-parallel size (default: --world-size / (tp x pp), else 1)"),
+                           cl::init(0), cl::cat(parallelCategory));
+static cl::opt<int64_t> worldSize("world-size", cl::desc("number of ranks (default tp x pp x dp)"),
+                                  cl::init(0), cl::cat(parallelCategory));
+static cl::opt<bool> sp("sp", cl::desc("sequence parallelism when tp > 1 (default on; --sp=false turns it off)"),
+                        cl::init(true), cl::cat(parallelCategory));
+static cl::alias spAlias("sequence-parallel", cl::aliasopt(sp));
+static cl::opt<bool> distributedOptimizer(
+    "distributed-optimizer",
+    cl::desc("ZeRO-1: shard the optimizer state over data-parallel ranks (reduce-scatter "
+             "gradients, all-gather parameters)"),
+    cl::init(false), cl::cat(parallelCategory));
+static cl::alias distributedOptimizerAlias("use-distributed-optimizer",
+                                           cl::aliasopt(distributedOptimizer));
+static cl::opt<std::string> schedule("schedule", cl::desc("pipeline schedule: 1f1b | interleaved"),
+                                     cl::init("1f1b"), cl::cat(parallelCategory));
+static cl::opt<int64_t> virtualStages("virtual-stages",
+                                      cl::desc("model chunks per pipeline stage (interleaved)"),
+                                      cl::init(1), cl::cat(parallelCategory));
 
 static int fail(const llvm::Twine &message) {
   llvm::errs() << "mtc: error: " << message << "\n";
@@ -94,6 +127,33 @@ int main(int argc, char **argv) {
   if (vocabMultiple < 1)
     return fail("--make-vocab-size-divisible-by must be >= 1, got " +
                 llvm::Twine(static_cast<int64_t>(vocabMultiple)));
+
+  if (tp < 1 || pp < 1 || dp < 0 || worldSize < 0 || virtualStages < 1)
+    return fail("--tp, --pp and --virtual-stages must be >= 1, --dp and --world-size >= 0");
+  int64_t dataParallel = dp;
+  if (worldSize > 0) {
+    if (worldSize % (tp * pp) != 0)
+      return fail("--world-size " + llvm::Twine(static_cast<int64_t>(worldSize)) +
+                  " is not a multiple of --tp x --pp = " + llvm::Twine(tp * pp));
+    if (dataParallel && dataParallel * tp * pp != worldSize)
+      return fail("--world-size " + llvm::Twine(static_cast<int64_t>(worldSize)) +
+                  " differs from --tp x --pp x --dp = " + llvm::Twine(tp * pp * dataParallel));
+    dataParallel = worldSize / (tp * pp);
+  }
+  if (!dataParallel)
+    dataParallel = 1;
+  if (schedule != "1f1b" && schedule != "interleaved")
+    return fail("--schedule must be 1f1b or interleaved, got '" + schedule + "'");
+  if (tp > 1 || pp > 1)
+    return fail("tensor and pipeline parallelism (--tp, --pp > 1) are not implemented yet; "
+                "data parallelism (--dp) and --distributed-optimizer are");
+
+  int64_t global = globalBatch ? static_cast<int64_t>(globalBatch) : microBatchSize * dataParallel;
+  if (global < 1 || global % (microBatchSize * dataParallel) != 0)
+    return fail("--global-batch-size " + llvm::Twine(global) +
+                " is not a multiple of --micro-batch-size x --dp = " +
+                llvm::Twine(static_cast<int64_t>(microBatchSize)) + " x " +
+                llvm::Twine(dataParallel) + ": every data-parallel rank needs whole micro-batches");
 
   std::string error;
   auto file = openInputFile(inputFilename, &error);
@@ -144,7 +204,9 @@ int main(int argc, char **argv) {
   PassManager training(&context);
   if (failed(applyPassManagerCLOptions(training)))
     return fail("invalid pass manager options");
-  mt::buildTrainingPipeline(training);
+  mt::TrainingOptions trainingOptions;
+  trainingOptions.distributedOptimizerShards = distributedOptimizer ? dataParallel : 0;
+  mt::buildTrainingPipeline(training, trainingOptions);
   if (failed(training.run(*module)))
     return 1;
 
@@ -161,11 +223,6 @@ int main(int argc, char **argv) {
   if (!mt::describePlan(*module, plan, error))
     return fail(error);
   mt::plan::Config &config = *plan.mutable_config();
-  int64_t global = globalBatch ? static_cast<int64_t>(globalBatch) : config.micro_batch_size();
-  if (global % config.micro_batch_size() != 0)
-    return fail("--global-batch-size " + llvm::Twine(global) +
-                " is not a multiple of --micro-batch-size " +
-                llvm::Twine(config.micro_batch_size()));
   if (decayStyle != "constant" && decayStyle != "linear" && decayStyle != "cosine")
     return fail("--lr-decay-style must be constant, linear or cosine, got '" + decayStyle + "'");
   if (trainIters < 1 || warmup < 0 || lr < 0 || minLr < 0 || clipGrad < 0 || adamEps <= 0 ||
@@ -173,7 +230,15 @@ int main(int argc, char **argv) {
     return fail("invalid training options: need --train-iters >= 1, --lr-warmup-iters >= 0, "
                 "non-negative rates, --adam-eps > 0 and Adam betas in [0, 1)");
   config.set_global_batch_size(global);
-  config.set_data_parallel_size(1);
+  config.set_data_parallel_size(dataParallel);
+  mt::plan::Parallelism &parallel = *config.mutable_parallel();
+  parallel.set_tensor_parallel_size(tp);
+  parallel.set_pipeline_parallel_size(pp);
+  parallel.set_data_parallel_size(dataParallel);
+  parallel.set_sequence_parallel(sp && tp > 1);
+  parallel.set_distributed_optimizer(distributedOptimizer);
+  parallel.set_schedule(schedule);
+  parallel.set_virtual_stages(virtualStages);
   config.set_train_iters(trainIters);
   config.set_seed(seed);
   std::string commandLine;
@@ -191,7 +256,9 @@ int main(int argc, char **argv) {
   opt.set_adam_beta1(beta1);
   opt.set_adam_beta2(beta2);
   opt.set_adam_eps(adamEps);
-  if (!mt::attachNativeCode(*module, plan, error))
+  if (optLevel > 3)
+    return fail("-O takes 0 to 3, got " + llvm::Twine(static_cast<unsigned>(optLevel)));
+  if (!mt::attachNativeCode(*module, plan, error, optLevel))
     return fail(error);
   if (!mt::writePlanFile(plan, outputFilename, error))
     return fail(error);

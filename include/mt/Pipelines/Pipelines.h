@@ -31,10 +31,18 @@ struct FrontendOptions : public mlir::PassPipelineOptions<FrontendOptions> {
 /// vocabulary, static shapes.
 void buildFrontendPipeline(mlir::OpPassManager &pm, const FrontendOptions &options);
 
+struct TrainingOptions : public mlir::PassPipelineOptions<TrainingOptions> {
+  Option<int64_t> distributedOptimizerShards{
+      *this, "distributed-optimizer-shards",
+      llvm::cl::desc("ZeRO-1: shard the optimizer state over this many data-parallel ranks "
+                     "(0: not distributed)"),
+      llvm::cl::init(0)};
+};
+
 /// Derives the whole training step from the canonical model: unrolled
 /// layers, the evaluation function, gradients, accumulation, gradient norm
 /// and the AdamW update.
-void buildTrainingPipeline(mlir::OpPassManager &pm);
+void buildTrainingPipeline(mlir::OpPassManager &pm, const TrainingOptions &options);
 
 /// Lowers a statically shaped, unrolled module (model and training-step
 /// functions) to the LLVM dialect with one `mt_entry_<name>(ptr)` per

@@ -14,7 +14,8 @@ namespace mt {
 /// with a log directory, train.log and a loss curve loss.svg.
 class TrainingLog {
 public:
-  TrainingLog(std::string dir, bool terminal, int64_t totalIters);
+  /// `print`: false on every rank but the one that reports.
+  TrainingLog(std::string dir, bool terminal, int64_t totalIters, bool print = true);
   ~TrainingLog();
   bool open(std::string &error);
   void header(const plan::Config &config, int64_t trainSamples, int64_t validSamples);
@@ -27,7 +28,7 @@ private:
   void emit(const std::string &line);
 
   std::string dir_;
-  bool terminal_;
+  bool terminal_, print_;
   int64_t total_;
   std::FILE *file_ = nullptr;
   std::vector<std::pair<int64_t, double>> train_, valid_;

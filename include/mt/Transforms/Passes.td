@@ -96,7 +96,17 @@ def BuildOptimizerPass : Pass<"mt-build-optimizer", "mlir::ModuleOp"> {
       and norms).
     Every function gets `mt.role` (`forward`, `train_step`, `accumulate`,
     `grad_sq_norm`, `optimizer`) so the plan builder knows what to call.
+
+    With `distributed-optimizer-shards=d` (ZeRO-1 over d data-parallel
+    ranks), `@f_grad_sq_norm` and `@f_adamw` take each parameter as a 1-D
+    shard of ceil(n/d) elements instead (the runtime reduce-scatters the
+    gradients into these shards and all-gathers the updated parameters);
+    the functions get `mt.shards = d`.
   }];
+  let options = [
+    Option<"distributedOptimizerShards", "distributed-optimizer-shards", "int64_t", "0",
+           "shard the optimizer state this many ways (0: not distributed)">
+  ];
   let dependentDialects = ["::mt::MTDialect"];
 }
 

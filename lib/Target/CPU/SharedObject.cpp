@@ -1,4 +1,5 @@
 //===- SharedObject.cpp - LLVM-dialect module -> native .so ----------------===//
+#include <algorithm>
 #include "mt/Target/CPU/SharedObject.h"
 
 #include "mlir/ExecutionEngine/OptUtils.h"
@@ -22,7 +23,8 @@ namespace mt {
 #define MT_MLIR_LIB_DIR "/usr/lib/llvm-22/lib"
 #endif
 
-bool emitSharedObject(mlir::ModuleOp module, const std::string &soPath, std::string &error) {
+bool emitSharedObject(mlir::ModuleOp module, const std::string &soPath, std::string &error,
+                      unsigned optLevel) {
   mlir::DialectRegistry registry;
   mlir::registerBuiltinDialectTranslation(registry);
   mlir::registerLLVMDialectTranslation(registry);
@@ -50,7 +52,7 @@ bool emitSharedObject(mlir::ModuleOp module, const std::string &soPath, std::str
   llvmModule->setDataLayout(machine->createDataLayout());
   llvmModule->setTargetTriple(triple);
 
-  auto optimize = mlir::makeOptimizingTransformer(3, 0, machine.get());
+  auto optimize = mlir::makeOptimizingTransformer(std::min(optLevel, 3u), 0, machine.get());
   if (llvm::Error e = optimize(llvmModule.get())) {
     error = llvm::toString(std::move(e));
     return false;

@@ -7,11 +7,12 @@
 
 namespace mt {
 
-/// Translates `module` (LLVM dialect) to LLVM IR, optimizes it at -O3 for
-/// this machine's CPU, emits an object file and links it into the shared
-/// object `soPath` with the system C compiler driver. Returns false and sets
-/// `error` on failure.
-bool emitSharedObject(mlir::ModuleOp module, const std::string &soPath, std::string &error);
+/// Translates `module` (LLVM dialect) to LLVM IR, optimizes it at
+/// -O`optLevel` (0-3) for this machine's CPU, emits an object file and links
+/// it into the shared object `soPath` with the system C compiler driver.
+/// Returns false and sets `error` on failure.
+bool emitSharedObject(mlir::ModuleOp module, const std::string &soPath, std::string &error,
+                      unsigned optLevel = 3);
 
 } // namespace mt
 

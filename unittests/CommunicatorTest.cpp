@@ -1,0 +1,138 @@
+//===- CommunicatorTest.cpp - collectives over rank threads ----------------===//
+#include "mt/Runtime/Communicator.h"
+#include "mt/Runtime/ThreadTransport.h"
+
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <functional>
+#include <memory>
+#include <thread>
+
+using namespace mt;
+
+namespace {
+
+/// Runs `body(rank, comm)` on `n` rank threads with the given timeout.
+void onRanks(int n, double timeout, const std::function<void(int, Communicator &)> &body) {
+  ThreadWorld world(n);
+  std::vector<std::unique_ptr<ThreadTransport>> transports;
+  std::vector<std::unique_ptr<Communicator>> comms;
+  for (int r = 0; r < n; ++r) {
+    transports.push_back(std::make_unique<ThreadTransport>(world, r));
+    comms.push_back(std::make_unique<Communicator>(*transports.back(), timeout));
+  }
+  std::vector<std::thread> threads;
+  for (int r = 0; r < n; ++r)
+    threads.emplace_back([&, r] { body(r, *comms[r]); });
+  for (auto &t : threads)
+    t.join();
+}
+
+Group world(int n) {
+  Group g{{}, "world"};
+  for (int r = 0; r < n; ++r)
+    g.ranks.push_back(r);
+  return g;
+}
+
+TEST(Communicator, AllReduceSumsInGroupOrderOnEveryRank) {
+  std::vector<std::vector<float>> results(4);
+  onRanks(4, 10, [&](int r, Communicator &c) {
+    std::vector<float> x = {1.0f * r, 1e8f, -1e8f, 0.1f * r};
+    std::string error;
+    ASSERT_TRUE(c.allReduce(world(4), x.data(), 4, ElementType::F32, ReduceOp::Sum, "x", error)) << error;
+    results[r] = x;
+  });
+  for (int r = 0; r < 4; ++r) {
+    EXPECT_EQ(results[r][0], 6.0f);
+    // Bit-identical on every rank: the same order of additions.
+    EXPECT_EQ(std::memcmp(results[r].data(), results[0].data(), 16), 0);
+  }
+}
+
+TEST(Communicator, MaxAllGatherReduceScatterAndSubgroups) {
+  onRanks(4, 10, [&](int r, Communicator &c) {
+    std::string error;
+    // Two groups of two: {0, 1} and {2, 3}.
+    Group pair{{r / 2 * 2, r / 2 * 2 + 1}, "dp"};
+    double m = r;
+    ASSERT_TRUE(c.allReduce(pair, &m, 1, ElementType::F64, ReduceOp::Max, "m", error)) << error;
+    EXPECT_EQ(m, r / 2 * 2 + 1);
+    int64_t mine[2] = {10 * r, 10 * r + 1}, all[4];
+    ASSERT_TRUE(c.allGather(pair, mine, all, 2, ElementType::I64, "g", error)) << error;
+    EXPECT_EQ(all[0], 10 * pair.ranks[0]);
+    EXPECT_EQ(all[3], 10 * pair.ranks[1] + 1);
+    float in[4] = {1, 2, 3, 4}, out[2];
+    ASSERT_TRUE(c.reduceScatter(pair, in, out, 2, ElementType::F32, ReduceOp::Sum, "rs", error)) << error;
+    int index = r % 2;
+    EXPECT_EQ(out[0], 2 * in[2 * index]);
+    EXPECT_EQ(out[1], 2 * in[2 * index + 1]);
+  });
+}
+
+TEST(Communicator, SendAndRecvKeepChannelsApart) {
+  onRanks(2, 10, [&](int r, Communicator &c) {
+    std::string error;
+    if (r == 0) {
+      float a = 1, g = 2;
+      ASSERT_TRUE(c.send(1, 0, &a, 1, ElementType::F32, "activation", error));
+      ASSERT_TRUE(c.send(1, 1, &g, 1, ElementType::F32, "gradient", error));
+    } else {
+      float a = 0, g = 0;
+      ASSERT_TRUE(c.recv(0, 1, &g, 1, ElementType::F32, "gradient", error)) << error;
+      ASSERT_TRUE(c.recv(0, 0, &a, 1, ElementType::F32, "activation", error)) << error;
+      EXPECT_EQ(a, 1);
+      EXPECT_EQ(g, 2);
+    }
+  });
+}
+
+TEST(Communicator, MismatchedCollectivesNameBothSides) {
+  std::vector<std::string> errors(2);
+  onRanks(2, 10, [&](int r, Communicator &c) {
+    float x[4] = {}, y[8] = {};
+    if (r == 0)
+      c.allReduce(world(2), x, 4, ElementType::F32, ReduceOp::Sum, "grad:wte", errors[r]);
+    else
+      c.allGather(world(2), x, y, 4, ElementType::F32, "param_shard:wte", errors[r]);
+  });
+  EXPECT_NE(errors[0].find("mismatched communication: rank 0 is in all_reduce 'grad:wte'"),
+            std::string::npos) << errors[0];
+  EXPECT_NE(errors[0].find("rank 1 is in all_gather 'param_shard:wte'"), std::string::npos)
+      << errors[0];
+}
+
+TEST(Communicator, SilentPeerTimesOutWithTheOperationNamed) {
+  std::string error;
+  onRanks(2, 0.2, [&](int r, Communicator &c) {
+    double v = 1;
+    if (r == 0)
+      EXPECT_FALSE(c.allReduce(world(2), &v, 1, ElementType::F64, ReduceOp::Sum, "loss", error));
+  });
+  EXPECT_NE(error.find("rank 0 waited 0.2 s for rank 1 in all_reduce 'loss' over the world group [0, 1]"),
+            std::string::npos) << error;
+}
+
+TEST(Communicator, FailedPeerStopsWaitersAtOnce) {
+  std::string error;
+  onRanks(2, 60, [&](int r, Communicator &c) {
+    double v = 1;
+    if (r == 1)
+      c.transport().fail("out of memory");
+    else
+      EXPECT_FALSE(c.allReduce(world(2), &v, 1, ElementType::F64, ReduceOp::Sum, "loss", error));
+  });
+  EXPECT_NE(error.find("because rank 1 failed: out of memory"), std::string::npos) << error;
+}
+
+TEST(Communicator, NonMemberIsRefused) {
+  onRanks(1, 1, [&](int, Communicator &c) {
+    std::string error;
+    double v = 0;
+    EXPECT_FALSE(c.allReduce(Group{{1, 2}, "tp"}, &v, 1, ElementType::F64, ReduceOp::Sum, "v", error));
+    EXPECT_NE(error.find("is not a member"), std::string::npos) << error;
+  });
+}
+
+} // namespace
