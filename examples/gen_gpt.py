@@ -20,6 +20,7 @@ TEST_MODELS = {
     "gpt-micro-f64": (2, 8, 2, 11, 8, "a micro GPT in f64 for gradient checks", "f64"),
     "gpt-micro": (2, 16, 2, 64, 32, "a micro GPT for runtime tests", "f32"),
     "gpt-micro-nodrop": (2, 16, 2, 64, 32, "a micro GPT without dropout, for comparisons with PyTorch", "f32", 0.0),
+    "gpt-micro-10l": (10, 16, 2, 64, 32, "a micro GPT with 10 layers, for uneven pipeline splits", "f32"),
 }
 
 

@@ -3,9 +3,12 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 namespace {
 
 using mt::PipelineOp;
+using mt::splitLayers;
 
 TEST(Schedule1F1B, StageOrderFollowsThePaper) {
   // 4 stages, 8 micro-batches: stage 0 warms up with 3 forwards.
@@ -87,3 +90,25 @@ TEST(Simulate, DetectsADeadlock) {
 }
 
 } // namespace
+
+TEST(SplitLayers, EvenUnevenAndImpossible) {
+  EXPECT_EQ(splitLayers(12, 4), (std::vector<int64_t>{3, 3, 3, 3}));
+  EXPECT_EQ(splitLayers(10, 4), (std::vector<int64_t>{2, 3, 3, 2}));
+  EXPECT_EQ(splitLayers(11, 4), (std::vector<int64_t>{3, 3, 3, 2}));
+  EXPECT_EQ(splitLayers(5, 2), (std::vector<int64_t>{3, 2}));
+  EXPECT_EQ(splitLayers(3, 1), (std::vector<int64_t>{3}));
+  EXPECT_TRUE(splitLayers(3, 4).empty());
+  for (int64_t layers = 1; layers <= 30; ++layers)
+    for (int64_t parts = 1; parts <= layers; ++parts) {
+      std::vector<int64_t> c = splitLayers(layers, parts);
+      int64_t sum = 0, lo = layers, hi = 0;
+      for (int64_t n : c) {
+        sum += n;
+        lo = std::min(lo, n);
+        hi = std::max(hi, n);
+      }
+      EXPECT_EQ(sum, layers);
+      EXPECT_LE(hi - lo, 1);
+      EXPECT_GE(lo, 1);
+    }
+}

@@ -58,16 +58,22 @@ RunRecorder::~RunRecorder() {
 }
 
 BatchSource &RunRecorder::wrap(BatchSource &source) {
+  if (!lead_)
+    return source;
   recording_ = std::make_unique<Recording>(source, dir_);
   return *recording_;
 }
 
 bool RunRecorder::writeParams(Trainer &trainer, const std::string &sub, const std::string &prefix,
                               std::string &error) {
-  if (!makeDir(dir_ + "/" + sub, error))
+  if (lead_ && !makeDir(dir_ + "/" + sub, error))
     return false;
   for (const plan::Parameter &p : trainer.plan().parameters()) {
-    std::vector<double> values = trainer.values(prefix + p.name());
+    std::vector<double> values;
+    if (!trainer.gather(prefix, p, values, error))
+      return false;
+    if (!lead_)
+      continue;
     std::vector<float> f(values.begin(), values.end());
     if (!writeRaw(dir_ + "/" + sub + "/" + p.name() + ".f32", f.data(), f.size(), error))
       return false;
@@ -76,6 +82,8 @@ bool RunRecorder::writeParams(Trainer &trainer, const std::string &sub, const st
 }
 
 bool RunRecorder::begin(Trainer &trainer, std::string &error) {
+  if (!lead_)
+    return writeParams(trainer, "init", "", error);
   if (!makeDir(dir_, error) || !makeDir(dir_ + "/batches", error))
     return false;
   const plan::Config &c = trainer.config();
@@ -115,9 +123,11 @@ bool RunRecorder::begin(Trainer &trainer, std::string &error) {
 
 bool RunRecorder::step(Trainer &trainer, int64_t iteration, const StepStats &stats,
                        std::string &error) {
-  std::fprintf(losses_, "%.9e %.9e %.9e %d\n", stats.loss, stats.gradNorm, stats.lr,
-               stats.skipped ? 1 : 0);
-  std::fflush(losses_);
+  if (lead_) {
+    std::fprintf(losses_, "%.9e %.9e %.9e %d\n", stats.loss, stats.gradNorm, stats.lr,
+                 stats.skipped ? 1 : 0);
+    std::fflush(losses_);
+  }
   return iteration != 1 || writeParams(trainer, "grads_step1", "grad_acc:", error);
 }
 

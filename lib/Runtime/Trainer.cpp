@@ -2,6 +2,7 @@
 #include "mt/Runtime/Trainer.h"
 
 #include "mt/Runtime/Initializer.h"
+#include "mt/Schedule/PipelineSchedule.h"
 
 #include <algorithm>
 #include <cmath>
@@ -74,14 +75,6 @@ Buffer *Trainer::buffer(const std::string &name) {
   return it == buffers_.end() ? nullptr : it->second.get();
 }
 
-std::vector<double> Trainer::values(const std::string &name) {
-  std::vector<double> out;
-  if (Buffer *b = buffer(name))
-    for (int64_t i = 0; i < b->numElements(); ++i)
-      out.push_back(readScalar(*b, dtypes_[name], i));
-  return out;
-}
-
 Buffer &Trainer::ensure(const plan::TensorSpec &spec) {
   auto &slot = buffers_[spec.name()];
   if (!slot) {
@@ -92,11 +85,17 @@ Buffer &Trainer::ensure(const plan::TensorSpec &spec) {
   return *slot;
 }
 
-const plan::Function *Trainer::function(const std::string &role) const {
+const plan::Function *Trainer::function(const std::string &role, int64_t stage) const {
   for (const plan::Function &f : plan_.functions())
-    if (f.role() == role)
+    if (f.role() == role && f.stage() == stage)
       return &f;
   return nullptr;
+}
+
+int64_t Trainer::stageRank(int64_t virtualStage) const {
+  std::vector<int64_t> coords = mesh_.coords(rank_);
+  coords[0] = virtualStage % pp_;
+  return mesh_.rank(coords);
 }
 
 bool Trainer::load(const plan::Plan &plan, int64_t rank, Communicator *comm, std::string &error) {
@@ -105,10 +104,9 @@ bool Trainer::load(const plan::Plan &plan, int64_t rank, Communicator *comm, std
   mesh_ = planMesh(c);
   rank_ = rank;
   comm_ = comm;
-  if (mesh_.sizes()[0] > 1 || mesh_.sizes()[2] > 1) {
-    error = "this mt-run executes data-parallel plans only; the plan asks for tensor parallel "
-            "size " + std::to_string(mesh_.sizes()[2]) + " and pipeline parallel size " +
-            std::to_string(mesh_.sizes()[0]);
+  if (mesh_.sizes()[2] > 1) {
+    error = "this mt-run does not execute tensor-parallel plans yet (tensor parallel size " +
+            std::to_string(mesh_.sizes()[2]) + ")";
     return false;
   }
   if (mesh_.numRanks() > 1 && (!comm || comm->size() != mesh_.numRanks())) {
@@ -121,15 +119,19 @@ bool Trainer::load(const plan::Plan &plan, int64_t rank, Communicator *comm, std
             std::to_string(mesh_.numRanks()) + " ranks";
     return false;
   }
+  pp_ = *mesh_.axisSize("pp");
   dp_ = *mesh_.axisSize("dp");
+  ppIndex_ = mesh_.coords(rank)[0];
   dpIndex_ = mesh_.coords(rank)[1];
-  dpGroup_.ranks = mesh_.groupOf(rank, {"dp"});
-  dpGroup_.name = "dp";
-  for (const char *role : {"forward", "train_step", "accumulate", "grad_sq_norm", "optimizer"})
-    if (!function(role)) {
-      error = std::string("the plan has no '") + role + "' function";
-      return false;
-    }
+  dpGroup_ = Group{mesh_.groupOf(rank, {"dp"}), "dp"};
+  ppGroup_ = Group{mesh_.groupOf(rank, {"pp"}), "pp"};
+  numStages_ = plan_.stages_size() ? plan_.stages_size() : 1;
+  int64_t virtualStages = std::max<int64_t>(c.parallel().virtual_stages(), 1);
+  if (numStages_ != pp_ * virtualStages) {
+    error = "the plan has " + std::to_string(numStages_) + " pipeline stages but its layout asks for " +
+            std::to_string(pp_) + " x " + std::to_string(virtualStages);
+    return false;
+  }
   if (c.micro_batch_size() < 1 || c.seq_length() < 1 || c.global_batch_size() < 1 ||
       c.global_batch_size() % (c.micro_batch_size() * dp_) != 0 || c.train_iters() < 1) {
     error = "the plan's batch configuration is inconsistent";
@@ -171,27 +173,110 @@ bool Trainer::load(const plan::Plan &plan, int64_t rank, Communicator *comm, std
   if (!loaded)
     return false;
 
-  for (const plan::Parameter &p : plan_.parameters()) {
-    plan::TensorSpec spec;
-    spec.set_name(p.name());
-    *spec.mutable_shape() = p.shape();
-    spec.set_dtype(p.dtype());
-    Buffer &b = ensure(spec);
-    InitKind kind = p.init().kind() == plan::Init::NORMAL  ? InitKind::Normal
-                    : p.init().kind() == plan::Init::ZEROS ? InitKind::Zeros
-                                                           : InitKind::Ones;
-    uint64_t key = parameterKey(c.seed(), p.name());
-    if (p.dtype() == plan::F64)
-      initializeRange(kind, p.init().std(), key, 0, b.numElements(), b.as<double>());
-    else
-      initializeRange(kind, p.init().std(), key, 0, b.numElements(), b.as<float>());
-    // Gradients accumulate at full size; the optimizer state takes the
-    // shapes the optimizer function declares (shards with the distributed
-    // optimizer), zero-initialized below.
-    spec.set_name("grad_acc:" + p.name());
-    ensure(spec);
+  // This rank's virtual stages and what each holds.
+  std::map<std::string, const plan::Parameter *> byName;
+  for (const plan::Parameter &p : plan_.parameters())
+    byName[p.name()] = &p;
+  std::map<std::string, std::vector<int64_t>> wholeHolders; // parameter -> virtual stages
+  for (const plan::Stage &st : plan_.stages())
+    for (const plan::StageParameter &sp : st.parameters())
+      if (sp.layer_end() == 0)
+        wholeHolders[sp.name()].push_back(st.index());
+  for (int64_t k = ppIndex_; k < numStages_; k += pp_) {
+    Stage st;
+    st.index = k;
+    st.chunk = k / pp_;
+    st.prefix = numStages_ > 1 ? "s" + std::to_string(k) + "/" : "";
+    for (const char *role : {"forward", "train_step", "accumulate", "grad_sq_norm", "optimizer"})
+      if (!function(role, k)) {
+        error = std::string("the plan has no '") + role + "' function for stage " + std::to_string(k);
+        return false;
+      }
+    st.forward = function("forward", k);
+    st.trainStep = function("train_step", k);
+    st.eval = function("eval", k);
+    st.accumulate = function("accumulate", k);
+    st.gradSqNorm = function("grad_sq_norm", k);
+    st.optimizer = function("optimizer", k);
+    auto addSlice = [&](const plan::Parameter &p, int64_t begin, int64_t end) {
+      Slice sl;
+      sl.param = &p;
+      sl.buffer = st.prefix + p.name();
+      sl.shape.assign(p.shape().begin(), p.shape().end());
+      int64_t perLayer = 1;
+      for (size_t d = 1; d < sl.shape.size(); ++d)
+        perLayer *= sl.shape[d];
+      if (end > 0) {
+        sl.shape[0] = end - begin;
+        sl.offset = begin * perLayer;
+      }
+      sl.elements = 1;
+      for (int64_t d : sl.shape)
+        sl.elements *= d;
+      auto holders = wholeHolders.find(p.name());
+      if (end == 0 && holders != wholeHolders.end() && holders->second.size() > 1) {
+        sl.ownsNorm = holders->second.front() == k;
+        for (int64_t h : holders->second)
+          sl.tiedRanks.push_back(stageRank(h));
+        std::sort(sl.tiedRanks.begin(), sl.tiedRanks.end());
+        sl.tiedRanks.erase(std::unique(sl.tiedRanks.begin(), sl.tiedRanks.end()), sl.tiedRanks.end());
+      }
+      st.slices.push_back(sl);
+    };
+    if (plan_.stages_size() == 0) {
+      for (const plan::Parameter &p : plan_.parameters())
+        addSlice(p, 0, 0);
+    } else {
+      const plan::Stage *desc = nullptr;
+      for (const plan::Stage &d : plan_.stages())
+        if (d.index() == k)
+          desc = &d;
+      if (!desc) {
+        error = "the plan does not describe pipeline stage " + std::to_string(k);
+        return false;
+      }
+      for (const plan::StageParameter &sp : desc->parameters()) {
+        auto it = byName.find(sp.name());
+        if (it == byName.end() || sp.layer_begin() < 0 || sp.layer_end() < sp.layer_begin() ||
+            (sp.layer_end() > 0 && (it->second->shape_size() == 0 ||
+                                    sp.layer_end() > it->second->shape(0)))) {
+          error = "stage " + std::to_string(k) + " holds an unknown or out-of-range parameter '" +
+                  sp.name() + "'";
+          return false;
+        }
+        addSlice(*it->second, sp.layer_begin(), sp.layer_end());
+      }
+    }
+    stages_.push_back(std::move(st));
   }
+  for (Stage &st : stages_)
+    for (const Slice &sl : st.slices) {
+      const plan::Parameter &p = *sl.param;
+      plan::TensorSpec spec;
+      spec.set_name(sl.buffer);
+      for (int64_t d : sl.shape)
+        spec.add_shape(d);
+      spec.set_dtype(p.dtype());
+      Buffer &b = ensure(spec);
+      InitKind kind = p.init().kind() == plan::Init::NORMAL  ? InitKind::Normal
+                      : p.init().kind() == plan::Init::ZEROS ? InitKind::Zeros
+                                                             : InitKind::Ones;
+      // Keyed by the global element index: a stage's slice gets exactly the
+      // values the unsplit tensor has there.
+      uint64_t key = parameterKey(c.seed(), p.name());
+      if (p.dtype() == plan::F64)
+        initializeRange(kind, p.init().std(), key, sl.offset, sl.offset + sl.elements, b.as<double>());
+      else
+        initializeRange(kind, p.init().std(), key, sl.offset, sl.offset + sl.elements, b.as<float>());
+      // Gradients accumulate at the slice's size; the optimizer state takes
+      // the shapes the optimizer function declares (shards with the
+      // distributed optimizer), zero-initialized below.
+      spec.set_name(st.prefix + "grad_acc:" + p.name());
+      ensure(spec);
+    }
   for (const plan::Function &f : plan_.functions()) {
+    if (f.stage() % pp_ != ppIndex_)
+      continue;
     for (const auto &s : f.inputs())
       ensure(s);
     for (const auto &s : f.outputs())
@@ -274,36 +359,238 @@ double Trainer::scalar(const std::string &name) {
   return readScalar(*buffer(name), dtypes_[name], 0);
 }
 
+bool Trainer::nextOwnBatch(BatchSource &data, MicroBatch &batch, std::string &error) {
+  const plan::Config &c = plan_.config();
+  MicroBatch other;
+  for (int64_t j = 0; j < dp_; ++j)
+    if (!data.next(c.micro_batch_size(), c.seq_length(), j == dpIndex_ ? batch : other, error))
+      return false;
+  return true;
+}
+
+bool Trainer::sumOver(const Group &group, double &value, const std::string &what,
+                      std::string &error) {
+  if (group.ranks.size() <= 1)
+    return true;
+  return comm_->allReduce(group, &value, 1, ElementType::F64, ReduceOp::Sum, what, error);
+}
+
+namespace {
+
+/// Pipeline message channels: activations k -> k+1 on 2k, their gradients
+/// k+1 -> k on 2k+1; evaluation and gathering use their own.
+int activationChannel(int64_t boundary) { return static_cast<int>(2 * boundary); }
+int gradientChannel(int64_t boundary) { return static_cast<int>(2 * boundary + 1); }
+constexpr int kEvalChannelBase = 1 << 20;
+constexpr int kGatherChannel = (1 << 21);
+
+} // namespace
+
+bool Trainer::runPipeline(int64_t iteration, const std::vector<MicroBatch> &batches,
+                          double &lossSum, std::string &error) {
+  int64_t m = static_cast<int64_t>(batches.size());
+  int64_t virtualStages = numStages_ / pp_;
+  PipelineSchedule schedule;
+  if (virtualStages > 1)
+    schedule = scheduleInterleaved(pp_, virtualStages, m, error);
+  else
+    schedule = schedule1F1B(pp_, m);
+  if (schedule.empty())
+    return false;
+  // Each stage input is kept from its forward to its backward (the backward
+  // recomputes the stage's forward from it).
+  std::map<std::pair<int64_t, int64_t>, std::vector<unsigned char>> stash; // (chunk, micro)
+  for (const PipelineOp &op : schedule[static_cast<size_t>(ppIndex_)]) {
+    Stage &st = stages_[static_cast<size_t>(op.chunk)];
+    int64_t k = st.index, i = op.microBatch;
+    std::string micro = " (micro-batch " + std::to_string(i) + ")";
+    if (!setBatch(batches[static_cast<size_t>(i)], iteration, i * dp_ + dpIndex_, error))
+      return false;
+    if (op.kind == PipelineOp::Forward) {
+      if (k > 0) {
+        Buffer &in = *buffer(st.prefix + "act_in");
+        if (!comm_->recv(stageRank(k - 1), activationChannel(k - 1), in.data(), in.numElements(),
+                         ElementType::F32, "activation into stage " + std::to_string(k) + micro,
+                         error))
+          return false;
+        auto *bytes = static_cast<unsigned char *>(in.data());
+        stash[{op.chunk, i}].assign(bytes, bytes + in.numElements() * 4);
+      }
+      // The last stage's forward is its backward's first half: nothing to
+      // send on, so it runs once, in the backward.
+      if (isLastStage(st))
+        continue;
+      if (!call(*st.forward, error))
+        return false;
+      Buffer &out = *buffer(st.prefix + "act_out");
+      if (!comm_->send(stageRank(k + 1), activationChannel(k), out.data(), out.numElements(),
+                       ElementType::F32, "activation into stage " + std::to_string(k + 1) + micro,
+                       error))
+        return false;
+    } else {
+      if (!isLastStage(st)) {
+        Buffer &g = *buffer(st.prefix + "act_out_grad");
+        if (!comm_->recv(stageRank(k + 1), gradientChannel(k), g.data(), g.numElements(),
+                         ElementType::F32, "gradient out of stage " + std::to_string(k + 1) + micro,
+                         error))
+          return false;
+      }
+      if (k > 0) {
+        Buffer &in = *buffer(st.prefix + "act_in");
+        auto &saved = stash[{op.chunk, i}];
+        std::memcpy(in.data(), saved.data(), saved.size());
+        stash.erase({op.chunk, i});
+      }
+      if (!call(*st.trainStep, error) || !call(*st.accumulate, error))
+        return false;
+      if (isLastStage(st))
+        lossSum += scalar("loss");
+      if (k > 0) {
+        Buffer &g = *buffer(st.prefix + "act_in_grad");
+        if (!comm_->send(stageRank(k - 1), gradientChannel(k - 1), g.data(), g.numElements(),
+                         ElementType::F32, "gradient out of stage " + std::to_string(k) + micro,
+                         error))
+          return false;
+      }
+    }
+  }
+  return true;
+}
+
+bool Trainer::reduceTiedGradients(std::string &error) {
+  for (Stage &st : stages_)
+    for (const Slice &sl : st.slices) {
+      if (sl.tiedRanks.size() <= 1)
+        continue;
+      Buffer &acc = *buffer(st.prefix + "grad_acc:" + sl.param->name());
+      Group group{sl.tiedRanks, "tied " + sl.param->name()};
+      if (!comm_->allReduce(group, acc.data(), acc.numElements(), commType(sl.param->dtype()),
+                            ReduceOp::Sum, "grad_acc:" + sl.param->name(), error))
+        return false;
+    }
+  return true;
+}
+
+bool Trainer::reduceGradients(std::string &error) {
+  bool distributed = plan_.config().parallel().distributed_optimizer();
+  if (dp_ == 1 && !distributed)
+    return true;
+  for (Stage &st : stages_)
+    for (const Slice &sl : st.slices) {
+      const plan::Parameter &p = *sl.param;
+      Buffer &acc = *buffer(st.prefix + "grad_acc:" + p.name());
+      ElementType type = commType(p.dtype());
+      std::string what = st.prefix + "grad_acc:" + p.name();
+      if (!distributed) {
+        if (!comm_->allReduce(dpGroup_, acc.data(), acc.numElements(), type, ReduceOp::Sum, what,
+                              error))
+          return false;
+        continue;
+      }
+      Buffer *shard = buffer(st.prefix + "grad_shard:" + p.name());
+      int64_t s = shardElements(sl), bytes = bytesOf(p.dtype());
+      if (!shard || shard->numElements() != s) {
+        error = "the plan's optimizer does not take " + std::to_string(s) +
+                "-element shards of '" + st.prefix + p.name() + "'";
+        return false;
+      }
+      // Zero-padded to dp equal pieces; rank i keeps the sum of piece i.
+      std::vector<unsigned char> padded(static_cast<size_t>(s * dp_ * bytes), 0);
+      std::memcpy(padded.data(), acc.data(), static_cast<size_t>(acc.numElements() * bytes));
+      if (dp_ == 1)
+        std::memcpy(shard->data(), padded.data(), padded.size());
+      else if (!comm_->reduceScatter(dpGroup_, padded.data(), shard->data(), s, type,
+                                     ReduceOp::Sum, what, error))
+        return false;
+    }
+  return true;
+}
+
+bool Trainer::optimize(std::string &error) {
+  bool distributed = plan_.config().parallel().distributed_optimizer();
+  for (Stage &st : stages_) {
+    if (!distributed) {
+      if (!call(*st.optimizer, error))
+        return false;
+      continue;
+    }
+    for (const Slice &sl : st.slices) {
+      Buffer &param = *buffer(sl.buffer);
+      Buffer &shard = *buffer(st.prefix + "param_shard:" + sl.param->name());
+      int64_t s = shardElements(sl), bytes = bytesOf(sl.param->dtype());
+      int64_t begin = std::min(dpIndex_ * s, param.numElements());
+      int64_t end = std::min(begin + s, param.numElements());
+      auto *dst = static_cast<unsigned char *>(shard.data());
+      std::memset(dst, 0, static_cast<size_t>(s * bytes));
+      std::memcpy(dst, static_cast<unsigned char *>(param.data()) + begin * bytes,
+                  static_cast<size_t>((end - begin) * bytes));
+    }
+    if (!call(*st.optimizer, error))
+      return false;
+    for (const Slice &sl : st.slices) {
+      Buffer &param = *buffer(sl.buffer);
+      Buffer &shard = *buffer(st.prefix + "param_shard:" + sl.param->name());
+      int64_t s = shardElements(sl), bytes = bytesOf(sl.param->dtype());
+      std::vector<unsigned char> padded(static_cast<size_t>(s * dp_ * bytes));
+      if (dp_ == 1)
+        std::memcpy(padded.data(), shard.data(), padded.size());
+      else if (!comm_->allGather(dpGroup_, shard.data(), padded.data(), s,
+                                 commType(sl.param->dtype()),
+                                 st.prefix + "param_shard:" + sl.param->name(), error))
+        return false;
+      std::memcpy(param.data(), padded.data(), static_cast<size_t>(param.numElements() * bytes));
+    }
+  }
+  return true;
+}
+
 bool Trainer::step(int64_t iteration, BatchSource &data, StepStats &stats, std::string &error) {
   const plan::Config &c = plan_.config();
   const plan::Optimizer &o = c.optimizer();
-  // `micro` counts the global batch's micro-batches, over all
-  // data-parallel ranks; this rank runs every dp-th of them.
+  // `micro` counts the global batch's micro-batches over all data-parallel
+  // ranks; this rank runs every dp-th of them (Megatron's order: micro-step
+  // k covers global micro-batches k*dp .. k*dp+dp-1, one per rank). Dropout
+  // keys follow the global index, so masks do not depend on the layout.
   int64_t micro = c.global_batch_size() / c.micro_batch_size();
-  for (const plan::Parameter &p : plan_.parameters()) {
-    Buffer &acc = *buffer("grad_acc:" + p.name());
-    std::fill_n(static_cast<unsigned char *>(acc.data()),
-                acc.numElements() * bytesOf(p.dtype()), 0);
-  }
-  MicroBatch batch;
-  double lossSum = 0;
-  for (int64_t k = 0; k < micro / dp_; ++k) {
-    // Megatron's order: micro-step k covers global micro-batches
-    // k*dp .. k*dp+dp-1, one per data-parallel rank; dropout keys follow the
-    // global index, so masks do not depend on the layout.
-    if (!nextOwnBatch(data, batch, error) || !setBatch(batch, iteration, k * dp_ + dpIndex_, error) ||
-        !call(*function("train_step"), error) || !call(*function("accumulate"), error))
+  for (Stage &st : stages_)
+    for (const Slice &sl : st.slices) {
+      Buffer &acc = *buffer(st.prefix + "grad_acc:" + sl.param->name());
+      std::fill_n(static_cast<unsigned char *>(acc.data()),
+                  acc.numElements() * bytesOf(sl.param->dtype()), 0);
+    }
+  std::vector<MicroBatch> batches(static_cast<size_t>(micro / dp_));
+  for (MicroBatch &b : batches)
+    if (!nextOwnBatch(data, b, error))
       return false;
-    lossSum += scalar("loss");
+  double lossSum = 0;
+  if (numStages_ == 1) {
+    Stage &st = stages_.front();
+    for (int64_t k = 0; k < micro / dp_; ++k) {
+      if (!setBatch(batches[static_cast<size_t>(k)], iteration, k * dp_ + dpIndex_, error) ||
+          !call(*st.trainStep, error) || !call(*st.accumulate, error))
+        return false;
+      lossSum += scalar("loss");
+    }
+  } else if (!runPipeline(iteration, batches, lossSum, error)) {
+    return false;
   }
-  if (!sumOverDataParallel(lossSum, "loss", error) || !reduceGradients(error))
+  // The loss lives on the last stage; every rank reports it.
+  if (!sumOver(ppGroup_, lossSum, "loss", error) || !sumOver(dpGroup_, lossSum, "loss", error) ||
+      !reduceTiedGradients(error) || !reduceGradients(error))
     return false;
   stats.loss = lossSum / static_cast<double>(micro);
-  if (!call(*function("grad_sq_norm"), error))
-    return false;
-  double sqNorm = scalar("grad_sq_norm");
-  // With the distributed optimizer each rank holds the squares of its shards.
-  if (c.parallel().distributed_optimizer() && !sumOverDataParallel(sqNorm, "grad_sq_norm", error))
+
+  double sqNorm = 0;
+  for (Stage &st : stages_) {
+    if (!call(*st.gradSqNorm, error))
+      return false;
+    for (const Slice &sl : st.slices)
+      if (sl.ownsNorm)
+        sqNorm += scalar(st.prefix + "grad_sq:" + sl.param->name());
+  }
+  // Every stage's squares, and with the distributed optimizer every shard's.
+  if (!sumOver(ppGroup_, sqNorm, "grad_sq_norm", error) ||
+      (c.parallel().distributed_optimizer() && !sumOver(dpGroup_, sqNorm, "grad_sq_norm", error)))
     return false;
   stats.gradNorm = std::sqrt(sqNorm) / static_cast<double>(micro);
   stats.lr = schedule_.at(iteration);
@@ -326,94 +613,7 @@ bool Trainer::step(int64_t iteration, BatchSource &data, StepStats &stats, std::
                             clip / static_cast<double>(micro)};
   for (int i = 0; i < 8; ++i)
     hyper[i] = static_cast<float>(values[i]);
-  if (!c.parallel().distributed_optimizer())
-    return call(*function("optimizer"), error);
-  copyParamShards();
-  return call(*function("optimizer"), error) && gatherParamShards(error);
-}
-
-bool Trainer::nextOwnBatch(BatchSource &data, MicroBatch &batch, std::string &error) {
-  const plan::Config &c = plan_.config();
-  MicroBatch other;
-  for (int64_t j = 0; j < dp_; ++j)
-    if (!data.next(c.micro_batch_size(), c.seq_length(), j == dpIndex_ ? batch : other, error))
-      return false;
-  return true;
-}
-
-bool Trainer::sumOverDataParallel(double &value, const std::string &what, std::string &error) {
-  if (dp_ == 1)
-    return true;
-  return comm_->allReduce(dpGroup_, &value, 1, ElementType::F64, ReduceOp::Sum, what, error);
-}
-
-int64_t Trainer::shardElements(const plan::Parameter &p) const {
-  int64_t n = 1;
-  for (int64_t d : p.shape())
-    n *= d;
-  return (n + dp_ - 1) / dp_;
-}
-
-bool Trainer::reduceGradients(std::string &error) {
-  if (dp_ == 1 && !plan_.config().parallel().distributed_optimizer())
-    return true;
-  for (const plan::Parameter &p : plan_.parameters()) {
-    Buffer &acc = *buffer("grad_acc:" + p.name());
-    ElementType type = commType(p.dtype());
-    std::string what = "grad_acc:" + p.name();
-    if (!plan_.config().parallel().distributed_optimizer()) {
-      if (!comm_->allReduce(dpGroup_, acc.data(), acc.numElements(), type, ReduceOp::Sum, what,
-                            error))
-        return false;
-      continue;
-    }
-    Buffer *shard = buffer("grad_shard:" + p.name());
-    int64_t s = shardElements(p), bytes = bytesOf(p.dtype());
-    if (!shard || shard->numElements() != s) {
-      error = "the plan's optimizer does not take " + std::to_string(s) + "-element shards of '" +
-              p.name() + "'";
-      return false;
-    }
-    // Zero-padded to dp equal pieces; rank i keeps the sum of piece i.
-    std::vector<unsigned char> padded(static_cast<size_t>(s * dp_ * bytes), 0);
-    std::memcpy(padded.data(), acc.data(), static_cast<size_t>(acc.numElements() * bytes));
-    if (dp_ == 1)
-      std::memcpy(shard->data(), padded.data(), padded.size());
-    else if (!comm_->reduceScatter(dpGroup_, padded.data(), shard->data(), s, type, ReduceOp::Sum,
-                                   what, error))
-      return false;
-  }
-  return true;
-}
-
-void Trainer::copyParamShards() {
-  for (const plan::Parameter &p : plan_.parameters()) {
-    Buffer &param = *buffer(p.name());
-    Buffer &shard = *buffer("param_shard:" + p.name());
-    int64_t s = shardElements(p), bytes = bytesOf(p.dtype());
-    int64_t begin = std::min(dpIndex_ * s, param.numElements());
-    int64_t end = std::min(begin + s, param.numElements());
-    auto *dst = static_cast<unsigned char *>(shard.data());
-    std::memset(dst, 0, static_cast<size_t>(s * bytes));
-    std::memcpy(dst, static_cast<unsigned char *>(param.data()) + begin * bytes,
-                static_cast<size_t>((end - begin) * bytes));
-  }
-}
-
-bool Trainer::gatherParamShards(std::string &error) {
-  for (const plan::Parameter &p : plan_.parameters()) {
-    Buffer &param = *buffer(p.name());
-    Buffer &shard = *buffer("param_shard:" + p.name());
-    int64_t s = shardElements(p), bytes = bytesOf(p.dtype());
-    std::vector<unsigned char> padded(static_cast<size_t>(s * dp_ * bytes));
-    if (dp_ == 1)
-      std::memcpy(padded.data(), shard.data(), padded.size());
-    else if (!comm_->allGather(dpGroup_, shard.data(), padded.data(), s, commType(p.dtype()),
-                               "param_shard:" + p.name(), error))
-      return false;
-    std::memcpy(param.data(), padded.data(), static_cast<size_t>(param.numElements() * bytes));
-  }
-  return true;
+  return optimize(error);
 }
 
 bool Trainer::evaluate(BatchSource &data, int64_t batches, double &loss, std::string &error) {
@@ -425,14 +625,89 @@ bool Trainer::evaluate(BatchSource &data, int64_t batches, double &loss, std::st
       return false;
     if (i % dp_ != dpIndex_)
       continue; // another data-parallel rank's batch
-    if (!setBatch(batch, 0, i, error) ||
-        !call(function("eval") ? *function("eval") : *function("forward"), error))
+    if (!setBatch(batch, 0, i, error))
       return false;
-    sum += scalar("loss");
+    // Forward only, through the stages in order.
+    for (Stage &st : stages_) {
+      int64_t k = st.index;
+      std::string what = "evaluation activation into stage ";
+      if (k > 0) {
+        Buffer &in = *buffer(st.prefix + "act_in");
+        if (!comm_->recv(stageRank(k - 1), kEvalChannelBase + static_cast<int>(k - 1), in.data(),
+                         in.numElements(), ElementType::F32, what + std::to_string(k), error))
+          return false;
+      }
+      if (!call(st.eval ? *st.eval : *st.forward, error))
+        return false;
+      if (isLastStage(st)) {
+        sum += scalar("loss");
+      } else {
+        Buffer &out = *buffer(st.prefix + "act_out");
+        if (!comm_->send(stageRank(k + 1), kEvalChannelBase + static_cast<int>(k), out.data(),
+                         out.numElements(), ElementType::F32, what + std::to_string(k + 1), error))
+          return false;
+      }
+    }
   }
-  if (!sumOverDataParallel(sum, "validation loss", error))
+  if (!sumOver(ppGroup_, sum, "validation loss", error) ||
+      !sumOver(dpGroup_, sum, "validation loss", error))
     return false;
   loss = batches ? sum / static_cast<double>(batches) : 0;
+  return true;
+}
+
+bool Trainer::gather(const std::string &prefix, const plan::Parameter &param,
+                     std::vector<double> &out, std::string &error) {
+  int64_t total = 1;
+  for (int64_t d : param.shape())
+    total *= d;
+  if (rank_ == 0)
+    out.assign(static_cast<size_t>(total), 0.0);
+  // Pieces come from data-parallel rank 0 of each pipeline stage; a tied
+  // parameter's first copy stands for all.
+  // Walk the stages in order; the single-stage plan is one stage holding all.
+  int64_t perLayer = 1;
+  for (int i = 1; i < param.shape_size(); ++i)
+    perLayer *= param.shape(i);
+  bool seenWhole = false;
+  for (int64_t k = 0; k < numStages_; ++k) {
+    int64_t begin = 0, end = 0;
+    bool holds = plan_.stages_size() == 0;
+    if (!holds)
+      for (const plan::Stage &d : plan_.stages())
+        if (d.index() == k)
+          for (const plan::StageParameter &sp : d.parameters())
+            if (sp.name() == param.name()) {
+              holds = true;
+              begin = sp.layer_begin();
+              end = sp.layer_end();
+            }
+    if (!holds || (end == 0 && seenWhole))
+      continue;
+    seenWhole = seenWhole || end == 0;
+    int64_t offset = end ? begin * perLayer : 0, count = end ? (end - begin) * perLayer : total;
+    std::vector<int64_t> coords = {k % pp_, 0, 0};
+    int64_t holder = mesh_.rank(coords);
+    std::string name = (numStages_ > 1 ? "s" + std::to_string(k) + "/" : "") + prefix + param.name();
+    if (holder == rank_) {
+      Buffer *b = buffer(name);
+      if (!b) {
+        error = "no buffer '" + name + "' to gather";
+        return false;
+      }
+      std::vector<double> piece(static_cast<size_t>(count));
+      for (int64_t i = 0; i < count; ++i)
+        piece[static_cast<size_t>(i)] = readScalar(*b, dtypes_[name], i);
+      if (rank_ == 0)
+        std::copy(piece.begin(), piece.end(), out.begin() + offset);
+      else if (!comm_->send(0, kGatherChannel, piece.data(), count, ElementType::F64, name, error))
+        return false;
+    } else if (rank_ == 0) {
+      if (!comm_->recv(holder, kGatherChannel, out.data() + offset, count, ElementType::F64, name,
+                       error))
+        return false;
+    }
+  }
   return true;
 }
 

@@ -126,4 +126,21 @@ bool simulate(const PipelineSchedule &schedule, int64_t v, int64_t m, double tf,
   return true;
 }
 
+std::vector<int64_t> splitLayers(int64_t layers, int64_t parts) {
+  if (parts < 1 || layers < parts)
+    return {};
+  std::vector<int64_t> counts(static_cast<size_t>(parts), layers / parts);
+  int64_t extra = layers % parts;
+  // Middle stages first, then the first, then the last.
+  std::vector<int64_t> order;
+  for (int64_t s = 1; s + 1 < parts; ++s)
+    order.push_back(s);
+  order.push_back(0);
+  if (parts > 1)
+    order.push_back(parts - 1);
+  for (int64_t i = 0; i < extra; ++i)
+    ++counts[static_cast<size_t>(order[static_cast<size_t>(i)])];
+  return counts;
+}
+
 } // namespace mt

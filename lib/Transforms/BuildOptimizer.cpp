@@ -63,15 +63,18 @@ LogicalResult build(ModuleOp module, func::FuncOp model, int64_t shards) {
     }
   Type element = params.front().type.getElementType();
   auto scalar = RankedTensorType::get({}, element);
-  auto norm = makeFunction(b, grad, model, name + "_grad_sq_norm", "grad_sq_norm", types, {scalar},
+  // One sum of squares per parameter: the runtime adds up those its rank
+  // owns (a tied embedding's second copy, or a replicated parameter on
+  // tensor-parallel peers, counts once), in f64.
+  SmallVector<Type> scalars(n, scalar);
+  auto norm = makeFunction(b, grad, model, name + "_grad_sq_norm", "grad_sq_norm", types, scalars,
                [&](OpBuilder &fb, ValueRange args) {
-                 Value total;
+                 SmallVector<Value> sums;
                  for (size_t i = 0; i < n; ++i) {
                    Value sq = fb.create<MulOp>(loc, types[i], args[i], args[i]);
-                   Value s = fb.create<SumToOp>(loc, scalar, sq);
-                   total = total ? fb.create<AddOp>(loc, scalar, total, s).getResult() : s;
+                   sums.push_back(fb.create<SumToOp>(loc, scalar, sq));
                  }
-                 return SmallVector<Value>{total};
+                 return sums;
                });
 
   auto hyper = RankedTensorType::get({8}, Float32Type::get(module.getContext()));

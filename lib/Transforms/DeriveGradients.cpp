@@ -260,23 +260,43 @@ LogicalResult deriveGradients(func::FuncOp forward) {
   Block &entry = grad.getBody().front();
   auto ret = cast<func::ReturnOp>(entry.getTerminator());
   Value loss = ret.getOperand(0);
+  // A pipeline stage before the last returns its activation, not a loss:
+  // its vector-Jacobian product takes the activation's cotangent (from the
+  // next stage) as an extra argument and also returns the cotangent of its
+  // `mt.stage_input` argument (for the previous stage).
+  auto lossType = tensorTypeOf(loss);
+  bool stageOutput = lossType.getRank() != 0;
+  std::optional<unsigned> stageInput;
+  for (unsigned i = 0; i < entry.getNumArguments(); ++i)
+    if (grad.getArgAttr(i, kStageInputAttrName))
+      stageInput = i;
 
   OpBuilder b(ret);
   Differentiator diff(b);
-  auto lossType = tensorTypeOf(loss);
-  auto one = b.create<arith::ConstantOp>(
-      grad.getLoc(),
-      DenseElementsAttr::get(lossType, b.getFloatAttr(lossType.getElementType(), 1.0)));
+  Value seed;
+  if (stageOutput) {
+    unsigned index = entry.getNumArguments();
+    grad.insertArgument(index, lossType,
+                        b.getDictionaryAttr(b.getNamedAttr(kCotangentAttrName, b.getUnitAttr())),
+                        grad.getLoc());
+    seed = entry.getArgument(index);
+  } else {
+    seed = b.create<arith::ConstantOp>(
+        grad.getLoc(),
+        DenseElementsAttr::get(lossType, b.getFloatAttr(lossType.getElementType(), 1.0)));
+  }
   for (const ParamInfo &p : collectParams(grad))
     diff.active.insert(entry.getArgument(p.argNumber));
+  if (stageInput)
+    diff.active.insert(entry.getArgument(*stageInput));
   for (Operation &op : entry.without_terminator())
     if (llvm::any_of(op.getOperands(), [&](Value v) { return diff.active.contains(v); }))
       diff.active.insert(op.result_begin(), op.result_end());
-  diff.accumulate(loss, one);
+  diff.accumulate(loss, seed);
 
   SmallVector<Operation *> forwardOps;
   for (Operation &op : entry.without_terminator())
-    if (&op != one.getOperation())
+    if (&op != seed.getDefiningOp())
       forwardOps.push_back(&op);
   for (Operation *op : llvm::reverse(forwardOps))
     if (failed(diff.visit(op)))
@@ -293,9 +313,14 @@ LogicalResult deriveGradients(func::FuncOp forward) {
                                                      perLayer));
   }
 
-  SmallVector<Value> results{loss};
-  SmallVector<Type> resultTypes{loss.getType()};
-  SmallVector<Attribute> resultAttrs{b.getDictionaryAttr({})};
+  SmallVector<Value> results;
+  SmallVector<Type> resultTypes;
+  SmallVector<Attribute> resultAttrs;
+  if (!stageOutput) {
+    results.push_back(loss);
+    resultTypes.push_back(loss.getType());
+    resultAttrs.push_back(b.getDictionaryAttr({}));
+  }
   for (const ParamInfo &p : collectParams(grad)) {
     Value arg = entry.getArgument(p.argNumber);
     Value g = diff.adjoint(arg);
@@ -303,6 +328,13 @@ LogicalResult deriveGradients(func::FuncOp forward) {
     resultTypes.push_back(arg.getType());
     resultAttrs.push_back(
         b.getDictionaryAttr(b.getNamedAttr("mt.grad_of", b.getStringAttr(p.name))));
+  }
+  if (stageInput) {
+    Value arg = entry.getArgument(*stageInput);
+    Value g = diff.adjoint(arg);
+    results.push_back(g ? g : diff.zeros(arg.getType()));
+    resultTypes.push_back(arg.getType());
+    resultAttrs.push_back(b.getDictionaryAttr(b.getNamedAttr(kStageInputGradAttrName, b.getUnitAttr())));
   }
   b.create<func::ReturnOp>(ret.getLoc(), results);
   ret.erase();

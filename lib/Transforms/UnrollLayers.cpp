@@ -25,6 +25,9 @@ LogicalResult unroll(LayerStackOp stack) {
   Block &body = stack.getBody().front();
   unsigned numCarried = stack.getCarried().size();
   SmallVector<Value> carried(stack.getCarried());
+  // Dropout keys use the model-wide layer index (a pipeline stage's stack
+  // starts at first_layer).
+  int64_t firstLayer = stack.getFirstLayerAttr() ? stack.getFirstLayerAttr().getInt() : 0;
   for (int64_t layer = 0; layer < stack.getNumLayers(); ++layer) {
     IRMapping mapping;
     for (auto [arg, value] : llvm::zip(body.getArguments().take_front(numCarried), carried))
@@ -37,7 +40,7 @@ LogicalResult unroll(LayerStackOp stack) {
     }
     for (Operation &op : body.without_terminator()) {
       Operation *copy = builder.clone(op, mapping);
-      copy->walk([&](DropoutOp dropout) { dropout.setLayer(layer); });
+      copy->walk([&](DropoutOp dropout) { dropout.setLayer(firstLayer + layer); });
     }
     carried.clear();
     for (Value v : body.getTerminator()->getOperands())

@@ -9,7 +9,7 @@
 // CHECK: mt.adamw %[[W]], %[[GW]], %[[MW]], %[[VW]], %[[H]] {decay}
 // CHECK: mt.adamw %[[B]], %[[GB]], %[[MB]], %[[VB]], %[[H]] :
 // CHECK-LABEL: func.func @m_grad_sq_norm
-// CHECK-SAME: (%[[G0:.*]]: tensor<11xf32>, %[[G1:.*]]: tensor<2xf32>) -> tensor<f32>
+// CHECK-SAME: (%[[G0:.*]]: tensor<11xf32>, %[[G1:.*]]: tensor<2xf32>) -> (tensor<f32>, tensor<f32>)
 // CHECK-SAME: mt.shards = 3 : i64
 // CHECK-LABEL: func.func @m_accumulate
 // CHECK-SAME: (%{{.*}}: tensor<4x8xf32>, %{{.*}}: tensor<4xf32>, %{{.*}}: tensor<4x8xf32>, %{{.*}}: tensor<4xf32>)

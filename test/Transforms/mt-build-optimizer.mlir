@@ -12,13 +12,12 @@
 // CHECK: %[[PB:[[:alnum:]_]+]], %[[NMB:[[:alnum:]_]+]], %[[NVB:[[:alnum:]_]+]] = mt.adamw %[[B]], %[[GB]], %[[MB]], %[[VB]], %[[H]] :
 // CHECK: return %[[PW]], %[[PB]], %[[NMW]], %[[NMB]], %[[NVW]], %[[NVB]]
 // CHECK-LABEL: func.func @m_grad_sq_norm
-// CHECK-SAME: (%[[G0:.*]]: tensor<4x8xf32>, %[[G1:.*]]: tensor<4xf32>) -> tensor<f32>
+// CHECK-SAME: (%[[G0:.*]]: tensor<4x8xf32>, %[[G1:.*]]: tensor<4xf32>) -> (tensor<f32>, tensor<f32>)
 // CHECK: %[[SQ0:.*]] = mt.mul %[[G0]], %[[G0]]
 // CHECK: %[[S0:.*]] = mt.sum_to %[[SQ0]] : tensor<4x8xf32> -> tensor<f32>
 // CHECK: %[[SQ1:.*]] = mt.mul %[[G1]], %[[G1]]
 // CHECK: %[[S1:.*]] = mt.sum_to %[[SQ1]] : tensor<4xf32> -> tensor<f32>
-// CHECK: %[[T:.*]] = mt.add %[[S0]], %[[S1]]
-// CHECK: return %[[T]]
+// CHECK: return %[[S0]], %[[S1]]
 // CHECK-LABEL: func.func @m_accumulate
 // CHECK-SAME: (%[[A0:.*]]: tensor<4x8xf32>, %[[A1:.*]]: tensor<4xf32>, %[[D0:.*]]: tensor<4x8xf32>, %[[D1:.*]]: tensor<4xf32>)
 // CHECK: %[[R0:.*]] = mt.add %[[A0]], %[[D0]]

@@ -112,7 +112,7 @@ int runRank(const Options &o, const mt::plan::Plan &plan, mt::Communicator &comm
     return rankFail(error);
   mt::SplitSource &train = data.train(), &valid = data.valid();
 
-  mt::RunRecorder recorder(lead ? o.record : std::string());
+  mt::RunRecorder recorder(o.record, lead);
   if (recorder.enabled() && !recorder.begin(trainer, error))
     return rankFail(error);
   mt::BatchSource &trainSource = recorder.enabled() ? recorder.wrap(train) : train;

@@ -10,6 +10,8 @@
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/TargetParser/Host.h"
 
+#include <map>
+
 using namespace mlir;
 
 namespace mt {
@@ -43,6 +45,12 @@ std::string inputName(func::FuncOp fn, unsigned i, StringRef role,
     return p.getName().str();
   if (auto b = fn.getArgAttrOfType<StringAttr>(i, "mt.batch"))
     return "batch:" + b.getValue().str();
+  // Pipeline stages: the previous stage's activation, and (gradient
+  // function) the cotangent of this stage's output from the next stage.
+  if (fn.getArgAttr(i, kStageInputAttrName))
+    return "act_in";
+  if (fn.getArgAttr(i, kCotangentAttrName))
+    return "act_out_grad";
   size_t n = params.size();
   auto param = [&](size_t k) { return params[k % n].name; };
   if (role == "accumulate")
@@ -65,13 +73,15 @@ std::string outputName(func::FuncOp fn, unsigned i, StringRef role,
                        const std::vector<ParamInfo> &params) {
   if (auto g = fn.getResultAttrOfType<StringAttr>(i, "mt.grad_of"))
     return "grad:" + g.getValue().str();
+  if (fn.getResultAttr(i, kStageInputGradAttrName))
+    return "act_in_grad";
   size_t n = params.size();
   if (role == "forward" || role == "train_step" || role == "eval")
-    return "loss";
+    return cast<RankedTensorType>(fn.getResultTypes()[i]).getRank() == 0 ? "loss" : "act_out";
   if (role == "accumulate")
     return "grad_acc:" + params[i].name;
   if (role == "grad_sq_norm")
-    return "grad_sq_norm";
+    return "grad_sq:" + params[i].name;
   static const char *groups[] = {"", "exp_avg:", "exp_avg_sq:"};
   std::string prefix = groups[i / n];
   if (i < n && fn->getAttr("mt.shards"))
@@ -79,70 +89,134 @@ std::string outputName(func::FuncOp fn, unsigned i, StringRef role,
   return prefix + params[i % n].name;
 }
 
+/// The model (or pipeline stage) function `fn` belongs to.
+func::FuncOp ownerOf(ModuleOp module, func::FuncOp fn) {
+  if (isModelFunction(fn))
+    return fn;
+  for (StringRef attr : {"mt.model", "mt.gradient_of"})
+    if (auto ref = fn->getAttrOfType<FlatSymbolRefAttr>(attr))
+      return module.lookupSymbol<func::FuncOp>(ref.getValue());
+  return {};
+}
+
+/// Stage buffers are prefixed "s<k>/" in a pipelined plan; the batch, the
+/// loss and the optimizer's hyper-parameters are shared by every stage.
+std::string stageName(const std::string &name, int64_t stage, bool pipelined) {
+  if (!pipelined || name == "loss" || name == "hyper" || name.rfind("batch:", 0) == 0)
+    return name;
+  return "s" + std::to_string(stage) + "/" + name;
+}
+
+int64_t stageOf(func::FuncOp fn) {
+  auto a = fn->getAttrOfType<IntegerAttr>(kStageAttrName);
+  return a ? a.getInt() : 0;
+}
+
 } // namespace
 
 bool describePlan(ModuleOp module, plan::Plan &out, std::string &error) {
   auto models = modelFunctions(module);
-  if (models.size() != 1) {
+  if (models.empty()) {
+    error = "the module has no model function";
+    return false;
+  }
+  // One model, or the pipeline stages of one model.
+  bool pipelined = models.front()->hasAttr(kStageAttrName);
+  std::string modelName = pipelined
+      ? models.front()->getAttrOfType<StringAttr>(kPipelineOfAttrName).getValue().str()
+      : models.front().getSymName().str();
+  if (!pipelined && models.size() != 1) {
     error = "a plan holds exactly one model function, found " + std::to_string(models.size());
     return false;
   }
-  func::FuncOp model = models.front();
-  std::vector<ParamInfo> params = collectParams(model);
   out.set_format_version(kPlanFormatVersion);
   out.set_producer("mtc (mt plan format " + std::to_string(kPlanFormatVersion) + ")");
   plan::Config &config = *out.mutable_config();
-  config.set_model(model.getSymName().str());
+  config.set_model(modelName);
 
-  for (unsigned i = 0; i < model.getNumArguments(); ++i) {
-    if (model.getArgAttr(i, kParamAttrName))
-      continue;
-    auto batch = model.getArgAttrOfType<StringAttr>(i, "mt.batch");
-    if (!batch) {
-      error = "argument " + std::to_string(i) + " of @" + config.model() +
-              " is neither a parameter nor a batch input: mark it {mt.batch = \"tokens\"}, "
-              "\"labels\" or \"loss_mask\"";
-      return false;
+  // The global parameter table, in first-use order; stacked parameters
+  // grow by the layers of each stage.
+  std::vector<std::string> order;
+  std::map<std::string, plan::Parameter> global;
+  for (func::FuncOp model : models) {
+    for (unsigned i = 0; i < model.getNumArguments(); ++i) {
+      if (model.getArgAttr(i, kParamAttrName) || model.getArgAttr(i, kStageInputAttrName))
+        continue;
+      auto batch = model.getArgAttrOfType<StringAttr>(i, "mt.batch");
+      if (!batch) {
+        error = "argument " + std::to_string(i) + " of @" + model.getSymName().str() +
+                " is neither a parameter nor a batch input: mark it {mt.batch = \"tokens\"}, "
+                "\"labels\" or \"loss_mask\"";
+        return false;
+      }
+      auto t = cast<RankedTensorType>(model.getArgument(i).getType());
+      if (batch.getValue() == "tokens" || batch.getValue() == "labels") {
+        config.set_micro_batch_size(t.getDimSize(0));
+        config.set_seq_length(t.getRank() > 1 ? t.getDimSize(1) : 1);
+      }
     }
-    auto t = cast<RankedTensorType>(model.getArgument(i).getType());
-    if (batch.getValue() == "tokens") {
-      config.set_micro_batch_size(t.getDimSize(0));
-      config.set_seq_length(t.getRank() > 1 ? t.getDimSize(1) : 1);
+    model.walk([&](CrossEntropyOp loss) {
+      int64_t classes = cast<RankedTensorType>(loss.getLogits().getType()).getShape().back();
+      config.set_padded_vocab_size(classes);
+      config.set_vocab_size(loss.getNumClassesAttr() ? loss.getNumClassesAttr().getInt() : classes);
+    });
+    plan::Stage *stage = pipelined ? out.add_stages() : nullptr;
+    if (stage)
+      stage->set_index(stageOf(model));
+    for (const ParamInfo &p : collectParams(model)) {
+      auto first = model.getArgAttrOfType<IntegerAttr>(p.argNumber, kFirstLayerAttrName);
+      int64_t begin = first ? first.getInt() : 0;
+      int64_t end = first ? begin + p.type.getDimSize(0) : 0;
+      if (stage) {
+        plan::StageParameter &sp = *stage->add_parameters();
+        sp.set_name(p.name);
+        sp.set_layer_begin(begin);
+        sp.set_layer_end(end);
+      }
+      auto [it, added] = global.try_emplace(p.name);
+      plan::Parameter &param = it->second;
+      if (added) {
+        order.push_back(p.name);
+        param.set_name(p.name);
+        for (int64_t d : p.type.getShape())
+          param.add_shape(d);
+        param.set_dtype(dtypeOf(p.type.getElementType()));
+        param.mutable_init()->set_kind(p.attr.getInit() == InitKind::normal  ? plan::Init::NORMAL
+                                       : p.attr.getInit() == InitKind::zeros ? plan::Init::ZEROS
+                                                                             : plan::Init::ONES);
+        param.mutable_init()->set_std(p.attr.getStd().convertToDouble());
+        param.set_weight_decay(p.decays());
+      }
+      if (first) {
+        param.set_shape(0, std::max<int64_t>(added ? end : param.shape(0), end));
+        param.set_stacked_layers(param.shape(0));
+      }
     }
   }
-  model.walk([&](CrossEntropyOp loss) {
-    int64_t classes = cast<RankedTensorType>(loss.getLogits().getType()).getShape().back();
-    config.set_padded_vocab_size(classes);
-    config.set_vocab_size(loss.getNumClassesAttr() ? loss.getNumClassesAttr().getInt() : classes);
-  });
-
-  for (const ParamInfo &p : params) {
-    plan::Parameter &param = *out.add_parameters();
-    param.set_name(p.name);
-    for (int64_t d : p.type.getShape())
-      param.add_shape(d);
-    param.set_dtype(dtypeOf(p.type.getElementType()));
-    param.mutable_init()->set_kind(p.attr.getInit() == InitKind::normal ? plan::Init::NORMAL
-                                   : p.attr.getInit() == InitKind::zeros ? plan::Init::ZEROS
-                                                                         : plan::Init::ONES);
-    param.mutable_init()->set_std(p.attr.getStd().convertToDouble());
-    param.set_weight_decay(p.decays());
-    param.set_stacked_layers(p.stackedLayers);
-  }
+  for (const std::string &name : order)
+    *out.add_parameters() = global[name];
 
   for (auto fn : module.getOps<func::FuncOp>()) {
     auto role = fn->getAttrOfType<StringAttr>(kRoleAttrName);
     if (!role)
       continue;
+    func::FuncOp owner = ownerOf(module, fn);
+    if (!owner) {
+      error = "cannot tell which model @" + fn.getSymName().str() + " belongs to";
+      return false;
+    }
+    std::vector<ParamInfo> params = collectParams(owner);
+    int64_t stage = stageOf(owner);
     plan::Function &f = *out.add_functions();
     f.set_name(fn.getSymName().str());
     f.set_role(role.getValue().str());
     f.set_code_object("native");
+    f.set_stage(stage);
     for (unsigned i = 0; i < fn.getNumArguments(); ++i)
-      fillSpec(*f.add_inputs(), inputName(fn, i, role.getValue(), params),
+      fillSpec(*f.add_inputs(), stageName(inputName(fn, i, role.getValue(), params), stage, pipelined),
                fn.getArgument(i).getType());
     for (unsigned i = 0; i < fn.getNumResults(); ++i)
-      fillSpec(*f.add_outputs(), outputName(fn, i, role.getValue(), params),
+      fillSpec(*f.add_outputs(), stageName(outputName(fn, i, role.getValue(), params), stage, pipelined),
                fn.getResultTypes()[i]);
   }
   return true;

@@ -144,9 +144,14 @@ int main(int argc, char **argv) {
     dataParallel = 1;
   if (schedule != "1f1b" && schedule != "interleaved")
     return fail("--schedule must be 1f1b or interleaved, got '" + schedule + "'");
-  if (tp > 1 || pp > 1)
-    return fail("tensor and pipeline parallelism (--tp, --pp > 1) are not implemented yet; "
-                "data parallelism (--dp) and --distributed-optimizer are");
+  if (tp > 1)
+    return fail("tensor parallelism (--tp > 1) is not implemented yet; pipeline (--pp), data "
+                "parallelism (--dp) and --distributed-optimizer are");
+  if (schedule == "interleaved" && (pp < 2 || virtualStages < 2))
+    return fail("--schedule=interleaved needs --pp >= 2 and --virtual-stages >= 2");
+  if (schedule == "1f1b" && virtualStages > 1)
+    return fail("--virtual-stages " + llvm::Twine(static_cast<int64_t>(virtualStages)) +
+                " needs --schedule=interleaved");
 
   int64_t global = globalBatch ? static_cast<int64_t>(globalBatch) : microBatchSize * dataParallel;
   if (global < 1 || global % (microBatchSize * dataParallel) != 0)
@@ -154,6 +159,11 @@ int main(int argc, char **argv) {
                 " is not a multiple of --micro-batch-size x --dp = " +
                 llvm::Twine(static_cast<int64_t>(microBatchSize)) + " x " +
                 llvm::Twine(dataParallel) + ": every data-parallel rank needs whole micro-batches");
+  int64_t microPerRank = global / (microBatchSize * dataParallel);
+  if (schedule == "interleaved" && microPerRank % pp != 0)
+    return fail("the interleaved schedule needs the micro-batches per data-parallel rank (" +
+                llvm::Twine(microPerRank) + ") to be a multiple of --pp " +
+                llvm::Twine(static_cast<int64_t>(pp)) + "; change --global-batch-size");
 
   std::string error;
   auto file = openInputFile(inputFilename, &error);
@@ -206,6 +216,8 @@ int main(int argc, char **argv) {
     return fail("invalid pass manager options");
   mt::TrainingOptions trainingOptions;
   trainingOptions.distributedOptimizerShards = distributedOptimizer ? dataParallel : 0;
+  trainingOptions.pipelineStages = pp;
+  trainingOptions.virtualStages = virtualStages;
   mt::buildTrainingPipeline(training, trainingOptions);
   if (failed(training.run(*module)))
     return 1;

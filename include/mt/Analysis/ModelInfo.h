@@ -50,6 +50,22 @@ inline constexpr llvm::StringLiteral kGradientOfAttrName = "mt.gradient_of";
 /// What a compiled function does for the runtime: `mt.role = "train_step"`, ...
 inline constexpr llvm::StringLiteral kRoleAttrName = "mt.role";
 
+/// Pipeline stages (mt-split-pipeline): the argument that receives the
+/// previous stage's activation...
+inline constexpr llvm::StringLiteral kStageInputAttrName = "mt.stage_input";
+/// ...the argument of a stage's gradient function that receives the
+/// cotangent of the stage's output...
+inline constexpr llvm::StringLiteral kCotangentAttrName = "mt.cotangent";
+/// ...the result that returns the cotangent of the stage input...
+inline constexpr llvm::StringLiteral kStageInputGradAttrName = "mt.stage_input_grad";
+/// ...and the stage function's attributes: its virtual stage index, the
+/// number of virtual stages and the model it was cut from.
+inline constexpr llvm::StringLiteral kStageAttrName = "mt.stage";
+inline constexpr llvm::StringLiteral kNumStagesAttrName = "mt.num_stages";
+inline constexpr llvm::StringLiteral kPipelineOfAttrName = "mt.pipeline_of";
+/// A stacked parameter of a stage holds the model's layers from this index.
+inline constexpr llvm::StringLiteral kFirstLayerAttrName = "mt.first_layer";
+
 } // namespace mt
 
 #endif // MT_ANALYSIS_MODELINFO_H

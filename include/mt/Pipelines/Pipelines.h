@@ -32,6 +32,11 @@ struct FrontendOptions : public mlir::PassPipelineOptions<FrontendOptions> {
 void buildFrontendPipeline(mlir::OpPassManager &pm, const FrontendOptions &options);
 
 struct TrainingOptions : public mlir::PassPipelineOptions<TrainingOptions> {
+  Option<int64_t> pipelineStages{*this, "pipeline-stages",
+                                 llvm::cl::desc("pipeline-parallel size"), llvm::cl::init(1)};
+  Option<int64_t> virtualStages{*this, "virtual-stages",
+                                llvm::cl::desc("model chunks per pipeline stage"),
+                                llvm::cl::init(1)};
   Option<int64_t> distributedOptimizerShards{
       *this, "distributed-optimizer-shards",
       llvm::cl::desc("ZeRO-1: shard the optimizer state over this many data-parallel ranks "

@@ -19,7 +19,9 @@ namespace mt {
 
 class RunRecorder {
 public:
-  explicit RunRecorder(std::string dir) : dir_(std::move(dir)) {}
+  /// Every rank of a run makes one (parameters are gathered from all
+  /// ranks); only the `lead` rank writes.
+  RunRecorder(std::string dir, bool lead) : dir_(std::move(dir)), lead_(lead) {}
   ~RunRecorder();
 
   bool enabled() const { return !dir_.empty(); }
@@ -38,6 +40,7 @@ private:
                    std::string &error);
 
   std::string dir_;
+  bool lead_;
   std::FILE *losses_ = nullptr;
   std::unique_ptr<BatchSource> recording_;
 };

@@ -43,62 +43,88 @@ MeshShape planMesh(const plan::Config &config);
 class Trainer {
 public:
   /// Checks the plan against this machine, loads its native code and
-  /// initializes parameters and optimizer state from the plan's seed.
-  /// `rank` is this trainer's place in the plan's mesh; `comm` carries its
-  /// messages (it may be null for a one-rank plan).
+  /// initializes this rank's parameters (its pipeline stages' slices) and
+  /// optimizer state from the plan's seed. `rank` is this trainer's place in
+  /// the plan's mesh; `comm` carries its messages (it may be null for a
+  /// one-rank plan).
   bool load(const plan::Plan &plan, int64_t rank, Communicator *comm, std::string &error);
   bool load(const plan::Plan &plan, std::string &error) { return load(plan, 0, nullptr, error); }
 
   /// One optimizer step (iteration is 1-based): this rank's micro-batches of
-  /// the global batch, gradient accumulation, the data-parallel gradient
-  /// reduction, clipping, AdamW. `data` serves the whole global batch in
-  /// order; each data-parallel rank keeps its own micro-batches of it.
+  /// the global batch through its pipeline stages (1F1B or interleaved
+  /// 1F1B), gradient accumulation, the tied-embedding and data-parallel
+  /// gradient reductions, clipping, AdamW. `data` serves the whole global
+  /// batch in order; each data-parallel rank keeps its own micro-batches.
   bool step(int64_t iteration, BatchSource &data, StepStats &stats, std::string &error);
 
   /// Mean loss of `batches` micro-batches with the evaluation function
   /// (dropout off), or the forward function when the plan has none; the
-  /// data-parallel ranks share the batches out.
+  /// data-parallel ranks share the batches out, pipeline stages pass them on.
   bool evaluate(BatchSource &data, int64_t batches, double &loss, std::string &error);
 
   const plan::Config &config() const { return plan_.config(); }
   const plan::Plan &plan() const { return plan_; }
   int64_t rank() const { return rank_; }
   const MeshShape &mesh() const { return mesh_; }
-  /// A named buffer ("wte", "grad:wte", "exp_avg:wte", ...), or null.
+  /// A named buffer ("wte", "grad:wte", "s1/exp_avg:wte", ...), or null.
   Buffer *buffer(const std::string &name);
-  /// Parameter values as doubles, by name (for tests and checkpoints).
-  std::vector<double> values(const std::string &name);
+
+  /// The whole of parameter `name` (prefix "": values, "grad_acc:": the
+  /// accumulated gradient) assembled on rank 0 from the stages that hold its
+  /// pieces. Every rank must call it, in the same order; `out` is filled on
+  /// rank 0 only.
+  bool gather(const std::string &prefix, const plan::Parameter &param, std::vector<double> &out,
+              std::string &error);
 
 private:
-  const plan::Function *function(const std::string &role) const;
+  /// A parameter, or the layers of a stacked one, held by one local stage.
+  struct Slice {
+    const plan::Parameter *param = nullptr;
+    std::string buffer;          // stage-prefixed name
+    int64_t offset = 0;          // first element in the global tensor
+    std::vector<int64_t> shape;  // local shape
+    int64_t elements = 0;
+    bool ownsNorm = true;        // counted in the gradient norm (tied copies once)
+    std::vector<int64_t> tiedRanks; // ranks holding copies (a tied embedding), sorted
+  };
+  /// A virtual pipeline stage this rank runs.
+  struct Stage {
+    int64_t index = 0, chunk = 0;
+    std::string prefix;
+    const plan::Function *forward = nullptr, *trainStep = nullptr, *eval = nullptr,
+                         *accumulate = nullptr, *gradSqNorm = nullptr, *optimizer = nullptr;
+    std::vector<Slice> slices;
+  };
+
+  const plan::Function *function(const std::string &role, int64_t stage) const;
   Buffer &ensure(const plan::TensorSpec &spec);
   bool call(const plan::Function &fn, std::string &error);
-  /// Copies `batch` into the batch inputs; micro-batch `micro` of step
-  /// `iteration` gets its own dropout seed (0 for evaluation: iteration 0).
+  /// Copies `batch` into the batch inputs; global micro-batch `micro` of
+  /// step `iteration` gets its own dropout seed (evaluation: iteration 0).
   bool setBatch(const MicroBatch &batch, int64_t iteration, int64_t micro, std::string &error);
   double scalar(const std::string &name);
-  /// Fetches the data-parallel group's next `dp` micro-batches into `batch`,
-  /// keeping this rank's.
   bool nextOwnBatch(BatchSource &data, MicroBatch &batch, std::string &error);
-  /// Sums a host value over the data-parallel group.
-  bool sumOverDataParallel(double &value, const std::string &what, std::string &error);
-  /// Reduces the accumulated gradients over the data-parallel group: in
-  /// place, or (distributed optimizer) into this rank's shards.
+  bool sumOver(const Group &group, double &value, const std::string &what, std::string &error);
+  /// Forward and backward of every micro-batch through this rank's stages.
+  bool runPipeline(int64_t iteration, const std::vector<MicroBatch> &batches, double &lossSum,
+                   std::string &error);
+  bool reduceTiedGradients(std::string &error);
   bool reduceGradients(std::string &error);
-  /// Distributed optimizer: this rank's shard of each parameter in and out.
-  void copyParamShards();
-  bool gatherParamShards(std::string &error);
-  int64_t shardElements(const plan::Parameter &p) const;
+  bool optimize(std::string &error);
+  int64_t shardElements(const Slice &s) const { return (s.elements + dp_ - 1) / dp_; }
+  int64_t stageRank(int64_t virtualStage) const;
+  bool isLastStage(const Stage &st) const { return st.index == numStages_ - 1; }
 
   plan::Plan plan_;
   CpuModule module_;
   LrSchedule schedule_;
   std::map<std::string, std::unique_ptr<Buffer>> buffers_;
   std::map<std::string, plan::DType> dtypes_;
+  std::vector<Stage> stages_;
   int64_t optimizerSteps_ = 0;
-  int64_t rank_ = 0, dp_ = 1, dpIndex_ = 0;
+  int64_t rank_ = 0, dp_ = 1, dpIndex_ = 0, pp_ = 1, ppIndex_ = 0, numStages_ = 1;
   MeshShape mesh_;
-  Group dpGroup_;
+  Group dpGroup_, ppGroup_;
   Communicator *comm_ = nullptr;
 };
 

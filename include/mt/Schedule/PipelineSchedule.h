@@ -38,6 +38,13 @@ PipelineSchedule schedule1F1B(int64_t stages, int64_t microBatches);
 PipelineSchedule scheduleInterleaved(int64_t stages, int64_t chunks, int64_t microBatches,
                                      std::string &error);
 
+/// Layers per stage when `layers` are cut into `parts` contiguous ranges:
+/// as even as possible, and when they do not divide evenly the middle
+/// stages take the extra layers first (the first and last stages also hold
+/// the embedding and the head). 10 layers on 4 stages: 2, 3, 3, 2. Empty
+/// when there are fewer layers than parts.
+std::vector<int64_t> splitLayers(int64_t layers, int64_t parts);
+
 struct TimelineEntry {
   int64_t stage;
   PipelineOp op;

@@ -57,6 +57,40 @@ def SpecializeShapesPass : Pass<"mt-specialize-shapes", "mlir::ModuleOp"> {
   let dependentDialects = ["::mt::MTDialect"];
 }
 
+def SplitPipelinePass : Pass<"mt-split-pipeline", "mlir::ModuleOp"> {
+  let summary = "cuts a model into pipeline stages along its layer stack";
+  let description = [{
+    Replaces each model `@f` (one `mt.layer_stack`, statically shaped) by
+    `stages x virtual-stages` functions `@f_stage<k>`, one per virtual stage
+    k. The stack's layers are split into contiguous ranges; when they do not
+    divide evenly the middle stages take one more layer each (the first and
+    last stages also hold the embedding and the head: 10 layers on 4 stages
+    are 2, 3, 3, 2). The first stage also holds what comes before the stack
+    (embeddings), the last what comes after (final norm, head, loss).
+
+    A stage takes its layers' slice of every stacked parameter (argument
+    attribute `mt.first_layer` = the model-wide index of its first layer)
+    and the whole of every other parameter it uses, so a tied embedding is a
+    parameter of both the first and the last stage. A stage after the first
+    receives the previous stage's activation as its `mt.stage_input`
+    argument; a stage before the last returns its activation. Stages keep
+    drawing the dropout masks of the unsplit model: their stacks carry
+    `first_layer`. Functions get `mt.stage`, `mt.num_stages` and
+    `mt.pipeline_of`.
+
+    Virtual stage k runs on pipeline rank k mod stages, as model chunk
+    k / stages (interleaved 1F1B). Refused, with what to change, when there
+    are fewer layers than virtual stages, or when anything but the stack's
+    carried value crosses the stack.
+  }];
+  let options = [
+    Option<"stages", "stages", "int64_t", "1", "pipeline-parallel size">,
+    Option<"virtualStages", "virtual-stages", "int64_t", "1",
+           "model chunks per pipeline stage (interleaved schedule)">
+  ];
+  let dependentDialects = ["::mt::MTDialect", "::mlir::func::FuncDialect"];
+}
+
 def UnrollLayersPass : Pass<"mt-unroll-layers", "mlir::ModuleOp"> {
   let summary = "expands every mt.layer_stack into one copy of its body per layer";
   let description = [{
@@ -88,8 +122,9 @@ def BuildOptimizerPass : Pass<"mt-build-optimizer", "mlir::ModuleOp"> {
     For each model `@f` with a derived `@f_grad`, adds
     - `@f_accumulate(acc..., grads...) -> acc...`: gradient accumulation over
       micro-batches;
-    - `@f_grad_sq_norm(grads...) -> tensor<T>`: the sum of squares of every
-      gradient element, for global-norm clipping;
+    - `@f_grad_sq_norm(grads...) -> (tensor<T>...)`: each gradient's sum of
+      squares, for global-norm clipping (the runtime adds up those its rank
+      owns);
     - `@f_adamw(params..., grads..., exp_avg..., exp_avg_sq..., hyper) ->
       (params..., exp_avg..., exp_avg_sq...)`: one `mt.adamw` per parameter,
       with weight decay for matrices only (Megatron's rule: none for biases

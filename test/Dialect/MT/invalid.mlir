@@ -209,6 +209,17 @@ func.func @layer_stack_c1_parse_unranked_carried(%x: tensor<*xf32>, %w: tensor<2
 
 // -----
 
+// mt.layer_stack C5: a negative first layer
+func.func @layer_stack_c5_negative_first_layer(%x: tensor<4x8xf32>, %g: tensor<2x8xf32>) -> tensor<4x8xf32> {
+  // expected-error @+1 {{violates C5: first_layer must be >= 0, got -1}}
+  %r = mt.layer_stack (%h = %x : tensor<4x8xf32>) layers (%gl = %g : tensor<2x8xf32>) -> tensor<4x8xf32> {
+    mt.yield %h : tensor<4x8xf32>
+  } attributes {first_layer = -1 : i64}
+  return %r : tensor<4x8xf32>
+}
+
+// -----
+
 // mt.layer_stack C1: no stacked operand at all
 func.func @layer_stack_c1_no_stacked(%x: tensor<4x8xf32>) -> tensor<4x8xf32> {
   // expected-error @+1 {{violates C1: expected at least one stacked layer operand}}

@@ -209,6 +209,8 @@ LogicalResult LayerStackOp::verify() {
   }
   if (getCarried().getTypes() != getResultTypes())
     return violates(*this, 2) << "result types must equal the carried operand types";
+  if (getFirstLayerAttr() && getFirstLayerAttr().getInt() < 0)
+    return violates(*this, 5) << "first_layer must be >= 0, got " << getFirstLayerAttr().getInt();
   return success();
 }
 

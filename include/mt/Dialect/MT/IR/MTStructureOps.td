@@ -64,7 +64,9 @@ def MT_LayerStackOp : MT_Op<"layer_stack", [AttrSizedOperandSegments,
     `i` sees slice `i` of every stacked operand. A 96-layer model is as long as
     a 2-layer one, and pipeline splitting cuts the stack into ranges of
     layers. Ops in the body that draw random numbers (dropout) are keyed by
-    the layer index too, so every layer draws its own mask.
+    the layer index too, so every layer draws its own mask. `first_layer`
+    (default 0) is the model-wide index of the stack's first layer: a
+    pipeline stage that holds layers 4..7 keeps drawing layer 4's masks.
 
     ```mlir
     %out = mt.layer_stack (%h = %x : tensor<8x128x64xf32>)
@@ -76,7 +78,8 @@ def MT_LayerStackOp : MT_Op<"layer_stack", [AttrSizedOperandSegments,
     ```
   }];
   let arguments = (ins Variadic<AnyRankedTensor>:$carried,
-                       Variadic<AnyRankedTensor>:$stacked);
+                       Variadic<AnyRankedTensor>:$stacked,
+                       OptionalAttr<I64Attr>:$first_layer);
   let results = (outs Variadic<AnyRankedTensor>:$results);
   let regions = (region SizedRegion<1>:$body);
   let hasCustomAssemblyFormat = 1;
