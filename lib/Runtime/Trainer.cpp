@@ -5,6 +5,7 @@
 #include "mt/Schedule/PipelineSchedule.h"
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -400,7 +401,12 @@ bool Trainer::runPipeline(int64_t iteration, const std::vector<MicroBatch> &batc
   // Each stage input is kept from its forward to its backward (the backward
   // recomputes the stage's forward from it).
   std::map<std::pair<int64_t, int64_t>, std::vector<unsigned char>> stash; // (chunk, micro)
+  timeline_.clear();
+  auto now = [] {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+  };
   for (const PipelineOp &op : schedule[static_cast<size_t>(ppIndex_)]) {
+    TimelineEntry entry{ppIndex_, op, 0, 0};
     Stage &st = stages_[static_cast<size_t>(op.chunk)];
     int64_t k = st.index, i = op.microBatch;
     std::string micro = " (micro-batch " + std::to_string(i) + ")";
@@ -418,10 +424,16 @@ bool Trainer::runPipeline(int64_t iteration, const std::vector<MicroBatch> &batc
       }
       // The last stage's forward is its backward's first half: nothing to
       // send on, so it runs once, in the backward.
-      if (isLastStage(st))
+      entry.start = now();
+      if (isLastStage(st)) {
+        entry.end = entry.start;
+        timeline_.push_back(entry);
         continue;
+      }
       if (!call(*st.forward, error))
         return false;
+      entry.end = now();
+      timeline_.push_back(entry);
       Buffer &out = *buffer(st.prefix + "act_out");
       if (!comm_->send(stageRank(k + 1), activationChannel(k), out.data(), out.numElements(),
                        ElementType::F32, "activation into stage " + std::to_string(k + 1) + micro,
@@ -441,8 +453,11 @@ bool Trainer::runPipeline(int64_t iteration, const std::vector<MicroBatch> &batc
         std::memcpy(in.data(), saved.data(), saved.size());
         stash.erase({op.chunk, i});
       }
+      entry.start = now();
       if (!call(*st.trainStep, error) || !call(*st.accumulate, error))
         return false;
+      entry.end = now();
+      timeline_.push_back(entry);
       if (isLastStage(st))
         lossSum += scalar("loss");
       if (k > 0) {
@@ -706,6 +721,46 @@ bool Trainer::gather(const std::string &prefix, const plan::Parameter &param,
       if (!comm_->recv(holder, kGatherChannel, out.data() + offset, count, ElementType::F64, name,
                        error))
         return false;
+    }
+  }
+  return true;
+}
+
+bool Trainer::gatherTimeline(std::vector<TimelineEntry> &out, std::string &error) {
+  constexpr int kTimelineChannel = (1 << 21) + 1;
+  std::vector<int64_t> me = mesh_.coords(rank_);
+  if (rank_ == 0)
+    out = timeline_;
+  if (me[1] != 0 || me[2] != 0)
+    return true; // data- and tensor-parallel peers ran the same schedule
+  auto pack = [](const std::vector<TimelineEntry> &entries) {
+    std::vector<double> v;
+    for (const TimelineEntry &e : entries)
+      v.insert(v.end(), {static_cast<double>(e.stage), e.op.kind == PipelineOp::Forward ? 0.0 : 1.0,
+                         static_cast<double>(e.op.microBatch), static_cast<double>(e.op.chunk),
+                         e.start, e.end});
+    return v;
+  };
+  if (rank_ != 0) {
+    std::vector<double> v = pack(timeline_);
+    int64_t n = static_cast<int64_t>(timeline_.size());
+    return comm_->send(0, kTimelineChannel, &n, 1, ElementType::I64, "timeline size", error) &&
+           comm_->send(0, kTimelineChannel, v.data(), static_cast<int64_t>(v.size()),
+                       ElementType::F64, "timeline", error);
+  }
+  for (int64_t s = 1; s < pp_; ++s) {
+    int64_t peer = mesh_.rank({s, 0, 0}), n = 0;
+    if (!comm_->recv(peer, kTimelineChannel, &n, 1, ElementType::I64, "timeline size", error))
+      return false;
+    std::vector<double> v(static_cast<size_t>(6 * n));
+    if (!comm_->recv(peer, kTimelineChannel, v.data(), 6 * n, ElementType::F64, "timeline", error))
+      return false;
+    for (int64_t i = 0; i < n; ++i) {
+      const double *e = &v[static_cast<size_t>(6 * i)];
+      out.push_back(TimelineEntry{static_cast<int64_t>(e[0]),
+                                  PipelineOp{e[1] == 0 ? PipelineOp::Forward : PipelineOp::Backward,
+                                             static_cast<int64_t>(e[2]), static_cast<int64_t>(e[3])},
+                                  e[4], e[5]});
     }
   }
   return true;

@@ -3,6 +3,7 @@
 #include "mt/Runtime/MpiTransport.h"
 #include "mt/Runtime/RunRecorder.h"
 #include "mt/Runtime/ThreadTransport.h"
+#include "mt/Runtime/Timeline.h"
 #include "mt/Runtime/Trainer.h"
 #include "mt/Runtime/TrainingData.h"
 #include "mt/Runtime/TrainingLog.h"
@@ -17,12 +18,14 @@
 #include <mutex>
 #include <string>
 #include <thread>
+#include <cerrno>
+#include <sys/stat.h>
 #include <unistd.h>
 
 namespace {
 
 struct Options {
-  std::string plan, data, logDir, record;
+  std::string plan, data, logDir, record, timeline;
   bool dump = false;
   int64_t trainIters = 0, evalInterval = 0, evalIters = 4, logInterval = 1, maxSkipped = 10;
   std::string split = "949,50,1";
@@ -47,6 +50,8 @@ void usage() {
                "  --log-dir DIR         write train.log and loss.svg there\n"
                "  --record DIR          save initial parameters, batches, first gradients, losses\n"
                "                        and final parameters, to replay the run elsewhere\n"
+               "  --timeline DIR        pipelined plans: write the last step's schedule as it ran\n"
+               "                        (timeline.txt, timeline.svg)\n"
                "  --comm-timeout SEC    report a rank that waits longer on a peer and exit (300)\n"
                "  --inject-fault=kill:RANK:STEP\n"
                "                        testing: rank RANK dies at step STEP\n"
@@ -155,6 +160,26 @@ int runRank(const Options &o, const mt::plan::Plan &plan, mt::Communicator &comm
   }
   if (!log.finish(error) || (recorder.enabled() && !recorder.end(trainer, error)))
     return rankFail(error);
+  if (!o.timeline.empty()) {
+    std::vector<mt::TimelineEntry> timeline;
+    if (!trainer.gatherTimeline(timeline, error))
+      return rankFail(error);
+    if (lead) {
+      int64_t stages = trainer.mesh().sizes()[0];
+      std::string title = "pipeline schedule of step " + std::to_string(iters) + ": " +
+                          std::to_string(stages) + " stages, " + c.parallel().schedule();
+      if (mkdir(o.timeline.c_str(), 0755) != 0 && errno != EEXIST)
+        return rankFail("cannot create '" + o.timeline + "'");
+      for (const auto &[file, text] :
+           {std::pair<std::string, std::string>{"timeline.txt", mt::timelineText(timeline, stages)},
+            {"timeline.svg", mt::timelineSvg(timeline, stages, title)}}) {
+        std::FILE *f = std::fopen((o.timeline + "/" + file).c_str(), "w");
+        if (!f || std::fputs(text.c_str(), f) < 0)
+          return rankFail("cannot write '" + o.timeline + "/" + file + "'");
+        std::fclose(f);
+      }
+    }
+  }
   return 0;
 }
 
@@ -193,6 +218,7 @@ int main(int argc, char **argv) {
     else if (a == "--split") o.split = value("--split");
     else if (a == "--log-dir") o.logDir = value("--log-dir");
     else if (a == "--record") o.record = value("--record");
+    else if (a == "--timeline") o.timeline = value("--timeline");
     else if (a == "--train-iters") intValue("--train-iters", o.trainIters, 1);
     else if (a == "--eval-interval") intValue("--eval-interval", o.evalInterval, 0);
     else if (a == "--eval-iters") intValue("--eval-iters", o.evalIters, 1);
@@ -232,6 +258,8 @@ int main(int argc, char **argv) {
   }
   if (o.data.empty())
     return fail("no training data: pass --data PATH");
+  if (!o.timeline.empty() && plan.stages_size() < 2)
+    return fail("--timeline draws pipeline schedules; this plan has one stage (compile with --pp)");
   int64_t ranks = mt::planMesh(plan.config()).numRanks();
 
   if (mt::MpiTransport::launchedByMpi()) {

@@ -6,6 +6,7 @@
 #include "mt/Runtime/Communicator.h"
 #include "mt/Runtime/CpuModule.h"
 #include "mt/Runtime/LrSchedule.h"
+#include "mt/Schedule/PipelineSchedule.h"
 #include "mt/Sharding/MeshShape.h"
 
 #include <map>
@@ -76,6 +77,13 @@ public:
   bool gather(const std::string &prefix, const plan::Parameter &param, std::vector<double> &out,
               std::string &error);
 
+  /// Whether the plan has more than one pipeline stage.
+  bool pipelined() const { return numStages_ > 1; }
+  /// The passes the last step ran on every pipeline stage, with start and
+  /// end times (seconds, steady clock), assembled on rank 0. Every rank must
+  /// call it.
+  bool gatherTimeline(std::vector<TimelineEntry> &out, std::string &error);
+
 private:
   /// A parameter, or the layers of a stacked one, held by one local stage.
   struct Slice {
@@ -121,6 +129,7 @@ private:
   std::map<std::string, std::unique_ptr<Buffer>> buffers_;
   std::map<std::string, plan::DType> dtypes_;
   std::vector<Stage> stages_;
+  std::vector<TimelineEntry> timeline_; // this rank's passes in the last step
   int64_t optimizerSteps_ = 0;
   int64_t rank_ = 0, dp_ = 1, dpIndex_ = 0, pp_ = 1, ppIndex_ = 0, numStages_ = 1;
   MeshShape mesh_;
