@@ -11,6 +11,7 @@
 #include "mt/Analysis/ModelInfo.h"
 #include "mt/Pipelines/Pipelines.h"
 #include "PlanBuilder.h"
+#include "mt/Plan/ParallelReport.h"
 #include "mt/Tools/Registration.h"
 
 #include "mlir/IR/AsmState.h"
@@ -102,6 +103,12 @@ static cl::opt<std::string> schedule("schedule", cl::desc("pipeline schedule: 1f
 static cl::opt<int64_t> virtualStages("virtual-stages",
                                       cl::desc("model chunks per pipeline stage (interleaved)"),
                                       cl::init(1), cl::cat(parallelCategory));
+
+static cl::opt<bool> reportParallel(
+    "report-parallel",
+    cl::desc("print, per rank, parameter and optimizer bytes, communication per step and the "
+             "pipeline bubble (with or without -o)"),
+    cl::init(false), cl::cat(parallelCategory));
 
 static int fail(const llvm::Twine &message) {
   llvm::errs() << "mtc: error: " << message << "\n";
@@ -208,7 +215,7 @@ int main(int argc, char **argv) {
     return 0;
   }
 
-  if (outputFilename.empty())
+  if (outputFilename.empty() && !reportParallel)
     return 0; // parsed and checked
 
   PassManager training(&context);
@@ -268,6 +275,14 @@ int main(int argc, char **argv) {
   opt.set_adam_beta1(beta1);
   opt.set_adam_beta2(beta2);
   opt.set_adam_eps(adamEps);
+  if (reportParallel) {
+    std::string report;
+    if (!mt::parallelReport(plan, report, error))
+      return fail(error);
+    llvm::outs() << report;
+    if (outputFilename.empty())
+      return 0;
+  }
   if (optLevel > 3)
     return fail("-O takes 0 to 3, got " + llvm::Twine(static_cast<unsigned>(optLevel)));
   if (!mt::attachNativeCode(*module, plan, error, optLevel))

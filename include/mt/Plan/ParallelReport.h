@@ -1,0 +1,23 @@
+//===- ParallelReport.h - what each rank of a plan holds and sends --*- C++ -*-===//
+//
+// Before anything runs: per rank, the pipeline stages it runs, its parameter
+// and optimizer-state bytes, the bytes it sends per step by kind of
+// communication, and the schedule's bubble fraction. Plain C++ over the plan.
+//
+//===----------------------------------------------------------------------===//
+#ifndef MT_PLAN_PARALLELREPORT_H
+#define MT_PLAN_PARALLELREPORT_H
+
+#include "mt/Plan/PlanFile.h"
+
+#include <string>
+
+namespace mt {
+
+/// The report as text; false with `error` when the plan's layout is
+/// inconsistent.
+bool parallelReport(const plan::Plan &plan, std::string &out, std::string &error);
+
+} // namespace mt
+
+#endif // MT_PLAN_PARALLELREPORT_H

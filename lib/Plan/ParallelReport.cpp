@@ -1,0 +1,155 @@
+//===- ParallelReport.cpp - what each rank of a plan holds and sends -------===//
+#include "mt/Plan/ParallelReport.h"
+
+#include "mt/Schedule/PipelineSchedule.h"
+#include "mt/Sharding/MeshShape.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <map>
+#include <sstream>
+
+namespace mt {
+
+namespace {
+
+int64_t bytesOf(plan::DType t) {
+  return t == plan::F64 || t == plan::I64 ? 8 : t == plan::BF16 || t == plan::F16 ? 2 : 4;
+}
+
+int64_t elementsOf(const plan::TensorSpec &s) {
+  int64_t n = 1;
+  for (int64_t d : s.shape())
+    n *= d;
+  return n;
+}
+
+std::string megabytes(double bytes) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.3f MB", bytes / 1e6);
+  return text;
+}
+
+} // namespace
+
+bool parallelReport(const plan::Plan &plan, std::string &out, std::string &error) {
+  const plan::Config &c = plan.config();
+  const plan::Parallelism &par = c.parallel();
+  int64_t pp = std::max<int64_t>(par.pipeline_parallel_size(), 1);
+  int64_t dp = std::max<int64_t>(par.data_parallel_size(), 1);
+  int64_t tp = std::max<int64_t>(par.tensor_parallel_size(), 1);
+  int64_t v = std::max<int64_t>(par.virtual_stages(), 1);
+  int64_t stages = plan.stages_size() ? plan.stages_size() : 1;
+  if (stages != pp * v) {
+    error = "the plan has " + std::to_string(stages) + " stages for pp " + std::to_string(pp) +
+            " x virtual " + std::to_string(v);
+    return false;
+  }
+  int64_t micro = c.global_batch_size() / std::max<int64_t>(c.micro_batch_size() * dp, 1);
+  std::map<std::string, const plan::Parameter *> byName;
+  for (const plan::Parameter &p : plan.parameters())
+    byName[p.name()] = &p;
+
+  // Bytes each virtual stage holds, and the activation it passes on.
+  std::vector<int64_t> paramBytes(static_cast<size_t>(stages), 0);
+  std::vector<int64_t> actBytes(static_cast<size_t>(stages), 0);
+  std::map<std::string, int> holders;
+  for (int64_t k = 0; k < stages; ++k) {
+    if (plan.stages_size() == 0) {
+      for (const plan::Parameter &p : plan.parameters()) {
+        int64_t n = 1;
+        for (int64_t d : p.shape())
+          n *= d;
+        paramBytes[0] += n * bytesOf(p.dtype());
+      }
+    } else {
+      for (const plan::StageParameter &sp : plan.stages(static_cast<int>(k)).parameters()) {
+        const plan::Parameter *p = byName[sp.name()];
+        if (!p) {
+          error = "stage " + std::to_string(k) + " holds unknown parameter '" + sp.name() + "'";
+          return false;
+        }
+        int64_t n = 1;
+        for (int i = 0; i < p->shape_size(); ++i)
+          n *= (i == 0 && sp.layer_end() > 0) ? sp.layer_end() - sp.layer_begin() : p->shape(i);
+        paramBytes[static_cast<size_t>(k)] += n * bytesOf(p->dtype());
+        if (sp.layer_end() == 0)
+          ++holders[sp.name()];
+      }
+    }
+    for (const plan::Function &f : plan.functions())
+      if (f.stage() == k && f.role() == "forward")
+        for (const plan::TensorSpec &o : f.outputs())
+          if (o.name().find("act_out") != std::string::npos)
+            actBytes[static_cast<size_t>(k)] = elementsOf(o) * bytesOf(o.dtype());
+  }
+
+  std::ostringstream r;
+  r << "parallel layout: " << pp * dp * tp << " ranks = pp " << pp << " x dp " << dp << " x tp "
+    << tp;
+  if (v > 1)
+    r << ", " << v << " virtual stages per pipeline rank";
+  r << "; " << micro << " micro-batches per data-parallel rank and step"
+    << (par.distributed_optimizer() ? "; distributed optimizer" : "") << "\n";
+  if (pp > 1) {
+    PipelineSchedule schedule;
+    std::string scheduleError;
+    if (v > 1)
+      schedule = scheduleInterleaved(pp, v, micro, scheduleError);
+    else
+      schedule = schedule1F1B(pp, micro);
+    SimulationResult sim;
+    // Backward = 2 x forward, as in the paper's analysis.
+    if (schedule.empty() || !simulate(schedule, v, micro, 1.0, 2.0, sim, scheduleError)) {
+      error = "the pipeline schedule cannot run: " + scheduleError;
+      return false;
+    }
+    char line[160];
+    std::snprintf(line, sizeof line,
+                  "pipeline schedule %s: bubble fraction %.4f (ideal (p-1)/%s = %.4f)\n",
+                  v > 1 ? "interleaved 1F1B" : "1F1B", sim.bubbleFraction, v > 1 ? "(v m)" : "m",
+                  static_cast<double>(pp - 1) / static_cast<double>(v * micro));
+    r << line;
+  }
+  r << "per rank (every data-parallel rank of a pipeline stage alike):\n";
+  for (int64_t s = 0; s < pp; ++s) {
+    int64_t params = 0, p2p = 0, tied = 0;
+    std::string held;
+    for (int64_t k = s; k < stages; k += pp) {
+      params += paramBytes[static_cast<size_t>(k)];
+      held += (held.empty() ? "" : ", ") + std::to_string(k);
+      // Forward activations out and gradients back, per micro-batch.
+      if (k + 1 < stages)
+        p2p += actBytes[static_cast<size_t>(k)] * micro;
+      if (k > 0)
+        p2p += actBytes[static_cast<size_t>(k - 1)] * micro;
+      if (plan.stages_size())
+        for (const plan::StageParameter &sp : plan.stages(static_cast<int>(k)).parameters())
+          if (sp.layer_end() == 0 && holders[sp.name()] > 1) {
+            const plan::Parameter *p = byName[sp.name()];
+            int64_t n = 1;
+            for (int64_t d : p->shape())
+              n *= d;
+            tied += n * bytesOf(p->dtype());
+          }
+    }
+    // Ring-equivalent volumes: all-reduce 2(n-1)/n, reduce-scatter and
+    // all-gather (n-1)/n of the buffer.
+    double ring = static_cast<double>(dp - 1) / static_cast<double>(dp);
+    double dpBytes = 2 * ring * static_cast<double>(params); // the same for both schemes
+    double optimizerState = 2.0 * static_cast<double>(params) /
+                            static_cast<double>(par.distributed_optimizer() ? dp : 1);
+    r << "  pipeline stage " << s << " (virtual stages " << held << "): parameters "
+      << megabytes(static_cast<double>(params)) << ", gradients "
+      << megabytes(static_cast<double>(params)) << ", optimizer state "
+      << megabytes(optimizerState) << "\n";
+    r << "    sends per step: pipeline send/recv " << megabytes(static_cast<double>(p2p))
+      << ", data-parallel " << (par.distributed_optimizer() ? "reduce-scatter + all-gather " : "all-reduce ")
+      << megabytes(dpBytes) << ", tied-embedding all-reduce "
+      << megabytes(static_cast<double>(tied)) << "\n";
+  }
+  out = r.str();
+  return true;
+}
+
+} // namespace mt
