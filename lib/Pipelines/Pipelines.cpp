@@ -16,6 +16,8 @@ void mt::buildFrontendPipeline(OpPassManager &pm, const FrontendOptions &options
 }
 
 void mt::buildTrainingPipeline(OpPassManager &pm, const TrainingOptions &options) {
+  pm.addPass(createPartitionTensorParallelPass(
+      PartitionTensorParallelPassOptions{options.tensorParallel, options.sequenceParallel}));
   pm.addPass(createSplitPipelinePass(
       SplitPipelinePassOptions{options.pipelineStages, options.virtualStages}));
   pm.addPass(createUnrollLayersPass());

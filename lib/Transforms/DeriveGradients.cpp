@@ -130,7 +130,7 @@ LogicalResult Differentiator::visit(Operation *op) {
 
   if (auto e = dyn_cast<EmbeddingOp>(op)) {
     accumulate(e.getTable(), b.create<EmbeddingGradOp>(loc, e.getTable().getType(), dy,
-                                                       e.getIds()));
+                                                       e.getIds(), e.getShard()));
   } else if (auto p = dyn_cast<PositionEmbeddingOp>(op)) {
     accumulate(p.getTable(),
                b.create<PositionEmbeddingGradOp>(loc, p.getTable().getType(), dy));
@@ -208,6 +208,50 @@ LogicalResult Differentiator::visit(Operation *op) {
     accumulate(a.getInput(), dy);
   } else if (auto s = dyn_cast<ShardOp>(op)) {
     accumulate(s.getInput(), dy);
+  } else if (auto v = dyn_cast<VaryOp>(op)) {
+    // Each rank's adjoint is its own contribution: sum them (Megatron's f).
+    accumulate(v.getInput(),
+               b.create<AllReduceOp>(loc, dy.getType(), dy, v.getMeshAttr(), v.getAxesAttr(),
+                                     ReductionKindAttr::get(b.getContext(), ReductionKind::sum)));
+  } else if (auto a = dyn_cast<AllReduceOp>(op)) {
+    // The sum's adjoint reaches every addend unchanged; the adjoint of the
+    // replicated result is the same on every rank.
+    if (a.getReduction() != ReductionKind::sum)
+      return op->emitError("mt-derive-gradients: only a sum all-reduce is differentiable");
+    accumulate(a.getInput(), dy);
+  } else if (auto g = dyn_cast<AllGatherOp>(op)) {
+    // The gathered value feeds per-rank work: its adjoint is a partial sum,
+    // of which each rank keeps its own piece, summed.
+    accumulate(g.getInput(),
+               b.create<ReduceScatterOp>(loc, g.getInput().getType(), dy, g.getMeshAttr(),
+                                         g.getAxesAttr(), g.getDimAttr(),
+                                         ReductionKindAttr::get(b.getContext(), ReductionKind::sum)));
+  } else if (auto r = dyn_cast<ReduceScatterOp>(op)) {
+    if (r.getReduction() != ReductionKind::sum)
+      return op->emitError("mt-derive-gradients: only a sum reduce-scatter is differentiable");
+    accumulate(r.getInput(), b.create<AllGatherOp>(loc, r.getInput().getType(), dy,
+                                                   r.getMeshAttr(), r.getAxesAttr(),
+                                                   r.getDimAttr()));
+  } else if (auto s = dyn_cast<ShardSliceOp>(op)) {
+    accumulate(s.getInput(), b.create<ShardSliceGradOp>(loc, s.getInput().getType(), dy,
+                                                        s.getIndex(), s.getDimAttr(),
+                                                        s.getPartsAttr()));
+  } else if (auto s = dyn_cast<VocabParallelStatsOp>(op)) {
+    Value dSumExp = adjoint(s.getSumExp()), dLabel = adjoint(s.getLabelLogit());
+    if (!dSumExp)
+      dSumExp = zeros(s.getSumExp().getType());
+    if (!dLabel)
+      dLabel = zeros(s.getLabelLogit().getType());
+    accumulate(s.getLogits(), b.create<VocabParallelStatsGradOp>(
+                                  loc, s.getLogits().getType(), dSumExp, dLabel, s.getLogits(),
+                                  s.getShard(), s.getLabels(), s.getMax(), s.getNumClassesAttr()));
+  } else if (auto c = dyn_cast<CrossEntropyFromStatsOp>(op)) {
+    auto g = b.create<CrossEntropyFromStatsGradOp>(loc, c.getSumExp().getType(),
+                                                   c.getSumExp().getType(), dy, c.getSumExp(),
+                                                   c.getLossMask());
+    accumulate(c.getSumExp(), g.getGradSumExp());
+    accumulate(c.getLabelLogit(), g.getGradLabelLogit());
+    // The row maximum only shifts the exponentials: no gradient.
   } else if (auto c = dyn_cast<CrossEntropyOp>(op)) {
     accumulate(c.getLogits(),
                b.create<CrossEntropyGradOp>(loc, c.getLogits().getType(), dy, c.getLogits(),
@@ -224,7 +268,8 @@ LogicalResult Differentiator::visit(Operation *op) {
     for (auto [i, v] : llvm::enumerate(s.getInputs()))
       accumulate(v, b.create<SliceLayerOp>(loc, v.getType(), dy,
                                            b.getI64IntegerAttr(static_cast<int64_t>(i))));
-  } else if (isa<ZerosOp, arith::ConstantOp>(op)) {
+  } else if (isa<ZerosOp, arith::ConstantOp, AxisIndexOp, VocabParallelMaxOp>(op)) {
+    // constants, and the loss's row maximum (see CrossEntropyFromStatsOp)
     // constants
   } else {
     return op->emitError() << "mt-derive-gradients: no vector-Jacobian rule for '"

@@ -66,6 +66,13 @@ inline constexpr llvm::StringLiteral kPipelineOfAttrName = "mt.pipeline_of";
 /// A stacked parameter of a stage holds the model's layers from this index.
 inline constexpr llvm::StringLiteral kFirstLayerAttrName = "mt.first_layer";
 
+/// Tensor parallelism (mt-partition-tensor-parallel): a sharded parameter's
+/// argument carries its #mt.sharding (the logical tensor's dimensions and the
+/// mesh axes they are split over) and, when the split dimension is made of
+/// several segments each split separately ([q; k; v]), their number.
+inline constexpr llvm::StringLiteral kShardingAttrName = "mt.sharding";
+inline constexpr llvm::StringLiteral kSegmentsAttrName = "mt.segments";
+
 } // namespace mt
 
 #endif // MT_ANALYSIS_MODELINFO_H

@@ -32,6 +32,12 @@ struct FrontendOptions : public mlir::PassPipelineOptions<FrontendOptions> {
 void buildFrontendPipeline(mlir::OpPassManager &pm, const FrontendOptions &options);
 
 struct TrainingOptions : public mlir::PassPipelineOptions<TrainingOptions> {
+  Option<int64_t> tensorParallel{*this, "tensor-parallel",
+                                 llvm::cl::desc("tensor-parallel size"), llvm::cl::init(1)};
+  Option<bool> sequenceParallel{
+      *this, "sequence-parallel",
+      llvm::cl::desc("with tensor parallelism, split norm/dropout/residual regions by sequence"),
+      llvm::cl::init(false)};
   Option<int64_t> pipelineStages{*this, "pipeline-stages",
                                  llvm::cl::desc("pipeline-parallel size"), llvm::cl::init(1)};
   Option<int64_t> virtualStages{*this, "virtual-stages",
@@ -44,7 +50,8 @@ struct TrainingOptions : public mlir::PassPipelineOptions<TrainingOptions> {
       llvm::cl::init(0)};
 };
 
-/// Derives the whole training step from the canonical model: unrolled
+/// Derives the whole training step from the canonical model: one
+/// tensor-parallel rank's program, pipeline stages, unrolled
 /// layers, the evaluation function, gradients, accumulation, gradient norm
 /// and the AdamW update.
 void buildTrainingPipeline(mlir::OpPassManager &pm, const TrainingOptions &options);

@@ -116,6 +116,47 @@ def DeriveGradientsPass : Pass<"mt-derive-gradients", "mlir::ModuleOp"> {
   let dependentDialects = ["::mt::MTDialect", "::mlir::arith::ArithDialect"];
 }
 
+def PartitionTensorParallelPass : Pass<"mt-partition-tensor-parallel", "mlir::ModuleOp"> {
+  let summary = "rewrites a model into one tensor-parallel rank's program";
+  let description = [{
+    Derives Megatron's tensor-parallel layout from the graph and rewrites
+    each model function into what one of `tp` ranks runs, on local shapes,
+    with the collectives explicit:
+
+    * A linear whose output reaches only another linear's contraction or the
+      loss, through head-wise and elementwise ops, is column-parallel (its
+      weight and bias split by output rows; when the output is split into
+      pieces, [q; k; v], each piece is split separately). The linear that
+      contracts the split value is row-parallel: its partial sums are
+      reduced, then its bias is added.
+    * Attention heads follow the split (the head count must divide by tp).
+    * Embedding tables are split by vocabulary rows (`mt.embedding ... shard`),
+      and a loss over vocabulary-split logits becomes the vocab-parallel
+      cross-entropy (`mt.vocab_parallel_max`, `mt.vocab_parallel_stats`,
+      `mt.cross_entropy_from_stats` with three all-reduces).
+    * Partial sums are reduced where a non-linear op needs them, with
+      `mt.all_reduce`; with `sequence-parallel`, with `mt.reduce_scatter`
+      along the sequence instead, and the norms, dropout and residuals that
+      follow run on sequence pieces until the next column-parallel linear
+      all-gathers them (`mt.all_gather`).
+    * A replicated value that starts feeding per-rank work goes through
+      `mt.vary`, whose gradient is the all-reduce that sums the ranks'
+      contributions (Megatron's f; the all-reduce of partial sums is its g).
+    * Dropout on a split tensor draws the mask of its global positions.
+
+    The pass declares `mt.mesh @mesh axes = ["tp"]` and marks sharded
+    parameters with `mt.sharding` (and `mt.segments` when a dimension has
+    several segments). A model that cannot be sharded is refused with what
+    to change. With tp = 1 the pass changes nothing.
+  }];
+  let options = [
+    Option<"tp", "tp", "int64_t", "1", "tensor-parallel ranks">,
+    Option<"sequenceParallel", "sequence-parallel", "bool", "false",
+           "split norm, dropout and residual regions along the sequence">,
+  ];
+  let dependentDialects = ["mt::MTDialect"];
+}
+
 def BuildOptimizerPass : Pass<"mt-build-optimizer", "mlir::ModuleOp"> {
   let summary = "adds the optimizer-side functions of the training step";
   let description = [{

@@ -21,6 +21,9 @@ LogicalResult EmbeddingGradOp::verify() {
     return violates(*this, 3) << "the result must be the table [vocab, "
                               << shapeStr(grad.getShape().back()) << "] of "
                               << grad.getElementType() << ", got " << table;
+  if (getShard() && !isIndexScalar(getShard()))
+    return violates(*this, 4) << "the shard index must be tensor<i64>, got "
+                              << getShard().getType();
   return success();
 }
 
@@ -104,5 +107,34 @@ LogicalResult CrossEntropyGradOp::verify() {
     return violates(*this, 6) << "grad must be " << typeStr(RankedTensorType::get({}, loss))
                               << " (the loss's gradient), got "
                               << grad;
+  return success();
+}
+
+LogicalResult VocabParallelStatsGradOp::verify() {
+  if (failed(verifyVocabParallelOperands(*this, getLogits(), getShard(), getLabels(),
+                                         {getMax(), getGradSumExp(), getGradLabelLogit()})))
+    return failure();
+  if (getResult().getType() != getLogits().getType())
+    return violates(*this, 5) << "the result must be the logits' type " << getLogits().getType()
+                              << ", got " << getResult().getType();
+  if (getNumClassesAttr().getInt() < 1)
+    return violates(*this, 6) << "num_classes must be >= 1, got " << getNumClassesAttr().getInt();
+  return success();
+}
+
+LogicalResult CrossEntropyFromStatsGradOp::verify() {
+  auto grad = tensorType(getGrad()), sumExp = tensorType(getSumExp());
+  if (grad.getRank() != 0 || !isFloatTensor(getGrad()))
+    return violates(*this, 1) << "grad must be a floating-point scalar, got " << grad;
+  if (!isFloatTensor(getSumExp()))
+    return violates(*this, 2) << "sum_exp must be floating-point, got " << sumExp;
+  if (getLossMask()) {
+    auto mask = tensorType(getLossMask());
+    if (!isFloatTensor(getLossMask()) || !shapesAgree(mask.getShape(), sumExp.getShape()))
+      return violates(*this, 2) << "the loss mask must be floating-point "
+                                << shapeStr(sumExp.getShape()) << ", got " << mask;
+  }
+  if (getGradSumExp().getType() != sumExp || getGradLabelLogit().getType() != sumExp)
+    return violates(*this, 3) << "both results must be " << sumExp;
   return success();
 }

@@ -26,6 +26,9 @@ LogicalResult EmbeddingOp::verify() {
     return violates(*this, 3) << "the result must be " << shapeStr(expected) << " of "
                               << table.getElementType() << " (ids shape + [hidden]), got "
                               << result;
+  if (getShard() && !isIndexScalar(getShard()))
+    return violates(*this, 4) << "the shard index must be tensor<i64>, got "
+                              << getShard().getType();
   return success();
 }
 
@@ -196,6 +199,18 @@ LogicalResult DropoutOp::verify() {
     return violates(*this, 4) << "stream must be >= 0, got " << stream;
   if (getLayerAttr() && getLayerAttr().getInt() < 0)
     return violates(*this, 5) << "layer must be >= 0, got " << getLayerAttr().getInt();
+  bool any = getShard() || getShardDimAttr() || getShardPartsAttr();
+  bool all = getShard() && getShardDimAttr() && getShardPartsAttr();
+  if (any && (!all || !isIndexScalar(getShard())))
+    return violates(*this, 6) << "shard (a tensor<i64>), shard_dim and shard_parts come together";
+  if (all) {
+    auto type = tensorType(getInput());
+    int64_t dim = getShardDimAttr().getInt(), parts = getShardPartsAttr().getInt();
+    if (dim < 0 || dim >= type.getRank() || parts < 1)
+      return violates(*this, 7) << "shard_dim " << dim << " must be a dimension of the rank-"
+                                << type.getRank() << " input and shard_parts " << parts
+                                << " >= 1";
+  }
   return success();
 }
 
@@ -287,5 +302,72 @@ LogicalResult CrossEntropyOp::verify() {
   if (result.getRank() != 0 || result.getElementType() != loss)
     return violates(*this, 4) << "the result must be "
                               << typeStr(RankedTensorType::get({}, loss)) << ", got " << result;
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Vocab-parallel cross-entropy
+//===----------------------------------------------------------------------===//
+
+LogicalResult mt::detail::verifyVocabParallelOperands(Operation *op, Value logitsValue,
+                                                      Value shard, Value labelsValue,
+                                                      ValueRange perToken) {
+  auto logits = tensorType(logitsValue);
+  if (logits.getRank() < 1 || !isFloatTensor(logitsValue))
+    return violates(op, 1) << "logits must be a floating-point tensor [..., classes], got "
+                           << logits;
+  if (!isIndexScalar(shard))
+    return violates(op, 2) << "the shard index must be tensor<i64>, got " << shard.getType();
+  ArrayRef<int64_t> rows = logits.getShape().drop_back();
+  if (labelsValue) {
+    auto labels = tensorType(labelsValue);
+    if (!isIntegerTensor(labelsValue) || !shapesAgree(labels.getShape(), rows))
+      return violates(op, 3) << "labels must be i32 or i64 of shape " << shapeStr(rows)
+                             << ", got " << labels;
+  }
+  for (Value v : perToken) {
+    auto t = tensorType(v);
+    if (!shapesAgree(t.getShape(), rows) || t.getElementType() != logits.getElementType())
+      return violates(op, 4) << "per-token values must be " << shapeStr(rows) << " of "
+                             << logits.getElementType() << ", got " << t;
+  }
+  return success();
+}
+
+LogicalResult VocabParallelMaxOp::verify() {
+  if (failed(verifyVocabParallelOperands(*this, getLogits(), getShard(), Value(), getResult())))
+    return failure();
+  if (getNumClassesAttr().getInt() < 1)
+    return violates(*this, 5) << "num_classes must be >= 1, got " << getNumClassesAttr().getInt();
+  return success();
+}
+
+LogicalResult VocabParallelStatsOp::verify() {
+  if (failed(verifyVocabParallelOperands(*this, getLogits(), getShard(), getLabels(),
+                                         {getMax(), getSumExp(), getLabelLogit()})))
+    return failure();
+  if (getNumClassesAttr().getInt() < 1)
+    return violates(*this, 5) << "num_classes must be >= 1, got " << getNumClassesAttr().getInt();
+  return success();
+}
+
+LogicalResult CrossEntropyFromStatsOp::verify() {
+  auto sumExp = tensorType(getSumExp());
+  if (!isFloatTensor(getSumExp()) || getLabelLogit().getType() != sumExp ||
+      getMax().getType() != sumExp)
+    return violates(*this, 1) << "sum_exp, label_logit and max must be one floating-point "
+                                 "type, got "
+                              << sumExp << ", " << getLabelLogit().getType() << ", "
+                              << getMax().getType();
+  if (getLossMask()) {
+    auto mask = tensorType(getLossMask());
+    if (!isFloatTensor(getLossMask()) || !shapesAgree(mask.getShape(), sumExp.getShape()))
+      return violates(*this, 2) << "the loss mask must be floating-point "
+                                << shapeStr(sumExp.getShape()) << ", got " << mask;
+  }
+  auto result = tensorType(getResult());
+  if (result.getRank() != 0 || result.getElementType() != lossElementType(sumExp.getElementType()))
+    return violates(*this, 3) << "the result must be tensor<"
+                              << lossElementType(sumExp.getElementType()) << ">, got " << result;
   return success();
 }

@@ -113,6 +113,16 @@ mlir::LogicalResult verifyCrossEntropyOperands(mlir::Operation *op, mlir::Value 
                                                mlir::Value labels, mlir::Value mask,
                                                mlir::IntegerAttr numClasses);
 
+/// A tensor<i64> scalar: a seed or a mesh coordinate.
+bool isIndexScalar(mlir::Value v);
+
+/// C1-C4 shared by the vocab-parallel loss ops: float logits [..., V], a
+/// tensor<i64> shard index, labels of logits.shape[:-1], and per-token
+/// statistics of the labels' shape and the logits' element type.
+mlir::LogicalResult verifyVocabParallelOperands(mlir::Operation *op, mlir::Value logits,
+                                                mlir::Value shard, mlir::Value labels,
+                                                mlir::ValueRange perToken);
+
 /// Checks a list of group axes: non-empty and no repeats (constraint `c`).
 mlir::LogicalResult verifyAxisList(mlir::Operation *op, mlir::ArrayAttr axes, unsigned c);
 

@@ -19,15 +19,18 @@ def MT_EmbeddingGradOp : MT_Op<"embedding_grad", [Pure]> {
   let description = [{
     `result[v, :] = sum over positions p with ids[p] == v of grad[p, :]`: the
     gradient of `mt.embedding`'s table. The result is the table's type.
+    With `shard`, the result is that piece of a vocabulary split into equal
+    pieces, as for `mt.embedding`: ids outside it contribute nothing.
 
     ```mlir
     %dwte = mt.embedding_grad %de[%tokens] : tensor<8x1024x768xf32>, tensor<8x1024xi32> -> tensor<50257x768xf32>
     ```
   }];
-  let arguments = (ins AnyRankedTensor:$grad, AnyRankedTensor:$ids);
+  let arguments = (ins AnyRankedTensor:$grad, AnyRankedTensor:$ids,
+                       Optional<AnyRankedTensor>:$shard);
   let results = (outs AnyRankedTensor:$result);
   let assemblyFormat = [{
-    $grad `[` $ids `]` attr-dict `:` type($grad) `,` type($ids) `->` type($result)
+    $grad `[` $ids `]` (`shard` $shard^ `:` type($shard))? attr-dict `:` type($grad) `,` type($ids) `->` type($result)
   }];
   let hasVerifier = 1;
 }
@@ -162,6 +165,70 @@ def MT_CrossEntropyGradOp : MT_Op<"cross_entropy_grad", [Pure]> {
   let assemblyFormat = [{
     $grad `,` $logits `,` $labels (`mask` $loss_mask^)? attr-dict `:` type($grad) `,`
     type($logits) `,` type($labels) (`,` type($loss_mask)^)? `->` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
+def MT_ShardSliceGradOp : MT_Op<"shard_slice_grad", [Pure]> {
+  let summary = "gradient of mt.shard_slice: the piece in place, zeros elsewhere";
+  let description = [{
+    The inverse layout of `mt.shard_slice`: a tensor `parts` times larger along
+    `dim`, holding `grad` as piece number `index` and zeros in the others.
+
+    ```mlir
+    %d = mt.shard_slice_grad %dp[%i : tensor<i64>] dim = 0 parts = 2 : tensor<512x768xf32> -> tensor<1024x768xf32>
+    ```
+  }];
+  let arguments = (ins AnyRankedTensor:$grad, AnyRankedTensor:$index, I64Attr:$dim,
+                       I64Attr:$parts);
+  let results = (outs AnyRankedTensor:$result);
+  let assemblyFormat = [{
+    $grad `[` $index `:` type($index) `]` `dim` `=` $dim `parts` `=` $parts attr-dict `:` type($grad) `->` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
+def MT_VocabParallelStatsGradOp : MT_Op<"vocab_parallel_stats_grad", [Pure]> {
+  let summary = "gradient of mt.vocab_parallel_stats with respect to the logits";
+  let description = [{
+    `result = grad_sum_exp * exp(logits - max)` over this piece's classes
+    below `num_classes` (zero past it), plus `grad_label_logit` at the label's
+    class when this piece holds it. `max` is treated as a constant.
+
+    ```mlir
+    %dl = mt.vocab_parallel_stats_grad %dse, %dt, %logits[%i : tensor<i64>], %labels, %max {num_classes = 50257 : i64}
+        : tensor<8x1024xf32>, tensor<8x1024xf32>, tensor<8x1024x25216xf32>, tensor<8x1024xi32>, tensor<8x1024xf32> -> tensor<8x1024x25216xf32>
+    ```
+  }];
+  let arguments = (ins AnyRankedTensor:$grad_sum_exp, AnyRankedTensor:$grad_label_logit,
+                       AnyRankedTensor:$logits, AnyRankedTensor:$shard, AnyRankedTensor:$labels,
+                       AnyRankedTensor:$max, I64Attr:$num_classes);
+  let results = (outs AnyRankedTensor:$result);
+  let assemblyFormat = [{
+    $grad_sum_exp `,` $grad_label_logit `,` $logits `[` $shard `:` type($shard) `]` `,` $labels `,` $max
+    attr-dict `:` type($grad_sum_exp) `,` type($grad_label_logit) `,` type($logits) `,` type($labels)
+    `,` type($max) `->` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
+def MT_CrossEntropyFromStatsGradOp : MT_Op<"cross_entropy_from_stats_grad", [Pure]> {
+  let summary = "gradients of mt.cross_entropy_from_stats";
+  let description = [{
+    With `w = grad * mask / sum(mask)` (0 for an all-masked batch):
+    `grad_sum_exp = w / sum_exp` and `grad_label_logit = -w`. `max` carries
+    no gradient (the loss does not depend on it).
+
+    ```mlir
+    %dse, %dt = mt.cross_entropy_from_stats_grad %dloss, %se mask %m : tensor<8x1024xf32> : tensor<f32>, tensor<8x1024xf32> -> tensor<8x1024xf32>, tensor<8x1024xf32>
+    ```
+  }];
+  let arguments = (ins AnyRankedTensor:$grad, AnyRankedTensor:$sum_exp,
+                       Optional<AnyRankedTensor>:$loss_mask);
+  let results = (outs AnyRankedTensor:$grad_sum_exp, AnyRankedTensor:$grad_label_logit);
+  let assemblyFormat = [{
+    $grad `,` $sum_exp (`mask` $loss_mask^ `:` type($loss_mask))? attr-dict `:` type($grad) `,`
+    type($sum_exp) `->` type($grad_sum_exp) `,` type($grad_label_logit)
   }];
   let hasVerifier = 1;
 }

@@ -15,14 +15,22 @@ def MT_EmbeddingOp : MT_Op<"embedding", [Pure,
     leading dimension is the vocabulary, which vocab padding and
     vocab-parallel sharding act on.
 
+    With `shard` (a `tensor<i64>`, usually an `mt.axis_index`), the table is
+    piece number `shard` of a vocabulary split into equal pieces: it holds
+    rows `[shard * vocab, (shard + 1) * vocab)` of the whole table, ids
+    outside that range give zeros, and the ranks' results add up to the
+    lookup in the whole table (Megatron's vocab-parallel embedding).
+
     ```mlir
     %e = mt.embedding %wte[%tokens] : tensor<50257x768xf32>, tensor<8x1024xi32> -> tensor<8x1024x768xf32>
+    %p = mt.embedding %wte_shard[%tokens] shard %i : tensor<i64> : tensor<25216x768xf32>, tensor<8x1024xi32> -> tensor<8x1024x768xf32>
     ```
   }];
-  let arguments = (ins AnyRankedTensor:$table, AnyRankedTensor:$ids);
+  let arguments = (ins AnyRankedTensor:$table, AnyRankedTensor:$ids,
+                       Optional<AnyRankedTensor>:$shard);
   let results = (outs AnyRankedTensor:$result);
   let assemblyFormat = [{
-    $table `[` $ids `]` attr-dict `:` type($table) `,` type($ids) `->` type($result)
+    $table `[` $ids `]` (`shard` $shard^ `:` type($shard))? attr-dict `:` type($table) `,` type($ids) `->` type($result)
   }];
   let hasVerifier = 1;
 }
@@ -171,7 +179,7 @@ def MT_SoftmaxOp : MT_Op<"softmax", [Pure, MT_ShapeInferenceOpInterface, AllType
 
 // Pure: the mask is a function of the key, so equal inputs and keys give equal
 // results.
-def MT_DropoutOp : MT_Op<"dropout", [Pure, MT_ShapeInferenceOpInterface, AllTypesMatch<["input", "result"]>]> {
+def MT_DropoutOp : MT_Op<"dropout", [Pure, AttrSizedOperandSegments, MT_ShapeInferenceOpInterface, AllTypesMatch<["input", "result"]>]> {
   let summary = "inverted dropout with a counter-based, position-keyed mask";
   let description = [{
     Zeroes each element with probability `rate` and scales the rest by
@@ -184,15 +192,24 @@ def MT_DropoutOp : MT_Op<"dropout", [Pure, MT_ShapeInferenceOpInterface, AllType
     implicit; outside any stack there is none). Applied to a gradient with
     the same key, the op is its own vector-Jacobian product.
 
+    When the input is one piece of a tensor split into `shard_parts` equal
+    pieces along `shard_dim` (attention heads under tensor parallelism, the
+    sequence under sequence parallelism), `shard` (a `tensor<i64>`) says which
+    piece, and positions are counted in the whole tensor.
+
     ```mlir
     %y = mt.dropout %x {rate = 1.0e-01 : f64, stream = 0 : i64} : tensor<8x1024x768xf32>
+    %z = mt.dropout %p seed %s : tensor<i64> shard %i : tensor<i64> {rate = 1.0e-01 : f64, stream = 1 : i64,
+                                   shard_dim = 1 : i64, shard_parts = 2 : i64} : tensor<8x6x1024x1024xf32>
     ```
   }];
   let arguments = (ins AnyRankedTensor:$input, Optional<AnyRankedTensor>:$seed,
-                       F64Attr:$rate, I64Attr:$stream, OptionalAttr<I64Attr>:$layer);
+                       Optional<AnyRankedTensor>:$shard,
+                       F64Attr:$rate, I64Attr:$stream, OptionalAttr<I64Attr>:$layer,
+                       OptionalAttr<I64Attr>:$shard_dim, OptionalAttr<I64Attr>:$shard_parts);
   let results = (outs AnyRankedTensor:$result);
   let assemblyFormat = [{
-    $input (`seed` $seed^ `:` type($seed))? attr-dict `:` type($input)
+    $input (`seed` $seed^ `:` type($seed))? (`shard` $shard^ `:` type($shard))? attr-dict `:` type($input)
   }];
   let hasVerifier = 1;
 }
@@ -259,6 +276,78 @@ def MT_CrossEntropyOp : MT_Op<"cross_entropy", [Pure,
   let assemblyFormat = [{
     $logits `,` $labels (`mask` $loss_mask^)? attr-dict `:` type($logits) `,`
     type($labels) (`,` type($loss_mask)^)? `->` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
+// Vocab-parallel cross-entropy: the logits are one rank's piece of the
+// vocabulary. The pieces' statistics are combined by explicit collectives
+// between these ops, so the plan checker sees every one of them.
+
+def MT_VocabParallelMaxOp : MT_Op<"vocab_parallel_max", [Pure]> {
+  let summary = "per-token maximum over this rank's piece of the vocabulary";
+  let description = [{
+    `logits` `[..., V]` hold classes `[shard * V, (shard + 1) * V)` of the
+    whole vocabulary; the result `[...]` is each token's maximum logit over
+    those of them below `num_classes` (-inf when there are none). An
+    `mt.all_reduce` with `max` over the vocabulary's axis gives the global
+    maximum. The maximum only shifts the exponentials for range; the loss
+    does not depend on it, so it carries no gradient.
+
+    ```mlir
+    %m = mt.vocab_parallel_max %logits[%i : tensor<i64>] {num_classes = 50257 : i64} : tensor<8x1024x25216xf32> -> tensor<8x1024xf32>
+    ```
+  }];
+  let arguments = (ins AnyRankedTensor:$logits, AnyRankedTensor:$shard, I64Attr:$num_classes);
+  let results = (outs AnyRankedTensor:$result);
+  let assemblyFormat = [{
+    $logits `[` $shard `:` type($shard) `]` attr-dict `:` type($logits) `->` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
+def MT_VocabParallelStatsOp : MT_Op<"vocab_parallel_stats", [Pure]> {
+  let summary = "this rank's share of the softmax denominator and of the label's logit";
+  let description = [{
+    For logits `[..., V]` holding classes `[shard * V, (shard + 1) * V)`:
+    `sum_exp[...] = sum of exp(logits - max)` over this piece's classes below
+    `num_classes`, and `label_logit[...]` the logit of the token's label when
+    this piece holds it, else 0. Summed over the vocabulary's axis, they give
+    the whole row's values.
+
+    ```mlir
+    %se, %t = mt.vocab_parallel_stats %logits[%i : tensor<i64>], %labels, %max {num_classes = 50257 : i64}
+        : tensor<8x1024x25216xf32>, tensor<8x1024xi32>, tensor<8x1024xf32> -> tensor<8x1024xf32>, tensor<8x1024xf32>
+    ```
+  }];
+  let arguments = (ins AnyRankedTensor:$logits, AnyRankedTensor:$shard,
+                       AnyRankedTensor:$labels, AnyRankedTensor:$max, I64Attr:$num_classes);
+  let results = (outs AnyRankedTensor:$sum_exp, AnyRankedTensor:$label_logit);
+  let assemblyFormat = [{
+    $logits `[` $shard `:` type($shard) `]` `,` $labels `,` $max attr-dict `:` type($logits) `,` type($labels) `,`
+    type($max) `->` type($sum_exp) `,` type($label_logit)
+  }];
+  let hasVerifier = 1;
+}
+
+def MT_CrossEntropyFromStatsOp : MT_Op<"cross_entropy_from_stats", [Pure]> {
+  let summary = "mean token cross-entropy from the whole rows' statistics";
+  let description = [{
+    `sum(mask * (log(sum_exp) + max - label_logit)) / sum(mask)`, the same
+    loss as `mt.cross_entropy`, from the reduced outputs of
+    `mt.vocab_parallel_stats` and `mt.vocab_parallel_max`. All operands
+    have the labels' shape; the result is `tensor<f32>`.
+
+    ```mlir
+    %loss = mt.cross_entropy_from_stats %se, %t, %max mask %m : tensor<8x1024xf32> : tensor<8x1024xf32>, tensor<8x1024xf32>, tensor<8x1024xf32> -> tensor<f32>
+    ```
+  }];
+  let arguments = (ins AnyRankedTensor:$sum_exp, AnyRankedTensor:$label_logit,
+                       AnyRankedTensor:$max, Optional<AnyRankedTensor>:$loss_mask);
+  let results = (outs AnyRankedTensor:$result);
+  let assemblyFormat = [{
+    $sum_exp `,` $label_logit `,` $max (`mask` $loss_mask^ `:` type($loss_mask))? attr-dict `:`
+    type($sum_exp) `,` type($label_logit) `,` type($max) `->` type($result)
   }];
   let hasVerifier = 1;
 }

@@ -5,6 +5,7 @@
 //   MTNNOps.td          embeddings, linear algebra, norms, activations, loss
 //   MTAttentionOps.td   head split/merge, scores, context, positions
 //   MTCollectiveOps.td  all_reduce, all_gather, reduce_scatter, send, recv
+//   MTShardOps.td       axis_index, vary, shard_slice: a rank's piece, no data moved
 //   MTTensorOps.td      zeros, reshape, concat, sum_to, layer slicing
 //   MTGradOps.td        backward ops the autodiff pass emits
 //   MTOptimizerOps.td   optimizer updates
@@ -17,6 +18,7 @@ include "mt/Dialect/MT/IR/MTStructureOps.td"
 include "mt/Dialect/MT/IR/MTNNOps.td"
 include "mt/Dialect/MT/IR/MTAttentionOps.td"
 include "mt/Dialect/MT/IR/MTCollectiveOps.td"
+include "mt/Dialect/MT/IR/MTShardOps.td"
 include "mt/Dialect/MT/IR/MTTensorOps.td"
 include "mt/Dialect/MT/IR/MTGradOps.td"
 include "mt/Dialect/MT/IR/MTOptimizerOps.td"

@@ -1,0 +1,650 @@
+//===- PartitionTensorParallel.cpp - Megatron tensor/sequence parallelism --===//
+//
+// Rewrites a logical model into the program one rank of a tensor-parallel
+// group runs. The layouts are derived from the graph, not from names:
+//
+//  * a linear whose output reaches, only through head-wise and elementwise
+//    ops, either another linear's contraction or the loss becomes
+//    column-parallel (its weight split by output rows, per segment when the
+//    output is split into pieces such as [q; k; v]); the linear that
+//    contracts a split value becomes row-parallel and yields partial sums;
+//  * embedding tables are split by vocabulary rows, and a loss over
+//    vocabulary-split logits becomes the vocab-parallel cross-entropy;
+//  * partial sums are reduced where something non-linear needs them: an
+//    all-reduce, or with sequence parallelism a reduce-scatter along the
+//    sequence, which then stays split through norms, dropout and residuals
+//    until the next column-parallel linear all-gathers it.
+//
+// Gradients come from mt-derive-gradients on the rewritten program: a
+// replicated value that starts feeding per-rank work passes an `mt.vary`,
+// whose VJP is the all-reduce that sums the ranks' contributions.
+//
+//===----------------------------------------------------------------------===//
+#include "mt/Analysis/ModelInfo.h"
+#include "mt/Transforms/Passes.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/SymbolTable.h"
+#include "llvm/ADT/DenseMap.h"
+
+namespace mt {
+#define GEN_PASS_DEF_PARTITIONTENSORPARALLELPASS
+#include "mt/Transforms/Passes.h.inc"
+} // namespace mt
+
+using namespace mlir;
+using namespace mt;
+
+namespace {
+
+constexpr llvm::StringLiteral kMeshName = "mesh";
+constexpr llvm::StringLiteral kAxis = "tp";
+
+/// How a value of the rewritten program relates to the logical one.
+struct Layout {
+  enum Kind {
+    Replicated, // the whole value, the same on every rank
+    Varying,    // the whole value, but feeding per-rank work
+    Split,      // this rank's piece along `dim` (of every segment)
+    Partial,    // the ranks' values add up to the logical one
+  };
+  Kind kind = Replicated;
+  int64_t dim = -1;
+  /// Split: the dimension is made of these consecutive segments (logical
+  /// sizes), each split over the ranks ([q; k; v] weights have three).
+  SmallVector<int64_t> segments;
+
+  static Layout split(int64_t dim, SmallVector<int64_t> segments = {}) {
+    Layout l;
+    l.kind = Split;
+    l.dim = dim;
+    l.segments = std::move(segments);
+    return l;
+  }
+  static Layout of(Kind k) {
+    Layout l;
+    l.kind = k;
+    return l;
+  }
+  bool isSplit(int64_t d) const { return kind == Split && dim == d; }
+  bool varies() const { return kind != Replicated; }
+  bool operator==(const Layout &o) const {
+    return kind == o.kind && dim == o.dim && segments == o.segments;
+  }
+};
+
+RankedTensorType tensorOf(Value v) { return cast<RankedTensorType>(v.getType()); }
+
+class Partitioner {
+public:
+  Partitioner(func::FuncOp func, int64_t tp, bool sequenceParallel)
+      : func(func), tp(tp), sp(sequenceParallel), b(func.getContext()) {}
+
+  LogicalResult run();
+
+private:
+  // Layout bookkeeping.
+  Layout layoutOf(Value v) {
+    auto it = layouts.find(v);
+    return it == layouts.end() ? Layout() : it->second;
+  }
+  /// The per-rank type of a logical value laid out as `l`.
+  RankedTensorType localType(RankedTensorType type, const Layout &l) {
+    if (l.kind != Layout::Split)
+      return type;
+    SmallVector<int64_t> shape(type.getShape());
+    shape[l.dim] /= tp;
+    return RankedTensorType::get(shape, type.getElementType());
+  }
+  void setLayout(Value v, const Layout &l) {
+    layouts[v] = l;
+    v.setType(localType(tensorOf(v), l));
+  }
+
+  // Parameters: function arguments marked mt.param, or the per-layer block
+  // arguments of a layer stack (whose stacked operand is one).
+  bool isParam(Value v) { return paramRoot.count(v); }
+  LogicalResult requireParamLayout(Operation *user, Value param, const Layout &l);
+
+  // Building blocks.
+  Value axisIndex(Location loc);
+  Value vary(Value v, Location loc);
+  Value reduce(Value partial, Location loc);
+  LogicalResult checkSplits(Operation *op, int64_t size, StringRef what);
+
+  /// Segments of a linear's output when it can be column-parallel: it reaches
+  /// only row-parallel contractions or the loss through ops that keep a
+  /// feature split. Empty when it cannot.
+  std::optional<SmallVector<int64_t>> columnSegments(Value out);
+  bool keepsSplit(Value v, int64_t dim, int depth);
+
+  LogicalResult visitBlock(Block &block);
+  LogicalResult visit(Operation *op);
+  LogicalResult visitLinear(LinearOp op);
+  LogicalResult visitCrossEntropy(CrossEntropyOp op);
+  LogicalResult visitElementwise(Operation *op);
+  LogicalResult visitLayerStack(LayerStackOp op);
+
+  /// Replaces partial operands by their reduction.
+  void reducePartialOperands(Operation *op) {
+    for (OpOperand &o : op->getOpOperands())
+      if (layoutOf(o.get()).kind == Layout::Partial)
+        o.set(reduce(o.get(), op->getLoc()));
+  }
+  /// Replicated float operands of an op that runs per rank pass mt.vary.
+  void varyReplicatedOperands(Operation *op) {
+    for (OpOperand &o : op->getOpOperands()) {
+      auto t = dyn_cast<RankedTensorType>(o.get().getType());
+      if (t && isa<FloatType>(t.getElementType()) &&
+          layoutOf(o.get()).kind == Layout::Replicated)
+        o.set(vary(o.get(), op->getLoc()));
+    }
+  }
+  InFlightDiagnostic fail(Operation *op) {
+    return op->emitError() << "mt-partition-tensor-parallel (tp=" << tp << "): ";
+  }
+
+  func::FuncOp func;
+  int64_t tp;
+  bool sp;
+  OpBuilder b;
+  llvm::DenseMap<Value, Layout> layouts;
+  /// Parameter value -> (function argument, leading stacked dimension 0/1).
+  llvm::DenseMap<Value, std::pair<BlockArgument, int64_t>> paramRoot;
+  llvm::DenseMap<BlockArgument, Layout> paramLayouts; // by function argument
+  llvm::DenseMap<BlockArgument, Operation *> paramDecidedBy;
+};
+
+Value Partitioner::axisIndex(Location loc) {
+  return b.create<AxisIndexOp>(loc, RankedTensorType::get({}, b.getI64Type()),
+                               FlatSymbolRefAttr::get(b.getContext(), kMeshName),
+                               b.getStringAttr(kAxis));
+}
+
+Value Partitioner::vary(Value v, Location loc) {
+  auto op = b.create<VaryOp>(loc, v.getType(), v, FlatSymbolRefAttr::get(b.getContext(), kMeshName),
+                             b.getStrArrayAttr({kAxis}));
+  layouts[op.getResult()] = Layout::of(Layout::Varying);
+  return op.getResult();
+}
+
+LogicalResult Partitioner::checkSplits(Operation *op, int64_t size, StringRef what) {
+  if (size % tp == 0)
+    return success();
+  return fail(op) << what << " " << size << " does not split evenly over " << tp
+                  << " tensor-parallel ranks; choose a --tp that divides it";
+}
+
+/// Reduces partial sums right where they are needed (before `b`'s insertion
+/// point): all-reduce, or under sequence parallelism reduce-scatter along the
+/// sequence of a [batch, seq, hidden] activation.
+Value Partitioner::reduce(Value partial, Location loc) {
+  auto type = tensorOf(partial);
+  auto mesh = FlatSymbolRefAttr::get(b.getContext(), kMeshName);
+  auto axes = b.getStrArrayAttr({kAxis});
+  if (sp && type.getRank() == 3) {
+    Layout l = Layout::split(1);
+    auto rs = b.create<ReduceScatterOp>(loc, localType(type, l), partial, mesh, axes,
+                                        b.getI64IntegerAttr(1), ReductionKindAttr::get(b.getContext(), ReductionKind::sum));
+    layouts[rs.getResult()] = l;
+    return rs.getResult();
+  }
+  auto ar = b.create<AllReduceOp>(loc, type, partial, mesh, axes, ReductionKindAttr::get(b.getContext(), ReductionKind::sum));
+  layouts[ar.getResult()] = Layout();
+  return ar.getResult();
+}
+
+LogicalResult Partitioner::requireParamLayout(Operation *user, Value param, const Layout &l) {
+  auto [arg, stacked] = paramRoot.lookup(param);
+  Layout rootLayout = l;
+  if (rootLayout.kind == Layout::Split)
+    rootLayout.dim += stacked;
+  auto it = paramLayouts.find(arg);
+  if (it != paramLayouts.end()) {
+    if (it->second == rootLayout)
+      return success();
+    auto attr = func.getArgAttrOfType<ParamAttr>(arg.getArgNumber(), kParamAttrName);
+    auto diag = fail(user) << "parameter '" << (attr ? attr.getName().getValue() : "?") << "'"
+                           << " is needed with two different layouts (here and at "
+                           << paramDecidedBy[arg]->getName()
+                           << "); tensor parallelism cannot shard this model";
+    diag.attachNote(paramDecidedBy[arg]->getLoc()) << "first layout chosen here";
+    return diag;
+  }
+  paramLayouts[arg] = rootLayout;
+  paramDecidedBy[arg] = user;
+  if (l.kind == Layout::Split)
+    for (int64_t s : l.segments.empty() ? SmallVector<int64_t>{tensorOf(param).getDimSize(l.dim)}
+                                        : l.segments)
+      if (failed(checkSplits(user, s, "a parameter dimension of size")))
+        return failure();
+  setLayout(param, l);
+  if (Value(arg) != param)
+    setLayout(arg, rootLayout);
+  return success();
+}
+
+bool Partitioner::keepsSplit(Value v, int64_t dim, int depth) {
+  if (depth > 64)
+    return false;
+  int64_t last = tensorOf(v).getRank() - 1;
+  for (OpOperand &use : v.getUses()) {
+    Operation *user = use.getOwner();
+    unsigned n = use.getOperandNumber();
+    bool ok = false;
+    if (isa<LinearOp>(user))
+      ok = n == 0 && dim == last; // row-parallel contraction
+    else if (isa<CrossEntropyOp>(user))
+      ok = n == 0 && dim == last; // vocab-parallel loss
+    else if (auto s = dyn_cast<SplitOp>(user))
+      ok = llvm::all_of(s.getResults(), [&](Value r) { return keepsSplit(r, dim, depth + 1); });
+    else if (isa<SplitHeadsOp>(user))
+      ok = dim == 2 && keepsSplit(user->getResult(0), 1, depth + 1);
+    else if (isa<MergeHeadsOp>(user))
+      ok = dim == 1 && keepsSplit(user->getResult(0), 2, depth + 1);
+    else if (isa<SoftmaxOp>(user))
+      ok = dim != last && keepsSplit(user->getResult(0), dim, depth + 1);
+    else if (isa<AttentionScoresOp, AttentionContextOp, RotaryOp>(user))
+      ok = dim == 1 && keepsSplit(user->getResult(0), dim, depth + 1);
+    else if (isa<DropoutOp, GeluOp>(user))
+      ok = keepsSplit(user->getResult(0), dim, depth + 1);
+    if (!ok)
+      return false;
+  }
+  return !v.use_empty();
+}
+
+std::optional<SmallVector<int64_t>> Partitioner::columnSegments(Value out) {
+  int64_t last = tensorOf(out).getRank() - 1;
+  if (!keepsSplit(out, last, 0))
+    return std::nullopt;
+  SmallVector<int64_t> segments;
+  for (Operation *user : out.getUsers())
+    if (auto s = dyn_cast<SplitOp>(user); s && s.getDimAttr().getInt() == last) {
+      SmallVector<int64_t> sizes(s.getSizes());
+      if (!segments.empty() && segments != sizes)
+        return std::nullopt;
+      segments = sizes;
+    }
+  if (segments.empty())
+    segments.push_back(tensorOf(out).getDimSize(last));
+  return segments;
+}
+
+LogicalResult Partitioner::visitLinear(LinearOp op) {
+  reducePartialOperands(op);
+  Value x = op.getInput();
+  Layout in = layoutOf(x);
+  int64_t last = tensorOf(x).getRank() - 1;
+  Location loc = op.getLoc();
+
+  if (in.isSplit(last)) {
+    // Row-parallel: the weight is split along its input features; the
+    // product is a partial sum, and the bias is added once, after reducing.
+    if (failed(requireParamLayout(op, op.getWeight(), Layout::split(1, in.segments))))
+      return failure();
+    Value bias = op.getBias();
+    b.setInsertionPoint(op);
+    auto partial = b.create<LinearOp>(loc, op.getResult().getType(), x, op.getWeight(), Value());
+    layouts[partial.getResult()] = Layout::of(Layout::Partial);
+    Value result = partial.getResult();
+    if (bias) {
+      if (isParam(bias) && failed(requireParamLayout(op, bias, Layout())))
+        return failure();
+      Value reduced = reduce(result, loc);
+      Value biasValue = layoutOf(reduced).varies() ? vary(bias, loc) : bias;
+      auto add = b.create<AddOp>(loc, reduced.getType(), reduced, biasValue);
+      layouts[add.getResult()] = layoutOf(reduced);
+      result = add.getResult();
+    }
+    op.getResult().replaceAllUsesWith(result);
+    op.erase();
+    return success();
+  }
+  b.setInsertionPoint(op);
+  if (auto segments = columnSegments(op.getResult())) {
+    // Column-parallel: every rank computes its rows of every segment from
+    // the whole input.
+    for (int64_t s : *segments)
+      if (failed(checkSplits(op, s, "an output segment of size")))
+        return failure();
+    if (segments->size() == 1)
+      segments->clear();
+    if (failed(requireParamLayout(op, op.getWeight(), Layout::split(0, *segments))))
+      return failure();
+    if (op.getBias() && failed(requireParamLayout(op, op.getBias(), Layout::split(0, *segments))))
+      return failure();
+    if (in.kind == Layout::Replicated) {
+      op.getInputMutable().assign(vary(x, loc));
+    } else if (in.kind == Layout::Split) {
+      // A sequence-parallel activation: gather the whole sequence first.
+      auto type = tensorOf(x);
+      SmallVector<int64_t> shape(type.getShape());
+      shape[in.dim] *= tp;
+      auto gathered = b.create<AllGatherOp>(
+          loc, RankedTensorType::get(shape, type.getElementType()), x,
+          FlatSymbolRefAttr::get(b.getContext(), kMeshName), b.getStrArrayAttr({kAxis}),
+          b.getI64IntegerAttr(in.dim));
+      layouts[gathered.getResult()] = Layout::of(Layout::Varying);
+      op.getInputMutable().assign(gathered.getResult());
+    }
+    setLayout(op.getResult(), Layout::split(last, *segments));
+    return success();
+  }
+  // Replicated weights: the linear runs row by row on whatever piece of the
+  // input this rank has.
+  if (failed(requireParamLayout(op, op.getWeight(), Layout())) ||
+      (op.getBias() && failed(requireParamLayout(op, op.getBias(), Layout()))))
+    return failure();
+  if (in.kind == Layout::Varying)
+    return fail(op) << "internal: a replicated linear on a gathered input";
+  if (in.varies())
+    varyReplicatedOperands(op);
+  setLayout(op.getResult(), in);
+  return success();
+}
+
+LogicalResult Partitioner::visitCrossEntropy(CrossEntropyOp op) {
+  reducePartialOperands(op);
+  Layout in = layoutOf(op.getLogits());
+  int64_t last = tensorOf(op.getLogits()).getRank() - 1;
+  if (in.kind == Layout::Replicated || in.kind == Layout::Varying) {
+    layouts[op.getResult()] = Layout();
+    return success();
+  }
+  if (!in.isSplit(last))
+    return fail(op) << "the logits are split along dimension " << in.dim
+                    << ", not along the vocabulary";
+  // Vocab-parallel cross-entropy: each rank reduces its piece of every row;
+  // three all-reduces combine the row maximum, the softmax denominator and
+  // the label's logit.
+  Location loc = op.getLoc();
+  b.setInsertionPoint(op);
+  auto logits = tensorOf(op.getLogits());
+  int64_t localClasses = logits.getShape().back();
+  int64_t classes = op.getNumClassesAttr() ? op.getNumClassesAttr().getInt() : localClasses * tp;
+  auto rowType = RankedTensorType::get(logits.getShape().drop_back(), logits.getElementType());
+  auto mesh = FlatSymbolRefAttr::get(b.getContext(), kMeshName);
+  auto axes = b.getStrArrayAttr({kAxis});
+  Value index = axisIndex(loc);
+  Value localMax = b.create<VocabParallelMaxOp>(loc, rowType, op.getLogits(), index,
+                                                b.getI64IntegerAttr(classes));
+  Value max = b.create<AllReduceOp>(loc, rowType, localMax, mesh, axes, ReductionKindAttr::get(b.getContext(), ReductionKind::max));
+  auto stats = b.create<VocabParallelStatsOp>(loc, rowType, rowType, op.getLogits(), index,
+                                              op.getLabels(), max, b.getI64IntegerAttr(classes));
+  Value sumExp = b.create<AllReduceOp>(loc, rowType, stats.getSumExp(), mesh, axes,
+                                       ReductionKindAttr::get(b.getContext(), ReductionKind::sum));
+  Value labelLogit = b.create<AllReduceOp>(loc, rowType, stats.getLabelLogit(), mesh, axes,
+                                           ReductionKindAttr::get(b.getContext(), ReductionKind::sum));
+  auto loss = b.create<CrossEntropyFromStatsOp>(loc, op.getResult().getType(), sumExp,
+                                                labelLogit, max, op.getLossMask());
+  layouts[loss.getResult()] = Layout();
+  op.getResult().replaceAllUsesWith(loss.getResult());
+  op.erase();
+  return success();
+}
+
+/// Ops that apply the same function to every element (or every row, for
+/// norms over the last dimension) keep their input's layout.
+LogicalResult Partitioner::visitElementwise(Operation *op) {
+  reducePartialOperands(op);
+  Value x = op->getOperand(0);
+  Layout in = layoutOf(x);
+  int64_t rank = tensorOf(x).getRank();
+  b.setInsertionPoint(op);
+  bool rowWise = isa<LayerNormOp, RmsNormOp>(op);
+  if (rowWise && in.isSplit(rank - 1))
+    return fail(op) << "a normalization over a split feature dimension is not supported";
+
+  if (isa<AddOp, MulOp>(op)) {
+    // Trailing broadcast: rhs covers lhs's last rhs-rank dimensions.
+    Value rhs = op->getOperand(1);
+    Layout r = layoutOf(rhs);
+    int64_t offset = rank - tensorOf(rhs).getRank();
+    if (in.kind == Layout::Split) {
+      int64_t rhsDim = in.dim - offset;
+      if (r == Layout::split(in.dim) || (r.kind == Layout::Split && r.dim == rhsDim)) {
+        // both pieces of the same split
+      } else if (r.kind == Layout::Split) {
+        return fail(op) << "operands split along different dimensions";
+      } else if (rhsDim >= 0 && tensorOf(rhs).getDimSize(rhsDim) != 1) {
+        // The replicated rhs covers the split dimension: take this rank's piece.
+        Value whole = r.kind == Layout::Replicated ? vary(rhs, op->getLoc()) : rhs;
+        if (failed(checkSplits(op, tensorOf(rhs).getDimSize(rhsDim), "dimension of size")))
+          return failure();
+        Layout piece = Layout::split(rhsDim);
+        auto slice = b.create<ShardSliceOp>(op->getLoc(), localType(tensorOf(rhs), piece), whole,
+                                            axisIndex(op->getLoc()), b.getI64IntegerAttr(rhsDim),
+                                            b.getI64IntegerAttr(tp));
+        layouts[slice.getResult()] = piece;
+        op->setOperand(1, slice.getResult());
+      } else {
+        varyReplicatedOperands(op);
+      }
+    } else if (r.kind == Layout::Split) {
+      return fail(op) << "a replicated value plus a split one is not supported";
+    } else if (in.varies() || r.varies()) {
+      varyReplicatedOperands(op);
+      in = Layout::of(Layout::Varying);
+    }
+    setLayout(op->getResult(0), in);
+    return success();
+  }
+
+  if (in.varies())
+    varyReplicatedOperands(op);
+  if (auto d = dyn_cast<DropoutOp>(op); d && in.kind == Layout::Split) {
+    d.getShardMutable().assign(axisIndex(op->getLoc()));
+    d.setShardDimAttr(b.getI64IntegerAttr(in.dim));
+    d.setShardPartsAttr(b.getI64IntegerAttr(tp));
+  }
+  if (isa<SoftmaxOp>(op) && in.isSplit(rank - 1))
+    return fail(op) << "a softmax over a split dimension is not supported";
+  if (isa<AlibiOp>(op) && in.kind == Layout::Split)
+    return fail(op) << "ALiBi biases depend on the global head index; sharding heads with "
+                       "ALiBi positions is not supported yet (use --tp=1)";
+  for (Value r : op->getResults())
+    setLayout(r, in);
+  return success();
+}
+
+LogicalResult Partitioner::visitLayerStack(LayerStackOp op) {
+  reducePartialOperands(op);
+  Block &body = op.getBody().front();
+  unsigned numCarried = op.getCarried().size();
+  SmallVector<Layout> carried;
+  for (auto [i, v] : llvm::enumerate(op.getCarried())) {
+    carried.push_back(layoutOf(v));
+    setLayout(body.getArgument(i), layoutOf(v));
+  }
+  for (auto [i, v] : llvm::enumerate(op.getStacked())) {
+    BlockArgument perLayer = body.getArgument(numCarried + i);
+    if (!isParam(v))
+      return fail(op) << "stacked operand #" << i << " is not a parameter";
+    paramRoot[perLayer] = {paramRoot.lookup(v).first, 1};
+  }
+  if (failed(visitBlock(body)))
+    return failure();
+  auto yield = cast<YieldOp>(body.getTerminator());
+  b.setInsertionPoint(yield);
+  reducePartialOperands(yield);
+  for (auto [i, v] : llvm::enumerate(yield.getOperands()))
+    if (!(layoutOf(v) == carried[i]))
+      return fail(op) << "a layer must return its carried value in the layout it received";
+  for (auto [i, r] : llvm::enumerate(op.getResults()))
+    setLayout(r, carried[i]);
+  return success();
+}
+
+LogicalResult Partitioner::visit(Operation *op) {
+  b.setInsertionPoint(op);
+  if (auto l = dyn_cast<LinearOp>(op))
+    return visitLinear(l);
+  if (auto c = dyn_cast<CrossEntropyOp>(op))
+    return visitCrossEntropy(c);
+  if (auto s = dyn_cast<LayerStackOp>(op))
+    return visitLayerStack(s);
+  b.setInsertionPoint(op);
+  if (auto e = dyn_cast<EmbeddingOp>(op)) {
+    // Vocab-parallel: each rank looks up the ids its rows hold.
+    if (!isParam(e.getTable()))
+      return fail(op) << "the embedding table must be a parameter";
+    if (failed(requireParamLayout(op, e.getTable(), Layout::split(0))))
+      return failure();
+    e.getShardMutable().assign(axisIndex(op->getLoc()));
+    layouts[e.getResult()] = Layout::of(Layout::Partial);
+    return success();
+  }
+  if (auto p = dyn_cast<PositionEmbeddingOp>(op)) {
+    if (failed(requireParamLayout(op, p.getTable(), Layout())))
+      return failure();
+    layouts[p.getResult()] = Layout();
+    return success();
+  }
+  if (isa<LayerNormOp, RmsNormOp>(op)) {
+    for (Value v : op->getOperands().drop_front())
+      if (isParam(v) && failed(requireParamLayout(op, v, Layout())))
+        return failure();
+    return visitElementwise(op);
+  }
+  if (isa<AddOp, MulOp, DropoutOp, GeluOp, SoftmaxOp, RotaryOp, AlibiOp>(op)) {
+    for (Value v : op->getOperands())
+      if (isParam(v) && failed(requireParamLayout(op, v, Layout())))
+        return failure();
+    return visitElementwise(op);
+  }
+  if (auto s = dyn_cast<SplitOp>(op)) {
+    Layout in = layoutOf(s.getInput());
+    int64_t dim = s.getDimAttr().getInt();
+    SmallVector<int64_t> sizes(s.getSizes());
+    if (in.isSplit(dim)) {
+      // Each piece of a segmented split is one segment: locally 1/tp of it.
+      SmallVector<int64_t> wanted = in.segments;
+      if (wanted != sizes)
+        return fail(op) << "splits a dimension whose segments are laid out differently";
+      for (int64_t &size : sizes)
+        size /= tp;
+      s.setSizes(sizes);
+      for (Value r : s.getResults())
+        setLayout(r, Layout::split(dim));
+      return success();
+    }
+    for (Value r : s.getResults())
+      setLayout(r, in);
+    return success();
+  }
+  if (auto s = dyn_cast<SplitHeadsOp>(op)) {
+    Layout in = layoutOf(s.getInput());
+    if (in.isSplit(2)) {
+      int64_t heads = s.getNumHeadsAttr().getInt();
+      if (failed(checkSplits(op, heads, "the attention head count")))
+        return failure();
+      s.setNumHeadsAttr(b.getI64IntegerAttr(heads / tp));
+      setLayout(s.getResult(), Layout::split(1));
+      return success();
+    }
+    if (in.kind == Layout::Split)
+      return fail(op) << "splitting heads of a tensor split along dimension " << in.dim;
+    setLayout(s.getResult(), in);
+    return success();
+  }
+  if (auto m = dyn_cast<MergeHeadsOp>(op)) {
+    Layout in = layoutOf(m.getInput());
+    if (in.kind == Layout::Split && in.dim != 1)
+      return fail(op) << "merging heads of a tensor split along dimension " << in.dim;
+    setLayout(m.getResult(), in.kind == Layout::Split ? Layout::split(2) : in);
+    return success();
+  }
+  if (isa<AttentionScoresOp, AttentionContextOp>(op)) {
+    Layout a = layoutOf(op->getOperand(0)), c = layoutOf(op->getOperand(1));
+    if (a.kind == Layout::Split || c.kind == Layout::Split) {
+      if (!a.isSplit(1) || !c.isSplit(1))
+        return fail(op) << "attention needs queries, keys and values split by heads alike";
+      setLayout(op->getResult(0), Layout::split(1));
+      return success();
+    }
+    if (a.varies() || c.varies())
+      return fail(op) << "attention on a value that differs between ranks but is not split by "
+                         "heads";
+    return success();
+  }
+  if (isa<func::ReturnOp, YieldOp>(op)) {
+    reducePartialOperands(op);
+    for (Value v : op->getOperands())
+      if (layoutOf(v).kind == Layout::Split && isa<func::ReturnOp>(op))
+        return fail(op) << "the model returns a split value";
+    return success();
+  }
+  // Anything else runs replicated.
+  for (Value v : op->getOperands())
+    if (layoutOf(v).varies())
+      return fail(op) << "no tensor-parallel rule for '" << op->getName()
+                      << "' on a value that differs between ranks";
+  return success();
+}
+
+LogicalResult Partitioner::visitBlock(Block &block) {
+  SmallVector<Operation *> ops;
+  for (Operation &op : block)
+    ops.push_back(&op);
+  for (Operation *op : ops)
+    if (failed(visit(op)))
+      return failure();
+  return success();
+}
+
+LogicalResult Partitioner::run() {
+  Block &entry = func.getBody().front();
+  for (const ParamInfo &p : collectParams(func)) {
+    BlockArgument arg = entry.getArgument(p.argNumber);
+    paramRoot[arg] = {arg, 0};
+  }
+  if (failed(visitBlock(entry)))
+    return failure();
+  // Record each parameter's layout for the plan: the sharded dimension of
+  // the logical tensor and its segments.
+  MLIRContext *ctx = func.getContext();
+  auto mesh = FlatSymbolRefAttr::get(ctx, kMeshName);
+  for (auto &[arg, layout] : paramLayouts) {
+    if (layout.kind != Layout::Split)
+      continue;
+    SmallVector<ArrayAttr> dims;
+    for (int64_t d = 0; d < tensorOf(arg).getRank(); ++d)
+      dims.push_back(d == layout.dim ? b.getStrArrayAttr({kAxis}) : b.getStrArrayAttr({}));
+    func.setArgAttr(arg.getArgNumber(), kShardingAttrName, ShardingAttr::get(ctx, mesh, dims, {}));
+    if (layout.segments.size() > 1)
+      func.setArgAttr(arg.getArgNumber(), kSegmentsAttrName,
+                      b.getI64IntegerAttr(static_cast<int64_t>(layout.segments.size())));
+  }
+  func.setType(FunctionType::get(ctx, entry.getArgumentTypes(),
+                                 entry.getTerminator()->getOperandTypes()));
+  return success();
+}
+
+struct PartitionTensorParallelPass
+    : mt::impl::PartitionTensorParallelPassBase<PartitionTensorParallelPass> {
+  using Base::Base;
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    if (tp < 1) {
+      module.emitError("mt-partition-tensor-parallel: tp must be >= 1, got ") << tp;
+      return signalPassFailure();
+    }
+    if (tp == 1)
+      return;
+    if (SymbolTable::lookupSymbolIn(module, kMeshName)) {
+      module.emitError("mt-partition-tensor-parallel: the module already defines @")
+          << kMeshName << "; the pass declares the tensor-parallel mesh itself";
+      return signalPassFailure();
+    }
+    OpBuilder b(module.getBodyRegion());
+    b.setInsertionPointToStart(module.getBody());
+    b.create<MeshOp>(module.getLoc(), kMeshName, b.getStrArrayAttr({kAxis}),
+                     b.getDenseI64ArrayAttr({tp}));
+    for (func::FuncOp func : modelFunctions(module))
+      if (failed(Partitioner(func, tp, sequenceParallel).run()))
+        return signalPassFailure();
+  }
+};
+
+} // namespace
