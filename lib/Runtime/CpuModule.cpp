@@ -63,3 +63,7 @@ bool CpuModule::call(const std::string &name, const std::vector<Buffer *> &args,
 }
 
 } // namespace mt
+
+void *mt::CpuModule::symbol(const std::string &name) const {
+  return handle_ ? dlsym(handle_, name.c_str()) : nullptr;
+}

@@ -105,11 +105,6 @@ bool Trainer::load(const plan::Plan &plan, int64_t rank, Communicator *comm, std
   mesh_ = planMesh(c);
   rank_ = rank;
   comm_ = comm;
-  if (mesh_.sizes()[2] > 1) {
-    error = "this mt-run does not execute tensor-parallel plans yet (tensor parallel size " +
-            std::to_string(mesh_.sizes()[2]) + ")";
-    return false;
-  }
   if (mesh_.numRanks() > 1 && (!comm || comm->size() != mesh_.numRanks())) {
     error = "the plan needs " + std::to_string(mesh_.numRanks()) + " ranks but runs on " +
             std::to_string(comm ? comm->size() : 1);
@@ -124,8 +119,11 @@ bool Trainer::load(const plan::Plan &plan, int64_t rank, Communicator *comm, std
   dp_ = *mesh_.axisSize("dp");
   ppIndex_ = mesh_.coords(rank)[0];
   dpIndex_ = mesh_.coords(rank)[1];
+  tp_ = *mesh_.axisSize("tp");
+  tpIndex_ = mesh_.coords(rank)[2];
   dpGroup_ = Group{mesh_.groupOf(rank, {"dp"}), "dp"};
   ppGroup_ = Group{mesh_.groupOf(rank, {"pp"}), "pp"};
+  tpGroup_ = Group{mesh_.groupOf(rank, {"tp"}), "tp"};
   numStages_ = plan_.stages_size() ? plan_.stages_size() : 1;
   int64_t virtualStages = std::max<int64_t>(c.parallel().virtual_stages(), 1);
   if (numStages_ != pp_ * virtualStages) {
@@ -171,7 +169,7 @@ bool Trainer::load(const plan::Plan &plan, int64_t rank, Communicator *comm, std
   close(fd);
   bool loaded = module_.load(path, error);
   unlink(path);
-  if (!loaded)
+  if (!loaded || !installCollectiveHooks(module_, error))
     return false;
 
   // This rank's virtual stages and what each holds.
@@ -199,34 +197,37 @@ bool Trainer::load(const plan::Plan &plan, int64_t rank, Communicator *comm, std
     st.accumulate = function("accumulate", k);
     st.gradSqNorm = function("grad_sq_norm", k);
     st.optimizer = function("optimizer", k);
-    auto addSlice = [&](const plan::Parameter &p, int64_t begin, int64_t end) {
+    auto addSlice = [&](const plan::Parameter &p, int64_t begin, int64_t end) -> bool {
       Slice sl;
       sl.param = &p;
       sl.buffer = st.prefix + p.name();
-      sl.shape.assign(p.shape().begin(), p.shape().end());
-      int64_t perLayer = 1;
-      for (size_t d = 1; d < sl.shape.size(); ++d)
-        perLayer *= sl.shape[d];
-      if (end > 0) {
-        sl.shape[0] = end - begin;
-        sl.offset = begin * perLayer;
+      sl.layout = shardOf(p, begin, end, tpIndex_);
+      std::string bad = sl.layout.check();
+      if (!bad.empty()) {
+        error = "parameter '" + p.name() + "' cannot be laid out on rank " +
+                std::to_string(rank_) + ": " + bad;
+        return false;
       }
-      sl.elements = 1;
-      for (int64_t d : sl.shape)
-        sl.elements *= d;
+      sl.shape = sl.layout.localShape();
+      sl.elements = sl.layout.numLocalElements();
+      // A parameter replicated over tensor-parallel ranks counts once in the
+      // gradient norm.
+      sl.ownsNorm = p.has_tp_shard() || tpIndex_ == 0;
       auto holders = wholeHolders.find(p.name());
       if (end == 0 && holders != wholeHolders.end() && holders->second.size() > 1) {
-        sl.ownsNorm = holders->second.front() == k;
+        sl.ownsNorm = sl.ownsNorm && holders->second.front() == k;
         for (int64_t h : holders->second)
           sl.tiedRanks.push_back(stageRank(h));
         std::sort(sl.tiedRanks.begin(), sl.tiedRanks.end());
         sl.tiedRanks.erase(std::unique(sl.tiedRanks.begin(), sl.tiedRanks.end()), sl.tiedRanks.end());
       }
       st.slices.push_back(sl);
+      return true;
     };
     if (plan_.stages_size() == 0) {
       for (const plan::Parameter &p : plan_.parameters())
-        addSlice(p, 0, 0);
+        if (!addSlice(p, 0, 0))
+          return false;
     } else {
       const plan::Stage *desc = nullptr;
       for (const plan::Stage &d : plan_.stages())
@@ -245,7 +246,8 @@ bool Trainer::load(const plan::Plan &plan, int64_t rank, Communicator *comm, std
                   sp.name() + "'";
           return false;
         }
-        addSlice(*it->second, sp.layer_begin(), sp.layer_end());
+        if (!addSlice(*it->second, sp.layer_begin(), sp.layer_end()))
+          return false;
       }
     }
     stages_.push_back(std::move(st));
@@ -265,10 +267,13 @@ bool Trainer::load(const plan::Plan &plan, int64_t rank, Communicator *comm, std
       // Keyed by the global element index: a stage's slice gets exactly the
       // values the unsplit tensor has there.
       uint64_t key = parameterKey(c.seed(), p.name());
-      if (p.dtype() == plan::F64)
-        initializeRange(kind, p.init().std(), key, sl.offset, sl.offset + sl.elements, b.as<double>());
-      else
-        initializeRange(kind, p.init().std(), key, sl.offset, sl.offset + sl.elements, b.as<float>());
+      for (int64_t i = 0; i < sl.elements; ++i) {
+        double v = initialValue(kind, p.init().std(), key, static_cast<uint64_t>(sl.layout.globalIndex(i)));
+        if (p.dtype() == plan::F64)
+          b.as<double>()[i] = v;
+        else
+          b.as<float>()[i] = static_cast<float>(v);
+      }
       // Gradients accumulate at the slice's size; the optimizer state takes
       // the shapes the optimizer function declares (shards with the
       // distributed optimizer), zero-initialized below.
@@ -309,8 +314,16 @@ bool Trainer::call(const plan::Function &fn, std::string &error) {
       args.push_back(&ensure(s));
     }
   }
-  if (!module_.call(fn.name(), args, error))
+  CollectiveContext collectives{comm_, &mesh_, rank_, fn.name(), ""};
+  {
+    CollectiveScope scope(collectives);
+    if (!module_.call(fn.name(), args, error))
+      return false;
+  }
+  if (!collectives.error.empty()) {
+    error = collectives.error;
     return false;
+  }
   for (const std::string &name : replaced)
     std::swap(buffers_[name], buffers_[name + "#next"]);
   return true;
@@ -603,8 +616,10 @@ bool Trainer::step(int64_t iteration, BatchSource &data, StepStats &stats, std::
       if (sl.ownsNorm)
         sqNorm += scalar(st.prefix + "grad_sq:" + sl.param->name());
   }
-  // Every stage's squares, and with the distributed optimizer every shard's.
+  // Every stage's squares, every tensor-parallel piece's, and with the
+  // distributed optimizer every shard's.
   if (!sumOver(ppGroup_, sqNorm, "grad_sq_norm", error) ||
+      !sumOver(tpGroup_, sqNorm, "grad_sq_norm", error) ||
       (c.parallel().distributed_optimizer() && !sumOver(dpGroup_, sqNorm, "grad_sq_norm", error)))
     return false;
   stats.gradNorm = std::sqrt(sqNorm) / static_cast<double>(micro);
@@ -671,6 +686,16 @@ bool Trainer::evaluate(BatchSource &data, int64_t batches, double &loss, std::st
   return true;
 }
 
+TensorShard Trainer::shardOf(const plan::Parameter &p, int64_t begin, int64_t end,
+                             int64_t tpIndex) const {
+  TensorShard shard(std::vector<int64_t>(p.shape().begin(), p.shape().end()));
+  if (end > 0)
+    shard.layers(begin, end);
+  if (p.has_tp_shard() && tp_ > 1)
+    shard.split(p.tp_shard().dim(), tp_, tpIndex, std::max<int64_t>(p.tp_shard().segments(), 1));
+  return shard;
+}
+
 bool Trainer::gather(const std::string &prefix, const plan::Parameter &param,
                      std::vector<double> &out, std::string &error) {
   int64_t total = 1;
@@ -678,12 +703,9 @@ bool Trainer::gather(const std::string &prefix, const plan::Parameter &param,
     total *= d;
   if (rank_ == 0)
     out.assign(static_cast<size_t>(total), 0.0);
-  // Pieces come from data-parallel rank 0 of each pipeline stage; a tied
-  // parameter's first copy stands for all.
-  // Walk the stages in order; the single-stage plan is one stage holding all.
-  int64_t perLayer = 1;
-  for (int i = 1; i < param.shape_size(); ++i)
-    perLayer *= param.shape(i);
+  // Pieces come from data-parallel rank 0 of each pipeline stage and each
+  // tensor-parallel rank that holds a different piece; a tied parameter's
+  // first copy stands for all. The single-stage plan is one stage holding all.
   bool seenWhole = false;
   for (int64_t k = 0; k < numStages_; ++k) {
     int64_t begin = 0, end = 0;
@@ -700,27 +722,31 @@ bool Trainer::gather(const std::string &prefix, const plan::Parameter &param,
     if (!holds || (end == 0 && seenWhole))
       continue;
     seenWhole = seenWhole || end == 0;
-    int64_t offset = end ? begin * perLayer : 0, count = end ? (end - begin) * perLayer : total;
-    std::vector<int64_t> coords = {k % pp_, 0, 0};
-    int64_t holder = mesh_.rank(coords);
     std::string name = (numStages_ > 1 ? "s" + std::to_string(k) + "/" : "") + prefix + param.name();
-    if (holder == rank_) {
-      Buffer *b = buffer(name);
-      if (!b) {
-        error = "no buffer '" + name + "' to gather";
-        return false;
-      }
+    int64_t pieces = param.has_tp_shard() ? tp_ : 1;
+    for (int64_t t = 0; t < pieces; ++t) {
+      TensorShard shard = shardOf(param, begin, end, t);
+      int64_t count = shard.numLocalElements();
+      int64_t holder = mesh_.rank({k % pp_, 0, t});
       std::vector<double> piece(static_cast<size_t>(count));
-      for (int64_t i = 0; i < count; ++i)
-        piece[static_cast<size_t>(i)] = readScalar(*b, dtypes_[name], i);
+      if (holder == rank_) {
+        Buffer *b = buffer(name);
+        if (!b || b->numElements() != count) {
+          error = "no " + std::to_string(count) + "-element buffer '" + name + "' to gather";
+          return false;
+        }
+        for (int64_t i = 0; i < count; ++i)
+          piece[static_cast<size_t>(i)] = readScalar(*b, dtypes_[name], i);
+        if (rank_ != 0 &&
+            !comm_->send(0, kGatherChannel, piece.data(), count, ElementType::F64, name, error))
+          return false;
+      } else if (rank_ == 0) {
+        if (!comm_->recv(holder, kGatherChannel, piece.data(), count, ElementType::F64, name, error))
+          return false;
+      }
       if (rank_ == 0)
-        std::copy(piece.begin(), piece.end(), out.begin() + offset);
-      else if (!comm_->send(0, kGatherChannel, piece.data(), count, ElementType::F64, name, error))
-        return false;
-    } else if (rank_ == 0) {
-      if (!comm_->recv(holder, kGatherChannel, out.data() + offset, count, ElementType::F64, name,
-                       error))
-        return false;
+        for (int64_t i = 0; i < count; ++i)
+          out[static_cast<size_t>(shard.globalIndex(i))] = piece[static_cast<size_t>(i)];
     }
   }
   return true;

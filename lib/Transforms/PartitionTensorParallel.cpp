@@ -153,6 +153,7 @@ private:
   llvm::DenseMap<Value, std::pair<BlockArgument, int64_t>> paramRoot;
   llvm::DenseMap<BlockArgument, Layout> paramLayouts; // by function argument
   llvm::DenseMap<BlockArgument, Operation *> paramDecidedBy;
+  std::optional<Location> sequenceError; // a sequence that does not split over tp
 };
 
 Value Partitioner::axisIndex(Location loc) {
@@ -182,7 +183,9 @@ Value Partitioner::reduce(Value partial, Location loc) {
   auto type = tensorOf(partial);
   auto mesh = FlatSymbolRefAttr::get(b.getContext(), kMeshName);
   auto axes = b.getStrArrayAttr({kAxis});
-  if (sp && type.getRank() == 3) {
+  if (sp && type.getRank() == 3 && type.getDimSize(1) % tp != 0 && !sequenceError)
+    sequenceError = loc;
+  if (sp && type.getRank() == 3 && !sequenceError) {
     Layout l = Layout::split(1);
     auto rs = b.create<ReduceScatterOp>(loc, localType(type, l), partial, mesh, axes,
                                         b.getI64IntegerAttr(1), ReductionKindAttr::get(b.getContext(), ReductionKind::sum));
@@ -601,6 +604,12 @@ LogicalResult Partitioner::run() {
   }
   if (failed(visitBlock(entry)))
     return failure();
+  if (sequenceError)
+    return emitError(*sequenceError)
+           << "mt-partition-tensor-parallel (tp=" << tp
+           << "): sequence parallelism splits the sequence over the tensor-parallel ranks, "
+              "and this activation's sequence length does not divide by "
+           << tp << "; choose a --seq-length divisible by " << tp << " or turn it off (--sp=false)";
   // Record each parameter's layout for the plan: the sharded dimension of
   // the logical tensor and its segments.
   MLIRContext *ctx = func.getContext();

@@ -134,6 +134,12 @@ bool describePlan(ModuleOp module, plan::Plan &out, std::string &error) {
   plan::Config &config = *out.mutable_config();
   config.set_model(modelName);
 
+  // The tensor-parallel size, from the mesh mt-partition-tensor-parallel declares.
+  int64_t tensorParallel = 1;
+  for (auto mesh : module.getOps<MeshOp>())
+    if (auto size = mesh.getAxisSize("tp"))
+      tensorParallel = *size;
+
   // The global parameter table, in first-use order; stacked parameters
   // grow by the layers of each stage.
   std::vector<std::string> order;
@@ -160,6 +166,11 @@ bool describePlan(ModuleOp module, plan::Plan &out, std::string &error) {
       config.set_padded_vocab_size(classes);
       config.set_vocab_size(loss.getNumClassesAttr() ? loss.getNumClassesAttr().getInt() : classes);
     });
+    model.walk([&](VocabParallelStatsOp loss) { // the logits are a 1/tp piece
+      int64_t classes = cast<RankedTensorType>(loss.getLogits().getType()).getShape().back();
+      config.set_padded_vocab_size(classes * tensorParallel);
+      config.set_vocab_size(loss.getNumClassesAttr().getInt());
+    });
     plan::Stage *stage = pipelined ? out.add_stages() : nullptr;
     if (stage)
       stage->set_index(stageOf(model));
@@ -180,6 +191,16 @@ bool describePlan(ModuleOp module, plan::Plan &out, std::string &error) {
         param.set_name(p.name);
         for (int64_t d : p.type.getShape())
           param.add_shape(d);
+        // A tensor-parallel shard: the global shape is tp pieces.
+        if (auto sharding = model.getArgAttrOfType<ShardingAttr>(p.argNumber, kShardingAttrName)) {
+          for (unsigned d = 0; d < sharding.getDims().size(); ++d)
+            if (!sharding.getDimAxes(d).empty()) {
+              param.set_shape(d, param.shape(d) * tensorParallel);
+              param.mutable_tp_shard()->set_dim(d);
+            }
+          auto segments = model.getArgAttrOfType<IntegerAttr>(p.argNumber, kSegmentsAttrName);
+          param.mutable_tp_shard()->set_segments(segments ? segments.getInt() : 1);
+        }
         param.set_dtype(dtypeOf(p.type.getElementType()));
         param.mutable_init()->set_kind(p.attr.getInit() == InitKind::normal  ? plan::Init::NORMAL
                                        : p.attr.getInit() == InitKind::zeros ? plan::Init::ZEROS

@@ -151,9 +151,6 @@ int main(int argc, char **argv) {
     dataParallel = 1;
   if (schedule != "1f1b" && schedule != "interleaved")
     return fail("--schedule must be 1f1b or interleaved, got '" + schedule + "'");
-  if (tp > 1)
-    return fail("tensor parallelism (--tp > 1) is not implemented yet; pipeline (--pp), data "
-                "parallelism (--dp) and --distributed-optimizer are");
   if (schedule == "interleaved" && (pp < 2 || virtualStages < 2))
     return fail("--schedule=interleaved needs --pp >= 2 and --virtual-stages >= 2");
   if (schedule == "1f1b" && virtualStages > 1)
@@ -203,7 +200,9 @@ int main(int argc, char **argv) {
   pm.enableTiming(rootTiming);
 
   mt::FrontendOptions frontend;
-  frontend.makeVocabSizeDivisibleBy = vocabMultiple;
+  // Megatron pads the vocabulary to a multiple of the divisor times tp, so
+  // every tensor-parallel rank holds an equal, aligned piece.
+  frontend.makeVocabSizeDivisibleBy = vocabMultiple * tp;
   frontend.microBatchSize = microBatchSize;
   frontend.seqLength = seqLength;
   mt::buildFrontendPipeline(pm, frontend);
@@ -224,6 +223,8 @@ int main(int argc, char **argv) {
   mt::TrainingOptions trainingOptions;
   trainingOptions.distributedOptimizerShards = distributedOptimizer ? dataParallel : 0;
   trainingOptions.pipelineStages = pp;
+  trainingOptions.tensorParallel = tp;
+  trainingOptions.sequenceParallel = sp && tp > 1;
   trainingOptions.virtualStages = virtualStages;
   mt::buildTrainingPipeline(training, trainingOptions);
   if (failed(training.run(*module)))

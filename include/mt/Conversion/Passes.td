@@ -11,13 +11,18 @@ def LowerToLinalgPass : Pass<"mt-lower-to-linalg", "mlir::ModuleOp"> {
     elementwise maps, reductions and contractions, tensor slicing and
     reshaping for data movement, scf loops for scatter-adds. Dropout masks
     come from a counter-based hash of (seed, stream, layer slot, element
-    index), so they are the same on every target. Collectives are left for
-    the partitioner's runtime lowering and are an error here.
+    index), so they are the same on every target. Collectives and
+    `mt.axis_index` become calls into the runtime (`mt_rt_*`, taking buffer
+    addresses as i64, with the mesh axes as a mask pp = 1, dp = 2, tp = 4 and
+    a label numbering the module's collectives in order); `mt.vary` is the
+    identity. `mt.send` / `mt.recv` are an error here: the runtime's pipeline
+    scheduler moves activations between stages.
   }];
   let dependentDialects = [
     "::mlir::arith::ArithDialect", "::mlir::linalg::LinalgDialect",
     "::mlir::math::MathDialect", "::mlir::scf::SCFDialect",
-    "::mlir::tensor::TensorDialect"];
+    "::mlir::tensor::TensorDialect", "::mlir::bufferization::BufferizationDialect",
+    "::mlir::memref::MemRefDialect", "::mlir::func::FuncDialect"];
 }
 
 def ExportEntryPointsPass : Pass<"mt-export-entry-points", "mlir::ModuleOp"> {

@@ -47,6 +47,9 @@ public:
   /// `error` set when the function does not exist.
   bool call(const std::string &name, const std::vector<Buffer *> &args, std::string &error);
 
+  /// The address of an exported symbol, or null.
+  void *symbol(const std::string &name) const;
+
 private:
   void *handle_ = nullptr;
 };

@@ -7,7 +7,9 @@
 #include "mt/Runtime/CpuModule.h"
 #include "mt/Runtime/LrSchedule.h"
 #include "mt/Schedule/PipelineSchedule.h"
+#include "mt/Runtime/CompiledCollectives.h"
 #include "mt/Sharding/MeshShape.h"
+#include "mt/Sharding/TensorShard.h"
 
 #include <map>
 #include <memory>
@@ -89,7 +91,7 @@ private:
   struct Slice {
     const plan::Parameter *param = nullptr;
     std::string buffer;          // stage-prefixed name
-    int64_t offset = 0;          // first element in the global tensor
+    TensorShard layout;          // which elements of the global tensor
     std::vector<int64_t> shape;  // local shape
     int64_t elements = 0;
     bool ownsNorm = true;        // counted in the gradient norm (tied copies once)
@@ -131,9 +133,13 @@ private:
   std::vector<Stage> stages_;
   std::vector<TimelineEntry> timeline_; // this rank's passes in the last step
   int64_t optimizerSteps_ = 0;
-  int64_t rank_ = 0, dp_ = 1, dpIndex_ = 0, pp_ = 1, ppIndex_ = 0, numStages_ = 1;
+  int64_t rank_ = 0, dp_ = 1, dpIndex_ = 0, pp_ = 1, ppIndex_ = 0, tp_ = 1, tpIndex_ = 0,
+          numStages_ = 1;
   MeshShape mesh_;
-  Group dpGroup_, ppGroup_;
+  Group dpGroup_, ppGroup_, tpGroup_;
+  /// This rank's piece of a parameter held by virtual stage `stage` (layers
+  /// [begin, end), or all when end is 0) on tensor-parallel rank `tpIndex`.
+  TensorShard shardOf(const plan::Parameter &p, int64_t begin, int64_t end, int64_t tpIndex) const;
   Communicator *comm_ = nullptr;
 };
 

@@ -29,18 +29,33 @@ Lowered lowerEmbeddingGrad(EmbeddingGradOp op, LinalgBuilder &lb) {
   Location loc = lb.location();
   Value init = lb.filled(table.getShape(), table.getElementType(), 0.0);
   Value zero = lb.index(0), one = lb.index(1);
+  // A vocabulary shard holds rows [offset, offset + vocab); other ids add 0.
+  Value offset = zero;
+  if (op.getShard()) {
+    Value i = b.create<tensor::ExtractOp>(loc, op.getShard(), ValueRange{});
+    i = b.create<arith::MulIOp>(loc, i, b.create<arith::ConstantOp>(loc, b.getI64IntegerAttr(vocab)));
+    offset = b.create<arith::IndexCastOp>(loc, b.getIndexType(), i);
+  }
+  Type t = table.getElementType();
   auto outer = b.create<scf::ForOp>(
       loc, zero, lb.index(rows), one, ValueRange{init},
       [&](OpBuilder &ob, Location ol, Value r, ValueRange acc) {
         Value id = ob.create<arith::IndexCastOp>(ol, ob.getIndexType(),
                                                  ob.create<tensor::ExtractOp>(ol, ids, ValueRange{r}));
-        id = ob.create<arith::MinSIOp>(ol, ob.create<arith::MaxSIOp>(ol, id, zero),
-                                       ob.create<arith::ConstantIndexOp>(ol, vocab - 1));
+        id = ob.create<arith::SubIOp>(ol, id, offset);
+        Value last = ob.create<arith::ConstantIndexOp>(ol, vocab - 1);
+        Value inside = ob.create<arith::AndIOp>(
+            ol, ob.create<arith::CmpIOp>(ol, arith::CmpIPredicate::sge, id, zero),
+            ob.create<arith::CmpIOp>(ol, arith::CmpIPredicate::sle, id, last));
+        Value scale = ob.create<arith::SelectOp>(ol, inside, cst(ob, ol, t, 1.0), cst(ob, ol, t, 0.0));
+        id = ob.create<arith::MinSIOp>(ol, ob.create<arith::MaxSIOp>(ol, id, zero), last);
         auto inner = ob.create<scf::ForOp>(
             ol, zero, ob.create<arith::ConstantIndexOp>(ol, h), one, acc,
             [&](OpBuilder &ib, Location il, Value c, ValueRange acc2) {
               Value cur = ib.create<tensor::ExtractOp>(il, acc2[0], ValueRange{id, c});
               Value g = ib.create<tensor::ExtractOp>(il, grad, ValueRange{r, c});
+              if (op.getShard())
+                g = mulF(ib, il, g, scale);
               Value upd = ib.create<tensor::InsertOp>(il, addF(ib, il, cur, g), acc2[0], ValueRange{id, c});
               ib.create<scf::YieldOp>(il, upd);
             });

@@ -23,16 +23,38 @@ Lowered lowerEmbedding(EmbeddingOp op, LinalgBuilder &lb) {
   unsigned rank = out.getRank();
   Value table = op.getTable();
   int64_t vocab = tensorOf(table).getDimSize(0);
+  // A vocabulary shard holds rows [offset, offset + vocab).
+  Value offset;
+  if (op.getShard()) {
+    OpBuilder &b = lb.builder();
+    Value i = b.create<tensor::ExtractOp>(lb.location(), op.getShard(), ValueRange{});
+    i = b.create<arith::MulIOp>(lb.location(), i,
+                                b.create<arith::ConstantOp>(lb.location(), b.getI64IntegerAttr(vocab)));
+    offset = b.create<arith::IndexCastOp>(lb.location(), b.getIndexType(), i);
+  }
+  Type t = out.getElementType();
   Value result = lb.generic(
-      op.getIds(), lb.dropLastMap(rank), lb.empty(out.getShape(), out.getElementType()),
+      op.getIds(), lb.dropLastMap(rank), lb.empty(out.getShape(), t),
       lb.identity(rank), lb.parallel(rank), [&](OpBuilder &b, Location l, ValueRange a) {
         // Out-of-range ids are clamped; the data loader rejects them first.
         Value id = b.create<arith::IndexCastOp>(l, b.getIndexType(), a[0]);
         Value zero = b.create<arith::ConstantIndexOp>(l, 0);
         Value last = b.create<arith::ConstantIndexOp>(l, vocab - 1);
+        Value inside;
+        if (offset) {
+          id = b.create<arith::SubIOp>(l, id, offset);
+          inside = b.create<arith::AndIOp>(
+              l, b.create<arith::CmpIOp>(l, arith::CmpIPredicate::sge, id, zero),
+              b.create<arith::CmpIOp>(l, arith::CmpIPredicate::sle, id, last));
+        }
         id = b.create<arith::MinSIOp>(l, b.create<arith::MaxSIOp>(l, id, zero), last);
         Value h = b.create<linalg::IndexOp>(l, rank - 1);
-        return b.create<tensor::ExtractOp>(l, table, ValueRange{id, h}).getResult();
+        Value row = b.create<tensor::ExtractOp>(l, table, ValueRange{id, h});
+        if (!inside)
+          return row;
+        return b.create<arith::SelectOp>(l, inside, row,
+                                         b.create<arith::ConstantOp>(l, b.getFloatAttr(t, 0.0)))
+            .getResult();
       });
   return SmallVector<Value>{result};
 }
@@ -192,14 +214,29 @@ Lowered lowerDropout(DropoutOp op, LinalgBuilder &lb) {
   Value site = b.create<arith::ConstantOp>(
       loc, b.getI64IntegerAttr((op.getStreamAttr().getInt() << 32) | slot));
   Value key = splitmix(b, loc, b.create<arith::XOrIOp>(loc, seed, splitmix(b, loc, site)));
+  // Positions count in the whole tensor: a shard's piece along shard_dim
+  // starts at shard * (its size there).
+  SmallVector<int64_t> global(type.getShape());
+  int64_t shardDim = -1;
+  Value shardOffset;
+  if (op.getShard()) {
+    shardDim = op.getShardDimAttr().getInt();
+    global[shardDim] *= op.getShardPartsAttr().getInt();
+    Value i = b.create<tensor::ExtractOp>(loc, op.getShard(), ValueRange{});
+    shardOffset = b.create<arith::MulIOp>(
+        loc, i, b.create<arith::ConstantOp>(loc, b.getI64IntegerAttr(type.getDimSize(shardDim))));
+  }
   SmallVector<int64_t> strides(rank, 1);
   for (int d = static_cast<int>(rank) - 2; d >= 0; --d)
-    strides[d] = strides[d + 1] * type.getDimSize(d + 1);
+    strides[d] = strides[d + 1] * global[d + 1];
   Value result = lb.map(op.getInput(), op.getInput(), [&](OpBuilder &nb, Location l, ValueRange a) {
     Value linear = nb.create<arith::ConstantOp>(l, nb.getI64IntegerAttr(0));
     for (unsigned d = 0; d < rank; ++d) {
+      Value position = lb.loopIndexI64(nb, l, d);
+      if (static_cast<int64_t>(d) == shardDim)
+        position = nb.create<arith::AddIOp>(l, position, shardOffset);
       Value term = nb.create<arith::MulIOp>(
-          l, lb.loopIndexI64(nb, l, d), nb.create<arith::ConstantOp>(l, nb.getI64IntegerAttr(strides[d])));
+          l, position, nb.create<arith::ConstantOp>(l, nb.getI64IntegerAttr(strides[d])));
       linear = nb.create<arith::AddIOp>(l, linear, term);
     }
     Value h = splitmix(nb, l, nb.create<arith::AddIOp>(l, key, linear));

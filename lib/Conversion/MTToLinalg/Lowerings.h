@@ -18,6 +18,8 @@ std::optional<Lowered> lowerAttentionOp(mlir::Operation *op, LinalgBuilder &lb);
 std::optional<Lowered> lowerTensorOp(mlir::Operation *op, LinalgBuilder &lb);
 std::optional<Lowered> lowerGradOp(mlir::Operation *op, LinalgBuilder &lb);
 std::optional<Lowered> lowerOptimizerOp(mlir::Operation *op, LinalgBuilder &lb);
+/// Collectives (runtime calls), mesh coordinates and the vocab-parallel loss.
+std::optional<Lowered> lowerParallelOp(mlir::Operation *op, LinalgBuilder &lb);
 
 /// Shared pieces.
 /// Row statistics of x [R, H]: mean [R] and 1/sqrt(var + eps) [R] (layer

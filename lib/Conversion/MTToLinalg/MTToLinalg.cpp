@@ -23,9 +23,10 @@ LogicalResult lowerFunction(func::FuncOp func) {
   func.walk([&](Operation *op) {
     if (!isa<MTDialect>(op->getDialect()))
       return;
-    if (isa<CollectiveOpInterface>(op)) {
+    if (isa<SendOp, RecvOp>(op)) {
       op->emitError() << "mt-lower-to-linalg: '" << op->getName()
-                      << "' has no CPU lowering (collectives run through the runtime)";
+                      << "' has no CPU lowering (the runtime's pipeline scheduler moves "
+                         "activations between stages)";
       ok = false;
       return;
     }
@@ -54,6 +55,8 @@ LogicalResult lowerFunction(func::FuncOp func) {
     if (!lowered)
       lowered = lowerOptimizerOp(op, lb);
     if (!lowered)
+      lowered = lowerParallelOp(op, lb);
+    if (!lowered)
       return op->emitError() << "mt-lower-to-linalg: no lowering for '" << op->getName() << "'";
     if (failed(*lowered))
       return failure();
@@ -65,7 +68,11 @@ LogicalResult lowerFunction(func::FuncOp func) {
 
 struct LowerToLinalgPass : mt::impl::LowerToLinalgPassBase<LowerToLinalgPass> {
   void runOnOperation() override {
-    for (auto func : getOperation().getOps<func::FuncOp>()) {
+    SmallVector<func::FuncOp> funcs;
+    for (auto func : getOperation().getOps<func::FuncOp>())
+      if (!func.isDeclaration())
+        funcs.push_back(func);
+    for (auto func : funcs) {
       if (failed(lowerFunction(func)))
         return signalPassFailure();
       // Exported with a C interface so mt-export-entry-points can wrap it.

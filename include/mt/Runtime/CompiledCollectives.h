@@ -1,0 +1,47 @@
+//===- CompiledCollectives.h - collectives called from compiled code -*- C++ -*-===//
+//
+// Tensor-parallel programs call collectives from inside compiled functions
+// (mt_rt_* in NativeSupport.c). They reach the calling rank's communicator
+// through a thread-local context, so one process can run several ranks on
+// threads. A failure (a peer that died, a mismatched collective) cannot
+// unwind through compiled frames: it is recorded in the context, the
+// remaining collectives of the call return at once, and the caller reports
+// the error when the compiled function returns.
+//
+//===----------------------------------------------------------------------===//
+#ifndef MT_RUNTIME_COMPILEDCOLLECTIVES_H
+#define MT_RUNTIME_COMPILEDCOLLECTIVES_H
+
+#include "mt/Runtime/Communicator.h"
+#include "mt/Runtime/CpuModule.h"
+#include "mt/Sharding/MeshShape.h"
+
+#include <string>
+
+namespace mt {
+
+struct CollectiveContext {
+  Communicator *comm = nullptr;
+  const MeshShape *mesh = nullptr; // axes [pp, dp, tp]
+  int64_t rank = 0;
+  std::string function; // the compiled function running, for messages
+  std::string error;    // the first failure of the call
+};
+
+/// Points the module's mt_rt_* entries at this runtime; false with `error`
+/// when the module predates them.
+bool installCollectiveHooks(CpuModule &module, std::string &error);
+
+/// Makes `context` the calling thread's while alive.
+class CollectiveScope {
+public:
+  explicit CollectiveScope(CollectiveContext &context);
+  ~CollectiveScope();
+
+private:
+  CollectiveContext *previous_;
+};
+
+} // namespace mt
+
+#endif // MT_RUNTIME_COMPILEDCOLLECTIVES_H

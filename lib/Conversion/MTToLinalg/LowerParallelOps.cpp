@@ -1,0 +1,411 @@
+//===- LowerParallelOps.cpp - tensor-parallel ops and collectives ----------===//
+//
+// Collectives and mesh coordinates become calls into the runtime (declared
+// in lib/Target/CPU/NativeSupport.c, which forwards them to the hooks
+// mt-run installs): tensors are passed by address, as 64-bit integers, like
+// the BLAS calls. Mesh axes are passed as a bit mask over the runtime mesh
+// [pp, dp, tp]: pp = 1, dp = 2, tp = 4.
+//
+//===----------------------------------------------------------------------===//
+#include "Lowerings.h"
+
+#include "mlir/Dialect/Bufferization/IR/Bufferization.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/IR/BuiltinOps.h"
+
+using namespace mlir;
+
+namespace mt {
+namespace {
+
+using Iter = utils::IteratorType;
+
+Value cst(OpBuilder &b, Location l, Type t, double v) {
+  return b.create<arith::ConstantOp>(l, b.getFloatAttr(t, v));
+}
+Value i64(OpBuilder &b, Location l, int64_t v) {
+  return b.create<arith::ConstantOp>(l, b.getI64IntegerAttr(v));
+}
+
+FailureOr<int64_t> axisMask(Operation *op, ArrayRef<StringRef> axes) {
+  int64_t mask = 0;
+  for (StringRef a : axes) {
+    int64_t bit = a == "pp" ? 1 : a == "dp" ? 2 : a == "tp" ? 4 : 0;
+    if (!bit)
+      return op->emitError() << "mt-lower-to-linalg: mesh axis '" << a
+                             << "' is not one the runtime knows (pp, dp, tp)";
+    mask |= bit;
+  }
+  return mask;
+}
+
+FailureOr<int64_t> axisMask(Operation *op, ArrayAttr axes) {
+  SmallVector<StringRef> names;
+  for (Attribute a : axes)
+    names.push_back(cast<StringAttr>(a).getValue());
+  return axisMask(op, names);
+}
+
+/// The runtime entry `name` taking `numArgs` i64 (and returning one when
+/// `returnsValue`), declared once per module.
+func::FuncOp declareRuntime(Operation *from, StringRef name, unsigned numArgs, bool returnsValue) {
+  auto module = from->getParentOfType<ModuleOp>();
+  if (auto fn = module.lookupSymbol<func::FuncOp>(name))
+    return fn;
+  OpBuilder b(module.getBodyRegion());
+  b.setInsertionPointToStart(module.getBody());
+  Type i64Type = b.getI64Type();
+  auto type = b.getFunctionType(SmallVector<Type>(numArgs, i64Type),
+                                returnsValue ? TypeRange{i64Type} : TypeRange{});
+  auto fn = b.create<func::FuncOp>(module.getLoc(), name, type);
+  fn.setPrivate();
+  return fn;
+}
+
+/// Collectives are numbered in the order they are lowered; every rank
+/// compiles the same program, so the numbers label matching calls.
+int64_t nextLabel(Operation *op) {
+  auto module = op->getParentOfType<ModuleOp>();
+  auto attr = module->getAttrOfType<IntegerAttr>("mt.collective_count");
+  int64_t label = attr ? attr.getInt() : 0;
+  module->setAttr("mt.collective_count", IntegerAttr::get(IntegerType::get(op->getContext(), 64), label + 1));
+  return label;
+}
+
+int64_t dtypeCode(Type t) { return t.isF64() ? 2 : 1; }
+
+/// The address of a tensor's buffer as i64. `writable`: a fresh buffer the
+/// call fills (returned as `buffer`), else a view of the value.
+Value addressOf(LinalgBuilder &lb, Value tensor, Value &buffer) {
+  OpBuilder &b = lb.builder();
+  Location loc = lb.location();
+  auto type = tensorOf(tensor);
+  buffer = b.create<bufferization::ToBufferOp>(
+      loc, MemRefType::get(type.getShape(), type.getElementType()), tensor);
+  Value index = b.create<memref::ExtractAlignedPointerAsIndexOp>(loc, buffer);
+  return b.create<arith::IndexCastOp>(loc, b.getI64Type(), index);
+}
+
+Value tensorFrom(LinalgBuilder &lb, Value buffer, RankedTensorType type) {
+  return lb.builder().create<bufferization::ToTensorOp>(lb.location(), type, buffer,
+                                                        /*restrict=*/true, /*writable=*/true);
+}
+
+/// A copy of `x` in a buffer of its own (collectives work in place).
+Value freshCopy(LinalgBuilder &lb, Value x) {
+  auto type = tensorOf(x);
+  return lb.map(x, lb.empty(type.getShape(), type.getElementType()),
+                [](OpBuilder &, Location, ValueRange a) { return a[0]; });
+}
+
+/// [outer, inner] view sizes around dimension `dim`: outer = the dimensions
+/// before it, inner = `dim` and those after it.
+std::pair<int64_t, int64_t> outerInner(RankedTensorType type, int64_t dim) {
+  int64_t outer = 1;
+  for (int64_t d = 0; d < dim; ++d)
+    outer *= type.getDimSize(d);
+  return {outer, type.getNumElements() / outer};
+}
+
+Lowered lowerAllReduce(AllReduceOp op, LinalgBuilder &lb) {
+  auto mask = axisMask(op, op.getAxes());
+  if (failed(mask))
+    return failure();
+  OpBuilder &b = lb.builder();
+  Location loc = lb.location();
+  auto type = tensorOf(op.getInput());
+  Value buffer;
+  Value data = addressOf(lb, freshCopy(lb, op.getInput()), buffer);
+  int64_t reduction = op.getReduction() == ReductionKind::max ? 2 : 1;
+  auto fn = declareRuntime(op, "mt_rt_all_reduce", 6, false);
+  b.create<func::CallOp>(loc, fn,
+                         ValueRange{data, i64(b, loc, type.getNumElements()),
+                                    i64(b, loc, dtypeCode(type.getElementType())),
+                                    i64(b, loc, reduction), i64(b, loc, *mask),
+                                    i64(b, loc, nextLabel(op))});
+  return SmallVector<Value>{tensorFrom(lb, buffer, type)};
+}
+
+/// all_gather (gather = true) and reduce_scatter: the runtime moves
+/// [outer, inner] pieces; the local piece's `inner` covers `dim` onwards.
+Lowered lowerResize(Operation *op, Value input, Value result, ArrayAttr axes, int64_t dim,
+                    bool gather, LinalgBuilder &lb) {
+  auto mask = axisMask(op, axes);
+  if (failed(mask))
+    return failure();
+  OpBuilder &b = lb.builder();
+  Location loc = lb.location();
+  auto in = tensorOf(input), out = tensorOf(result);
+  Value inBuffer, outBuffer;
+  Value inAddress = addressOf(lb, freshCopy(lb, input), inBuffer);
+  Value outAddress = addressOf(lb, lb.empty(out.getShape(), out.getElementType()), outBuffer);
+  auto [outer, inner] = outerInner(gather ? in : out, dim);
+  auto fn = declareRuntime(op, gather ? "mt_rt_all_gather" : "mt_rt_reduce_scatter", 7, false);
+  b.create<func::CallOp>(loc, fn,
+                         ValueRange{inAddress, outAddress, i64(b, loc, outer), i64(b, loc, inner),
+                                    i64(b, loc, dtypeCode(in.getElementType())),
+                                    i64(b, loc, *mask), i64(b, loc, nextLabel(op))});
+  return SmallVector<Value>{tensorFrom(lb, outBuffer, out)};
+}
+
+Lowered lowerAxisIndex(AxisIndexOp op, LinalgBuilder &lb) {
+  auto mask = axisMask(op, {op.getAxis()});
+  if (failed(mask))
+    return failure();
+  OpBuilder &b = lb.builder();
+  Location loc = lb.location();
+  auto fn = declareRuntime(op, "mt_rt_axis_index", 1, true);
+  Value index = b.create<func::CallOp>(loc, fn, ValueRange{i64(b, loc, *mask)}).getResult(0);
+  return SmallVector<Value>{
+      b.create<tensor::FromElementsOp>(loc, tensorOf(op.getResult()), ValueRange{index})};
+}
+
+/// The index-typed offset `index * size` of a shard.
+Value shardOffset(LinalgBuilder &lb, Value index, int64_t size) {
+  OpBuilder &b = lb.builder();
+  Location loc = lb.location();
+  Value i = b.create<tensor::ExtractOp>(loc, index, ValueRange{});
+  i = b.create<arith::MulIOp>(loc, i, i64(b, loc, size));
+  return b.create<arith::IndexCastOp>(loc, b.getIndexType(), i);
+}
+
+/// (offsets, sizes, strides) of piece `index` of `whole` along `dim`.
+void pieceOf(LinalgBuilder &lb, RankedTensorType piece, Value index, int64_t dim,
+             SmallVector<OpFoldResult> &offsets, SmallVector<OpFoldResult> &sizes,
+             SmallVector<OpFoldResult> &strides) {
+  OpBuilder &b = lb.builder();
+  for (int64_t d = 0; d < piece.getRank(); ++d) {
+    offsets.push_back(d == dim ? OpFoldResult(shardOffset(lb, index, piece.getDimSize(dim)))
+                               : OpFoldResult(b.getIndexAttr(0)));
+    sizes.push_back(b.getIndexAttr(piece.getDimSize(d)));
+    strides.push_back(b.getIndexAttr(1));
+  }
+}
+
+Lowered lowerShardSlice(ShardSliceOp op, LinalgBuilder &lb) {
+  auto piece = tensorOf(op.getResult());
+  SmallVector<OpFoldResult> offsets, sizes, strides;
+  pieceOf(lb, piece, op.getIndex(), op.getDimAttr().getInt(), offsets, sizes, strides);
+  return SmallVector<Value>{lb.builder().create<tensor::ExtractSliceOp>(
+      lb.location(), piece, op.getInput(), offsets, sizes, strides)};
+}
+
+Lowered lowerShardSliceGrad(ShardSliceGradOp op, LinalgBuilder &lb) {
+  auto piece = tensorOf(op.getGrad()), whole = tensorOf(op.getResult());
+  SmallVector<OpFoldResult> offsets, sizes, strides;
+  pieceOf(lb, piece, op.getIndex(), op.getDimAttr().getInt(), offsets, sizes, strides);
+  Value zeros = lb.filled(whole.getShape(), whole.getElementType(), 0.0);
+  return SmallVector<Value>{lb.builder().create<tensor::InsertSliceOp>(
+      lb.location(), op.getGrad(), zeros, offsets, sizes, strides)};
+}
+
+/// Logits [R, V] of shard `index`: whether local class c is a real class.
+Value validClass(OpBuilder &b, Location l, Value offset, int64_t classes) {
+  Value c = b.create<arith::AddIOp>(l, b.create<linalg::IndexOp>(l, 1), offset);
+  return b.create<arith::CmpIOp>(l, arith::CmpIPredicate::slt, c,
+                                 b.create<arith::ConstantIndexOp>(l, classes));
+}
+
+/// The label of a row as a local class index of the shard, and whether the
+/// shard holds it.
+std::pair<Value, Value> localLabel(OpBuilder &b, Location l, Value label, Value offset, int64_t v) {
+  Value id = b.create<arith::IndexCastOp>(l, b.getIndexType(), label);
+  Value local = b.create<arith::SubIOp>(l, id, offset);
+  Value zero = b.create<arith::ConstantIndexOp>(l, 0);
+  Value inside = b.create<arith::AndIOp>(
+      l, b.create<arith::CmpIOp>(l, arith::CmpIPredicate::sge, local, zero),
+      b.create<arith::CmpIOp>(l, arith::CmpIPredicate::slt, local,
+                              b.create<arith::ConstantIndexOp>(l, v)));
+  Value clamped = b.create<arith::MinSIOp>(
+      l, b.create<arith::MaxSIOp>(l, local, zero), b.create<arith::ConstantIndexOp>(l, v - 1));
+  return {clamped, inside};
+}
+
+Lowered lowerVocabMax(VocabParallelMaxOp op, LinalgBuilder &lb) {
+  auto type = tensorOf(op.getLogits());
+  int64_t v = type.getShape().back(), rows = type.getNumElements() / v;
+  Type t = type.getElementType();
+  Value logits = lb.reshape(op.getLogits(), {rows, v});
+  Value offset = shardOffset(lb, op.getShard(), v);
+  int64_t classes = op.getNumClassesAttr().getInt();
+  Value z = lb.map(logits, logits, [&](OpBuilder &b, Location l, ValueRange a) {
+    return b.create<arith::SelectOp>(l, validClass(b, l, offset, classes), a[0],
+                                     cst(b, l, t, negInf()))
+        .getResult();
+  });
+  Value max = lb.reduceLast(z, negInf(), [](OpBuilder &b, Location l, ValueRange a) -> Value {
+    return b.create<arith::MaximumFOp>(l, a[0], a[1]);
+  });
+  return SmallVector<Value>{lb.reshape(max, tensorOf(op.getResult()).getShape())};
+}
+
+Lowered lowerVocabStats(VocabParallelStatsOp op, LinalgBuilder &lb) {
+  auto type = tensorOf(op.getLogits());
+  int64_t v = type.getShape().back(), rows = type.getNumElements() / v;
+  Type t = type.getElementType();
+  Value logits = lb.reshape(op.getLogits(), {rows, v});
+  Value labels = lb.reshape(op.getLabels(), {rows});
+  Value max = lb.reshape(op.getMax(), {rows});
+  Value offset = shardOffset(lb, op.getShard(), v);
+  int64_t classes = op.getNumClassesAttr().getInt();
+  Value sumExp = lb.generic(
+      {logits, max}, {lb.identity(2), lb.dropLastMap(2)}, lb.filled({rows}, t, 0.0),
+      lb.dropLastMap(2), {Iter::parallel, Iter::reduction},
+      [&](OpBuilder &b, Location l, ValueRange a) -> Value {
+        Value e = b.create<math::ExpOp>(l, b.create<arith::SubFOp>(l, a[0], a[1]));
+        e = b.create<arith::SelectOp>(l, validClass(b, l, offset, classes), e, cst(b, l, t, 0.0));
+        return b.create<arith::AddFOp>(l, a[2], e);
+      });
+  Value labelLogit = lb.generic(
+      labels, lb.identity(1), lb.empty({rows}, t), lb.identity(1), lb.parallel(1),
+      [&](OpBuilder &b, Location l, ValueRange a) -> Value {
+        auto [local, inside] = localLabel(b, l, a[0], offset, v);
+        Value r = b.create<linalg::IndexOp>(l, 0);
+        Value picked = b.create<tensor::ExtractOp>(l, logits, ValueRange{r, local});
+        return b.create<arith::SelectOp>(l, inside, picked, cst(b, l, t, 0.0));
+      });
+  auto rowShape = tensorOf(op.getSumExp()).getShape();
+  return SmallVector<Value>{lb.reshape(sumExp, rowShape), lb.reshape(labelLogit, rowShape)};
+}
+
+Lowered lowerVocabStatsGrad(VocabParallelStatsGradOp op, LinalgBuilder &lb) {
+  auto type = tensorOf(op.getLogits());
+  int64_t v = type.getShape().back(), rows = type.getNumElements() / v;
+  Type t = type.getElementType();
+  Value logits = lb.reshape(op.getLogits(), {rows, v});
+  Value labels = lb.reshape(op.getLabels(), {rows});
+  Value max = lb.reshape(op.getMax(), {rows});
+  Value dSumExp = lb.reshape(op.getGradSumExp(), {rows});
+  Value dLabel = lb.reshape(op.getGradLabelLogit(), {rows});
+  Value offset = shardOffset(lb, op.getShard(), v);
+  int64_t classes = op.getNumClassesAttr().getInt();
+  Value dx = lb.generic(
+      {logits, max, dSumExp, dLabel, labels},
+      {lb.identity(2), lb.dropLastMap(2), lb.dropLastMap(2), lb.dropLastMap(2), lb.dropLastMap(2)},
+      lb.empty({rows, v}, t), lb.identity(2), lb.parallel(2),
+      [&](OpBuilder &b, Location l, ValueRange a) -> Value {
+        Value e = b.create<math::ExpOp>(l, b.create<arith::SubFOp>(l, a[0], a[1]));
+        Value g = b.create<arith::MulFOp>(l, a[2], e);
+        g = b.create<arith::SelectOp>(l, validClass(b, l, offset, classes), g, cst(b, l, t, 0.0));
+        Value c = b.create<linalg::IndexOp>(l, 1);
+        auto [local, inside] = localLabel(b, l, a[4], offset, v);
+        Value hit = b.create<arith::AndIOp>(
+            l, inside, b.create<arith::CmpIOp>(l, arith::CmpIPredicate::eq, c, local));
+        return b.create<arith::SelectOp>(l, hit, b.create<arith::AddFOp>(l, g, a[3]), g);
+      });
+  return SmallVector<Value>{lb.reshape(dx, type.getShape())};
+}
+
+/// mask [R] (ones without one) in the statistics' element type.
+Value rowMask(LinalgBuilder &lb, Value mask, int64_t rows, Type t) {
+  if (!mask)
+    return lb.filled({rows}, t, 1.0);
+  mask = lb.reshape(mask, {rows});
+  if (tensorOf(mask).getElementType() == t)
+    return mask;
+  return lb.map(mask, lb.empty({rows}, t), [&](OpBuilder &b, Location l, ValueRange a) -> Value {
+    return b.create<arith::ExtFOp>(l, t, a[0]);
+  });
+}
+
+Lowered lowerFromStats(CrossEntropyFromStatsOp op, LinalgBuilder &lb) {
+  auto type = tensorOf(op.getSumExp());
+  int64_t rows = type.getNumElements();
+  Type t = type.getElementType();
+  MLIRContext *ctx = lb.builder().getContext();
+  Value sumExp = lb.reshape(op.getSumExp(), {rows}), label = lb.reshape(op.getLabelLogit(), {rows});
+  Value max = lb.reshape(op.getMax(), {rows});
+  Value mask = rowMask(lb, op.getLossMask(), rows, t);
+  Value perRow = lb.generic(
+      {sumExp, label, max, mask}, {lb.identity(1), lb.identity(1), lb.identity(1), lb.identity(1)},
+      lb.empty({rows}, t), lb.identity(1), lb.parallel(1),
+      [&](OpBuilder &b, Location l, ValueRange a) -> Value {
+        // Same order of operations as mt.cross_entropy: lse = max + log(sum).
+        Value lse = b.create<arith::AddFOp>(l, a[2], b.create<math::LogOp>(l, a[0]));
+        return b.create<arith::MulFOp>(l, b.create<arith::SubFOp>(l, lse, a[1]), a[3]);
+      });
+  Value total = lb.sumAll(perRow), count = lb.sumAll(mask);
+  Type lossType = tensorOf(op.getResult()).getElementType();
+  AffineMap scalar = AffineMap::get(0, 0, {}, ctx);
+  Value loss = lb.generic({total, count}, {scalar, scalar}, lb.empty({}, lossType), scalar, {},
+                          [&](OpBuilder &b, Location l, ValueRange a) -> Value {
+                            Value empty = b.create<arith::CmpFOp>(l, arith::CmpFPredicate::OEQ,
+                                                                  a[1], cst(b, l, t, 0.0));
+                            Value denom = b.create<arith::SelectOp>(l, empty, cst(b, l, t, 1.0), a[1]);
+                            Value mean = b.create<arith::DivFOp>(l, a[0], denom);
+                            if (t == lossType)
+                              return mean;
+                            return b.create<arith::ExtFOp>(l, lossType, mean);
+                          });
+  return SmallVector<Value>{loss};
+}
+
+Lowered lowerFromStatsGrad(CrossEntropyFromStatsGradOp op, LinalgBuilder &lb) {
+  auto type = tensorOf(op.getSumExp());
+  int64_t rows = type.getNumElements();
+  Type t = type.getElementType();
+  MLIRContext *ctx = lb.builder().getContext();
+  Value sumExp = lb.reshape(op.getSumExp(), {rows});
+  Value mask = rowMask(lb, op.getLossMask(), rows, t);
+  Value count = lb.sumAll(mask);
+  AffineMap scalar = AffineMap::get(1, 0, {}, ctx);
+  // w = grad * mask / count per row.
+  Value w = lb.generic({mask, count, op.getGrad()}, {lb.identity(1), scalar, scalar},
+                       lb.empty({rows}, t), lb.identity(1), lb.parallel(1),
+                       [&](OpBuilder &b, Location l, ValueRange a) -> Value {
+                         Value empty = b.create<arith::CmpFOp>(l, arith::CmpFPredicate::OEQ, a[1],
+                                                               cst(b, l, t, 0.0));
+                         Value denom = b.create<arith::SelectOp>(l, empty, cst(b, l, t, 1.0), a[1]);
+                         Value g = a[2];
+                         if (g.getType() != t)
+                           g = t.getIntOrFloatBitWidth() > 32
+                                   ? b.create<arith::ExtFOp>(l, t, g).getResult()
+                                   : b.create<arith::TruncFOp>(l, t, g).getResult();
+                         return b.create<arith::DivFOp>(l, b.create<arith::MulFOp>(l, a[0], g), denom);
+                       });
+  Value dSumExp = lb.map({w, sumExp}, w, [](OpBuilder &b, Location l, ValueRange a) -> Value {
+    return b.create<arith::DivFOp>(l, a[0], a[1]);
+  });
+  Value dLabel = lb.map(w, w, [](OpBuilder &b, Location l, ValueRange a) -> Value {
+    return b.create<arith::NegFOp>(l, a[0]);
+  });
+  return SmallVector<Value>{lb.reshape(dSumExp, type.getShape()), lb.reshape(dLabel, type.getShape())};
+}
+
+} // namespace
+
+std::optional<Lowered> lowerParallelOp(Operation *op, LinalgBuilder &lb) {
+  if (auto v = dyn_cast<VaryOp>(op))
+    return Lowered(SmallVector<Value>{v.getInput()});
+  if (auto a = dyn_cast<AxisIndexOp>(op))
+    return lowerAxisIndex(a, lb);
+  if (auto a = dyn_cast<AllReduceOp>(op))
+    return lowerAllReduce(a, lb);
+  if (auto g = dyn_cast<AllGatherOp>(op))
+    return lowerResize(op, g.getInput(), g.getResult(), g.getAxes(), g.getDimAttr().getInt(),
+                       /*gather=*/true, lb);
+  if (auto r = dyn_cast<ReduceScatterOp>(op)) {
+    if (r.getReduction() != ReductionKind::sum)
+      return Lowered(op->emitError("mt-lower-to-linalg: only sum reduce-scatter is lowered"));
+    return lowerResize(op, r.getInput(), r.getResult(), r.getAxes(), r.getDimAttr().getInt(),
+                       /*gather=*/false, lb);
+  }
+  if (auto s = dyn_cast<ShardSliceOp>(op))
+    return lowerShardSlice(s, lb);
+  if (auto s = dyn_cast<ShardSliceGradOp>(op))
+    return lowerShardSliceGrad(s, lb);
+  if (auto m = dyn_cast<VocabParallelMaxOp>(op))
+    return lowerVocabMax(m, lb);
+  if (auto s = dyn_cast<VocabParallelStatsOp>(op))
+    return lowerVocabStats(s, lb);
+  if (auto s = dyn_cast<VocabParallelStatsGradOp>(op))
+    return lowerVocabStatsGrad(s, lb);
+  if (auto c = dyn_cast<CrossEntropyFromStatsOp>(op))
+    return lowerFromStats(c, lb);
+  if (auto c = dyn_cast<CrossEntropyFromStatsGradOp>(op))
+    return lowerFromStatsGrad(c, lb);
+  return std::nullopt;
+}
+
+} // namespace mt
