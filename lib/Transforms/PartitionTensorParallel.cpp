@@ -597,6 +597,18 @@ LogicalResult Partitioner::visitBlock(Block &block) {
 }
 
 LogicalResult Partitioner::run() {
+  bool dynamic = false;
+  func.walk([&](Operation *op) {
+    for (Type t : op->getResultTypes())
+      if (auto r = dyn_cast<RankedTensorType>(t); r && !r.hasStaticShape())
+        dynamic = true;
+  });
+  for (Type t : func.getArgumentTypes())
+    if (auto r = dyn_cast<RankedTensorType>(t); r && !r.hasStaticShape())
+      dynamic = true;
+  if (dynamic)
+    return func.emitError("mt-partition-tensor-parallel: run mt-specialize-shapes first "
+                          "(dynamic sizes)");
   Block &entry = func.getBody().front();
   for (const ParamInfo &p : collectParams(func)) {
     BlockArgument arg = entry.getArgument(p.argNumber);

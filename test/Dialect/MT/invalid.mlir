@@ -2345,3 +2345,280 @@ func.func @adamw_c2_hyper(%p: tensor<4xf32>, %h: tensor<7xf32>) -> tensor<4xf32>
   %a, %b, %c = mt.adamw %p, %p, %p, %p, %h : tensor<4xf32>, tensor<7xf32>
   return %a : tensor<4xf32>
 }
+
+//===----------------------------------------------------------------------===//
+// Tensor parallelism: shards, mesh coordinates, the vocab-parallel loss
+//===----------------------------------------------------------------------===//
+
+// -----
+
+// mt.embedding C4: the shard index is not a tensor<i64>
+func.func @embedding_c4_shard_type(%t: tensor<50x8xf32>, %ids: tensor<2x16xi32>, %i: tensor<i32>) -> tensor<2x16x8xf32> {
+  // expected-error @+1 {{violates C4: the shard index must be tensor<i64>, got 'tensor<i32>'}}
+  %e = mt.embedding %t[%ids] shard %i : tensor<i32> : tensor<50x8xf32>, tensor<2x16xi32> -> tensor<2x16x8xf32>
+  return %e : tensor<2x16x8xf32>
+}
+
+// -----
+
+// mt.embedding_grad C4: the shard index is not a tensor<i64>
+func.func @embedding_grad_c4_shard_type(%g: tensor<2x16x8xf32>, %ids: tensor<2x16xi32>, %i: tensor<2xi64>) -> tensor<50x8xf32> {
+  // expected-error @+1 {{violates C4: the shard index must be tensor<i64>}}
+  %d = mt.embedding_grad %g[%ids] shard %i : tensor<2xi64> : tensor<2x16x8xf32>, tensor<2x16xi32> -> tensor<50x8xf32>
+  return %d : tensor<50x8xf32>
+}
+
+// -----
+
+// mt.dropout C6: a shard index without shard_dim and shard_parts
+func.func @dropout_c6_shard_without_dim(%x: tensor<2x8xf32>, %i: tensor<i64>) -> tensor<2x8xf32> {
+  // expected-error @+1 {{violates C6: shard (a tensor<i64>), shard_dim and shard_parts come together}}
+  %y = mt.dropout %x shard %i : tensor<i64> {rate = 0.1 : f64, stream = 0 : i64} : tensor<2x8xf32>
+  return %y : tensor<2x8xf32>
+}
+
+// -----
+
+// mt.dropout C7: shard_dim outside the input's rank
+func.func @dropout_c7_shard_dim(%x: tensor<2x8xf32>, %i: tensor<i64>) -> tensor<2x8xf32> {
+  // expected-error @+1 {{violates C7: shard_dim 2 must be a dimension of the rank-2 input}}
+  %y = mt.dropout %x shard %i : tensor<i64> {rate = 0.1 : f64, stream = 0 : i64, shard_dim = 2 : i64, shard_parts = 2 : i64} : tensor<2x8xf32>
+  return %y : tensor<2x8xf32>
+}
+
+// -----
+
+// mt.vocab_parallel_max C1: integer logits
+func.func @vocab_parallel_max_c1_logits(%l: tensor<2x8xi32>, %i: tensor<i64>) -> tensor<2xi32> {
+  // expected-error @+1 {{violates C1: logits must be a floating-point tensor}}
+  %m = mt.vocab_parallel_max %l[%i : tensor<i64>] {num_classes = 16 : i64} : tensor<2x8xi32> -> tensor<2xi32>
+  return %m : tensor<2xi32>
+}
+
+// -----
+
+// mt.vocab_parallel_max C2: the shard index is not a tensor<i64>
+func.func @vocab_parallel_max_c2_shard(%l: tensor<2x8xf32>, %i: tensor<i32>) -> tensor<2xf32> {
+  // expected-error @+1 {{violates C2: the shard index must be tensor<i64>}}
+  %m = mt.vocab_parallel_max %l[%i : tensor<i32>] {num_classes = 16 : i64} : tensor<2x8xf32> -> tensor<2xf32>
+  return %m : tensor<2xf32>
+}
+
+// -----
+
+// mt.vocab_parallel_max C4: the result keeps the class dimension
+func.func @vocab_parallel_max_c4_result(%l: tensor<2x8xf32>, %i: tensor<i64>) -> tensor<2x8xf32> {
+  // expected-error @+1 {{violates C4: per-token values must be 2 of 'f32'}}
+  %m = mt.vocab_parallel_max %l[%i : tensor<i64>] {num_classes = 16 : i64} : tensor<2x8xf32> -> tensor<2x8xf32>
+  return %m : tensor<2x8xf32>
+}
+
+// -----
+
+// mt.vocab_parallel_max C5: no classes
+func.func @vocab_parallel_max_c5_classes(%l: tensor<2x8xf32>, %i: tensor<i64>) -> tensor<2xf32> {
+  // expected-error @+1 {{violates C5: num_classes must be >= 1, got 0}}
+  %m = mt.vocab_parallel_max %l[%i : tensor<i64>] {num_classes = 0 : i64} : tensor<2x8xf32> -> tensor<2xf32>
+  return %m : tensor<2xf32>
+}
+
+// -----
+
+// mt.vocab_parallel_stats C1: rank-0 logits
+func.func @vocab_parallel_stats_c1_logits(%l: tensor<f32>, %i: tensor<i64>, %y: tensor<i32>, %m: tensor<f32>) -> tensor<f32> {
+  // expected-error @+1 {{violates C1: logits must be a floating-point tensor}}
+  %s, %t = mt.vocab_parallel_stats %l[%i : tensor<i64>], %y, %m {num_classes = 16 : i64} : tensor<f32>, tensor<i32>, tensor<f32> -> tensor<f32>, tensor<f32>
+  return %s : tensor<f32>
+}
+
+// -----
+
+// mt.vocab_parallel_stats C2: the shard index is not a tensor<i64>
+func.func @vocab_parallel_stats_c2_shard(%l: tensor<2x8xf32>, %i: tensor<1xi64>, %y: tensor<2xi32>, %m: tensor<2xf32>) -> tensor<2xf32> {
+  // expected-error @+1 {{violates C2: the shard index must be tensor<i64>}}
+  %s, %t = mt.vocab_parallel_stats %l[%i : tensor<1xi64>], %y, %m {num_classes = 16 : i64} : tensor<2x8xf32>, tensor<2xi32>, tensor<2xf32> -> tensor<2xf32>, tensor<2xf32>
+  return %s : tensor<2xf32>
+}
+
+// -----
+
+// mt.vocab_parallel_stats C3: labels of another shape
+func.func @vocab_parallel_stats_c3_labels(%l: tensor<2x8xf32>, %i: tensor<i64>, %y: tensor<3xi32>, %m: tensor<2xf32>) -> tensor<2xf32> {
+  // expected-error @+1 {{violates C3: labels must be i32 or i64 of shape 2}}
+  %s, %t = mt.vocab_parallel_stats %l[%i : tensor<i64>], %y, %m {num_classes = 16 : i64} : tensor<2x8xf32>, tensor<3xi32>, tensor<2xf32> -> tensor<2xf32>, tensor<2xf32>
+  return %s : tensor<2xf32>
+}
+
+// -----
+
+// mt.vocab_parallel_stats C4: a per-token result of another element type
+func.func @vocab_parallel_stats_c4_result(%l: tensor<2x8xf32>, %i: tensor<i64>, %y: tensor<2xi32>, %m: tensor<2xf32>) -> tensor<2xf64> {
+  // expected-error @+1 {{violates C4: per-token values must be 2 of 'f32'}}
+  %s, %t = mt.vocab_parallel_stats %l[%i : tensor<i64>], %y, %m {num_classes = 16 : i64} : tensor<2x8xf32>, tensor<2xi32>, tensor<2xf32> -> tensor<2xf64>, tensor<2xf32>
+  return %s : tensor<2xf64>
+}
+
+// -----
+
+// mt.vocab_parallel_stats C5: no classes
+func.func @vocab_parallel_stats_c5_classes(%l: tensor<2x8xf32>, %i: tensor<i64>, %y: tensor<2xi32>, %m: tensor<2xf32>) -> tensor<2xf32> {
+  // expected-error @+1 {{violates C5: num_classes must be >= 1, got -1}}
+  %s, %t = mt.vocab_parallel_stats %l[%i : tensor<i64>], %y, %m {num_classes = -1 : i64} : tensor<2x8xf32>, tensor<2xi32>, tensor<2xf32> -> tensor<2xf32>, tensor<2xf32>
+  return %s : tensor<2xf32>
+}
+
+// -----
+
+// mt.cross_entropy_from_stats C1: statistics of different types
+func.func @cross_entropy_from_stats_c1_types(%s: tensor<2xf32>, %t: tensor<3xf32>, %m: tensor<2xf32>) -> tensor<f32> {
+  // expected-error @+1 {{violates C1: sum_exp, label_logit and max must be one floating-point type}}
+  %l = mt.cross_entropy_from_stats %s, %t, %m : tensor<2xf32>, tensor<3xf32>, tensor<2xf32> -> tensor<f32>
+  return %l : tensor<f32>
+}
+
+// -----
+
+// mt.cross_entropy_from_stats C2: a loss mask of another shape
+func.func @cross_entropy_from_stats_c2_mask(%s: tensor<2xf32>, %k: tensor<3xf32>) -> tensor<f32> {
+  // expected-error @+1 {{violates C2: the loss mask must be floating-point 2}}
+  %l = mt.cross_entropy_from_stats %s, %s, %s mask %k : tensor<3xf32> : tensor<2xf32>, tensor<2xf32>, tensor<2xf32> -> tensor<f32>
+  return %l : tensor<f32>
+}
+
+// -----
+
+// mt.cross_entropy_from_stats C3: a loss that is not a scalar
+func.func @cross_entropy_from_stats_c3_result(%s: tensor<2xf32>) -> tensor<2xf32> {
+  // expected-error @+1 {{violates C3: the result must be tensor<f32>}}
+  %l = mt.cross_entropy_from_stats %s, %s, %s : tensor<2xf32>, tensor<2xf32>, tensor<2xf32> -> tensor<2xf32>
+  return %l : tensor<2xf32>
+}
+
+// -----
+
+// mt.vocab_parallel_stats_grad C5: the result is not the logits' type
+func.func @vocab_parallel_stats_grad_c5_result(%d: tensor<2xf32>, %l: tensor<2x8xf32>, %i: tensor<i64>, %y: tensor<2xi32>) -> tensor<2x4xf32> {
+  // expected-error @+1 {{violates C5: the result must be the logits' type}}
+  %g = mt.vocab_parallel_stats_grad %d, %d, %l[%i : tensor<i64>], %y, %d {num_classes = 16 : i64} : tensor<2xf32>, tensor<2xf32>, tensor<2x8xf32>, tensor<2xi32>, tensor<2xf32> -> tensor<2x4xf32>
+  return %g : tensor<2x4xf32>
+}
+
+// -----
+
+// mt.vocab_parallel_stats_grad C6: no classes
+func.func @vocab_parallel_stats_grad_c6_classes(%d: tensor<2xf32>, %l: tensor<2x8xf32>, %i: tensor<i64>, %y: tensor<2xi32>) -> tensor<2x8xf32> {
+  // expected-error @+1 {{violates C6: num_classes must be >= 1, got 0}}
+  %g = mt.vocab_parallel_stats_grad %d, %d, %l[%i : tensor<i64>], %y, %d {num_classes = 0 : i64} : tensor<2xf32>, tensor<2xf32>, tensor<2x8xf32>, tensor<2xi32>, tensor<2xf32> -> tensor<2x8xf32>
+  return %g : tensor<2x8xf32>
+}
+
+// -----
+
+// mt.cross_entropy_from_stats_grad C1: the incoming gradient is not a scalar
+func.func @cross_entropy_from_stats_grad_c1_grad(%d: tensor<2xf32>, %s: tensor<2xf32>) -> tensor<2xf32> {
+  // expected-error @+1 {{violates C1: grad must be a floating-point scalar}}
+  %a, %b = mt.cross_entropy_from_stats_grad %d, %s : tensor<2xf32>, tensor<2xf32> -> tensor<2xf32>, tensor<2xf32>
+  return %a : tensor<2xf32>
+}
+
+// -----
+
+// mt.cross_entropy_from_stats_grad C2: integer statistics
+func.func @cross_entropy_from_stats_grad_c2_sum(%d: tensor<f32>, %s: tensor<2xi32>) -> tensor<2xi32> {
+  // expected-error @+1 {{violates C2: sum_exp must be floating-point}}
+  %a, %b = mt.cross_entropy_from_stats_grad %d, %s : tensor<f32>, tensor<2xi32> -> tensor<2xi32>, tensor<2xi32>
+  return %a : tensor<2xi32>
+}
+
+// -----
+
+// mt.cross_entropy_from_stats_grad C3: results of another type
+func.func @cross_entropy_from_stats_grad_c3_results(%d: tensor<f32>, %s: tensor<2xf32>) -> tensor<3xf32> {
+  // expected-error @+1 {{violates C3: both results must be 'tensor<2xf32>'}}
+  %a, %b = mt.cross_entropy_from_stats_grad %d, %s : tensor<f32>, tensor<2xf32> -> tensor<3xf32>, tensor<2xf32>
+  return %a : tensor<3xf32>
+}
+
+// -----
+
+// mt.axis_index C1: no such mesh
+func.func @axis_index_c1_mesh() -> tensor<i64> {
+  // expected-error @+1 {{violates C1:}}
+  %i = mt.axis_index on @nowhere axis = "tp" : tensor<i64>
+  return %i : tensor<i64>
+}
+
+// -----
+
+mt.mesh @mesh axes = ["dp", "tp"] shape = [2, 2]
+// mt.axis_index C2: the mesh has no such axis
+func.func @axis_index_c2_axis() -> tensor<i64> {
+  // expected-error @+1 {{violates C2: mesh @mesh has no axis 'pp'}}
+  %i = mt.axis_index on @mesh axis = "pp" : tensor<i64>
+  return %i : tensor<i64>
+}
+
+// -----
+
+mt.mesh @mesh axes = ["dp", "tp"] shape = [2, 2]
+// mt.axis_index C3: a coordinate that is not a tensor<i64>
+func.func @axis_index_c3_result() -> tensor<i32> {
+  // expected-error @+1 {{violates C3: the result must be tensor<i64>, got 'tensor<i32>'}}
+  %i = mt.axis_index on @mesh axis = "tp" : tensor<i32>
+  return %i : tensor<i32>
+}
+
+// -----
+
+// mt.vary C1: no such mesh
+func.func @vary_c1_mesh(%x: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{violates C1:}}
+  %y = mt.vary %x on @nowhere axes = ["tp"] : tensor<4xf32>
+  return %y : tensor<4xf32>
+}
+
+// -----
+
+mt.mesh @mesh axes = ["dp", "tp"] shape = [2, 2]
+// mt.vary C2: a repeated axis
+func.func @vary_c2_axes(%x: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{violates C2:}}
+  %y = mt.vary %x on @mesh axes = ["tp", "tp"] : tensor<4xf32>
+  return %y : tensor<4xf32>
+}
+
+// -----
+
+// mt.shard_slice C1: dim outside the rank
+func.func @shard_slice_c1_dim(%x: tensor<4x8xf32>, %i: tensor<i64>) -> tensor<4x4xf32> {
+  // expected-error @+1 {{violates C1: dim 2 is outside rank 2}}
+  %y = mt.shard_slice %x[%i : tensor<i64>] dim = 2 parts = 2 : tensor<4x8xf32> -> tensor<4x4xf32>
+  return %y : tensor<4x4xf32>
+}
+
+// -----
+
+// mt.shard_slice C2: uneven pieces
+func.func @shard_slice_c2_parts(%x: tensor<4x8xf32>, %i: tensor<i64>) -> tensor<4x2xf32> {
+  // expected-error @+1 {{violates C2: dimension 1 of size 8 does not split into 3 equal pieces}}
+  %y = mt.shard_slice %x[%i : tensor<i64>] dim = 1 parts = 3 : tensor<4x8xf32> -> tensor<4x2xf32>
+  return %y : tensor<4x2xf32>
+}
+
+// -----
+
+// mt.shard_slice C3: a piece of the wrong size
+func.func @shard_slice_c3_piece(%x: tensor<4x8xf32>, %i: tensor<i64>) -> tensor<4x8xf32> {
+  // expected-error @+1 {{violates C3: the piece must be 4x4 of 'f32', got 'tensor<4x8xf32>'}}
+  %y = mt.shard_slice %x[%i : tensor<i64>] dim = 1 parts = 2 : tensor<4x8xf32> -> tensor<4x8xf32>
+  return %y : tensor<4x8xf32>
+}
+
+// -----
+
+// mt.shard_slice C4: an index that is not a tensor<i64>
+func.func @shard_slice_c4_index(%x: tensor<4x8xf32>, %i: tensor<i32>) -> tensor<4x4xf32> {
+  // expected-error @+1 {{violates C4: the index must be tensor<i64>}}
+  %y = mt.shard_slice %x[%i : tensor<i32>] dim = 1 parts = 2 : tensor<4x8xf32> -> tensor<4x4xf32>
+  return %y : tensor<4x4xf32>
+}

@@ -203,3 +203,34 @@ func.func @optimizer(%p: tensor<4x2xf32>, %g: tensor<4x2xf32>, %m: tensor<4x2xf3
   %p3, %m3, %v3 = mt.adamw %p2, %g, %m2, %v2, %h : tensor<4x2xf32>, tensor<8xf32>
   return %p3 : tensor<4x2xf32>
 }
+
+// CHECK-LABEL: func.func @tensor_parallel
+func.func @tensor_parallel(%x: tensor<2x4x8xf32>, %t: tensor<16x8xf32>, %ids: tensor<2x4xi32>,
+                           %seed: tensor<i64>, %l: tensor<2x4x16xf32>, %m: tensor<2x4xf32>)
+    -> (tensor<2x4x8xf32>, tensor<2x2x8xf32>, tensor<2x4x8xf32>, tensor<16x8xf32>, tensor<f32>, tensor<2x4x16xf32>, tensor<2x4x8xf32>) {
+  // CHECK: %[[I:.*]] = mt.axis_index on @mesh axis = "tp" : tensor<i64>
+  %i = mt.axis_index on @mesh axis = "tp" : tensor<i64>
+  // CHECK: mt.vary %{{.*}} on @mesh axes = ["tp"] : tensor<2x4x8xf32>
+  %v = mt.vary %x on @mesh axes = ["tp"] : tensor<2x4x8xf32>
+  // CHECK: %[[P:.*]] = mt.shard_slice %{{.*}}[%[[I]] : tensor<i64>] dim = 1 parts = 2 : tensor<2x4x8xf32> -> tensor<2x2x8xf32>
+  %p = mt.shard_slice %v[%i : tensor<i64>] dim = 1 parts = 2 : tensor<2x4x8xf32> -> tensor<2x2x8xf32>
+  // CHECK: mt.shard_slice_grad %[[P]][%[[I]] : tensor<i64>] dim = 1 parts = 2 : tensor<2x2x8xf32> -> tensor<2x4x8xf32>
+  %pg = mt.shard_slice_grad %p[%i : tensor<i64>] dim = 1 parts = 2 : tensor<2x2x8xf32> -> tensor<2x4x8xf32>
+  // CHECK: mt.embedding %{{.*}}[%{{.*}}] shard %[[I]] : tensor<i64> : tensor<16x8xf32>, tensor<2x4xi32> -> tensor<2x4x8xf32>
+  %e = mt.embedding %t[%ids] shard %i : tensor<i64> : tensor<16x8xf32>, tensor<2x4xi32> -> tensor<2x4x8xf32>
+  // CHECK: mt.embedding_grad %{{.*}}[%{{.*}}] shard %[[I]] : tensor<i64> : tensor<2x4x8xf32>, tensor<2x4xi32> -> tensor<16x8xf32>
+  %eg = mt.embedding_grad %e[%ids] shard %i : tensor<i64> : tensor<2x4x8xf32>, tensor<2x4xi32> -> tensor<16x8xf32>
+  // CHECK: mt.dropout %{{.*}} seed %{{.*}} : tensor<i64> shard %[[I]] : tensor<i64> {rate = 1.000000e-01 : f64, shard_dim = 1 : i64, shard_parts = 2 : i64, stream = 0 : i64} : tensor<2x4x8xf32>
+  %d = mt.dropout %x seed %seed : tensor<i64> shard %i : tensor<i64> {rate = 0.1 : f64, stream = 0 : i64, shard_dim = 1 : i64, shard_parts = 2 : i64} : tensor<2x4x8xf32>
+  // CHECK: %[[MX:.*]] = mt.vocab_parallel_max %{{.*}}[%[[I]] : tensor<i64>] {num_classes = 30 : i64} : tensor<2x4x16xf32> -> tensor<2x4xf32>
+  %mx = mt.vocab_parallel_max %l[%i : tensor<i64>] {num_classes = 30 : i64} : tensor<2x4x16xf32> -> tensor<2x4xf32>
+  // CHECK: %[[SE:.*]], %[[LL:.*]] = mt.vocab_parallel_stats %{{.*}}[%[[I]] : tensor<i64>], %{{.*}}, %[[MX]] {num_classes = 30 : i64}
+  %se, %ll = mt.vocab_parallel_stats %l[%i : tensor<i64>], %ids, %mx {num_classes = 30 : i64} : tensor<2x4x16xf32>, tensor<2x4xi32>, tensor<2x4xf32> -> tensor<2x4xf32>, tensor<2x4xf32>
+  // CHECK: mt.cross_entropy_from_stats %[[SE]], %[[LL]], %[[MX]] mask %{{.*}} : tensor<2x4xf32> : tensor<2x4xf32>, tensor<2x4xf32>, tensor<2x4xf32> -> tensor<f32>
+  %loss = mt.cross_entropy_from_stats %se, %ll, %mx mask %m : tensor<2x4xf32> : tensor<2x4xf32>, tensor<2x4xf32>, tensor<2x4xf32> -> tensor<f32>
+  // CHECK: %[[DS:.*]], %[[DL:.*]] = mt.cross_entropy_from_stats_grad %{{.*}}, %[[SE]] mask %{{.*}} : tensor<2x4xf32> : tensor<f32>, tensor<2x4xf32> -> tensor<2x4xf32>, tensor<2x4xf32>
+  %ds, %dl = mt.cross_entropy_from_stats_grad %loss, %se mask %m : tensor<2x4xf32> : tensor<f32>, tensor<2x4xf32> -> tensor<2x4xf32>, tensor<2x4xf32>
+  // CHECK: mt.vocab_parallel_stats_grad %[[DS]], %[[DL]], %{{.*}}[%[[I]] : tensor<i64>], %{{.*}}, %[[MX]] {num_classes = 30 : i64}
+  %dlog = mt.vocab_parallel_stats_grad %ds, %dl, %l[%i : tensor<i64>], %ids, %mx {num_classes = 30 : i64} : tensor<2x4xf32>, tensor<2x4xf32>, tensor<2x4x16xf32>, tensor<2x4xi32>, tensor<2x4xf32> -> tensor<2x4x16xf32>
+  return %v, %p, %pg, %eg, %loss, %dlog, %d : tensor<2x4x8xf32>, tensor<2x2x8xf32>, tensor<2x4x8xf32>, tensor<16x8xf32>, tensor<f32>, tensor<2x4x16xf32>, tensor<2x4x8xf32>
+}

@@ -368,6 +368,7 @@ LogicalResult CrossEntropyFromStatsOp::verify() {
   auto result = tensorType(getResult());
   if (result.getRank() != 0 || result.getElementType() != lossElementType(sumExp.getElementType()))
     return violates(*this, 3) << "the result must be tensor<"
-                              << lossElementType(sumExp.getElementType()) << ">, got " << result;
+                              << typeStr(lossElementType(sumExp.getElementType())) << ">, got "
+                              << result;
   return success();
 }
