@@ -25,6 +25,7 @@ void mt::buildTrainingPipeline(OpPassManager &pm, const TrainingOptions &options
   pm.addPass(createDeriveGradientsPass());
   pm.addPass(createBuildOptimizerPass(
       BuildOptimizerPassOptions{options.distributedOptimizerShards}));
+  pm.addPass(createCheckCollectivesPass());
 }
 
 LogicalResult mt::buildLowerToLLVMPipeline(OpPassManager &pm) {

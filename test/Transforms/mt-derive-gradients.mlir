@@ -137,8 +137,8 @@ mt.mesh @mesh axes = ["tp"] shape = [2]
 func.func @collective(%w: tensor<4x8xf32> {mt.param = #mt.param<name = "w", init = zeros>},
                       %x: tensor<2x8xf32>, %labels: tensor<2xi32>) -> tensor<f32> {
   %y = mt.linear %x, %w : tensor<2x8xf32>, tensor<4x8xf32> -> tensor<2x4xf32>
-  // expected-error @+1 {{mt-derive-gradients: no vector-Jacobian rule for 'mt.all_reduce'}}
-  %r = mt.all_reduce %y on @mesh axes = ["tp"] reduction = sum : tensor<2x4xf32>
+  // expected-error @+1 {{mt-derive-gradients: only a sum all-reduce is differentiable}}
+  %r = mt.all_reduce %y on @mesh axes = ["tp"] reduction = max : tensor<2x4xf32>
   %loss = mt.cross_entropy %r, %labels : tensor<2x4xf32>, tensor<2xi32> -> tensor<f32>
   return %loss : tensor<f32>
 }
@@ -161,4 +161,32 @@ func.func @stage(%x: tensor<2x4xf32> {mt.stage_input},
                  %w: tensor<4xf32> {mt.param = #mt.param<name = "w", init = ones>}) -> tensor<2x4xf32> {
   %y = mt.mul %x, %w : tensor<2x4xf32>, tensor<4xf32>
   return %y : tensor<2x4xf32>
+}
+
+// -----
+
+// Collectives' vector-Jacobian products (tensor parallelism): mt.vary's is a
+// sum all-reduce (Megatron's f), a sum all-reduce's is the identity (g), and
+// all-gather and reduce-scatter swap.
+mt.mesh @mesh axes = ["tp"] shape = [2]
+// CHECK-LABEL: func.func @tp_region_grad
+// CHECK-SAME: (%[[W:.*]]: tensor<4x8xf32> {{.*}}, %[[X:.*]]: tensor<2x8xf32> {{.*}}, %[[L:.*]]: tensor<2xi32>)
+// CHECK: %[[XV:.*]] = mt.vary %[[X]]
+// CHECK: %[[R:.*]] = mt.all_reduce %{{.*}} on @mesh axes = ["tp"] reduction = sum
+// CHECK: %[[DR:.*]] = mt.cross_entropy_grad %{{.*}}, %[[R]], %[[L]]
+// CHECK: %[[DG:.*]] = mt.all_gather %[[DR]] on @mesh axes = ["tp"] dim = 0 : tensor<2x4xf32> -> tensor<4x4xf32>
+// CHECK: %[[DY:.*]] = mt.reduce_scatter %[[DG]] on @mesh axes = ["tp"] dim = 0 reduction = sum : tensor<4x4xf32> -> tensor<2x4xf32>
+// CHECK: %[[DXV:.*]] = mt.matmul %[[DY]], %[[W]]
+// CHECK: %[[DW:.*]] = mt.matmul %[[DY]], %[[XV]] {transpose_lhs}
+// CHECK: %[[DX:.*]] = mt.all_reduce %[[DXV]] on @mesh axes = ["tp"] reduction = sum : tensor<2x8xf32>
+// CHECK: return %{{.*}}, %[[DW]], %[[DX]]
+func.func @tp_region(%w: tensor<4x8xf32> {mt.param = #mt.param<name = "w", init = zeros>},
+                     %x: tensor<2x8xf32> {mt.param = #mt.param<name = "x", init = zeros>}, %labels: tensor<2xi32>) -> tensor<f32> {
+  %xv = mt.vary %x on @mesh axes = ["tp"] : tensor<2x8xf32>
+  %y = mt.linear %xv, %w : tensor<2x8xf32>, tensor<4x8xf32> -> tensor<2x4xf32>
+  %g = mt.all_gather %y on @mesh axes = ["tp"] dim = 0 : tensor<2x4xf32> -> tensor<4x4xf32>
+  %s = mt.reduce_scatter %g on @mesh axes = ["tp"] dim = 0 reduction = sum : tensor<4x4xf32> -> tensor<2x4xf32>
+  %r = mt.all_reduce %s on @mesh axes = ["tp"] reduction = sum : tensor<2x4xf32>
+  %loss = mt.cross_entropy %r, %labels : tensor<2x4xf32>, tensor<2xi32> -> tensor<f32>
+  return %loss : tensor<f32>
 }

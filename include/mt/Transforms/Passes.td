@@ -157,6 +157,22 @@ def PartitionTensorParallelPass : Pass<"mt-partition-tensor-parallel", "mlir::Mo
   let dependentDialects = ["mt::MTDialect"];
 }
 
+def CheckCollectivesPass : Pass<"mt-check-collectives", "mlir::ModuleOp"> {
+  let summary = "refuses a plan whose ranks would disagree about a collective";
+  let description = [{
+    Ranks that differ only along tp or dp run the same functions, so their
+    collectives match by construction (the ops' verifiers check sizes
+    against the group). Ranks on different pipeline stages run different
+    functions: every collective whose group spans `pp` must appear at the
+    same position, with the same kind, type, dimension and reduction, in the
+    matching function of every stage. The activation a stage sends must be
+    the type the next stage receives (`mt.stage_input`), and the gradient it
+    sends back the type of the previous stage's `mt.cotangent`. A failure
+    names both stages, their pipeline ranks and both ops, and mtc writes no
+    plan.
+  }];
+}
+
 def BuildOptimizerPass : Pass<"mt-build-optimizer", "mlir::ModuleOp"> {
   let summary = "adds the optimizer-side functions of the training step";
   let description = [{
