@@ -23,6 +23,7 @@ void mt::buildTrainingPipeline(OpPassManager &pm, const TrainingOptions &options
   pm.addPass(createUnrollLayersPass());
   pm.addPass(createBuildEvaluationPass());
   pm.addPass(createDeriveGradientsPass());
+  pm.addPass(createDeferGradientReductionsPass());
   pm.addPass(createBuildOptimizerPass(
       BuildOptimizerPassOptions{options.distributedOptimizerShards}));
   pm.addPass(createCheckCollectivesPass());

@@ -24,6 +24,17 @@ int64_t elementsOf(const plan::TensorSpec &s) {
   return n;
 }
 
+/// How many pieces a parameter's global shape is cut into on each rank.
+int64_t shardsOf(const plan::Parameter &p, int64_t tp) { return p.has_tp_shard() ? tp : 1; }
+
+/// Ring-equivalent bytes one rank sends for a collective over a group of n:
+/// all-reduce 2(n-1)/n of the buffer, all-gather and reduce-scatter (n-1)/n
+/// of the full buffer.
+double ringBytes(const std::string &kind, double bytes, int64_t n) {
+  double share = static_cast<double>(n - 1) / static_cast<double>(n);
+  return (kind == "all_reduce" ? 2 : 1) * share * bytes;
+}
+
 std::string megabytes(double bytes) {
   char text[32];
   std::snprintf(text, sizeof text, "%.3f MB", bytes / 1e6);
@@ -60,7 +71,7 @@ bool parallelReport(const plan::Plan &plan, std::string &out, std::string &error
         int64_t n = 1;
         for (int64_t d : p.shape())
           n *= d;
-        paramBytes[0] += n * bytesOf(p.dtype());
+        paramBytes[0] += n * bytesOf(p.dtype()) / shardsOf(p, tp);
       }
     } else {
       for (const plan::StageParameter &sp : plan.stages(static_cast<int>(k)).parameters()) {
@@ -72,7 +83,7 @@ bool parallelReport(const plan::Plan &plan, std::string &out, std::string &error
         int64_t n = 1;
         for (int i = 0; i < p->shape_size(); ++i)
           n *= (i == 0 && sp.layer_end() > 0) ? sp.layer_end() - sp.layer_begin() : p->shape(i);
-        paramBytes[static_cast<size_t>(k)] += n * bytesOf(p->dtype());
+        paramBytes[static_cast<size_t>(k)] += n * bytesOf(p->dtype()) / shardsOf(*p, tp);
         if (sp.layer_end() == 0)
           ++holders[sp.name()];
       }
@@ -113,7 +124,7 @@ bool parallelReport(const plan::Plan &plan, std::string &out, std::string &error
   }
   r << "per rank (every data-parallel rank of a pipeline stage alike):\n";
   for (int64_t s = 0; s < pp; ++s) {
-    int64_t params = 0, p2p = 0, tied = 0;
+    int64_t params = 0, p2p = 0, tied = 0, partial = 0;
     std::string held;
     for (int64_t k = s; k < stages; k += pp) {
       params += paramBytes[static_cast<size_t>(k)];
@@ -124,13 +135,29 @@ bool parallelReport(const plan::Plan &plan, std::string &out, std::string &error
       if (k > 0)
         p2p += actBytes[static_cast<size_t>(k - 1)] * micro;
       if (plan.stages_size())
-        for (const plan::StageParameter &sp : plan.stages(static_cast<int>(k)).parameters())
+        for (const plan::StageParameter &sp : plan.stages(static_cast<int>(k)).parameters()) {
+          const plan::Parameter *p = byName[sp.name()];
+          if (p->grad_partial_over_size()) {
+            int64_t n = 1;
+            for (int i = 0; i < p->shape_size(); ++i)
+              n *= (i == 0 && sp.layer_end() > 0) ? sp.layer_end() - sp.layer_begin() : p->shape(i);
+            partial += n * bytesOf(p->dtype());
+          }
           if (sp.layer_end() == 0 && holders[sp.name()] > 1) {
             const plan::Parameter *p = byName[sp.name()];
             int64_t n = 1;
             for (int64_t d : p->shape())
               n *= d;
-            tied += n * bytesOf(p->dtype());
+            tied += n * bytesOf(p->dtype()) / shardsOf(*p, tp);
+          }
+        }
+      else
+        for (const plan::Parameter &p : plan.parameters())
+          if (p.grad_partial_over_size()) {
+            int64_t n = 1;
+            for (int64_t d : p.shape())
+              n *= d;
+            partial += n * bytesOf(p.dtype());
           }
     }
     // Ring-equivalent volumes: all-reduce 2(n-1)/n, reduce-scatter and
@@ -139,6 +166,33 @@ bool parallelReport(const plan::Plan &plan, std::string &out, std::string &error
     double dpBytes = 2 * ring * static_cast<double>(params); // the same for both schemes
     double optimizerState = 2.0 * static_cast<double>(params) /
                             static_cast<double>(par.distributed_optimizer() ? dp : 1);
+    // Collectives in the compiled code: the stage's forward (pipelined, not
+    // last) and training step run once per micro-batch, the rest once per step.
+    std::map<std::string, std::pair<int64_t, double>> compiled; // "kind over axes" -> calls, bytes
+    for (int64_t k = s; k < stages; k += pp)
+      for (const plan::Function &f : plan.functions()) {
+        if (f.stage() != k || f.role() == "eval")
+          continue;
+        bool perMicroBatch = f.role() == "train_step" ||
+                             (f.role() == "forward" && stages > 1 && k + 1 < stages);
+        if (f.role() == "forward" && !perMicroBatch)
+          continue;
+        int64_t times = perMicroBatch ? micro : 1;
+        for (const plan::CollectiveVolume &cv : f.collectives()) {
+          int64_t n = 1;
+          std::string over;
+          for (const std::string &axis : cv.axes()) {
+            n *= axis == "tp" ? tp : axis == "dp" ? dp : axis == "pp" ? pp : 1;
+            over += (over.empty() ? "" : "+") + axis;
+          }
+          std::string kind = cv.kind();
+          std::replace(kind.begin(), kind.end(), '_', '-');
+          auto &[calls, bytes] = compiled[kind + " over " + over];
+          calls += cv.calls() * times;
+          bytes += ringBytes(cv.kind(), static_cast<double>(cv.bytes()), n) *
+                   static_cast<double>(times);
+        }
+      }
     r << "  pipeline stage " << s << " (virtual stages " << held << "): parameters "
       << megabytes(static_cast<double>(params)) << ", gradients "
       << megabytes(static_cast<double>(params)) << ", optimizer state "
@@ -146,7 +200,22 @@ bool parallelReport(const plan::Plan &plan, std::string &out, std::string &error
     r << "    sends per step: pipeline send/recv " << megabytes(static_cast<double>(p2p))
       << ", data-parallel " << (par.distributed_optimizer() ? "reduce-scatter + all-gather " : "all-reduce ")
       << megabytes(dpBytes) << ", tied-embedding all-reduce "
-      << megabytes(static_cast<double>(tied)) << "\n";
+      << megabytes(static_cast<double>(tied));
+    if (partial)
+      r << ", sequence-parallel gradient all-reduce over tp "
+        << megabytes(ringBytes("all_reduce", static_cast<double>(partial), tp));
+    r << "\n";
+    if (!compiled.empty()) {
+      double total = 0;
+      r << "    collectives in the compiled step:";
+      const char *sep = " ";
+      for (auto &[what, volume] : compiled) {
+        r << sep << what << " " << megabytes(volume.second) << " (" << volume.first << " calls)";
+        sep = ", ";
+        total += volume.second;
+      }
+      r << "; total " << megabytes(total) << "\n";
+    }
   }
   out = r.str();
   return true;

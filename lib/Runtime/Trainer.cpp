@@ -210,6 +210,15 @@ bool Trainer::load(const plan::Plan &plan, int64_t rank, Communicator *comm, std
       }
       sl.shape = sl.layout.localShape();
       sl.elements = sl.layout.numLocalElements();
+      for (const std::string &axis : p.grad_partial_over()) {
+        if (axis != "tp" || p.has_tp_shard()) {
+          error = "the plan is corrupt: parameter '" + p.name() +
+                  "' has a partial gradient over '" + axis +
+                  "'; only replicated parameters can have one, over tp";
+          return false;
+        }
+        sl.partialOverTp = true;
+      }
       // A parameter replicated over tensor-parallel ranks counts once in the
       // gradient norm.
       sl.ownsNorm = p.has_tp_shard() || tpIndex_ == 0;
@@ -485,6 +494,21 @@ bool Trainer::runPipeline(int64_t iteration, const std::vector<MicroBatch> &batc
   return true;
 }
 
+bool Trainer::reducePartialGradients(std::string &error) {
+  if (tp_ == 1)
+    return true;
+  for (Stage &st : stages_)
+    for (const Slice &sl : st.slices) {
+      if (!sl.partialOverTp)
+        continue;
+      Buffer &acc = *buffer(st.prefix + "grad_acc:" + sl.param->name());
+      if (!comm_->allReduce(tpGroup_, acc.data(), acc.numElements(), commType(sl.param->dtype()),
+                            ReduceOp::Sum, st.prefix + "grad_acc:" + sl.param->name(), error))
+        return false;
+    }
+  return true;
+}
+
 bool Trainer::reduceTiedGradients(std::string &error) {
   for (Stage &st : stages_)
     for (const Slice &sl : st.slices) {
@@ -604,7 +628,7 @@ bool Trainer::step(int64_t iteration, BatchSource &data, StepStats &stats, std::
   }
   // The loss lives on the last stage; every rank reports it.
   if (!sumOver(ppGroup_, lossSum, "loss", error) || !sumOver(dpGroup_, lossSum, "loss", error) ||
-      !reduceTiedGradients(error) || !reduceGradients(error))
+      !reducePartialGradients(error) || !reduceTiedGradients(error) || !reduceGradients(error))
     return false;
   stats.loss = lossSum / static_cast<double>(micro);
 

@@ -372,7 +372,7 @@ LogicalResult deriveGradients(func::FuncOp forward) {
     results.push_back(g ? g : diff.zeros(arg.getType()));
     resultTypes.push_back(arg.getType());
     resultAttrs.push_back(
-        b.getDictionaryAttr(b.getNamedAttr("mt.grad_of", b.getStringAttr(p.name))));
+        b.getDictionaryAttr(b.getNamedAttr(kGradOfAttrName, b.getStringAttr(p.name))));
   }
   if (stageInput) {
     Value arg = entry.getArgument(*stageInput);

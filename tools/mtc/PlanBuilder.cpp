@@ -29,6 +29,56 @@ plan::DType dtypeOf(Type t) {
   return plan::DTYPE_UNSPECIFIED;
 }
 
+int64_t bytesOf(Type type) {
+  auto t = cast<RankedTensorType>(type);
+  unsigned bits = t.getElementType().getIntOrFloatBitWidth();
+  return t.getNumElements() * std::max<int64_t>(bits / 8, 1);
+}
+
+/// Tallies the all-reduces, all-gathers and reduce-scatters one call of `fn`
+/// issues, following calls into other functions of the module.
+void countCollectives(ModuleOp module, func::FuncOp fn, plan::Function &out, int depth = 0) {
+  if (depth > 16) // the call graph of a plan is shallow; recursion is not ours
+    return;
+  fn.walk([&](Operation *op) {
+    if (auto call = dyn_cast<func::CallOp>(op)) {
+      if (auto callee = module.lookupSymbol<func::FuncOp>(call.getCallee()))
+        if (!callee.isExternal())
+          countCollectives(module, callee, out, depth + 1);
+      return;
+    }
+    StringRef kind;
+    int64_t bytes = 0;
+    SmallVector<StringRef> axes;
+    if (auto r = dyn_cast<AllReduceOp>(op)) {
+      kind = "all_reduce";
+      bytes = bytesOf(r.getInput().getType());
+    } else if (auto g = dyn_cast<AllGatherOp>(op)) {
+      kind = "all_gather";
+      bytes = bytesOf(g.getResult().getType());
+    } else if (auto s = dyn_cast<ReduceScatterOp>(op)) {
+      kind = "reduce_scatter";
+      bytes = bytesOf(s.getInput().getType());
+    } else {
+      return;
+    }
+    axes = cast<CollectiveOpInterface>(op).getGroupAxes();
+    plan::CollectiveVolume *v = nullptr;
+    for (plan::CollectiveVolume &c : *out.mutable_collectives())
+      if (c.kind() == kind && c.axes_size() == static_cast<int>(axes.size()) &&
+          std::equal(c.axes().begin(), c.axes().end(), axes.begin()))
+        v = &c;
+    if (!v) {
+      v = out.add_collectives();
+      v->set_kind(kind.str());
+      for (StringRef a : axes)
+        v->add_axes(a.str());
+    }
+    v->set_calls(v->calls() + 1);
+    v->set_bytes(v->bytes() + bytes);
+  });
+}
+
 void fillSpec(plan::TensorSpec &spec, const std::string &name, Type type) {
   auto t = cast<RankedTensorType>(type);
   spec.set_name(name);
@@ -71,7 +121,7 @@ std::string inputName(func::FuncOp fn, unsigned i, StringRef role,
 
 std::string outputName(func::FuncOp fn, unsigned i, StringRef role,
                        const std::vector<ParamInfo> &params) {
-  if (auto g = fn.getResultAttrOfType<StringAttr>(i, "mt.grad_of"))
+  if (auto g = fn.getResultAttrOfType<StringAttr>(i, kGradOfAttrName))
     return "grad:" + g.getValue().str();
   if (fn.getResultAttr(i, kStageInputGradAttrName))
     return "act_in_grad";
@@ -233,6 +283,18 @@ bool describePlan(ModuleOp module, plan::Plan &out, std::string &error) {
     f.set_role(role.getValue().str());
     f.set_code_object("native");
     f.set_stage(stage);
+    countCollectives(module, fn, f);
+    // Gradients left as partial sums: the runtime completes them per step.
+    for (unsigned i = 0; i < fn.getNumResults(); ++i) {
+      auto of = fn.getResultAttrOfType<StringAttr>(i, kGradOfAttrName);
+      auto over = fn.getResultAttrOfType<ArrayAttr>(i, kPartialOverAttrName);
+      if (!of || !over)
+        continue;
+      for (plan::Parameter &p : *out.mutable_parameters())
+        if (p.name() == of.getValue() && p.grad_partial_over_size() == 0)
+          for (Attribute axis : over)
+            p.add_grad_partial_over(cast<StringAttr>(axis).getValue().str());
+    }
     for (unsigned i = 0; i < fn.getNumArguments(); ++i)
       fillSpec(*f.add_inputs(), stageName(inputName(fn, i, role.getValue(), params), stage, pipelined),
                fn.getArgument(i).getType());

@@ -47,6 +47,13 @@ inline constexpr llvm::StringLiteral kParamAttrName = "mt.param";
 /// Marks a function derived by mt-derive-gradients: `mt.gradient_of = @f`.
 inline constexpr llvm::StringLiteral kGradientOfAttrName = "mt.gradient_of";
 
+/// A gradient function's result: the gradient of parameter `mt.grad_of = "<name>"`...
+inline constexpr llvm::StringLiteral kGradOfAttrName = "mt.grad_of";
+/// ...which, with `mt.partial_over = ["tp"]`, is this rank's addend of a sum
+/// over those mesh axes that the runtime completes once per step
+/// (mt-defer-gradient-reductions).
+inline constexpr llvm::StringLiteral kPartialOverAttrName = "mt.partial_over";
+
 /// What a compiled function does for the runtime: `mt.role = "train_step"`, ...
 inline constexpr llvm::StringLiteral kRoleAttrName = "mt.role";
 

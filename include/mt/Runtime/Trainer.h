@@ -96,6 +96,7 @@ private:
     int64_t elements = 0;
     bool ownsNorm = true;        // counted in the gradient norm (tied copies once)
     std::vector<int64_t> tiedRanks; // ranks holding copies (a tied embedding), sorted
+    bool partialOverTp = false;  // the step leaves a tensor-parallel partial sum
   };
   /// A virtual pipeline stage this rank runs.
   struct Stage {
@@ -118,6 +119,8 @@ private:
   /// Forward and backward of every micro-batch through this rank's stages.
   bool runPipeline(int64_t iteration, const std::vector<MicroBatch> &batches, double &lossSum,
                    std::string &error);
+  /// Completes the gradients the step left as tensor-parallel partial sums.
+  bool reducePartialGradients(std::string &error);
   bool reduceTiedGradients(std::string &error);
   bool reduceGradients(std::string &error);
   bool optimize(std::string &error);

@@ -157,6 +157,29 @@ def PartitionTensorParallelPass : Pass<"mt-partition-tensor-parallel", "mlir::Mo
   let dependentDialects = ["mt::MTDialect"];
 }
 
+def DeferGradientReductionsPass : Pass<"mt-defer-gradient-reductions", "mlir::ModuleOp"> {
+  let summary = "sums sequence-parallel parameter gradients once per step, not per micro-batch";
+  let description = [{
+    Under sequence parallelism each rank computes its addend of a replicated
+    parameter's gradient (a norm's scale and shift, a row-parallel bias)
+    from its sequence piece, and the VJP of `mt.vary` sums the addends with
+    an `mt.all_reduce` in every micro-batch. Accumulation over micro-batches
+    is a sum as well, so the two commute. When a gradient result
+    (`mt.grad_of`) is built only from sum all-reduces over the same axes by
+    single-use, rank-local linear ops (`mt.add`, `mt.stack_layers`,
+    `mt.position_embedding_grad`), the pass removes those all-reduces and
+    marks the result `mt.partial_over = [axes]`; the runtime all-reduces the
+    accumulated gradient over those axes once per step, before clipping and
+    the data-parallel reduction.
+
+    ```mlir
+    // before                                   // after
+    %r = mt.all_reduce %g on @mesh axes = ["tp"] reduction = sum : tensor<16xf32>
+    return %r                                   return %g   // {mt.partial_over = ["tp"]}
+    ```
+  }];
+}
+
 def CheckCollectivesPass : Pass<"mt-check-collectives", "mlir::ModuleOp"> {
   let summary = "refuses a plan whose ranks would disagree about a collective";
   let description = [{
