@@ -43,6 +43,38 @@ std::string megabytes(double bytes) {
 
 } // namespace
 
+bool stageParameterBytes(const plan::Plan &plan, std::vector<int64_t> &bytes,
+                         std::string &error) {
+  int64_t tp = std::max<int64_t>(plan.config().parallel().tensor_parallel_size(), 1);
+  int64_t stages = plan.stages_size() ? plan.stages_size() : 1;
+  std::map<std::string, const plan::Parameter *> byName;
+  for (const plan::Parameter &p : plan.parameters())
+    byName[p.name()] = &p;
+  bytes.assign(static_cast<size_t>(stages), 0);
+  if (plan.stages_size() == 0) {
+    for (const plan::Parameter &p : plan.parameters()) {
+      int64_t n = 1;
+      for (int64_t d : p.shape())
+        n *= d;
+      bytes[0] += n * bytesOf(p.dtype()) / shardsOf(p, tp);
+    }
+    return true;
+  }
+  for (int64_t k = 0; k < stages; ++k)
+    for (const plan::StageParameter &sp : plan.stages(static_cast<int>(k)).parameters()) {
+      const plan::Parameter *p = byName[sp.name()];
+      if (!p) {
+        error = "stage " + std::to_string(k) + " holds unknown parameter '" + sp.name() + "'";
+        return false;
+      }
+      int64_t n = 1;
+      for (int i = 0; i < p->shape_size(); ++i)
+        n *= (i == 0 && sp.layer_end() > 0) ? sp.layer_end() - sp.layer_begin() : p->shape(i);
+      bytes[static_cast<size_t>(k)] += n * bytesOf(p->dtype()) / shardsOf(*p, tp);
+    }
+  return true;
+}
+
 bool parallelReport(const plan::Plan &plan, std::string &out, std::string &error) {
   const plan::Config &c = plan.config();
   const plan::Parallelism &par = c.parallel();
@@ -62,32 +94,16 @@ bool parallelReport(const plan::Plan &plan, std::string &out, std::string &error
     byName[p.name()] = &p;
 
   // Bytes each virtual stage holds, and the activation it passes on.
-  std::vector<int64_t> paramBytes(static_cast<size_t>(stages), 0);
+  std::vector<int64_t> paramBytes;
+  if (!stageParameterBytes(plan, paramBytes, error))
+    return false;
   std::vector<int64_t> actBytes(static_cast<size_t>(stages), 0);
   std::map<std::string, int> holders;
   for (int64_t k = 0; k < stages; ++k) {
-    if (plan.stages_size() == 0) {
-      for (const plan::Parameter &p : plan.parameters()) {
-        int64_t n = 1;
-        for (int64_t d : p.shape())
-          n *= d;
-        paramBytes[0] += n * bytesOf(p.dtype()) / shardsOf(p, tp);
-      }
-    } else {
-      for (const plan::StageParameter &sp : plan.stages(static_cast<int>(k)).parameters()) {
-        const plan::Parameter *p = byName[sp.name()];
-        if (!p) {
-          error = "stage " + std::to_string(k) + " holds unknown parameter '" + sp.name() + "'";
-          return false;
-        }
-        int64_t n = 1;
-        for (int i = 0; i < p->shape_size(); ++i)
-          n *= (i == 0 && sp.layer_end() > 0) ? sp.layer_end() - sp.layer_begin() : p->shape(i);
-        paramBytes[static_cast<size_t>(k)] += n * bytesOf(p->dtype()) / shardsOf(*p, tp);
+    if (plan.stages_size())
+      for (const plan::StageParameter &sp : plan.stages(static_cast<int>(k)).parameters())
         if (sp.layer_end() == 0)
           ++holders[sp.name()];
-      }
-    }
     for (const plan::Function &f : plan.functions())
       if (f.stage() == k && f.role() == "forward")
         for (const plan::TensorSpec &o : f.outputs())

@@ -343,9 +343,26 @@ LogicalResult deriveGradients(func::FuncOp forward) {
   for (Operation &op : entry.without_terminator())
     if (&op != seed.getDefiningOp())
       forwardOps.push_back(&op);
-  for (Operation *op : llvm::reverse(forwardOps))
+  // Every op built from here on is the backward pass; an op's adjoints
+  // belong to its layer.
+  auto markBackward = [&](Operation *from, Attribute layer) {
+    for (Operation *o = from ? from->getNextNode() : &entry.front(); o && o != ret.getOperation();
+         o = o->getNextNode()) {
+      if (o->hasAttr(kBackwardAttrName))
+        continue;
+      o->setAttr(kBackwardAttrName, b.getUnitAttr());
+      if (layer)
+        o->setAttr(kLayerAttrName, layer);
+    }
+  };
+  Operation *last = ret->getPrevNode();
+  markBackward(forwardOps.empty() ? nullptr : forwardOps.back(), {});
+  for (Operation *op : llvm::reverse(forwardOps)) {
     if (failed(diff.visit(op)))
       return failure();
+    markBackward(last, op->getAttr(kLayerAttrName));
+    last = ret->getPrevNode();
+  }
 
   // Stacked weights get their layers' adjoints stacked back together.
   for (auto &[stacked, perLayer] : diff.layerAdjoints) {
@@ -381,6 +398,8 @@ LogicalResult deriveGradients(func::FuncOp forward) {
     resultTypes.push_back(arg.getType());
     resultAttrs.push_back(b.getDictionaryAttr(b.getNamedAttr(kStageInputGradAttrName, b.getUnitAttr())));
   }
+  // The stacking of layer adjoints and zero gradients are backward too.
+  markBackward(last, {});
   b.create<func::ReturnOp>(ret.getLoc(), results);
   ret.erase();
   grad.setType(FunctionType::get(grad.getContext(), entry.getArgumentTypes(), resultTypes));

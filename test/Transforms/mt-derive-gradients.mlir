@@ -6,11 +6,11 @@
 // CHECK-SAME: (%[[W:.*]]: tensor<4x8xf32> {{.*}}, %[[B:.*]]: tensor<4xf32> {{.*}}, %[[X:.*]]: tensor<2x8xf32>, %[[L:.*]]: tensor<2xi32>) -> (tensor<f32>, tensor<4x8xf32> {mt.grad_of = "w"}, tensor<4xf32> {mt.grad_of = "b"}) attributes {mt.gradient_of = @linear}
 // CHECK: %[[Y:.*]] = mt.linear %[[X]], %[[W]], %[[B]]
 // CHECK: %[[LOSS:.*]] = mt.cross_entropy %[[Y]], %[[L]]
-// CHECK: %[[ONE:.*]] = arith.constant dense<1.000000e+00> : tensor<f32>
+// CHECK: %[[ONE:.*]] = arith.constant {{.*}}dense<1.000000e+00>{{.*}}: tensor<f32>
 // CHECK: %[[DY:.*]] = mt.cross_entropy_grad %[[ONE]], %[[Y]], %[[L]]
 // CHECK-NOT: mt.matmul %[[DY]], %[[W]]
-// CHECK: %[[DW:.*]] = mt.matmul %[[DY]], %[[X]] {transpose_lhs} : tensor<2x4xf32>, tensor<2x8xf32> -> tensor<4x8xf32>
-// CHECK: %[[DB:.*]] = mt.sum_to %[[DY]] : tensor<2x4xf32> -> tensor<4xf32>
+// CHECK: %[[DW:.*]] = mt.matmul %[[DY]], %[[X]] {{.*}}transpose_lhs}{{.*}}: tensor<2x4xf32>, tensor<2x8xf32> -> tensor<4x8xf32>
+// CHECK: %[[DB:.*]] = mt.sum_to %[[DY]]{{.*}}: tensor<2x4xf32> -> tensor<4xf32>
 // CHECK: return %[[LOSS]], %[[DW]], %[[DB]]
 func.func @linear(%w: tensor<4x8xf32> {mt.param = #mt.param<name = "w", init = normal, std = 0.02>},
                   %b: tensor<4xf32> {mt.param = #mt.param<name = "b", init = zeros>},
@@ -33,14 +33,14 @@ func.func @linear(%w: tensor<4x8xf32> {mt.param = #mt.param<name = "w", init = n
 // CHECK: %[[A:.*]] = mt.gelu %[[N]] approximate = tanh
 // CHECK: %[[R:.*]] = mt.add %[[H]], %[[A]]
 // CHECK: %[[DLOG:.*]] = mt.cross_entropy_grad
-// CHECK: %[[DR:.*]] = mt.matmul %[[DLOG]], %[[WTE]] : tensor<2x3x10xf32>, tensor<10x4xf32> -> tensor<2x3x4xf32>
+// CHECK: %[[DR:.*]] = mt.matmul %[[DLOG]], %[[WTE]]{{.*}}: tensor<2x3x10xf32>, tensor<10x4xf32> -> tensor<2x3x4xf32>
 // CHECK: %[[DA:.*]] = mt.gelu_grad %[[DR]], %[[N]] approximate = tanh
-// CHECK: %[[DH:.*]], %[[DG:.*]], %[[DBETA:.*]] = mt.layer_norm_grad %[[DA]], %[[H]], %[[G]] {epsilon = 1.000000e-05 : f64}
+// CHECK: %[[DH:.*]], %[[DG:.*]], %[[DBETA:.*]] = mt.layer_norm_grad %[[DA]], %[[H]], %[[G]] {{.*}}epsilon = 1.000000e-05 : f64
 // CHECK: %[[DHSUM:.*]] = mt.add %[[DR]], %[[DH]]
-// CHECK: %[[DP:.*]] = mt.sum_to %[[DHSUM]] : tensor<2x3x4xf32> -> tensor<3x4xf32>
-// CHECK: %[[DWPE:.*]] = mt.position_embedding_grad %[[DP]] : tensor<3x4xf32> -> tensor<8x4xf32>
-// CHECK: %[[DE:.*]] = mt.embedding_grad %[[DHSUM]][%[[T]]] : tensor<2x3x4xf32>, tensor<2x3xi32> -> tensor<10x4xf32>
-// CHECK: %[[DWTE:.*]] = mt.add %{{.*}}, %[[DE]] : tensor<10x4xf32>, tensor<10x4xf32>
+// CHECK: %[[DP:.*]] = mt.sum_to %[[DHSUM]]{{.*}}: tensor<2x3x4xf32> -> tensor<3x4xf32>
+// CHECK: %[[DWPE:.*]] = mt.position_embedding_grad %[[DP]]{{.*}}: tensor<3x4xf32> -> tensor<8x4xf32>
+// CHECK: %[[DE:.*]] = mt.embedding_grad %[[DHSUM]][%[[T]]]{{.*}}: tensor<2x3x4xf32>, tensor<2x3xi32> -> tensor<10x4xf32>
+// CHECK: %[[DWTE:.*]] = mt.add %{{.*}}, %[[DE]]{{.*}}: tensor<10x4xf32>, tensor<10x4xf32>
 // CHECK: return %{{.*}}, %[[DWTE]], %[[DWPE]], %[[DG]], %[[DBETA]]
 func.func @embed(%wte: tensor<10x4xf32> {mt.param = #mt.param<name = "wte", init = normal, std = 0.02>},
                  %wpe: tensor<8x4xf32> {mt.param = #mt.param<name = "wpe", init = normal, std = 0.02>},
@@ -64,23 +64,23 @@ func.func @embed(%wte: tensor<10x4xf32> {mt.param = #mt.param<name = "wte", init
 // dropout: the VJPs reuse forward ops (context for dq, scores for dprobs,
 // the same dropout key, the inverse rotation).
 // CHECK-LABEL: func.func @attention_grad
-// CHECK: %[[QH:.*]] = mt.split_heads %{{.*}} {num_heads = 4 : i64}
-// CHECK: %[[KH:.*]] = mt.split_heads %{{.*}} {num_heads = 2 : i64}
+// CHECK: %[[QH:.*]] = mt.split_heads %{{.*}} {{.*}}num_heads = 4 : i64
+// CHECK: %[[KH:.*]] = mt.split_heads %{{.*}} {{.*}}num_heads = 2 : i64
 // CHECK: %[[QR:.*]] = mt.rotary %[[QH]]
 // CHECK: %[[S:.*]] = mt.attention_scores %[[QR]], %[[KH]]
-// CHECK: %[[P:.*]] = mt.softmax %[[S]] {mask = #mt<mask causal>, scale = 5.000000e-01 : f64}
-// CHECK: %[[PD:.*]] = mt.dropout %[[P]] {rate = 1.000000e-01 : f64, stream = 5 : i64}
+// CHECK: %[[P:.*]] = mt.softmax %[[S]] {{.*}}mask = #mt<mask causal>, scale = 5.000000e-01 : f64
+// CHECK: %[[PD:.*]] = mt.dropout %[[P]] {{.*}}rate = 1.000000e-01 : f64, stream = 5 : i64
 // CHECK: %[[C:.*]] = mt.attention_context %[[PD]], %[[KH]]
-// CHECK: %[[DCH:.*]] = mt.split_heads %{{.*}} {num_heads = 4 : i64} : tensor<1x3x8xf32> -> tensor<1x4x3x2xf32>
-// CHECK-DAG: %[[DPD:.*]] = mt.attention_scores %[[DCH]], %[[KH]] : tensor<1x4x3x2xf32>, tensor<1x2x3x2xf32> -> tensor<1x4x3x3xf32>
-// CHECK-DAG: %[[DV:.*]] = mt.attention_kv_grad %[[PD]], %[[DCH]] : tensor<1x4x3x3xf32>, tensor<1x4x3x2xf32> -> tensor<1x2x3x2xf32>
-// CHECK: %[[DP:.*]] = mt.dropout %[[DPD]] {rate = 1.000000e-01 : f64, stream = 5 : i64}
-// CHECK: %[[DS:.*]] = mt.softmax_grad %[[DP]], %[[P]] {scale = 5.000000e-01 : f64}
+// CHECK: %[[DCH:.*]] = mt.split_heads %{{.*}} {{.*}}num_heads = 4 : i64{{.*}}: tensor<1x3x8xf32> -> tensor<1x4x3x2xf32>
+// CHECK-DAG: %[[DPD:.*]] = mt.attention_scores %[[DCH]], %[[KH]]{{.*}}: tensor<1x4x3x2xf32>, tensor<1x2x3x2xf32> -> tensor<1x4x3x3xf32>
+// CHECK-DAG: %[[DV:.*]] = mt.attention_kv_grad %[[PD]], %[[DCH]]{{.*}}: tensor<1x4x3x3xf32>, tensor<1x4x3x2xf32> -> tensor<1x2x3x2xf32>
+// CHECK: %[[DP:.*]] = mt.dropout %[[DPD]] {{.*}}rate = 1.000000e-01 : f64, stream = 5 : i64
+// CHECK: %[[DS:.*]] = mt.softmax_grad %[[DP]], %[[P]] {{.*}}scale = 5.000000e-01 : f64
 // CHECK-DAG: %[[DQR:.*]] = mt.attention_context %[[DS]], %[[KH]]
-// CHECK-DAG: %[[DK:.*]] = mt.attention_kv_grad %[[DS]], %[[QR]] : tensor<1x4x3x3xf32>, tensor<1x4x3x2xf32> -> tensor<1x2x3x2xf32>
+// CHECK-DAG: %[[DK:.*]] = mt.attention_kv_grad %[[DS]], %[[QR]]{{.*}}: tensor<1x4x3x3xf32>, tensor<1x4x3x2xf32> -> tensor<1x2x3x2xf32>
 // CHECK: %[[DKV:.*]] = mt.add %[[DV]], %[[DK]]
-// CHECK: mt.rotary %[[DQR]] {inverse} : tensor<1x4x3x2xf32>
-// CHECK: mt.merge_heads %[[DKV]] : tensor<1x2x3x2xf32> -> tensor<1x3x4xf32>
+// CHECK: mt.rotary %[[DQR]] {inverse{{.*}}: tensor<1x4x3x2xf32>
+// CHECK: mt.merge_heads %[[DKV]]{{.*}}: tensor<1x2x3x2xf32> -> tensor<1x3x4xf32>
 func.func @attention(%wq: tensor<8x8xf32> {mt.param = #mt.param<name = "wq", init = normal, std = 0.02>},
                      %wk: tensor<4x8xf32> {mt.param = #mt.param<name = "wk", init = normal, std = 0.02>},
                      %x: tensor<1x3x8xf32>, %labels: tensor<1x3xi32>) -> tensor<f32> {
@@ -103,11 +103,11 @@ func.func @attention(%wq: tensor<8x8xf32> {mt.param = #mt.param<name = "wq", ini
 // Stacked weights: per-layer slices' adjoints are stacked back; a layer
 // that does not use its slice contributes zeros; split's unused piece too.
 // CHECK-LABEL: func.func @layers_grad
-// CHECK-DAG: %[[ZERO:.*]] = mt.zeros : tensor<2x2xf32>
-// CHECK-DAG: %[[CAT:.*]] = mt.concat %{{.*}}, %[[ZERO]] {dim = 1 : i64} : tensor<2x2xf32>, tensor<2x2xf32> -> tensor<2x4xf32>
-// CHECK: %[[D1:.*]] = mt.sum_to %{{.*}} : tensor<2x4xf32> -> tensor<4xf32>
-// CHECK: %[[D0:.*]] = mt.sum_to %{{.*}} : tensor<2x4xf32> -> tensor<4xf32>
-// CHECK: %[[STACK:.*]] = mt.stack_layers %[[D0]], %[[D1]] : tensor<4xf32>, tensor<4xf32> -> tensor<2x4xf32>
+// CHECK-DAG: %[[ZERO:.*]] = mt.zeros{{.*}}: tensor<2x2xf32>
+// CHECK-DAG: %[[CAT:.*]] = mt.concat %{{.*}}, %[[ZERO]] {{.*}}dim = 1 : i64{{.*}}: tensor<2x2xf32>, tensor<2x2xf32> -> tensor<2x4xf32>
+// CHECK: %[[D1:.*]] = mt.sum_to %{{.*}}{{.*}}: tensor<2x4xf32> -> tensor<4xf32>
+// CHECK: %[[D0:.*]] = mt.sum_to %{{.*}}{{.*}}: tensor<2x4xf32> -> tensor<4xf32>
+// CHECK: %[[STACK:.*]] = mt.stack_layers %[[D0]], %[[D1]]{{.*}}: tensor<4xf32>, tensor<4xf32> -> tensor<2x4xf32>
 // CHECK: return %{{.*}}, %[[STACK]]
 func.func @layers(%g: tensor<2x4xf32> {mt.param = #mt.param<name = "g", init = ones>},
                   %x: tensor<2x4xf32>, %labels: tensor<2xi32>) -> tensor<f32> {
@@ -174,11 +174,11 @@ mt.mesh @mesh axes = ["tp"] shape = [2]
 // CHECK: %[[XV:.*]] = mt.vary %[[X]]
 // CHECK: %[[R:.*]] = mt.all_reduce %{{.*}} on @mesh axes = ["tp"] reduction = sum
 // CHECK: %[[DR:.*]] = mt.cross_entropy_grad %{{.*}}, %[[R]], %[[L]]
-// CHECK: %[[DG:.*]] = mt.all_gather %[[DR]] on @mesh axes = ["tp"] dim = 0 : tensor<2x4xf32> -> tensor<4x4xf32>
-// CHECK: %[[DY:.*]] = mt.reduce_scatter %[[DG]] on @mesh axes = ["tp"] dim = 0 reduction = sum : tensor<4x4xf32> -> tensor<2x4xf32>
+// CHECK: %[[DG:.*]] = mt.all_gather %[[DR]] on @mesh axes = ["tp"] dim = 0{{.*}}: tensor<2x4xf32> -> tensor<4x4xf32>
+// CHECK: %[[DY:.*]] = mt.reduce_scatter %[[DG]] on @mesh axes = ["tp"] dim = 0 reduction = sum{{.*}}: tensor<4x4xf32> -> tensor<2x4xf32>
 // CHECK: %[[DXV:.*]] = mt.matmul %[[DY]], %[[W]]
-// CHECK: %[[DW:.*]] = mt.matmul %[[DY]], %[[XV]] {transpose_lhs}
-// CHECK: %[[DX:.*]] = mt.all_reduce %[[DXV]] on @mesh axes = ["tp"] reduction = sum : tensor<2x8xf32>
+// CHECK: %[[DW:.*]] = mt.matmul %[[DY]], %[[XV]] {{.*}}transpose_lhs}
+// CHECK: %[[DX:.*]] = mt.all_reduce %[[DXV]] on @mesh axes = ["tp"] reduction = sum{{.*}}: tensor<2x8xf32>
 // CHECK: return %{{.*}}, %[[DW]], %[[DX]]
 func.func @tp_region(%w: tensor<4x8xf32> {mt.param = #mt.param<name = "w", init = zeros>},
                      %x: tensor<2x8xf32> {mt.param = #mt.param<name = "x", init = zeros>}, %labels: tensor<2xi32>) -> tensor<f32> {

@@ -6,6 +6,7 @@
 // ...) apply to its pass manager.
 //
 //===----------------------------------------------------------------------===//
+#include "MemoryReport.h"
 #include "ParamSummary.h"
 
 #include "mt/Analysis/ModelInfo.h"
@@ -109,6 +110,12 @@ static cl::opt<bool> reportParallel(
     cl::desc("print, per rank, parameter and optimizer bytes, communication per step and the "
              "pipeline bubble (with or without -o)"),
     cl::init(false), cl::cat(parallelCategory));
+
+static cl::opt<bool> reportMemory(
+    "report-memory",
+    cl::desc("print, per rank, the bytes of parameters, gradients, optimizer state and "
+             "activations (by layer and tensor) and the peak, before anything runs"),
+    cl::init(false));
 
 static int fail(const llvm::Twine &message) {
   llvm::errs() << "mtc: error: " << message << "\n";
@@ -214,7 +221,7 @@ int main(int argc, char **argv) {
     return 0;
   }
 
-  if (outputFilename.empty() && !reportParallel)
+  if (outputFilename.empty() && !reportParallel && !reportMemory)
     return 0; // parsed and checked
 
   PassManager training(&context);
@@ -281,9 +288,16 @@ int main(int argc, char **argv) {
     if (!mt::parallelReport(plan, report, error))
       return fail(error);
     llvm::outs() << report;
-    if (outputFilename.empty())
-      return 0;
   }
+  if (reportMemory) {
+    std::string report;
+    mt::MemoryPeaks peaks;
+    if (!mt::memoryReport(*module, plan, report, peaks, error))
+      return fail(error);
+    llvm::outs() << report;
+  }
+  if (outputFilename.empty())
+    return 0;
   if (optLevel > 3)
     return fail("-O takes 0 to 3, got " + llvm::Twine(static_cast<unsigned>(optLevel)));
   if (!mt::attachNativeCode(*module, plan, error, optLevel))

@@ -54,6 +54,12 @@ inline constexpr llvm::StringLiteral kGradOfAttrName = "mt.grad_of";
 /// (mt-defer-gradient-reductions).
 inline constexpr llvm::StringLiteral kPartialOverAttrName = "mt.partial_over";
 
+/// An op of an unrolled layer carries the model-wide layer index
+/// (mt-unroll-layers); the adjoint ops mt-derive-gradients builds for it
+/// inherit it and are marked as the backward pass.
+inline constexpr llvm::StringLiteral kLayerAttrName = "mt.layer";
+inline constexpr llvm::StringLiteral kBackwardAttrName = "mt.backward";
+
 /// What a compiled function does for the runtime: `mt.role = "train_step"`, ...
 inline constexpr llvm::StringLiteral kRoleAttrName = "mt.role";
 

@@ -10,12 +10,20 @@
 
 #include "mt/Plan/PlanFile.h"
 
+#include <cstdint>
 #include <string>
+#include <vector>
 
 namespace mt {
 
 /// The report as text; false with `error` when the plan's layout is
 /// inconsistent.
+/// Per virtual stage, the parameter bytes one of its ranks holds (its
+/// layers, its tensor-parallel shards); false with `error` on a stage that
+/// names an unknown parameter.
+bool stageParameterBytes(const plan::Plan &plan, std::vector<int64_t> &bytes,
+                         std::string &error);
+
 bool parallelReport(const plan::Plan &plan, std::string &out, std::string &error);
 
 } // namespace mt

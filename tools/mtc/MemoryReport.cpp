@@ -1,0 +1,259 @@
+//===- MemoryReport.cpp - mtc --report-memory ------------------------------===//
+#include "MemoryReport.h"
+
+#include "mt/Analysis/ActivationMemory.h"
+#include "mt/Plan/ParallelReport.h"
+#include "mt/Schedule/PipelineSchedule.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <map>
+#include <set>
+#include <sstream>
+
+using namespace mlir;
+
+namespace mt {
+
+namespace {
+
+int64_t bytesOf(const plan::TensorSpec &s) {
+  int64_t n = s.dtype() == plan::F64 || s.dtype() == plan::I64  ? 8
+              : s.dtype() == plan::BF16 || s.dtype() == plan::F16 ? 2
+              : s.dtype() == plan::I1                             ? 1
+                                                                  : 4;
+  for (int64_t d : s.shape())
+    n *= d;
+  return n;
+}
+
+std::string mb(int64_t bytes) {
+  char text[48];
+  std::snprintf(text, sizeof text, "%.3f MB", static_cast<double>(bytes) / 1e6);
+  return text;
+}
+
+/// What a runtime buffer is for, by its name ("s1/grad_acc:h.ln_1.weight").
+std::string categoryOf(const std::string &name, const std::set<std::string> &params) {
+  std::string base = name.substr(name.find('/') == std::string::npos ? 0 : name.find('/') + 1);
+  if (params.count(base))
+    return "parameters";
+  for (const char *g : {"grad:", "grad_acc:", "grad_sq:"})
+    if (base.rfind(g, 0) == 0)
+      return "gradients";
+  for (const char *o : {"exp_avg:", "exp_avg_sq:", "param_shard:"})
+    if (base.rfind(o, 0) == 0)
+      return "optimizer state";
+  if (base.rfind(std::string("grad_acc:"), 0) == 0)
+    return "gradients";
+  return "batch, stage and loss tensors";
+}
+
+/// One layer's saved tensors, grouped: "mt.softmax 2x4x16x16xbf16" x 1.
+std::string describeLayer(const ActivationMemory &a, std::optional<int64_t> layer) {
+  std::map<std::string, std::pair<int64_t, int64_t>> groups; // what -> count, bytes each
+  std::vector<std::string> order;
+  for (const SavedTensor &t : a.saved)
+    if (t.layer == layer) {
+      std::string what = t.producer + " " + t.type;
+      auto [it, added] = groups.try_emplace(what, 0, t.bytes);
+      if (added)
+        order.push_back(what);
+      ++it->second.first;
+    }
+  std::string s;
+  for (const std::string &what : order) {
+    auto [count, bytes] = groups[what];
+    s += (s.empty() ? "" : ", ") + what + (count > 1 ? " x" + std::to_string(count) : "") +
+         " (" + std::to_string(bytes * count) + ")";
+  }
+  return s;
+}
+
+} // namespace
+
+bool memoryReport(ModuleOp module, const plan::Plan &plan, std::string &out, MemoryPeaks &peaks,
+                  std::string &error) {
+  const plan::Config &c = plan.config();
+  const plan::Parallelism &par = c.parallel();
+  int64_t pp = std::max<int64_t>(par.pipeline_parallel_size(), 1);
+  int64_t dp = std::max<int64_t>(par.data_parallel_size(), 1);
+  int64_t v = std::max<int64_t>(par.virtual_stages(), 1);
+  int64_t stages = plan.stages_size() ? plan.stages_size() : 1;
+  int64_t micro = c.global_batch_size() / std::max<int64_t>(c.micro_batch_size() * dp, 1);
+  std::set<std::string> params;
+  for (const plan::Parameter &p : plan.parameters())
+    params.insert(p.name());
+
+  // Per virtual stage: the step's activation accounting, the forward's
+  // transient peak and the stage input a pipelined micro-batch keeps.
+  std::vector<ActivationMemory> step(static_cast<size_t>(stages)), forward(step.size());
+  std::vector<int64_t> stash(step.size(), 0);
+  for (int64_t k = 0; k < stages; ++k) {
+    bool found = false;
+    for (const plan::Function &f : plan.functions()) {
+      if (f.stage() != k || (f.role() != "train_step" && f.role() != "forward"))
+        continue;
+      auto fn = module.lookupSymbol<func::FuncOp>(f.name());
+      if (!fn) {
+        error = "the plan's function @" + f.name() + " is not in the module";
+        return false;
+      }
+      if (f.role() == "forward") {
+        forward[static_cast<size_t>(k)] = analyzeActivations(fn);
+        continue;
+      }
+      found = true;
+      step[static_cast<size_t>(k)] = analyzeActivations(fn);
+      for (const plan::TensorSpec &in : f.inputs())
+        if (in.name().size() >= 6 && in.name().compare(in.name().size() - 6, 6, "act_in") == 0)
+          stash[static_cast<size_t>(k)] = bytesOf(in);
+    }
+    if (!found) {
+      error = "virtual stage " + std::to_string(k) + " has no training step";
+      return false;
+    }
+  }
+
+  std::ostringstream r;
+  r << "memory per rank, before anything runs (" << micro << " micro-batches of "
+    << c.micro_batch_size() << " sequences per data-parallel rank and step; bytes):\n";
+  peaks.perPipelineRank.assign(static_cast<size_t>(pp), 0);
+  for (int64_t s = 0; s < pp; ++s) {
+    // The runtime's buffers: every input and output of this rank's
+    // functions, and a scratch copy of each output that overwrites an input.
+    std::map<std::string, int64_t> buffers;
+    for (const plan::Function &f : plan.functions()) {
+      if (f.stage() % pp != s)
+        continue;
+      std::set<std::string> inputs;
+      for (const plan::TensorSpec &in : f.inputs()) {
+        buffers[in.name()] = bytesOf(in);
+        inputs.insert(in.name());
+      }
+      for (const plan::TensorSpec &o : f.outputs()) {
+        buffers[o.name()] = bytesOf(o);
+        if (inputs.count(o.name()))
+          buffers[o.name() + "#next"] = bytesOf(o);
+      }
+    }
+    std::map<std::string, int64_t> byCategory;
+    int64_t resident = 0;
+    for (auto &[name, bytes] : buffers) {
+      byCategory[categoryOf(name, params)] += bytes;
+      resident += bytes;
+    }
+    std::string held;
+    for (int64_t k = s; k < stages; k += pp)
+      held += (held.empty() ? "" : ", ") + std::to_string(k);
+    r << "  pipeline stage " << s << " (virtual stages " << held << "):\n";
+    r << "    buffers held throughout: " << resident << " (" << mb(resident) << "):";
+    const char *sep = " ";
+    for (const char *cat : {"parameters", "gradients", "optimizer state",
+                            "batch, stage and loss tensors"}) {
+      r << sep << cat << " " << byCategory[cat];
+      sep = ", ";
+    }
+    r << "\n";
+
+    for (int64_t k = s; k < stages; k += pp) {
+      const ActivationMemory &a = step[static_cast<size_t>(k)];
+      r << "    virtual stage " << k << ": activations the backward reads, per micro-batch: "
+        << a.savedBytes << " (" << mb(a.savedBytes) << ")\n";
+      std::set<std::optional<int64_t>> layers;
+      for (const SavedTensor &t : a.saved)
+        layers.insert(t.layer);
+      // Identical consecutive layers are listed once.
+      std::optional<int64_t> runStart;
+      std::string runText;
+      int64_t runBytes = 0, runEnd = 0;
+      auto flush = [&] {
+        if (!runStart)
+          return;
+        r << "      " << (*runStart == runEnd ? "layer " + std::to_string(runEnd)
+                                               : "layers " + std::to_string(*runStart) + "-" +
+                                                     std::to_string(runEnd) + ", each")
+          << ": " << runBytes << " = " << runText << "\n";
+        runStart.reset();
+      };
+      for (std::optional<int64_t> layer : layers) {
+        if (!layer)
+          continue;
+        std::string text = describeLayer(a, layer);
+        int64_t bytes = a.layerBytes(layer);
+        if (runStart && text == runText && *layer == runEnd + 1) {
+          runEnd = *layer;
+          continue;
+        }
+        flush();
+        runStart = layer;
+        runEnd = *layer;
+        runText = text;
+        runBytes = bytes;
+      }
+      flush();
+      if (layers.count(std::nullopt))
+        r << "      outside the layers: " << a.layerBytes(std::nullopt) << " = "
+          << describeLayer(a, std::nullopt) << "\n";
+    }
+
+    // Walk the schedule: what is in flight and which function runs.
+    int64_t peak = 0, inFlight = 0;
+    std::string peakWhen;
+    auto visit = [&](int64_t k, bool isForward, int64_t mbIndex, int64_t heldBefore) {
+      // A pipelined stage runs its forward (not on the last stage, whose
+      // forward is its training step's first half), then its training step.
+      bool pipelinedForward = isForward && stages > 1;
+      int64_t transient = !pipelinedForward  ? step[static_cast<size_t>(k)].peakBytes
+                          : k + 1 == stages ? 0
+                                            : forward[static_cast<size_t>(k)].peakBytes;
+      int64_t total = resident + heldBefore + transient;
+      if (total > peak) {
+        peak = total;
+        const ActivationMemory &a =
+            pipelinedForward ? forward[static_cast<size_t>(k)] : step[static_cast<size_t>(k)];
+        peakWhen = std::string(pipelinedForward ? "the forward" : "the training step") +
+                   " of micro-batch " + std::to_string(mbIndex) + " on virtual stage " +
+                   std::to_string(k) + ", after " + a.peakAt + ", with " +
+                   std::to_string(inFlight) + " micro-batch(es) in flight";
+      }
+    };
+    int64_t heldBytes = 0, mostInFlight = 0;
+    if (stages == 1) {
+      visit(0, false, 0, 0);
+    } else {
+      PipelineSchedule schedule;
+      std::string scheduleError;
+      schedule = v > 1 ? scheduleInterleaved(pp, v, micro, scheduleError) : schedule1F1B(pp, micro);
+      if (schedule.empty()) {
+        error = "the pipeline schedule cannot run: " + scheduleError;
+        return false;
+      }
+      for (const PipelineOp &op : schedule[static_cast<size_t>(s)]) {
+        int64_t k = op.chunk * pp + s;
+        bool isForward = op.kind == PipelineOp::Forward;
+        if (isForward) {
+          visit(k, true, op.microBatch, heldBytes);
+          heldBytes += stash[static_cast<size_t>(k)];
+          ++inFlight;
+          mostInFlight = std::max(mostInFlight, inFlight);
+        } else {
+          visit(k, false, op.microBatch, heldBytes);
+          heldBytes -= stash[static_cast<size_t>(k)];
+          --inFlight;
+        }
+      }
+      r << "    between a micro-batch's forward and backward the stage keeps its input only "
+           "(the training step recomputes the forward): at most "
+        << mostInFlight << " micro-batch(es) in flight\n";
+    }
+    r << "    peak: " << peak << " (" << mb(peak) << "), during " << peakWhen << "\n";
+    peaks.perPipelineRank[static_cast<size_t>(s)] = peak;
+  }
+  out = r.str();
+  return true;
+}
+
+} // namespace mt

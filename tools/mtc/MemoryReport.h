@@ -1,0 +1,34 @@
+//===- MemoryReport.h - mtc --report-memory ---------------------*- C++ -*-===//
+//
+// Per rank, before anything runs: the buffers the runtime holds for the plan
+// (parameters, gradients, optimizer state, batch and stage tensors), the
+// activations each training step saves for its backward, by layer and by
+// tensor, what pipelined micro-batches keep in flight, and the peak with
+// where it occurs.
+//
+//===----------------------------------------------------------------------===//
+#ifndef MT_TOOLS_MTC_MEMORYREPORT_H
+#define MT_TOOLS_MTC_MEMORYREPORT_H
+
+#include "mt/Plan/PlanFile.h"
+
+#include "mlir/IR/BuiltinOps.h"
+
+#include <cstdint>
+#include <string>
+
+namespace mt {
+
+/// Per pipeline rank: the most bytes it holds at any time.
+struct MemoryPeaks {
+  std::vector<int64_t> perPipelineRank;
+};
+
+/// The report for `plan`, compiled from `module`; false with `error` when
+/// the two disagree.
+bool memoryReport(mlir::ModuleOp module, const plan::Plan &plan, std::string &out,
+                  MemoryPeaks &peaks, std::string &error);
+
+} // namespace mt
+
+#endif // MT_TOOLS_MTC_MEMORYREPORT_H
