@@ -22,6 +22,7 @@ TEST_MODELS = {
     "gpt-micro-nodrop": (2, 16, 2, 64, 32, "a micro GPT without dropout, for comparisons with PyTorch", "f32", 0.0),
     "gpt-micro-10l": (10, 16, 2, 64, 32, "a micro GPT with 10 layers, for uneven pipeline splits", "f32"),
     "gpt-micro-4h": (4, 16, 4, 64, 32, "a micro GPT with 4 layers of 4 heads, for tensor parallelism", "f32"),
+    "gpt-small-bf16": (2, 64, 4, 128, 32, "a small GPT in bf16, for memory accounting", "bf16"),
 }
 
 

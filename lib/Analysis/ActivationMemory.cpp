@@ -2,6 +2,7 @@
 #include "mt/Analysis/ActivationMemory.h"
 
 #include "mt/Analysis/ModelInfo.h"
+#include "mt/Dialect/MT/IR/MTOps.h"
 
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/DenseSet.h"
@@ -51,6 +52,21 @@ std::optional<int64_t> layerOf(Operation *op) {
 
 bool isBackward(Operation *op) { return op->hasAttr(kBackwardAttrName); }
 
+/// A dropout with rate 0 lowers to its input: the same tensor, not a copy.
+bool isAlias(Operation *op) {
+  auto d = dyn_cast_or_null<DropoutOp>(op);
+  return d && d.getRate().convertToDouble() == 0.0;
+}
+
+/// The users of `v`, looking through aliases.
+void usersOf(Value v, SmallVectorImpl<Operation *> &users) {
+  for (Operation *user : v.getUsers()) {
+    users.push_back(user);
+    if (isAlias(user))
+      usersOf(user->getResult(0), users);
+  }
+}
+
 } // namespace
 
 ActivationMemory analyzeActivations(func::FuncOp grad) {
@@ -79,11 +95,13 @@ ActivationMemory analyzeActivations(func::FuncOp grad) {
   // Saved: forward activations that the backward reads. The batch inputs
   // are the runtime's, not the step's; a stage input is its activation.
   auto consider = [&](Value v, Operation *def) {
-    if (!activation.contains(v) || bytesOf(v) == 0)
+    if (!activation.contains(v) || bytesOf(v) == 0 || isAlias(def))
       return;
     if (!def && !grad.getArgAttr(cast<BlockArgument>(v).getArgNumber(), kStageInputAttrName))
       return;
-    bool readByBackward = llvm::any_of(v.getUsers(), [&](Operation *user) {
+    SmallVector<Operation *> users;
+    usersOf(v, users);
+    bool readByBackward = llvm::any_of(users, [&](Operation *user) {
       Operation *top = entry.findAncestorOpInBlock(*user);
       return top && isBackward(top);
     });
@@ -109,13 +127,15 @@ ActivationMemory analyzeActivations(func::FuncOp grad) {
   // runtime holds, counted there.
   std::vector<int64_t> delta(static_cast<size_t>(n + 2), 0);
   auto live = [&](Value v, int64_t from) {
-    if (!activation.contains(v))
+    if (!activation.contains(v) || isAlias(v.getDefiningOp()))
       return;
     int64_t bytes = bytesOf(v);
     if (bytes == 0)
       return;
     int64_t last = from;
-    for (Operation *user : v.getUsers()) {
+    SmallVector<Operation *> users;
+    usersOf(v, users);
+    for (Operation *user : users) {
       // A result goes into a buffer the runtime holds: not the step's.
       if (isa<func::ReturnOp>(user))
         return;

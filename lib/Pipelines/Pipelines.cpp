@@ -22,8 +22,12 @@ void mt::buildTrainingPipeline(OpPassManager &pm, const TrainingOptions &options
       SplitPipelinePassOptions{options.pipelineStages, options.virtualStages}));
   pm.addPass(createUnrollLayersPass());
   pm.addPass(createBuildEvaluationPass());
+  if (options.storeDropoutMasks)
+    pm.addPass(createStoreDropoutMasksPass());
   pm.addPass(createDeriveGradientsPass());
   pm.addPass(createDeferGradientReductionsPass());
+  if (options.recomputeAllGathers)
+    pm.addPass(createRecomputeActivationsPass(RecomputeActivationsPassOptions{true}));
   pm.addPass(createBuildOptimizerPass(
       BuildOptimizerPassOptions{options.distributedOptimizerShards}));
   pm.addPass(createCheckCollectivesPass());

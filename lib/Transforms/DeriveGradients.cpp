@@ -162,6 +162,10 @@ LogicalResult Differentiator::visit(Operation *op) {
     auto back = cast<DropoutOp>(b.clone(*d));
     back->setOperand(0, dy);
     accumulate(d.getInput(), back.getResult());
+  } else if (auto m = dyn_cast<MaskedScaleOp>(op)) {
+    // Linear in the input: the stored mask applies to the gradient too.
+    accumulate(m.getInput(), b.create<MaskedScaleOp>(loc, dy.getType(), dy, m.getMask(),
+                                                     m.getScaleAttr()));
   } else if (auto a = dyn_cast<AddOp>(op)) {
     accumulate(a.getLhs(), dy);
     accumulate(a.getRhs(), sumTo(dy, a.getRhs().getType()));

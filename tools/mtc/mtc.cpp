@@ -117,6 +117,19 @@ static cl::opt<bool> reportMemory(
              "activations (by layer and tensor) and the peak, before anything runs"),
     cl::init(false));
 
+static cl::opt<std::string> dropoutMasks(
+    "dropout-masks",
+    cl::desc("regenerate: the backward draws each dropout mask again (nothing kept); stored: "
+             "keep a one-byte mask per element, as Megatron does"),
+    cl::init("regenerate"));
+
+static cl::opt<bool> recomputeAllGathers(
+    "recompute-all-gathers",
+    cl::desc("with --sp: gather the sequence pieces again in the backward instead of keeping the "
+             "gathered input of each column-parallel linear (Megatron's choice; less memory, "
+             "one more all-gather per linear)"),
+    cl::init(true));
+
 static int fail(const llvm::Twine &message) {
   llvm::errs() << "mtc: error: " << message << "\n";
   return 1;
@@ -233,6 +246,10 @@ int main(int argc, char **argv) {
   trainingOptions.tensorParallel = tp;
   trainingOptions.sequenceParallel = sp && tp > 1;
   trainingOptions.virtualStages = virtualStages;
+  if (dropoutMasks != "regenerate" && dropoutMasks != "stored")
+    return fail("--dropout-masks must be regenerate or stored, got '" + dropoutMasks + "'");
+  trainingOptions.storeDropoutMasks = dropoutMasks == "stored";
+  trainingOptions.recomputeAllGathers = recomputeAllGathers && sp && tp > 1;
   mt::buildTrainingPipeline(training, trainingOptions);
   if (failed(training.run(*module)))
     return 1;

@@ -48,6 +48,15 @@ struct TrainingOptions : public mlir::PassPipelineOptions<TrainingOptions> {
       llvm::cl::desc("ZeRO-1: shard the optimizer state over this many data-parallel ranks "
                      "(0: not distributed)"),
       llvm::cl::init(0)};
+  Option<bool> storeDropoutMasks{
+      *this, "store-dropout-masks",
+      llvm::cl::desc("keep dropout masks for the backward (Megatron) instead of drawing them again"),
+      llvm::cl::init(false)};
+  Option<bool> recomputeAllGathers{
+      *this, "recompute-all-gathers",
+      llvm::cl::desc("sequence parallelism: gather again in the backward instead of keeping "
+                     "the gathered tensor (Megatron)"),
+      llvm::cl::init(false)};
 };
 
 /// Derives the whole training step from the canonical model: one

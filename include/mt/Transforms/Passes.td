@@ -157,6 +157,61 @@ def PartitionTensorParallelPass : Pass<"mt-partition-tensor-parallel", "mlir::Mo
   let dependentDialects = ["mt::MTDialect"];
 }
 
+def StoreDropoutMasksPass : Pass<"mt-store-dropout-masks", "mlir::ModuleOp"> {
+  let summary = "keeps each dropout's mask for the backward pass, as Megatron does";
+  let description = [{
+    `mt.dropout` draws its mask from a hash of its key and the element's
+    position, so by default the backward pass draws it again and keeps
+    nothing. This pass rewrites every dropout with a non-zero rate into
+    `mt.dropout_mask` (the same key, so the same mask, one byte per element)
+    and `mt.masked_scale`, whose gradient reads the stored mask. Losses do not
+    change; the activations saved for the backward gain the masks. mtc runs
+    it with `--dropout-masks=stored`, the setting Korthikanti et al. 2022
+    count in.
+
+    ```mlir
+    // before
+    %y = mt.dropout %x seed %s : tensor<i64> {rate = 1.0e-01 : f64, stream = 2 : i64} : tensor<2x16x64xf32>
+    // after
+    %m = mt.dropout_mask seed %s : tensor<i64> {rate = 1.0e-01 : f64, stream = 2 : i64} : tensor<2x16x64xi1>
+    %y = mt.masked_scale %x, %m {scale = 1.1111111111111112 : f64} : tensor<2x16x64xf32>, tensor<2x16x64xi1>
+    ```
+  }];
+  let dependentDialects = ["mt::MTDialect"];
+}
+
+def RecomputeActivationsPass : Pass<"mt-recompute-activations", "mlir::ModuleOp"> {
+  let summary = "recomputes chosen forward values in the backward instead of keeping them";
+  let description = [{
+    In a gradient function (forward ops, then the ops marked `mt.backward`),
+    a forward value read by the backward is kept alive from the forward to
+    the backward. For each chosen forward op, the pass clones the op right
+    before its first backward reader and points every backward reader at the
+    clone, so the forward result dies in the forward and only the op's
+    operands are kept. Results are unchanged.
+
+    With `all-gathers`, the chosen ops are the sequence-parallel all-gathers
+    in front of column-parallel linears: the backward gathers again and only
+    the sequence piece is kept, as in Megatron.
+
+    ```mlir
+    // before
+    %g = mt.all_gather %x on @mesh axes = ["tp"] dim = 1 : tensor<2x8x64xf32> -> tensor<2x16x64xf32>
+    ...
+    %dw = mt.matmul %dy, %g {mt.backward, transpose_lhs} : ...
+    // after
+    %g = mt.all_gather %x on @mesh axes = ["tp"] dim = 1 : tensor<2x8x64xf32> -> tensor<2x16x64xf32>
+    ...
+    %g2 = mt.all_gather %x on @mesh axes = ["tp"] dim = 1 {mt.backward} : tensor<2x8x64xf32> -> tensor<2x16x64xf32>
+    %dw = mt.matmul %dy, %g2 {mt.backward, transpose_lhs} : ...
+    ```
+  }];
+  let options = [
+    Option<"allGathers", "all-gathers", "bool", "false",
+           "gather sequence pieces again in the backward instead of keeping the gathered tensor">,
+  ];
+}
+
 def DeferGradientReductionsPass : Pass<"mt-defer-gradient-reductions", "mlir::ModuleOp"> {
   let summary = "sums sequence-parallel parameter gradients once per step, not per micro-batch";
   let description = [{

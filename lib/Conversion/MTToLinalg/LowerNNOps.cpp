@@ -198,38 +198,40 @@ Value splitmix(OpBuilder &b, Location l, Value x) {
   return b.create<arith::XOrIOp>(l, z, b.create<arith::ShRUIOp>(l, z, c(31)));
 }
 
-Lowered lowerDropout(DropoutOp op, LinalgBuilder &lb) {
-  double rate = op.getRate().convertToDouble();
-  if (rate == 0.0)
-    return SmallVector<Value>{op.getInput()};
-  auto type = tensorOf(op.getInput());
-  unsigned rank = type.getRank();
-  OpBuilder &b = lb.builder();
-  Location loc = lb.location();
-  // key = splitmix(seed ^ splitmix(stream << 32 | layer slot)); the layer
-  // slot is 0 outside layers and layer + 1 inside.
-  int64_t slot = op.getLayerAttr() ? op.getLayerAttr().getInt() + 1 : 0;
-  Value seed = op.getSeed() ? b.create<tensor::ExtractOp>(loc, op.getSeed(), ValueRange{}).getResult()
-                            : lb.constant(b.getI64Type(), 0);
-  Value site = b.create<arith::ConstantOp>(
-      loc, b.getI64IntegerAttr((op.getStreamAttr().getInt() << 32) | slot));
-  Value key = splitmix(b, loc, b.create<arith::XOrIOp>(loc, seed, splitmix(b, loc, site)));
-  // Positions count in the whole tensor: a shard's piece along shard_dim
-  // starts at shard * (its size there).
-  SmallVector<int64_t> global(type.getShape());
-  int64_t shardDim = -1;
-  Value shardOffset;
-  if (op.getShard()) {
-    shardDim = op.getShardDimAttr().getInt();
-    global[shardDim] *= op.getShardPartsAttr().getInt();
-    Value i = b.create<tensor::ExtractOp>(loc, op.getShard(), ValueRange{});
-    shardOffset = b.create<arith::MulIOp>(
-        loc, i, b.create<arith::ConstantOp>(loc, b.getI64IntegerAttr(type.getDimSize(shardDim))));
+/// The keep decision of mt.dropout and mt.dropout_mask at one element:
+/// keep = hash(key + global position) >= rate, with the key built from the
+/// seed, stream and layer, and positions counted in the whole tensor.
+template <typename DropoutLike>
+class DropoutKeep {
+public:
+  DropoutKeep(DropoutLike op, RankedTensorType type, LinalgBuilder &lb) : lb(lb), rank(type.getRank()) {
+    OpBuilder &b = lb.builder();
+    Location loc = lb.location();
+    rate = op.getRate().convertToDouble();
+    // key = splitmix(seed ^ splitmix(stream << 32 | layer slot)); the layer
+    // slot is 0 outside layers and layer + 1 inside.
+    int64_t slot = op.getLayerAttr() ? op.getLayerAttr().getInt() + 1 : 0;
+    Value seed = op.getSeed() ? b.create<tensor::ExtractOp>(loc, op.getSeed(), ValueRange{}).getResult()
+                              : lb.constant(b.getI64Type(), 0);
+    Value site = b.create<arith::ConstantOp>(
+        loc, b.getI64IntegerAttr((op.getStreamAttr().getInt() << 32) | slot));
+    key = splitmix(b, loc, b.create<arith::XOrIOp>(loc, seed, splitmix(b, loc, site)));
+    // A shard's piece along shard_dim starts at shard * (its size there).
+    SmallVector<int64_t> global(type.getShape());
+    if (op.getShard()) {
+      shardDim = op.getShardDimAttr().getInt();
+      global[shardDim] *= op.getShardPartsAttr().getInt();
+      Value i = b.create<tensor::ExtractOp>(loc, op.getShard(), ValueRange{});
+      shardOffset = b.create<arith::MulIOp>(
+          loc, i, b.create<arith::ConstantOp>(loc, b.getI64IntegerAttr(type.getDimSize(shardDim))));
+    }
+    strides.assign(rank, 1);
+    for (int d = static_cast<int>(rank) - 2; d >= 0; --d)
+      strides[d] = strides[d + 1] * global[d + 1];
   }
-  SmallVector<int64_t> strides(rank, 1);
-  for (int d = static_cast<int>(rank) - 2; d >= 0; --d)
-    strides[d] = strides[d + 1] * global[d + 1];
-  Value result = lb.map(op.getInput(), op.getInput(), [&](OpBuilder &nb, Location l, ValueRange a) {
+
+  /// Inside a loop nest over the tensor: the i1 keep decision.
+  Value keep(OpBuilder &nb, Location l) const {
     Value linear = nb.create<arith::ConstantOp>(l, nb.getI64IntegerAttr(0));
     for (unsigned d = 0; d < rank; ++d) {
       Value position = lb.loopIndexI64(nb, l, d);
@@ -243,13 +245,55 @@ Lowered lowerDropout(DropoutOp op, LinalgBuilder &lb) {
     // u = top 24 bits / 2^24, uniform in [0, 1); keep when u >= rate.
     Value top = nb.create<arith::ShRUIOp>(l, h, nb.create<arith::ConstantOp>(l, nb.getI64IntegerAttr(40)));
     int64_t threshold = static_cast<int64_t>(std::ceil(rate * (1 << 24)));
-    Value keep = nb.create<arith::CmpIOp>(l, arith::CmpIPredicate::sge, top,
-                                          nb.create<arith::ConstantOp>(l, nb.getI64IntegerAttr(threshold)));
-    Type t = a[0].getType();
-    Value scaled = mulF(nb, l, a[0], nb.create<arith::ConstantOp>(l, nb.getFloatAttr(t, 1.0 / (1.0 - rate))));
-    Value zero = nb.create<arith::ConstantOp>(l, nb.getFloatAttr(t, 0.0));
-    return nb.create<arith::SelectOp>(l, keep, scaled, zero).getResult();
+    return nb.create<arith::CmpIOp>(l, arith::CmpIPredicate::sge, top,
+                                    nb.create<arith::ConstantOp>(l, nb.getI64IntegerAttr(threshold)));
+  }
+
+  double rate = 0;
+
+private:
+  LinalgBuilder &lb;
+  unsigned rank;
+  Value key, shardOffset;
+  int64_t shardDim = -1;
+  SmallVector<int64_t> strides;
+};
+
+/// select(keep, x * scale, 0).
+Value keepScaled(OpBuilder &nb, Location l, Value keep, Value x, double scale) {
+  Type t = x.getType();
+  Value scaled = mulF(nb, l, x, nb.create<arith::ConstantOp>(l, nb.getFloatAttr(t, scale)));
+  Value zero = nb.create<arith::ConstantOp>(l, nb.getFloatAttr(t, 0.0));
+  return nb.create<arith::SelectOp>(l, keep, scaled, zero).getResult();
+}
+
+Lowered lowerDropout(DropoutOp op, LinalgBuilder &lb) {
+  double rate = op.getRate().convertToDouble();
+  if (rate == 0.0)
+    return SmallVector<Value>{op.getInput()};
+  DropoutKeep<DropoutOp> keep(op, tensorOf(op.getInput()), lb);
+  Value result = lb.map(op.getInput(), op.getInput(), [&](OpBuilder &nb, Location l, ValueRange a) {
+    return keepScaled(nb, l, keep.keep(nb, l), a[0], 1.0 / (1.0 - rate));
   });
+  return SmallVector<Value>{result};
+}
+
+Lowered lowerDropoutMask(DropoutMaskOp op, LinalgBuilder &lb) {
+  auto type = tensorOf(op.getResult());
+  DropoutKeep<DropoutMaskOp> keep(op, type, lb);
+  Value init = lb.empty(type.getShape(), type.getElementType());
+  unsigned rank = type.getRank();
+  Value result = lb.generic({}, {}, init, lb.identity(rank), lb.parallel(rank),
+                            [&](OpBuilder &nb, Location l, ValueRange) { return keep.keep(nb, l); });
+  return SmallVector<Value>{result};
+}
+
+Lowered lowerMaskedScale(MaskedScaleOp op, LinalgBuilder &lb) {
+  double scale = op.getScale().convertToDouble();
+  Value result = lb.map({op.getInput(), op.getMask()}, op.getInput(),
+                        [&](OpBuilder &nb, Location l, ValueRange a) {
+                          return keepScaled(nb, l, a[1], a[0], scale);
+                        });
   return SmallVector<Value>{result};
 }
 
@@ -428,6 +472,10 @@ std::optional<Lowered> lowerNNOp(Operation *op, LinalgBuilder &lb) {
     return lowerSoftmax(s, lb);
   if (auto d = dyn_cast<DropoutOp>(op))
     return lowerDropout(d, lb);
+  if (auto m = dyn_cast<DropoutMaskOp>(op))
+    return lowerDropoutMask(m, lb);
+  if (auto m = dyn_cast<MaskedScaleOp>(op))
+    return lowerMaskedScale(m, lb);
   if (auto a = dyn_cast<AddOp>(op))
     return lowerBroadcastBinary(op, a.getLhs(), a.getRhs(), true, lb);
   if (auto m = dyn_cast<MulOp>(op))

@@ -853,6 +853,100 @@ func.func @dropout_c5_negative_layer(%x: tensor<2x8xf32>) -> tensor<2x8xf32> {
 }
 
 //===----------------------------------------------------------------------===//
+// mt.dropout_mask, mt.masked_scale
+//===----------------------------------------------------------------------===//
+
+// -----
+
+// mt.dropout_mask C1: a float mask
+func.func @dropout_mask_c1_float() -> tensor<2x8xf32> {
+  // expected-error @+1 {{violates C1: the mask must be a tensor of i1, got 'tensor<2x8xf32>'}}
+  %m = mt.dropout_mask {rate = 0.1 : f64, stream = 0 : i64} : tensor<2x8xf32>
+  return %m : tensor<2x8xf32>
+}
+
+// -----
+
+// mt.dropout_mask C2: a rate of 1
+func.func @dropout_mask_c2_rate_one() -> tensor<2x8xi1> {
+  // expected-error @+1 {{violates C2: rate must be in [0, 1), got 1}}
+  %m = mt.dropout_mask {rate = 1.0 : f64, stream = 0 : i64} : tensor<2x8xi1>
+  return %m : tensor<2x8xi1>
+}
+
+// -----
+
+// mt.dropout_mask C3: an i32 seed
+func.func @dropout_mask_c3_seed(%seed: tensor<i32>) -> tensor<2x8xi1> {
+  // expected-error @+1 {{violates C3: the seed must be tensor<i64>, got 'tensor<i32>'}}
+  %m = mt.dropout_mask seed %seed : tensor<i32> {rate = 0.1 : f64, stream = 0 : i64} : tensor<2x8xi1>
+  return %m : tensor<2x8xi1>
+}
+
+// -----
+
+// mt.dropout_mask C4: a negative stream
+func.func @dropout_mask_c4_negative_stream() -> tensor<2x8xi1> {
+  // expected-error @+1 {{violates C4: stream must be >= 0, got -1}}
+  %m = mt.dropout_mask {rate = 0.1 : f64, stream = -1 : i64} : tensor<2x8xi1>
+  return %m : tensor<2x8xi1>
+}
+
+// -----
+
+// mt.dropout_mask C5: a negative layer index
+func.func @dropout_mask_c5_negative_layer() -> tensor<2x8xi1> {
+  // expected-error @+1 {{violates C5: layer must be >= 0, got -2}}
+  %m = mt.dropout_mask {layer = -2 : i64, rate = 0.1 : f64, stream = 0 : i64} : tensor<2x8xi1>
+  return %m : tensor<2x8xi1>
+}
+
+// -----
+
+// mt.dropout_mask C6: a shard without shard_dim and shard_parts
+func.func @dropout_mask_c6_shard_without_dim(%i: tensor<i64>) -> tensor<2x8xi1> {
+  // expected-error @+1 {{violates C6: shard (a tensor<i64>), shard_dim and shard_parts come together}}
+  %m = mt.dropout_mask shard %i : tensor<i64> {rate = 0.1 : f64, stream = 0 : i64} : tensor<2x8xi1>
+  return %m : tensor<2x8xi1>
+}
+
+// -----
+
+// mt.dropout_mask C7: shard_dim past the rank
+func.func @dropout_mask_c7_shard_dim(%i: tensor<i64>) -> tensor<2x8xi1> {
+  // expected-error @+1 {{violates C7: shard_dim 2 must be a dimension of the rank-2 input and shard_parts 2 >= 1}}
+  %m = mt.dropout_mask shard %i : tensor<i64> {rate = 0.1 : f64, shard_dim = 2 : i64, shard_parts = 2 : i64, stream = 0 : i64} : tensor<2x8xi1>
+  return %m : tensor<2x8xi1>
+}
+
+// -----
+
+// mt.masked_scale C1: an integer input
+func.func @masked_scale_c1_integer(%x: tensor<2x8xi32>, %m: tensor<2x8xi1>) -> tensor<2x8xi32> {
+  // expected-error @+1 {{violates C1: the input must be floating-point, got 'tensor<2x8xi32>'}}
+  %y = mt.masked_scale %x, %m {scale = 2.0 : f64} : tensor<2x8xi32>, tensor<2x8xi1>
+  return %y : tensor<2x8xi32>
+}
+
+// -----
+
+// mt.masked_scale C2: a mask of another shape
+func.func @masked_scale_c2_mask_shape(%x: tensor<2x8xf32>, %m: tensor<8xi1>) -> tensor<2x8xf32> {
+  // expected-error @+1 {{violates C2: the mask must be i1 of the input's shape, got 'tensor<8xi1>'}}
+  %y = mt.masked_scale %x, %m {scale = 2.0 : f64} : tensor<2x8xf32>, tensor<8xi1>
+  return %y : tensor<2x8xf32>
+}
+
+// -----
+
+// mt.masked_scale C3: a zero scale
+func.func @masked_scale_c3_scale(%x: tensor<2x8xf32>, %m: tensor<2x8xi1>) -> tensor<2x8xf32> {
+  // expected-error @+1 {{violates C3: scale must be positive and finite, got 0}}
+  %y = mt.masked_scale %x, %m {scale = 0.0 : f64} : tensor<2x8xf32>, tensor<2x8xi1>
+  return %y : tensor<2x8xf32>
+}
+
+//===----------------------------------------------------------------------===//
 // mt.add, mt.mul
 //===----------------------------------------------------------------------===//
 

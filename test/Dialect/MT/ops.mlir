@@ -50,6 +50,10 @@ func.func @norms_and_activations(%x: tensor<2x16x8xbf16>, %g: tensor<8xbf16>, %b
   %d1 = mt.dropout %g2 {rate = 0.1 : f64, stream = 0 : i64} : tensor<2x16x8xbf16>
   // CHECK: %[[D2:.*]] = mt.dropout %[[D1]] seed %{{.*}} : tensor<i64> {rate = 2.000000e-01 : f64, stream = 1 : i64} : tensor<2x16x8xbf16>
   %d2 = mt.dropout %d1 seed %seed : tensor<i64> {rate = 0.2 : f64, stream = 1 : i64} : tensor<2x16x8xbf16>
+  // CHECK: %[[M:.*]] = mt.dropout_mask seed %{{.*}} : tensor<i64> {layer = 1 : i64, rate = 1.000000e-01 : f64, stream = 2 : i64} : tensor<2x16x8xi1>
+  %mask = mt.dropout_mask seed %seed : tensor<i64> {layer = 1 : i64, rate = 0.1 : f64, stream = 2 : i64} : tensor<2x16x8xi1>
+  // CHECK: mt.masked_scale %[[D2]], %[[M]] {scale = 1.250000e+00 : f64} : tensor<2x16x8xbf16>, tensor<2x16x8xi1>
+  %ms = mt.masked_scale %d2, %mask {scale = 1.25 : f64} : tensor<2x16x8xbf16>, tensor<2x16x8xi1>
   // CHECK: mt.dropout %[[D2]] {layer = 3 : i64, rate = 1.000000e-01 : f64, stream = 0 : i64} : tensor<2x16x8xbf16>
   %d3 = mt.dropout %d2 {rate = 0.1 : f64, stream = 0 : i64, layer = 3 : i64} : tensor<2x16x8xbf16>
   return %d3 : tensor<2x16x8xbf16>

@@ -182,43 +182,63 @@ LogicalResult SoftmaxOp::verify() {
   return success();
 }
 
-LogicalResult DropoutOp::verify() {
-  if (!isFloatTensor(getInput()))
-    return violates(*this, 1) << "the input must be floating-point, got "
-                              << getInput().getType();
-  double rate = getRate().convertToDouble();
+/// C2-C7 of mt.dropout and mt.dropout_mask: the key and the shard.
+template <typename DropoutLike>
+static LogicalResult verifyDropoutKey(DropoutLike op, RankedTensorType shape) {
+  double rate = op.getRate().convertToDouble();
   if (!(rate >= 0.0 && rate < 1.0))
-    return violates(*this, 2) << "rate must be in [0, 1), got " << rate;
-  if (getSeed()) {
-    auto seed = tensorType(getSeed());
+    return violates(op, 2) << "rate must be in [0, 1), got " << rate;
+  if (op.getSeed()) {
+    auto seed = tensorType(op.getSeed());
     if (seed.getRank() != 0 || !seed.getElementType().isInteger(64))
-      return violates(*this, 3) << "the seed must be tensor<i64>, got " << seed;
+      return violates(op, 3) << "the seed must be tensor<i64>, got " << seed;
   }
-  int64_t stream = getStreamAttr().getInt();
+  int64_t stream = op.getStreamAttr().getInt();
   if (stream < 0)
-    return violates(*this, 4) << "stream must be >= 0, got " << stream;
-  if (getLayerAttr() && getLayerAttr().getInt() < 0)
-    return violates(*this, 5) << "layer must be >= 0, got " << getLayerAttr().getInt();
-  bool any = getShard() || getShardDimAttr() || getShardPartsAttr();
-  bool all = getShard() && getShardDimAttr() && getShardPartsAttr();
-  if (any && (!all || !isIndexScalar(getShard())))
-    return violates(*this, 6) << "shard (a tensor<i64>), shard_dim and shard_parts come together";
+    return violates(op, 4) << "stream must be >= 0, got " << stream;
+  if (op.getLayerAttr() && op.getLayerAttr().getInt() < 0)
+    return violates(op, 5) << "layer must be >= 0, got " << op.getLayerAttr().getInt();
+  bool any = op.getShard() || op.getShardDimAttr() || op.getShardPartsAttr();
+  bool all = op.getShard() && op.getShardDimAttr() && op.getShardPartsAttr();
+  if (any && (!all || !isIndexScalar(op.getShard())))
+    return violates(op, 6) << "shard (a tensor<i64>), shard_dim and shard_parts come together";
   if (all) {
-    auto type = tensorType(getInput());
-    int64_t dim = getShardDimAttr().getInt(), parts = getShardPartsAttr().getInt();
-    if (dim < 0 || dim >= type.getRank() || parts < 1)
-      return violates(*this, 7) << "shard_dim " << dim << " must be a dimension of the rank-"
-                                << type.getRank() << " input and shard_parts " << parts
-                                << " >= 1";
+    int64_t dim = op.getShardDimAttr().getInt(), parts = op.getShardPartsAttr().getInt();
+    if (dim < 0 || dim >= shape.getRank() || parts < 1)
+      return violates(op, 7) << "shard_dim " << dim << " must be a dimension of the rank-"
+                             << shape.getRank() << " input and shard_parts " << parts
+                             << " >= 1";
   }
   return success();
 }
 
-//===----------------------------------------------------------------------===//
-// Elementwise and structural
-//===----------------------------------------------------------------------===//
+LogicalResult DropoutOp::verify() {
+  if (!isFloatTensor(getInput()))
+    return violates(*this, 1) << "the input must be floating-point, got "
+                              << getInput().getType();
+  return verifyDropoutKey(*this, tensorType(getInput()));
+}
 
-/// Shared by mt.add and mt.mul.
+LogicalResult DropoutMaskOp::verify() {
+  auto type = tensorType(getResult());
+  if (!type.getElementType().isInteger(1))
+    return violates(*this, 1) << "the mask must be a tensor of i1, got " << type;
+  return verifyDropoutKey(*this, type);
+}
+
+LogicalResult MaskedScaleOp::verify() {
+  if (!isFloatTensor(getInput()))
+    return violates(*this, 1) << "the input must be floating-point, got "
+                              << getInput().getType();
+  auto mask = tensorType(getMask());
+  if (!mask.getElementType().isInteger(1) || mask.getShape() != tensorType(getInput()).getShape())
+    return violates(*this, 2) << "the mask must be i1 of the input's shape, got " << mask;
+  double scale = getScale().convertToDouble();
+  if (!(scale > 0.0) || !std::isfinite(scale))
+    return violates(*this, 3) << "scale must be positive and finite, got " << scale;
+  return success();
+}
+
 static LogicalResult verifyBroadcastBinary(Operation *op, Value lhsValue, Value rhsValue) {
   auto lhs = tensorType(lhsValue), rhs = tensorType(rhsValue);
   if (lhs.getElementType() != rhs.getElementType())

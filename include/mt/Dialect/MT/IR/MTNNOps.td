@@ -214,6 +214,48 @@ def MT_DropoutOp : MT_Op<"dropout", [Pure, AttrSizedOperandSegments, MT_ShapeInf
   let hasVerifier = 1;
 }
 
+def MT_DropoutMaskOp : MT_Op<"dropout_mask", [Pure, AttrSizedOperandSegments]> {
+  let summary = "the keep-mask `mt.dropout` would draw, as a tensor of i1";
+  let description = [{
+    True where `mt.dropout` with the same `seed`, `stream`, `layer` and shard
+    keeps an element: the mask is the same pure function of the key and the
+    global element position. With `mt.masked_scale` it stores a dropout's
+    mask (one byte per element) instead of drawing it again in the backward
+    pass, as Megatron does (mt-store-dropout-masks).
+
+    ```mlir
+    %m = mt.dropout_mask seed %s : tensor<i64> {rate = 1.0e-01 : f64, stream = 1 : i64} : tensor<8x1024x768xi1>
+    ```
+  }];
+  let arguments = (ins Optional<AnyRankedTensor>:$seed, Optional<AnyRankedTensor>:$shard,
+                       F64Attr:$rate, I64Attr:$stream, OptionalAttr<I64Attr>:$layer,
+                       OptionalAttr<I64Attr>:$shard_dim, OptionalAttr<I64Attr>:$shard_parts);
+  let results = (outs AnyRankedTensor:$result);
+  let assemblyFormat = [{
+    (`seed` $seed^ `:` type($seed))? (`shard` $shard^ `:` type($shard))? attr-dict `:` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
+def MT_MaskedScaleOp : MT_Op<"masked_scale", [Pure, MT_ShapeInferenceOpInterface,
+                                               AllTypesMatch<["input", "result"]>]> {
+  let summary = "keeps the elements a mask selects, scaled; zeroes the rest";
+  let description = [{
+    `result = mask ? input * scale : 0`. Dropout with a stored mask: forward
+    and backward apply the same mask (its vector-Jacobian product is itself).
+
+    ```mlir
+    %y = mt.masked_scale %x, %m {scale = 1.1111111 : f64} : tensor<8x1024x768xf32>, tensor<8x1024x768xi1>
+    ```
+  }];
+  let arguments = (ins AnyRankedTensor:$input, AnyRankedTensor:$mask, F64Attr:$scale);
+  let results = (outs AnyRankedTensor:$result);
+  let assemblyFormat = [{
+    $input `,` $mask attr-dict `:` type($input) `,` type($mask)
+  }];
+  let hasVerifier = 1;
+}
+
 class MT_BroadcastBinaryOp<string mnemonic, string formula>
     : MT_Op<mnemonic, [Pure, MT_ShapeInferenceOpInterface,
                               AllTypesMatch<["lhs", "result"]>]> {
