@@ -101,14 +101,22 @@ ActivationMemory analyzeActivations(func::FuncOp grad) {
       return;
     SmallVector<Operation *> users;
     usersOf(v, users);
-    bool readByBackward = llvm::any_of(users, [&](Operation *user) {
+    // A tensor belongs to the layer whose backward reads it (a layer's
+    // input to that layer, as Korthikanti et al. count).
+    bool readByBackward = false;
+    std::optional<int64_t> layer;
+    for (Operation *user : users) {
       Operation *top = entry.findAncestorOpInBlock(*user);
-      return top && isBackward(top);
-    });
+      if (!top || !isBackward(top))
+        continue;
+      readByBackward = true;
+      if (auto l = layerOf(top); l && (!layer || *l < *layer))
+        layer = l;
+    }
     if (!readByBackward)
       return;
     SavedTensor t;
-    t.layer = def ? layerOf(def) : std::nullopt;
+    t.layer = layer;
     t.producer = def ? def->getName().getStringRef().str() : "stage input";
     t.type = typeText(v);
     t.bytes = bytesOf(v);

@@ -26,8 +26,14 @@ void mt::buildTrainingPipeline(OpPassManager &pm, const TrainingOptions &options
     pm.addPass(createStoreDropoutMasksPass());
   pm.addPass(createDeriveGradientsPass());
   pm.addPass(createDeferGradientReductionsPass());
-  if (options.recomputeAllGathers)
-    pm.addPass(createRecomputeActivationsPass(RecomputeActivationsPassOptions{true}));
+  if (options.recomputeAllGathers || options.recomputeGranularity != "none") {
+    RecomputeActivationsPassOptions recompute;
+    recompute.allGathers = options.recomputeAllGathers;
+    recompute.granularity = options.recomputeGranularity;
+    recompute.method = options.recomputeMethod;
+    recompute.numLayers = options.recomputeNumLayers;
+    pm.addPass(createRecomputeActivationsPass(recompute));
+  }
   pm.addPass(createBuildOptimizerPass(
       BuildOptimizerPassOptions{options.distributedOptimizerShards}));
   pm.addPass(createCheckCollectivesPass());

@@ -1,17 +1,34 @@
 //===- RecomputeActivations.cpp - recompute instead of keeping -------------===//
 //
 // A forward value the backward reads is kept from the forward to the
-// backward. Recomputing it in the backward, from what the op read, trades
-// work for memory. Under sequence parallelism the input of each
-// column-parallel linear is all-gathered from sequence pieces; keeping the
-// gathered tensor costs t times the piece. Megatron gathers again in the
-// backward instead, so only the piece is kept (Korthikanti et al. 2022).
+// backward. Recomputing it in the backward, from what its ops read, trades
+// work for memory. The pass clones a unit of forward ops (in order) right
+// before the first backward op of the unit's layers that reads any of their
+// results, and points those readers at the clones; the forward results then
+// die in the forward (unless a later layer's backward reads them: a layer
+// keeps its input), and only the unit's inputs are kept. Units:
+//
+// * all-gathers: under sequence parallelism each column-parallel linear's
+//   input is gathered from sequence pieces; keeping the gathered tensor costs
+//   t times the piece, so Megatron gathers again in the backward.
+// * selective: each layer's attention core (scores, softmax, dropout,
+//   context), whose tensors grow with the square of the sequence
+//   (Korthikanti et al. 2022).
+// * full: whole layers, one by one or in groups (method uniform), or only
+//   the first n layers of each stage (method block), as Megatron's
+//   --recompute-granularity=full.
 //
 //===----------------------------------------------------------------------===//
 #include "mt/Analysis/ModelInfo.h"
 #include "mt/Transforms/Passes.h"
 
-#include "llvm/ADT/DenseMap.h"
+#include "mlir/IR/IRMapping.h"
+#include "mlir/Transforms/RegionUtils.h"
+#include "llvm/ADT/SetVector.h"
+#include "llvm/ADT/SmallPtrSet.h"
+
+#include <map>
+#include <set>
 
 namespace mt {
 #define GEN_PASS_DEF_RECOMPUTEACTIVATIONSPASS
@@ -25,36 +42,148 @@ namespace {
 
 bool isBackward(Operation *op) { return op->hasAttr(kBackwardAttrName); }
 
-/// Clones `op` before its first backward user and points every backward
-/// user at the clone; the forward result then dies in the forward.
-void recomputeInBackward(Operation *op) {
+std::optional<int64_t> layerOf(Operation *op) {
+  if (auto l = op->getAttrOfType<IntegerAttr>(kLayerAttrName))
+    return l.getInt();
+  return std::nullopt;
+}
+
+/// Forward ops recomputed together, in block order.
+using Unit = SmallVector<Operation *>;
+
+void recompute(const Unit &unit) {
+  // Only the unit's own layers' backward reads the clones; a later layer
+  // keeps reading the forward value (its input), so the recomputation runs
+  // right where its layers' backward begins.
+  std::set<std::optional<int64_t>> layers;
+  for (Operation *op : unit)
+    layers.insert(layerOf(op));
+  auto readsClone = [&](Operation *user) {
+    return isBackward(user) && layers.count(layerOf(user));
+  };
   Operation *first = nullptr;
-  for (Value r : op->getResults())
-    for (Operation *user : r.getUsers())
-      if (isBackward(user) && (!first || user->isBeforeInBlock(first)))
-        first = user;
+  for (Operation *op : unit)
+    for (Value r : op->getResults())
+      for (Operation *user : r.getUsers())
+        if (readsClone(user) && (!first || user->isBeforeInBlock(first)))
+          first = user;
   if (!first)
     return;
   OpBuilder b(first);
-  Operation *copy = b.clone(*op);
-  copy->setAttr(kBackwardAttrName, b.getUnitAttr());
-  for (auto [from, to] : llvm::zip(op->getResults(), copy->getResults()))
-    from.replaceUsesWithIf(to, [](OpOperand &use) { return isBackward(use.getOwner()); });
+  IRMapping map;
+  SmallVector<Operation *> clones;
+  for (Operation *op : unit) {
+    Operation *copy = b.clone(*op, map);
+    copy->setAttr(kBackwardAttrName, b.getUnitAttr());
+    clones.push_back(copy);
+  }
+  llvm::SmallPtrSet<Operation *, 32> cloned(clones.begin(), clones.end());
+  for (Operation *op : unit)
+    for (Value r : op->getResults())
+      r.replaceUsesWithIf(map.lookup(r), [&](OpOperand &use) {
+        return readsClone(use.getOwner()) && !cloned.contains(use.getOwner());
+      });
+  // Clones the backward does not read (a layer's output, say) go again.
+  for (Operation *copy : llvm::reverse(clones))
+    if (isOpTriviallyDead(copy))
+      copy->erase();
+}
+
+/// The attention core of each layer: from the scores to the context.
+std::vector<Unit> attentionCores(Block &block) {
+  llvm::SetVector<Operation *> core;
+  for (Operation &op : block) {
+    if (isBackward(&op))
+      continue;
+    if (isa<AttentionScoresOp>(op)) {
+      core.insert(&op);
+      continue;
+    }
+    // Downstream of the scores up to and including the context; a stored
+    // dropout mask goes with its masked scale.
+    bool fed = llvm::any_of(op.getOperands(), [&](Value v) {
+      Operation *def = v.getDefiningOp();
+      return def && core.contains(def) && !isa<AttentionContextOp>(def);
+    });
+    if (!fed)
+      continue;
+    if (auto m = dyn_cast<MaskedScaleOp>(op))
+      if (auto mask = m.getMask().getDefiningOp<DropoutMaskOp>())
+        core.insert(mask);
+    core.insert(&op);
+  }
+  std::map<std::optional<int64_t>, Unit> byLayer;
+  for (Operation &op : block)
+    if (core.contains(&op))
+      byLayer[layerOf(&op)].push_back(&op);
+  std::vector<Unit> units;
+  for (auto &[layer, unit] : byLayer)
+    if (layer)
+      units.push_back(unit);
+  return units;
 }
 
 struct RecomputeActivationsPass
     : mt::impl::RecomputeActivationsPassBase<RecomputeActivationsPass> {
   using Base::Base;
+
   void runOnOperation() override {
+    if (granularity != "none" && granularity != "selective" && granularity != "full") {
+      getOperation().emitError() << "mt-recompute-activations: granularity must be none, "
+                                    "selective or full, got '"
+                                 << granularity << "'";
+      return signalPassFailure();
+    }
+    if (method != "uniform" && method != "block") {
+      getOperation().emitError() << "mt-recompute-activations: method must be uniform or "
+                                    "block, got '"
+                                 << method << "'";
+      return signalPassFailure();
+    }
+    if (numLayers < 1) {
+      getOperation().emitError() << "mt-recompute-activations: num-layers must be >= 1, got "
+                                 << numLayers;
+      return signalPassFailure();
+    }
     for (auto fn : getOperation().getOps<func::FuncOp>()) {
       if (!fn->hasAttr(kGradientOfAttrName) || fn.isExternal())
         continue;
-      SmallVector<Operation *> chosen;
-      for (Operation &op : fn.getBody().front())
-        if (!isBackward(&op) && allGathers && isa<AllGatherOp>(op))
-          chosen.push_back(&op);
-      for (Operation *op : chosen)
-        recomputeInBackward(op);
+      Block &block = fn.getBody().front();
+      std::vector<Unit> units;
+      llvm::SmallPtrSet<Operation *, 32> taken;
+      if (granularity == "full") {
+        // The stage's layers in order; uniform: groups of num-layers,
+        // block: the first num-layers, each alone.
+        llvm::SetVector<int64_t> layers;
+        for (Operation &op : block)
+          if (auto l = layerOf(&op); l && !isBackward(&op))
+            layers.insert(*l);
+        std::map<int64_t, size_t> group;
+        for (size_t i = 0; i < layers.size(); ++i) {
+          if (method == "block" && static_cast<int64_t>(i) >= numLayers)
+            break;
+          group[layers[i]] = method == "block" ? i : i / static_cast<size_t>(numLayers);
+        }
+        std::map<size_t, Unit> byGroup;
+        for (Operation &op : block)
+          if (auto l = layerOf(&op); l && !isBackward(&op) && group.count(*l))
+            byGroup[group[*l]].push_back(&op);
+        for (auto &[g, unit] : byGroup) {
+          units.push_back(unit);
+          taken.insert(unit.begin(), unit.end());
+        }
+      } else if (granularity == "selective") {
+        for (Unit &unit : attentionCores(block)) {
+          units.push_back(unit);
+          taken.insert(unit.begin(), unit.end());
+        }
+      }
+      if (allGathers)
+        for (Operation &op : block)
+          if (!isBackward(&op) && isa<AllGatherOp>(op) && !taken.contains(&op))
+            units.push_back(Unit{&op});
+      for (const Unit &unit : units)
+        recompute(unit);
     }
   }
 };

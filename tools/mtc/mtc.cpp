@@ -130,6 +130,20 @@ static cl::opt<bool> recomputeAllGathers(
              "one more all-gather per linear)"),
     cl::init(true));
 
+static cl::opt<std::string> recomputeGranularity(
+    "recompute-granularity",
+    cl::desc("recompute in the backward instead of keeping: none, selective (each layer's "
+             "attention core) or full (whole layers)"),
+    cl::init("none"));
+static cl::opt<std::string> recomputeMethod(
+    "recompute-method",
+    cl::desc("with full: uniform (groups of --recompute-num-layers layers) or block (only the "
+             "first --recompute-num-layers layers of each stage)"),
+    cl::init("uniform"));
+static cl::opt<int64_t> recomputeNumLayers("recompute-num-layers",
+                                           cl::desc("with full: see --recompute-method"),
+                                           cl::init(1));
+
 static int fail(const llvm::Twine &message) {
   llvm::errs() << "mtc: error: " << message << "\n";
   return 1;
@@ -250,6 +264,18 @@ int main(int argc, char **argv) {
     return fail("--dropout-masks must be regenerate or stored, got '" + dropoutMasks + "'");
   trainingOptions.storeDropoutMasks = dropoutMasks == "stored";
   trainingOptions.recomputeAllGathers = recomputeAllGathers && sp && tp > 1;
+  if (recomputeGranularity != "none" && recomputeGranularity != "selective" &&
+      recomputeGranularity != "full")
+    return fail("--recompute-granularity must be none, selective or full, got '" +
+                recomputeGranularity + "'");
+  if (recomputeMethod != "uniform" && recomputeMethod != "block")
+    return fail("--recompute-method must be uniform or block, got '" + recomputeMethod + "'");
+  if (recomputeNumLayers < 1)
+    return fail("--recompute-num-layers must be >= 1, got " +
+                llvm::Twine(static_cast<int64_t>(recomputeNumLayers)));
+  trainingOptions.recomputeGranularity = recomputeGranularity;
+  trainingOptions.recomputeMethod = recomputeMethod;
+  trainingOptions.recomputeNumLayers = recomputeNumLayers;
   mt::buildTrainingPipeline(training, trainingOptions);
   if (failed(training.run(*module)))
     return 1;

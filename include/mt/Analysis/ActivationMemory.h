@@ -7,7 +7,8 @@
 // * saved activations: tensors the forward computes and the backward reads,
 //   by layer (`mt.layer`) and by the op that defines them. These are what a
 //   micro-batch keeps between its forward and its backward; Korthikanti et
-//   al. 2022 count the same set.
+//   al. 2022 count the same set. A tensor belongs to the layer whose
+//   backward reads it.
 // * liveness: the bytes of every tensor computed from the batch that is
 //   alive after each op, and where the peak occurs.
 //

@@ -57,6 +57,16 @@ struct TrainingOptions : public mlir::PassPipelineOptions<TrainingOptions> {
       llvm::cl::desc("sequence parallelism: gather again in the backward instead of keeping "
                      "the gathered tensor (Megatron)"),
       llvm::cl::init(false)};
+  Option<std::string> recomputeGranularity{
+      *this, "recompute-granularity",
+      llvm::cl::desc("none | selective (attention cores) | full (whole layers)"),
+      llvm::cl::init("none")};
+  Option<std::string> recomputeMethod{*this, "recompute-method",
+                                      llvm::cl::desc("full: uniform | block"),
+                                      llvm::cl::init("uniform")};
+  Option<int64_t> recomputeNumLayers{*this, "recompute-num-layers",
+                                     llvm::cl::desc("full: layers per group, or recomputed"),
+                                     llvm::cl::init(1)};
 };
 
 /// Derives the whole training step from the canonical model: one

@@ -190,9 +190,19 @@ def RecomputeActivationsPass : Pass<"mt-recompute-activations", "mlir::ModuleOp"
     clone, so the forward result dies in the forward and only the op's
     operands are kept. Results are unchanged.
 
-    With `all-gathers`, the chosen ops are the sequence-parallel all-gathers
-    in front of column-parallel linears: the backward gathers again and only
-    the sequence piece is kept, as in Megatron.
+    The units of ops recomputed together:
+
+    * `all-gathers`: the sequence-parallel all-gathers in front of
+      column-parallel linears; the backward gathers again and only the
+      sequence piece is kept, as in Megatron.
+    * `granularity=selective`: each layer's attention core (scores, softmax,
+      dropout, context), Korthikanti et al. 2022; only Q, K and V are kept.
+    * `granularity=full`: whole layers (`mt.layer`). With `method=uniform`
+      the stage's layers go in groups of `num-layers`, recomputed together
+      from the group's input; with `method=block` only the first
+      `num-layers` layers of the stage are recomputed, each from its input.
+
+    Clones that the backward does not read are dropped again.
 
     ```mlir
     // before
@@ -209,6 +219,11 @@ def RecomputeActivationsPass : Pass<"mt-recompute-activations", "mlir::ModuleOp"
   let options = [
     Option<"allGathers", "all-gathers", "bool", "false",
            "gather sequence pieces again in the backward instead of keeping the gathered tensor">,
+    Option<"granularity", "granularity", "std::string", "\"none\"",
+           "none | selective (each layer's attention core) | full (whole layers)">,
+    Option<"method", "method", "std::string", "\"uniform\"",
+           "full: uniform (groups of num-layers layers) | block (the first num-layers layers)">,
+    Option<"numLayers", "num-layers", "int64_t", "1", "full: layers per group, or layers recomputed">,
   ];
 }
 
