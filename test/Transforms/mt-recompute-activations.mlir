@@ -1,5 +1,7 @@
-// RUN: mt-opt %s --mt-recompute-activations=all-gathers=true | FileCheck %s
-// RUN: mt-opt %s --mt-recompute-activations | FileCheck %s --check-prefix=OFF
+// RUN: mt-opt %s -split-input-file --mt-recompute-activations=all-gathers=true | FileCheck %s
+// RUN: mt-opt %s -split-input-file --mt-recompute-activations | FileCheck %s --check-prefix=OFF
+// RUN: mt-opt %s -split-input-file --mt-recompute-activations=granularity=selective | FileCheck %s --check-prefix=SEL
+// RUN: mt-opt %s -split-input-file --mt-recompute-activations=granularity=full | FileCheck %s --check-prefix=FULL
 
 // The gathered input of a column-parallel linear is read by the backward's
 // weight gradient. The pass gathers again right before that read, so the
@@ -24,4 +26,39 @@ func.func @m_grad(%x: tensor<2x4x8xf32>, %w: tensor<4x8xf32>, %dy: tensor<2x8x4x
   %b = mt.reshape %g {mt.backward} : tensor<2x8x8xf32> -> tensor<16x8xf32>
   %dw = mt.matmul %a, %b {mt.backward, transpose_lhs} : tensor<16x4xf32>, tensor<16x8xf32> -> tensor<4x8xf32>
   return %y, %dw : tensor<2x8x4xf32>, tensor<4x8xf32>
+}
+
+// -----
+
+// Selective: the attention core (scores, softmax, context) is recomputed
+// right before the layer's first backward reader, which then reads the
+// clones; the context's clone is not read and is dropped. Only q, k and v
+// stay alive into the backward.
+// SEL-LABEL: func.func @attn_grad
+// SEL-SAME: (%[[Q:.*]]: tensor<1x2x3x2xf32>, %[[K:.*]]: tensor<1x2x3x2xf32>, %[[V:.*]]: tensor<1x2x3x2xf32>, %[[DC:.*]]: tensor<1x2x3x2xf32>)
+// SEL-NEXT: %[[S:.*]] = mt.attention_scores %[[Q]], %[[K]] {mt.layer = 0 : i64}
+// SEL-NEXT: %[[P:.*]] = mt.softmax %[[S]]
+// SEL-NEXT: %[[C:.*]] = mt.attention_context %[[P]], %[[V]]
+// SEL-NEXT: %[[S2:.*]] = mt.attention_scores %[[Q]], %[[K]] {mt.backward, mt.layer = 0 : i64}
+// SEL-NEXT: %[[P2:.*]] = mt.softmax %[[S2]] {mt.backward, mt.layer = 0 : i64
+// SEL-NEXT: %[[DV:.*]] = mt.attention_kv_grad %[[P2]], %[[DC]]
+// SEL-NEXT: %[[DP:.*]] = mt.attention_scores %[[DC]], %[[V]]
+// SEL-NEXT: %[[DS:.*]] = mt.softmax_grad %[[DP]], %[[P2]]
+// SEL-NEXT: return %[[C]], %[[DV]], %[[DS]]
+// FULL-LABEL: func.func @attn_grad
+// FULL: mt.attention_context
+// FULL-NEXT: mt.attention_scores {{.*}}mt.backward
+// FULL-NEXT: mt.softmax {{.*}}mt.backward
+// FULL-NEXT: mt.attention_kv_grad
+// OFF-LABEL: func.func @attn_grad
+// OFF-COUNT-2: mt.attention_scores
+// OFF-NOT: mt.attention_scores
+func.func @attn_grad(%q: tensor<1x2x3x2xf32>, %k: tensor<1x2x3x2xf32>, %v: tensor<1x2x3x2xf32>, %dc: tensor<1x2x3x2xf32>) -> (tensor<1x2x3x2xf32>, tensor<1x2x3x2xf32>, tensor<1x2x3x3xf32>) attributes {mt.gradient_of = @attn} {
+  %s = mt.attention_scores %q, %k {mt.layer = 0 : i64} : tensor<1x2x3x2xf32>, tensor<1x2x3x2xf32> -> tensor<1x2x3x3xf32>
+  %p = mt.softmax %s {mt.layer = 0 : i64, scale = 0.5 : f64} : tensor<1x2x3x3xf32>
+  %c = mt.attention_context %p, %v {mt.layer = 0 : i64} : tensor<1x2x3x3xf32>, tensor<1x2x3x2xf32> -> tensor<1x2x3x2xf32>
+  %dv = mt.attention_kv_grad %p, %dc {mt.backward, mt.layer = 0 : i64} : tensor<1x2x3x3xf32>, tensor<1x2x3x2xf32> -> tensor<1x2x3x2xf32>
+  %dp = mt.attention_scores %dc, %v {mt.backward, mt.layer = 0 : i64} : tensor<1x2x3x2xf32>, tensor<1x2x3x2xf32> -> tensor<1x2x3x3xf32>
+  %ds = mt.softmax_grad %dp, %p {mt.backward, mt.layer = 0 : i64, scale = 0.5 : f64} : tensor<1x2x3x3xf32>
+  return %c, %dv, %ds : tensor<1x2x3x2xf32>, tensor<1x2x3x2xf32>, tensor<1x2x3x3xf32>
 }
