@@ -69,6 +69,18 @@ void usersOf(Value v, SmallVectorImpl<Operation *> &users) {
 
 } // namespace
 
+llvm::DenseSet<Value> activationValues(func::FuncOp fn) {
+  Block &entry = fn.getBody().front();
+  llvm::DenseSet<Value> activation;
+  for (BlockArgument arg : entry.getArguments())
+    if (!fn.getArgAttr(arg.getArgNumber(), kParamAttrName))
+      activation.insert(arg);
+  for (Operation &op : entry)
+    if (llvm::any_of(op.getOperands(), [&](Value v) { return activation.contains(v); }))
+      activation.insert(op.result_begin(), op.result_end());
+  return activation;
+}
+
 ActivationMemory analyzeActivations(func::FuncOp grad) {
   ActivationMemory result;
   Block &entry = grad.getBody().front();
@@ -76,17 +88,11 @@ ActivationMemory analyzeActivations(func::FuncOp grad) {
   // Activations: everything computed from the batch (or, in a pipeline
   // stage, from the previous stage's activation or the next stage's
   // cotangent); weights and what is computed from them alone are not.
-  llvm::DenseSet<Value> activation;
-  for (BlockArgument arg : entry.getArguments())
-    if (!grad.getArgAttr(arg.getArgNumber(), kParamAttrName))
-      activation.insert(arg);
+  llvm::DenseSet<Value> activation = activationValues(grad);
   llvm::DenseMap<Operation *, int64_t> position;
   int64_t n = 0;
-  for (Operation &op : entry) {
+  for (Operation &op : entry)
     position[&op] = n++;
-    if (llvm::any_of(op.getOperands(), [&](Value v) { return activation.contains(v); }))
-      activation.insert(op.result_begin(), op.result_end());
-  }
   auto indexOfUser = [&](Operation *user) {
     Operation *top = entry.findAncestorOpInBlock(*user);
     return top ? position.lookup(top) : n;

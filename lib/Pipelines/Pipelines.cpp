@@ -32,6 +32,8 @@ void mt::buildTrainingPipeline(OpPassManager &pm, const TrainingOptions &options
     recompute.granularity = options.recomputeGranularity;
     recompute.method = options.recomputeMethod;
     recompute.numLayers = options.recomputeNumLayers;
+    recompute.activationBudgets.assign(options.recomputeActivationBudgets.begin(),
+                                       options.recomputeActivationBudgets.end());
     pm.addPass(createRecomputeActivationsPass(recompute));
   }
   pm.addPass(createBuildOptimizerPass(

@@ -20,7 +20,9 @@
 //
 //===----------------------------------------------------------------------===//
 #include "mt/Analysis/ModelInfo.h"
+#include "mt/Analysis/OpCost.h"
 #include "mt/Transforms/Passes.h"
+#include "mt/Transforms/Recompute.h"
 
 #include "mlir/IR/IRMapping.h"
 #include "mlir/Transforms/RegionUtils.h"
@@ -38,9 +40,7 @@ namespace mt {
 using namespace mlir;
 using namespace mt;
 
-namespace {
-
-bool isBackward(Operation *op) { return op->hasAttr(kBackwardAttrName); }
+namespace mt {
 
 std::optional<int64_t> layerOf(Operation *op) {
   if (auto l = op->getAttrOfType<IntegerAttr>(kLayerAttrName))
@@ -48,10 +48,7 @@ std::optional<int64_t> layerOf(Operation *op) {
   return std::nullopt;
 }
 
-/// Forward ops recomputed together, in block order.
-using Unit = SmallVector<Operation *>;
-
-void recompute(const Unit &unit) {
+int64_t recomputeUnit(const RecomputeUnit &unit) {
   // Only the unit's own layers' backward reads the clones; a later layer
   // keeps reading the forward value (its input), so the recomputation runs
   // right where its layers' backward begins.
@@ -59,7 +56,7 @@ void recompute(const Unit &unit) {
   for (Operation *op : unit)
     layers.insert(layerOf(op));
   auto readsClone = [&](Operation *user) {
-    return isBackward(user) && layers.count(layerOf(user));
+    return user->hasAttr(kBackwardAttrName) && layers.count(layerOf(user));
   };
   Operation *first = nullptr;
   for (Operation *op : unit)
@@ -68,13 +65,14 @@ void recompute(const Unit &unit) {
         if (readsClone(user) && (!first || user->isBeforeInBlock(first)))
           first = user;
   if (!first)
-    return;
+    return 0;
   OpBuilder b(first);
   IRMapping map;
   SmallVector<Operation *> clones;
   for (Operation *op : unit) {
     Operation *copy = b.clone(*op, map);
     copy->setAttr(kBackwardAttrName, b.getUnitAttr());
+    copy->setAttr(kRecomputedAttrName, b.getUnitAttr());
     clones.push_back(copy);
   }
   llvm::SmallPtrSet<Operation *, 32> cloned(clones.begin(), clones.end());
@@ -84,10 +82,23 @@ void recompute(const Unit &unit) {
         return readsClone(use.getOwner()) && !cloned.contains(use.getOwner());
       });
   // Clones the backward does not read (a layer's output, say) go again.
-  for (Operation *copy : llvm::reverse(clones))
+  int64_t flops = 0;
+  for (Operation *copy : llvm::reverse(clones)) {
     if (isOpTriviallyDead(copy))
       copy->erase();
+    else
+      flops += opFlops(copy);
+  }
+  return flops;
 }
+
+} // namespace mt
+
+namespace {
+
+bool isBackward(Operation *op) { return op->hasAttr(kBackwardAttrName); }
+
+using Unit = RecomputeUnit;
 
 /// The attention core of each layer: from the scores to the context.
 std::vector<Unit> attentionCores(Block &block) {
@@ -127,10 +138,33 @@ struct RecomputeActivationsPass
     : mt::impl::RecomputeActivationsPassBase<RecomputeActivationsPass> {
   using Base::Base;
 
+  /// granularity=auto: the planner chooses under the stage's budget and the
+  /// function records the choice for reports.
+  LogicalResult planFunction(func::FuncOp fn) {
+    int64_t stage = 0;
+    if (auto s = fn->getAttrOfType<IntegerAttr>(kStageAttrName))
+      stage = s.getInt();
+    if (activationBudgets.size() > 1 && stage >= static_cast<int64_t>(activationBudgets.size()))
+      return fn.emitError() << "mt-recompute-activations: no activation budget for virtual "
+                               "stage "
+                            << stage << " (" << activationBudgets.size() << " given)";
+    int64_t budget = activationBudgets[activationBudgets.size() > 1 ? stage : 0];
+    RecomputeChoice choice = planRecomputation(fn, budget);
+    Builder b(fn.getContext());
+    fn->setAttr(kRecomputePlanAttrName,
+                b.getDictionaryAttr({b.getNamedAttr("budget", b.getI64IntegerAttr(budget)),
+                                     b.getNamedAttr("peak", b.getI64IntegerAttr(choice.peakBytes)),
+                                     b.getNamedAttr("flops", b.getI64IntegerAttr(choice.flops)),
+                                     b.getNamedAttr("fits", b.getBoolAttr(choice.fits)),
+                                     b.getNamedAttr("cuts", b.getI64IntegerAttr(choice.cutsTried))}));
+    return success();
+  }
+
   void runOnOperation() override {
-    if (granularity != "none" && granularity != "selective" && granularity != "full") {
+    if (granularity != "none" && granularity != "selective" && granularity != "full" &&
+        granularity != "auto") {
       getOperation().emitError() << "mt-recompute-activations: granularity must be none, "
-                                    "selective or full, got '"
+                                    "selective, full or auto, got '"
                                  << granularity << "'";
       return signalPassFailure();
     }
@@ -143,6 +177,13 @@ struct RecomputeActivationsPass
     if (numLayers < 1) {
       getOperation().emitError() << "mt-recompute-activations: num-layers must be >= 1, got "
                                  << numLayers;
+      return signalPassFailure();
+    }
+    if (granularity == "auto" &&
+        (activationBudgets.empty() || llvm::any_of(activationBudgets, [](int64_t b) { return b < 0; }))) {
+      getOperation().emitError() << "mt-recompute-activations: granularity=auto needs "
+                                    "activation-budgets (bytes >= 0, one for every stage or one "
+                                    "per virtual stage)";
       return signalPassFailure();
     }
     for (auto fn : getOperation().getOps<func::FuncOp>()) {
@@ -183,7 +224,9 @@ struct RecomputeActivationsPass
           if (!isBackward(&op) && isa<AllGatherOp>(op) && !taken.contains(&op))
             units.push_back(Unit{&op});
       for (const Unit &unit : units)
-        recompute(unit);
+        recomputeUnit(unit);
+      if (granularity == "auto" && failed(planFunction(fn)))
+        return signalPassFailure();
     }
   }
 };

@@ -2,6 +2,8 @@
 #include "MemoryReport.h"
 
 #include "mt/Analysis/ActivationMemory.h"
+#include "mt/Analysis/ModelInfo.h"
+#include "mt/Analysis/OpCost.h"
 #include "mt/Plan/ParallelReport.h"
 #include "mt/Schedule/PipelineSchedule.h"
 
@@ -72,6 +74,56 @@ std::string describeLayer(const ActivationMemory &a, std::optional<int64_t> laye
   return s;
 }
 
+/// What a training step computes again in its backward, and what its
+/// forward computes once.
+struct Recomputation {
+  int64_t flops = 0, forwardFlops = 0;
+  std::map<std::optional<int64_t>, std::string> byLayer; // "mt.softmax x2, mt.linear"
+  std::string plan;                                       // auto's choice, if any
+};
+
+Recomputation recomputationOf(func::FuncOp fn) {
+  Recomputation r;
+  llvm::DenseSet<Value> activation = activationValues(fn);
+  std::map<std::optional<int64_t>, std::vector<std::pair<std::string, int64_t>>> ops;
+  for (Operation &op : fn.getBody().front()) {
+    std::optional<int64_t> layer;
+    if (auto l = op.getAttrOfType<IntegerAttr>(kLayerAttrName))
+      layer = l.getInt();
+    if (op.hasAttr(kRecomputedAttrName)) {
+      r.flops += opFlops(&op);
+      auto &list = ops[layer];
+      std::string name = op.getName().getStringRef().str();
+      if (!list.empty() && list.back().first == name)
+        ++list.back().second;
+      else
+        list.emplace_back(name, 1);
+    } else if (!op.hasAttr(kBackwardAttrName) &&
+               llvm::any_of(op.getResults(), [&](Value v) { return activation.contains(v); })) {
+      r.forwardFlops += opFlops(&op);
+    }
+  }
+  for (auto &[layer, list] : ops) {
+    std::string text;
+    for (auto &[name, count] : list)
+      text += (text.empty() ? "" : ", ") + name + (count > 1 ? " x" + std::to_string(count) : "");
+    r.byLayer[layer] = text;
+  }
+  if (auto plan = fn->getAttrOfType<DictionaryAttr>(kRecomputePlanAttrName)) {
+    auto get = [&](const char *key) {
+      auto a = plan.getAs<IntegerAttr>(key);
+      return a ? a.getInt() : 0;
+    };
+    r.plan = "chosen by --recompute-granularity=auto for " + std::to_string(get("budget")) +
+             " bytes of live activations (the budget less what this rank holds otherwise), "
+             "from " + std::to_string(get("cuts")) + " minimum cuts: step peak " +
+             std::to_string(get("peak"));
+    auto fits = plan.getAs<BoolAttr>("fits");
+    r.plan += fits && fits.getValue() ? ", fits" : ", the least any cut reaches: does not fit";
+  }
+  return r;
+}
+
 } // namespace
 
 bool memoryReport(ModuleOp module, const plan::Plan &plan, std::string &out, MemoryPeaks &peaks,
@@ -90,6 +142,7 @@ bool memoryReport(ModuleOp module, const plan::Plan &plan, std::string &out, Mem
   // Per virtual stage: the step's activation accounting, the forward's
   // transient peak and the stage input a pipelined micro-batch keeps.
   std::vector<ActivationMemory> step(static_cast<size_t>(stages)), forward(step.size());
+  std::vector<Recomputation> recomputed(step.size());
   std::vector<int64_t> stash(step.size(), 0);
   for (int64_t k = 0; k < stages; ++k) {
     bool found = false;
@@ -107,6 +160,7 @@ bool memoryReport(ModuleOp module, const plan::Plan &plan, std::string &out, Mem
       }
       found = true;
       step[static_cast<size_t>(k)] = analyzeActivations(fn);
+      recomputed[static_cast<size_t>(k)] = recomputationOf(fn);
       for (const plan::TensorSpec &in : f.inputs())
         if (in.name().size() >= 6 && in.name().compare(in.name().size() - 6, 6, "act_in") == 0)
           stash[static_cast<size_t>(k)] = bytesOf(in);
@@ -121,6 +175,8 @@ bool memoryReport(ModuleOp module, const plan::Plan &plan, std::string &out, Mem
   r << "memory per rank, before anything runs (" << micro << " micro-batches of "
     << c.micro_batch_size() << " sequences per data-parallel rank and step; bytes):\n";
   peaks.perPipelineRank.assign(static_cast<size_t>(pp), 0);
+  peaks.outsideSteps.assign(static_cast<size_t>(pp), 0);
+  peaks.stepBase.assign(static_cast<size_t>(stages), 0);
   for (int64_t s = 0; s < pp; ++s) {
     // The runtime's buffers: every input and output of this rank's
     // functions, and a scratch copy of each output that overwrites an input.
@@ -197,6 +253,38 @@ bool memoryReport(ModuleOp module, const plan::Plan &plan, std::string &out, Mem
       if (layers.count(std::nullopt))
         r << "      outside the layers: " << a.layerBytes(std::nullopt) << " = "
           << describeLayer(a, std::nullopt) << "\n";
+      const Recomputation &rc = recomputed[static_cast<size_t>(k)];
+      char share[32];
+      std::snprintf(share, sizeof share, "%.1f%%",
+                    rc.forwardFlops ? 100.0 * static_cast<double>(rc.flops) /
+                                          static_cast<double>(rc.forwardFlops)
+                                    : 0.0);
+      r << "    virtual stage " << k << ": recomputed in the backward, per micro-batch: "
+        << rc.flops << " FLOPs (" << share << " of the forward's " << rc.forwardFlops << ")\n";
+      if (!rc.plan.empty())
+        r << "      " << rc.plan << "\n";
+      // Identical consecutive layers once, as above.
+      std::optional<int64_t> from, to;
+      std::string text;
+      auto flushRecomputed = [&] {
+        if (!text.empty())
+          r << "      " << (!from ? std::string("outside the layers")
+                                  : *from == *to ? "layer " + std::to_string(*from)
+                                                 : "layers " + std::to_string(*from) + "-" +
+                                                       std::to_string(*to) + ", each")
+            << ": " << text << "\n";
+        text.clear();
+      };
+      for (auto &[layer, ops] : rc.byLayer) {
+        if (layer && to && !text.empty() && ops == text && *layer == *to + 1) {
+          to = layer;
+          continue;
+        }
+        flushRecomputed();
+        from = to = layer;
+        text = ops;
+      }
+      flushRecomputed();
     }
 
     // Walk the schedule: what is in flight and which function runs.
@@ -210,6 +298,13 @@ bool memoryReport(ModuleOp module, const plan::Plan &plan, std::string &out, Mem
                           : k + 1 == stages ? 0
                                             : forward[static_cast<size_t>(k)].peakBytes;
       int64_t total = resident + heldBefore + transient;
+      if (!pipelinedForward) {
+        int64_t &base = peaks.stepBase[static_cast<size_t>(k)];
+        base = std::max(base, resident + heldBefore);
+      } else {
+        peaks.outsideSteps[static_cast<size_t>(s)] =
+            std::max(peaks.outsideSteps[static_cast<size_t>(s)], total);
+      }
       if (total > peak) {
         peak = total;
         const ActivationMemory &a =

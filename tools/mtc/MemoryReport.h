@@ -22,6 +22,14 @@ namespace mt {
 /// Per pipeline rank: the most bytes it holds at any time.
 struct MemoryPeaks {
   std::vector<int64_t> perPipelineRank;
+  /// Per virtual stage: the most bytes its rank holds, outside the step's
+  /// own live activations, while its training step runs (buffers and the
+  /// inputs of micro-batches in flight). A budget less this is what the
+  /// step's activations may reach.
+  std::vector<int64_t> stepBase;
+  /// Per pipeline rank: the peak while a pipelined forward runs, which
+  /// recomputation does not change.
+  std::vector<int64_t> outsideSteps;
 };
 
 /// The report for `plan`, compiled from `module`; false with `error` when

@@ -6,13 +6,16 @@
 // ...) apply to its pass manager.
 //
 //===----------------------------------------------------------------------===//
+#include "MemoryBudget.h"
 #include "MemoryReport.h"
+#include "TrainingCompiler.h"
 #include "ParamSummary.h"
 
 #include "mt/Analysis/ModelInfo.h"
 #include "mt/Pipelines/Pipelines.h"
 #include "PlanBuilder.h"
 #include "mt/Plan/ParallelReport.h"
+#include "mt/Support/Format.h"
 #include "mt/Tools/Registration.h"
 
 #include "mlir/IR/AsmState.h"
@@ -133,7 +136,8 @@ static cl::opt<bool> recomputeAllGathers(
 static cl::opt<std::string> recomputeGranularity(
     "recompute-granularity",
     cl::desc("recompute in the backward instead of keeping: none, selective (each layer's "
-             "attention core) or full (whole layers)"),
+             "attention core), full (whole layers) or auto (what fits --memory-budget at the "
+             "least added work)"),
     cl::init("none"));
 static cl::opt<std::string> recomputeMethod(
     "recompute-method",
@@ -144,9 +148,45 @@ static cl::opt<int64_t> recomputeNumLayers("recompute-num-layers",
                                            cl::desc("with full: see --recompute-method"),
                                            cl::init(1));
 
+static cl::opt<std::string> memoryBudget(
+    "memory-budget",
+    cl::desc("bytes each rank may hold (2500000, 80GB, 1.5GiB): a plan that cannot fit is refused "
+             "with its breakdown and the options that would make it fit; "
+             "--recompute-granularity=auto plans under it"),
+    cl::init(""));
+
 static int fail(const llvm::Twine &message) {
   llvm::errs() << "mtc: error: " << message << "\n";
   return 1;
+}
+
+/// Refuses a plan over --memory-budget: which ranks, by how much, the
+/// breakdown, and the options that would make it fit.
+static bool fitsBudget(const std::string &report, const mt::MemoryPeaks &peaks, ModuleOp parsed,
+                       const mt::CompileSettings &settings) {
+  std::string over;
+  for (size_t s = 0; s < peaks.perPipelineRank.size(); ++s)
+    if (peaks.perPipelineRank[s] > settings.memoryBudget)
+      over += "\n  pipeline stage " + std::to_string(s) + ": peak " +
+              std::to_string(peaks.perPipelineRank[s]) + " bytes, " +
+              std::to_string(peaks.perPipelineRank[s] - settings.memoryBudget) + " over";
+  if (over.empty())
+    return true;
+  llvm::errs() << "mtc: error: the plan does not fit --memory-budget="
+               << settings.memoryBudget << " bytes per rank:" << over << "\n"
+               << "what each rank holds:\n" << report;
+  std::vector<std::string> options = mt::optionsThatFit(parsed, settings);
+  if (options.empty()) {
+    llvm::errs() << "no option tried makes it fit (recomputation, dropout masks, micro-batch "
+                    "size, distributed optimizer, sequence parallelism, twice the tensor- or "
+                    "pipeline-parallel ranks, and full recomputation with each): it needs a "
+                    "larger budget\n";
+  } else {
+    llvm::errs() << "options that make it fit (each compiled and accounted):\n";
+    for (const std::string &line : options)
+      llvm::errs() << "  " << line << "\n";
+  }
+  return false;
 }
 
 int main(int argc, char **argv) {
@@ -158,16 +198,6 @@ int main(int argc, char **argv) {
   mt::registerPassesAndPipelines(); // the lowering pipeline names upstream passes
   cl::ParseCommandLineOptions(argc, argv, "mtc: compiles a transformer model written in "
                                           "the mt dialect into a training plan\n");
-
-  if (microBatchSize < 1)
-    return fail("--micro-batch-size must be >= 1, got " +
-                llvm::Twine(static_cast<int64_t>(microBatchSize)));
-  if (seqLength < 0)
-    return fail("--seq-length must be >= 1, got " +
-                llvm::Twine(static_cast<int64_t>(seqLength)));
-  if (vocabMultiple < 1)
-    return fail("--make-vocab-size-divisible-by must be >= 1, got " +
-                llvm::Twine(static_cast<int64_t>(vocabMultiple)));
 
   if (tp < 1 || pp < 1 || dp < 0 || worldSize < 0 || virtualStages < 1)
     return fail("--tp, --pp and --virtual-stages must be >= 1, --dp and --world-size >= 0");
@@ -183,27 +213,33 @@ int main(int argc, char **argv) {
   }
   if (!dataParallel)
     dataParallel = 1;
-  if (schedule != "1f1b" && schedule != "interleaved")
-    return fail("--schedule must be 1f1b or interleaved, got '" + schedule + "'");
-  if (schedule == "interleaved" && (pp < 2 || virtualStages < 2))
-    return fail("--schedule=interleaved needs --pp >= 2 and --virtual-stages >= 2");
-  if (schedule == "1f1b" && virtualStages > 1)
-    return fail("--virtual-stages " + llvm::Twine(static_cast<int64_t>(virtualStages)) +
-                " needs --schedule=interleaved");
 
-  int64_t global = globalBatch ? static_cast<int64_t>(globalBatch) : microBatchSize * dataParallel;
-  if (global < 1 || global % (microBatchSize * dataParallel) != 0)
-    return fail("--global-batch-size " + llvm::Twine(global) +
-                " is not a multiple of --micro-batch-size x --dp = " +
-                llvm::Twine(static_cast<int64_t>(microBatchSize)) + " x " +
-                llvm::Twine(dataParallel) + ": every data-parallel rank needs whole micro-batches");
-  int64_t microPerRank = global / (microBatchSize * dataParallel);
-  if (schedule == "interleaved" && microPerRank % pp != 0)
-    return fail("the interleaved schedule needs the micro-batches per data-parallel rank (" +
-                llvm::Twine(microPerRank) + ") to be a multiple of --pp " +
-                llvm::Twine(static_cast<int64_t>(pp)) + "; change --global-batch-size");
-
+  mt::CompileSettings settings;
+  settings.vocabMultiple = vocabMultiple;
+  settings.microBatchSize = microBatchSize;
+  settings.seqLength = seqLength;
+  settings.tp = tp;
+  settings.pp = pp;
+  settings.dp = dataParallel;
+  settings.virtualStages = virtualStages;
+  settings.globalBatch = globalBatch ? static_cast<int64_t>(globalBatch)
+                                     : microBatchSize * dataParallel;
+  settings.sequenceParallel = sp && tp > 1;
+  settings.distributedOptimizer = distributedOptimizer;
+  settings.schedule = schedule;
+  settings.dropoutMasks = dropoutMasks;
+  settings.recomputeAllGathers = recomputeAllGathers && sp && tp > 1;
+  settings.granularity = recomputeGranularity;
+  settings.method = recomputeMethod;
+  settings.numLayers = recomputeNumLayers;
   std::string error;
+  if (!memoryBudget.empty() &&
+      (!mt::parseByteSize(memoryBudget, settings.memoryBudget, error) ||
+       settings.memoryBudget <= 0))
+    return fail("--memory-budget: " + (error.empty() ? "must be more than 0 bytes" : error));
+  if (!settings.check(error))
+    return fail(error);
+
   auto file = openInputFile(inputFilename, &error);
   if (!file)
     return fail(error);
@@ -225,14 +261,23 @@ int main(int argc, char **argv) {
     return fail("'" + inputFilename + "' has no model function (a func.func with an "
                 "argument marked mt.param)");
 
-  PassManager pm(&context);
-  if (failed(applyPassManagerCLOptions(pm)))
-    return fail("invalid pass manager options");
+  // The model as parsed: options that would fit a memory budget are
+  // compiled from it.
+  OwningOpRef<ModuleOp> parsed(module->clone());
+
   DefaultTimingManager timing;
   applyDefaultTimingManagerCLOptions(timing);
   TimingScope rootTiming = timing.getRootScope();
-  pm.enableTiming(rootTiming);
+  auto configure = [&](PassManager &pm) -> LogicalResult {
+    if (failed(applyPassManagerCLOptions(pm)))
+      return failure();
+    pm.enableTiming(rootTiming);
+    return success();
+  };
 
+  PassManager pm(&context);
+  if (failed(configure(pm)))
+    return fail("invalid pass manager options");
   mt::FrontendOptions frontend;
   // Megatron pads the vocabulary to a multiple of the divisor times tp, so
   // every tensor-parallel rank holds an equal, aligned piece.
@@ -248,37 +293,12 @@ int main(int argc, char **argv) {
     return 0;
   }
 
-  if (outputFilename.empty() && !reportParallel && !reportMemory)
+  if (outputFilename.empty() && !reportParallel && !reportMemory && memoryBudget.empty())
     return 0; // parsed and checked
 
-  PassManager training(&context);
-  if (failed(applyPassManagerCLOptions(training)))
-    return fail("invalid pass manager options");
-  mt::TrainingOptions trainingOptions;
-  trainingOptions.distributedOptimizerShards = distributedOptimizer ? dataParallel : 0;
-  trainingOptions.pipelineStages = pp;
-  trainingOptions.tensorParallel = tp;
-  trainingOptions.sequenceParallel = sp && tp > 1;
-  trainingOptions.virtualStages = virtualStages;
-  if (dropoutMasks != "regenerate" && dropoutMasks != "stored")
-    return fail("--dropout-masks must be regenerate or stored, got '" + dropoutMasks + "'");
-  trainingOptions.storeDropoutMasks = dropoutMasks == "stored";
-  trainingOptions.recomputeAllGathers = recomputeAllGathers && sp && tp > 1;
-  if (recomputeGranularity != "none" && recomputeGranularity != "selective" &&
-      recomputeGranularity != "full")
-    return fail("--recompute-granularity must be none, selective or full, got '" +
-                recomputeGranularity + "'");
-  if (recomputeMethod != "uniform" && recomputeMethod != "block")
-    return fail("--recompute-method must be uniform or block, got '" + recomputeMethod + "'");
-  if (recomputeNumLayers < 1)
-    return fail("--recompute-num-layers must be >= 1, got " +
-                llvm::Twine(static_cast<int64_t>(recomputeNumLayers)));
-  trainingOptions.recomputeGranularity = recomputeGranularity;
-  trainingOptions.recomputeMethod = recomputeMethod;
-  trainingOptions.recomputeNumLayers = recomputeNumLayers;
-  mt::buildTrainingPipeline(training, trainingOptions);
-  if (failed(training.run(*module)))
-    return 1;
+  mt::plan::Plan plan;
+  if (!mt::compileTraining(*module, /*runFrontend=*/false, settings, plan, error, configure))
+    return error.empty() ? 1 : fail(error); // empty: the diagnostics said why
 
   if (emit == Emit::Mlir) {
     auto output = openOutputFile(outputFilename, &error);
@@ -289,9 +309,6 @@ int main(int argc, char **argv) {
     return 0;
   }
 
-  mt::plan::Plan plan;
-  if (!mt::describePlan(*module, plan, error))
-    return fail(error);
   mt::plan::Config &config = *plan.mutable_config();
   if (decayStyle != "constant" && decayStyle != "linear" && decayStyle != "cosine")
     return fail("--lr-decay-style must be constant, linear or cosine, got '" + decayStyle + "'");
@@ -299,16 +316,6 @@ int main(int argc, char **argv) {
       beta1 < 0 || beta1 >= 1 || beta2 < 0 || beta2 >= 1)
     return fail("invalid training options: need --train-iters >= 1, --lr-warmup-iters >= 0, "
                 "non-negative rates, --adam-eps > 0 and Adam betas in [0, 1)");
-  config.set_global_batch_size(global);
-  config.set_data_parallel_size(dataParallel);
-  mt::plan::Parallelism &parallel = *config.mutable_parallel();
-  parallel.set_tensor_parallel_size(tp);
-  parallel.set_pipeline_parallel_size(pp);
-  parallel.set_data_parallel_size(dataParallel);
-  parallel.set_sequence_parallel(sp && tp > 1);
-  parallel.set_distributed_optimizer(distributedOptimizer);
-  parallel.set_schedule(schedule);
-  parallel.set_virtual_stages(virtualStages);
   config.set_train_iters(trainIters);
   config.set_seed(seed);
   std::string commandLine;
@@ -332,12 +339,15 @@ int main(int argc, char **argv) {
       return fail(error);
     llvm::outs() << report;
   }
-  if (reportMemory) {
+  if (reportMemory || settings.memoryBudget) {
     std::string report;
     mt::MemoryPeaks peaks;
     if (!mt::memoryReport(*module, plan, report, peaks, error))
       return fail(error);
-    llvm::outs() << report;
+    if (reportMemory)
+      llvm::outs() << report;
+    if (settings.memoryBudget && !fitsBudget(report, peaks, *parsed, settings))
+      return 1;
   }
   if (outputFilename.empty())
     return 0;

@@ -20,6 +20,7 @@
 #define MT_ANALYSIS_ACTIVATIONMEMORY_H
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "llvm/ADT/DenseSet.h"
 
 #include <cstdint>
 #include <optional>
@@ -49,6 +50,10 @@ struct ActivationMemory {
 
 /// Bytes of one element as stored: sub-byte types (i1 masks) take a byte.
 int64_t storageBytes(mlir::Type elementType);
+
+/// The activations of `fn`: values computed from its non-parameter
+/// arguments.
+llvm::DenseSet<mlir::Value> activationValues(mlir::func::FuncOp fn);
 
 /// Accounts for `grad`, a function built by mt-derive-gradients.
 ActivationMemory analyzeActivations(mlir::func::FuncOp grad);

@@ -59,6 +59,12 @@ inline constexpr llvm::StringLiteral kPartialOverAttrName = "mt.partial_over";
 /// inherit it and are marked as the backward pass.
 inline constexpr llvm::StringLiteral kLayerAttrName = "mt.layer";
 inline constexpr llvm::StringLiteral kBackwardAttrName = "mt.backward";
+/// A backward op that computes a forward value again
+/// (mt-recompute-activations).
+inline constexpr llvm::StringLiteral kRecomputedAttrName = "mt.recomputed";
+/// A gradient function's recomputation chosen under a budget
+/// (granularity=auto): {budget, peak, flops, fits, cuts}.
+inline constexpr llvm::StringLiteral kRecomputePlanAttrName = "mt.recompute_plan";
 
 /// What a compiled function does for the runtime: `mt.role = "train_step"`, ...
 inline constexpr llvm::StringLiteral kRoleAttrName = "mt.role";

@@ -59,7 +59,8 @@ struct TrainingOptions : public mlir::PassPipelineOptions<TrainingOptions> {
       llvm::cl::init(false)};
   Option<std::string> recomputeGranularity{
       *this, "recompute-granularity",
-      llvm::cl::desc("none | selective (attention cores) | full (whole layers)"),
+      llvm::cl::desc("none | selective (attention cores) | full (whole layers) | auto "
+                     "(under recompute-activation-budgets)"),
       llvm::cl::init("none")};
   Option<std::string> recomputeMethod{*this, "recompute-method",
                                       llvm::cl::desc("full: uniform | block"),
@@ -67,6 +68,10 @@ struct TrainingOptions : public mlir::PassPipelineOptions<TrainingOptions> {
   Option<int64_t> recomputeNumLayers{*this, "recompute-num-layers",
                                      llvm::cl::desc("full: layers per group, or recomputed"),
                                      llvm::cl::init(1)};
+  ListOption<int64_t> recomputeActivationBudgets{
+      *this, "recompute-activation-budgets",
+      llvm::cl::desc("auto: bytes of live activations a training step may reach (one, or one "
+                     "per virtual stage)")};
 };
 
 /// Derives the whole training step from the canonical model: one

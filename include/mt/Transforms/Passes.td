@@ -202,7 +202,18 @@ def RecomputeActivationsPass : Pass<"mt-recompute-activations", "mlir::ModuleOp"
       from the group's input; with `method=block` only the first
       `num-layers` layers of the stage are recomputed, each from its input.
 
-    Clones that the backward does not read are dropped again.
+    * `granularity=auto`: the pass chooses, per gradient function, which
+      forward values to keep and which to recompute so that the step's
+      activation peak fits `activation-budgets` at the least added work.
+      Each candidate is a minimum cut of the forward graph that prices a
+      kept byte against one operation of recomputation; the price sweeps
+      from free memory to free work and every distinct cut is measured on a
+      copy of the function. A layer keeps its input. The function records
+      the choice as `mt.recompute_plan = {budget, peak, flops, fits, cuts}`;
+      without a fitting cut the least peak is applied and `fits` is false.
+
+    Clones carry `mt.recomputed`. Clones that the backward does not read are
+    dropped again.
 
     ```mlir
     // before
@@ -220,10 +231,13 @@ def RecomputeActivationsPass : Pass<"mt-recompute-activations", "mlir::ModuleOp"
     Option<"allGathers", "all-gathers", "bool", "false",
            "gather sequence pieces again in the backward instead of keeping the gathered tensor">,
     Option<"granularity", "granularity", "std::string", "\"none\"",
-           "none | selective (each layer's attention core) | full (whole layers)">,
+           "none | selective (each layer's attention core) | full (whole layers) | auto (under activation-budgets)">,
     Option<"method", "method", "std::string", "\"uniform\"",
            "full: uniform (groups of num-layers layers) | block (the first num-layers layers)">,
     Option<"numLayers", "num-layers", "int64_t", "1", "full: layers per group, or layers recomputed">,
+    ListOption<"activationBudgets", "activation-budgets", "int64_t",
+               "auto: the most bytes of live activations each training step may reach, one "
+               "for every function or one per virtual stage">,
   ];
 }
 

@@ -1,0 +1,129 @@
+//===- MemoryBudget.cpp - what would make a plan fit -----------------------===//
+#include "MemoryBudget.h"
+
+#include "MemoryReport.h"
+
+#include "mlir/IR/Diagnostics.h"
+
+#include <algorithm>
+#include <functional>
+
+using namespace mlir;
+
+namespace mt {
+
+bool peakOf(ModuleOp parsed, const CompileSettings &settings, int64_t &peak) {
+  // Layouts the model cannot take are not options: say nothing of them.
+  ScopedDiagnosticHandler quiet(parsed.getContext(), [](Diagnostic &) { return success(); });
+  OwningOpRef<ModuleOp> copy(parsed.clone());
+  plan::Plan plan;
+  std::string error, report;
+  MemoryPeaks peaks;
+  if (!compileTraining(*copy, /*runFrontend=*/true, settings, plan, error) ||
+      !memoryReport(*copy, plan, report, peaks, error) || peaks.perPipelineRank.empty())
+    return false;
+  peak = *std::max_element(peaks.perPipelineRank.begin(), peaks.perPipelineRank.end());
+  return true;
+}
+
+namespace {
+
+struct Change {
+  std::string flags;
+  std::function<void(CompileSettings &)> apply;
+  bool needsMoreRanks = false;
+};
+
+std::vector<Change> changesOf(const CompileSettings &s) {
+  std::vector<Change> changes;
+  if (s.granularity != "selective")
+    changes.push_back({"--recompute-granularity=selective",
+                       [](CompileSettings &c) { c.granularity = "selective"; }});
+  if (s.granularity != "auto")
+    changes.push_back(
+        {"--recompute-granularity=auto", [](CompileSettings &c) { c.granularity = "auto"; }});
+  if (s.granularity != "full" || s.method != "uniform" || s.numLayers != 1)
+    changes.push_back({"--recompute-granularity=full", [](CompileSettings &c) {
+                         c.granularity = "full";
+                         c.method = "uniform";
+                         c.numLayers = 1;
+                       }});
+  if (s.dropoutMasks == "stored")
+    changes.push_back(
+        {"--dropout-masks=regenerate", [](CompileSettings &c) { c.dropoutMasks = "regenerate"; }});
+  if (s.tp > 1 && !s.sequenceParallel)
+    changes.push_back({"--sp", [](CompileSettings &c) {
+                         c.sequenceParallel = true;
+                         c.recomputeAllGathers = true;
+                       }});
+  if (s.tp > 1 && s.sequenceParallel && !s.recomputeAllGathers)
+    changes.push_back({"--recompute-all-gathers",
+                       [](CompileSettings &c) { c.recomputeAllGathers = true; }});
+  if (s.dp > 1 && !s.distributedOptimizer)
+    changes.push_back({"--distributed-optimizer",
+                       [](CompileSettings &c) { c.distributedOptimizer = true; }});
+  for (int64_t m = s.microBatchSize / 2; m >= 1; m /= 2)
+    changes.push_back({"--micro-batch-size=" + std::to_string(m),
+                       [m](CompileSettings &c) { c.microBatchSize = m; }});
+  changes.push_back({"--tp=" + std::to_string(2 * s.tp) + " --sp",
+                     [](CompileSettings &c) {
+                       c.tp *= 2;
+                       c.sequenceParallel = true;
+                       c.recomputeAllGathers = true;
+                     },
+                     true});
+  changes.push_back({"--pp=" + std::to_string(2 * s.pp),
+                     [](CompileSettings &c) { c.pp *= 2; }, true});
+  return changes;
+}
+
+std::string describe(const Change &change, const CompileSettings &s, int64_t peak) {
+  std::string line = change.flags + ": peak " + std::to_string(peak) + " bytes on the fullest rank";
+  if (change.needsMoreRanks) {
+    CompileSettings c = s;
+    change.apply(c);
+    line += " (" + std::to_string(c.tp * c.pp * c.dp) + " ranks)";
+  }
+  return line;
+}
+
+} // namespace
+
+std::vector<std::string> optionsThatFit(ModuleOp parsed, const CompileSettings &settings) {
+  std::vector<std::string> fits;
+  std::vector<Change> changes = changesOf(settings);
+  for (const Change &change : changes) {
+    CompileSettings trial = settings;
+    change.apply(trial);
+    int64_t peak = 0;
+    if (peakOf(parsed, trial, peak) && peak <= settings.memoryBudget)
+      fits.push_back(describe(change, settings, peak));
+  }
+  if (!fits.empty())
+    return fits;
+  // Nothing alone: full recomputation with each other change.
+  Change full = {"--recompute-granularity=full", [](CompileSettings &c) {
+                   c.granularity = "full";
+                   c.method = "uniform";
+                   c.numLayers = 1;
+                 }};
+  for (const Change &change : changes) {
+    if (change.flags.rfind("--recompute-granularity", 0) == 0)
+      continue;
+    CompileSettings trial = settings;
+    full.apply(trial);
+    change.apply(trial);
+    int64_t peak = 0;
+    if (peakOf(parsed, trial, peak) && peak <= settings.memoryBudget)
+      fits.push_back(describe({full.flags + " " + change.flags,
+                               [&](CompileSettings &c) {
+                                 full.apply(c);
+                                 change.apply(c);
+                               },
+                               change.needsMoreRanks},
+                              settings, peak));
+  }
+  return fits;
+}
+
+} // namespace mt

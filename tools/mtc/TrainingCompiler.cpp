@@ -1,0 +1,138 @@
+//===- TrainingCompiler.cpp - one compile of a model for one layout --------===//
+#include "TrainingCompiler.h"
+
+#include "MemoryReport.h"
+#include "PlanBuilder.h"
+
+#include "mt/Pipelines/Pipelines.h"
+
+using namespace mlir;
+
+namespace mt {
+
+bool CompileSettings::check(std::string &error) const {
+  auto text = [](int64_t v) { return std::to_string(v); };
+  if (microBatchSize < 1)
+    error = "--micro-batch-size must be >= 1, got " + text(microBatchSize);
+  else if (seqLength < 0)
+    error = "--seq-length must be >= 1, got " + text(seqLength);
+  else if (vocabMultiple < 1)
+    error = "--make-vocab-size-divisible-by must be >= 1, got " + text(vocabMultiple);
+  else if (tp < 1 || pp < 1 || dp < 1 || virtualStages < 1)
+    error = "--tp, --pp and --virtual-stages must be >= 1, --dp and --world-size >= 0";
+  else if (schedule != "1f1b" && schedule != "interleaved")
+    error = "--schedule must be 1f1b or interleaved, got '" + schedule + "'";
+  else if (schedule == "interleaved" && (pp < 2 || virtualStages < 2))
+    error = "--schedule=interleaved needs --pp >= 2 and --virtual-stages >= 2";
+  else if (schedule == "1f1b" && virtualStages > 1)
+    error = "--virtual-stages " + text(virtualStages) + " needs --schedule=interleaved";
+  else if (globalBatch < 1 || globalBatch % (microBatchSize * dp) != 0)
+    error = "--global-batch-size " + text(globalBatch) +
+            " is not a multiple of --micro-batch-size x --dp = " + text(microBatchSize) + " x " +
+            text(dp) + ": every data-parallel rank needs whole micro-batches";
+  else if (schedule == "interleaved" && (globalBatch / (microBatchSize * dp)) % pp != 0)
+    error = "the interleaved schedule needs the micro-batches per data-parallel rank (" +
+            text(globalBatch / (microBatchSize * dp)) + ") to be a multiple of --pp " + text(pp) +
+            "; change --global-batch-size";
+  else if (dropoutMasks != "regenerate" && dropoutMasks != "stored")
+    error = "--dropout-masks must be regenerate or stored, got '" + dropoutMasks + "'";
+  else if (granularity != "none" && granularity != "selective" && granularity != "full" &&
+           granularity != "auto")
+    error = "--recompute-granularity must be none, selective, full or auto, got '" +
+            granularity + "'";
+  else if (method != "uniform" && method != "block")
+    error = "--recompute-method must be uniform or block, got '" + method + "'";
+  else if (numLayers < 1)
+    error = "--recompute-num-layers must be >= 1, got " + text(numLayers);
+  else if (granularity == "auto" && memoryBudget <= 0)
+    error = "--recompute-granularity=auto needs --memory-budget=<bytes per rank>";
+  else
+    return true;
+  return false;
+}
+
+namespace {
+
+LogicalResult runPipelines(ModuleOp module, bool runFrontend, const CompileSettings &s,
+                           const std::vector<int64_t> &activationBudgets,
+                           const ConfigurePassManager &configure) {
+  MLIRContext *context = module.getContext();
+  if (runFrontend) {
+    PassManager frontend(context);
+    if (configure && failed(configure(frontend)))
+      return failure();
+    FrontendOptions options;
+    // Megatron pads the vocabulary to a multiple of the divisor times tp,
+    // so every tensor-parallel rank holds an equal, aligned piece.
+    options.makeVocabSizeDivisibleBy = s.vocabMultiple * s.tp;
+    options.microBatchSize = s.microBatchSize;
+    options.seqLength = s.seqLength;
+    buildFrontendPipeline(frontend, options);
+    if (failed(frontend.run(module)))
+      return failure();
+  }
+  PassManager training(context);
+  if (configure && failed(configure(training)))
+    return failure();
+  TrainingOptions options;
+  options.distributedOptimizerShards = s.distributedOptimizer ? s.dp : 0;
+  options.pipelineStages = s.pp;
+  options.tensorParallel = s.tp;
+  options.sequenceParallel = s.sequenceParallel && s.tp > 1;
+  options.virtualStages = s.virtualStages;
+  options.storeDropoutMasks = s.dropoutMasks == "stored";
+  options.recomputeAllGathers = s.recomputeAllGathers && s.sequenceParallel && s.tp > 1;
+  options.recomputeGranularity = activationBudgets.empty() && s.granularity == "auto"
+                                     ? std::string("none")
+                                     : s.granularity;
+  options.recomputeMethod = s.method;
+  options.recomputeNumLayers = s.numLayers;
+  options.recomputeActivationBudgets = activationBudgets;
+  buildTrainingPipeline(training, options);
+  return training.run(module);
+}
+
+bool describe(ModuleOp module, const CompileSettings &s, plan::Plan &plan, std::string &error) {
+  if (!describePlan(module, plan, error))
+    return false;
+  plan::Config &config = *plan.mutable_config();
+  config.set_global_batch_size(s.globalBatch);
+  config.set_data_parallel_size(s.dp);
+  plan::Parallelism &parallel = *config.mutable_parallel();
+  parallel.set_tensor_parallel_size(s.tp);
+  parallel.set_pipeline_parallel_size(s.pp);
+  parallel.set_data_parallel_size(s.dp);
+  parallel.set_sequence_parallel(s.sequenceParallel && s.tp > 1);
+  parallel.set_distributed_optimizer(s.distributedOptimizer);
+  parallel.set_schedule(s.schedule);
+  parallel.set_virtual_stages(s.virtualStages);
+  return true;
+}
+
+} // namespace
+
+bool compileTraining(ModuleOp module, bool runFrontend, const CompileSettings &settings,
+                     plan::Plan &plan, std::string &error, const ConfigurePassManager &configure) {
+  if (!settings.check(error))
+    return false;
+  std::vector<int64_t> budgets;
+  if (settings.granularity == "auto") {
+    // What each rank holds besides its step's activations does not depend
+    // on what the step recomputes: measure it on a copy that keeps all.
+    OwningOpRef<ModuleOp> probe(module.clone());
+    plan::Plan probePlan;
+    std::string report;
+    MemoryPeaks peaks;
+    if (failed(runPipelines(*probe, runFrontend, settings, {}, nullptr)) ||
+        !describe(*probe, settings, probePlan, error) ||
+        !memoryReport(*probe, probePlan, report, peaks, error))
+      return false;
+    for (int64_t base : peaks.stepBase)
+      budgets.push_back(std::max<int64_t>(settings.memoryBudget - base, 0));
+  }
+  if (failed(runPipelines(module, runFrontend, settings, budgets, configure)))
+    return false;
+  return describe(module, settings, plan, error);
+}
+
+} // namespace mt

@@ -1,0 +1,60 @@
+//===- TrainingCompiler.h - one compile of a model for one layout -*- C++ -*-===//
+//
+// mtc compiles the model for the layout on its command line, and, to tell a
+// user which options would make a plan fit a memory budget, for other
+// layouts too. Everything that changes what a rank holds is in
+// CompileSettings; a compile runs the frontend (if asked) and training
+// pipelines and describes the plan with its parallel layout.
+//
+//===----------------------------------------------------------------------===//
+#ifndef MT_TOOLS_MTC_TRAININGCOMPILER_H
+#define MT_TOOLS_MTC_TRAININGCOMPILER_H
+
+#include "mt/Plan/PlanFile.h"
+
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/Pass/PassManager.h"
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace mt {
+
+struct CompileSettings {
+  // Frontend.
+  int64_t vocabMultiple = 1, microBatchSize = 1, seqLength = 0;
+  // Layout.
+  int64_t tp = 1, pp = 1, dp = 1, virtualStages = 1, globalBatch = 1;
+  bool sequenceParallel = false, distributedOptimizer = false;
+  std::string schedule = "1f1b";
+  // Activations.
+  std::string dropoutMasks = "regenerate";
+  bool recomputeAllGathers = false;
+  std::string granularity = "none", method = "uniform";
+  int64_t numLayers = 1;
+  /// Bytes per rank; 0: none. granularity=auto plans under it.
+  int64_t memoryBudget = 0;
+
+  /// The checks mtc makes of its flags; false with `error` naming the flag.
+  bool check(std::string &error) const;
+};
+
+/// Gives the pass managers of a compile the command line's options.
+using ConfigurePassManager = std::function<mlir::LogicalResult(mlir::PassManager &)>;
+
+/// Compiles `module` in place: the frontend pipeline when `runFrontend`,
+/// then the training pipeline. With granularity=auto, a first compile of a
+/// copy without recomputation measures what each rank holds besides its
+/// step's activations, and the rest of the budget goes to the planner.
+/// Then describes the plan with the layout of `settings`. False with
+/// `error`, or with `error` empty when the diagnostics (sent to the
+/// context's handler) say why.
+bool compileTraining(mlir::ModuleOp module, bool runFrontend, const CompileSettings &settings,
+                     plan::Plan &plan, std::string &error,
+                     const ConfigurePassManager &configure = nullptr);
+
+} // namespace mt
+
+#endif // MT_TOOLS_MTC_TRAININGCOMPILER_H
