@@ -41,7 +41,7 @@ void mt::buildTrainingPipeline(OpPassManager &pm, const TrainingOptions &options
   pm.addPass(createCheckCollectivesPass());
 }
 
-LogicalResult mt::buildLowerToLLVMPipeline(OpPassManager &pm) {
+LogicalResult mt::buildBufferizePipeline(OpPassManager &pm) {
   pm.addPass(createLowerToLinalgPass());
   // Upstream stages, by their registered names so the pipeline reads like
   // the mt-opt command that replays it.
@@ -49,7 +49,15 @@ LogicalResult mt::buildLowerToLLVMPipeline(OpPassManager &pm) {
       "one-shot-bufferize{bufferize-function-boundaries "
       "function-boundary-type-conversion=identity-layout-map},"
       "buffer-results-to-out-params{modify-public-functions hoist-static-allocs},"
-      "mt-convert-contractions-to-blas,"
+      "mt-convert-contractions-to-blas";
+  if (failed(parsePassPipeline(upstream, pm)))
+    return failure();
+  pm.addPass(createPlanBuffersPass());
+  return success();
+}
+
+LogicalResult mt::buildBuffersToLLVMPipeline(OpPassManager &pm) {
+  const char *upstream =
       "buffer-deallocation-pipeline,"
       "convert-bufferization-to-memref,"
       "convert-linalg-to-loops,"
@@ -69,6 +77,11 @@ LogicalResult mt::buildLowerToLLVMPipeline(OpPassManager &pm) {
   return success();
 }
 
+LogicalResult mt::buildLowerToLLVMPipeline(OpPassManager &pm) {
+  return success(succeeded(buildBufferizePipeline(pm)) &&
+                 succeeded(buildBuffersToLLVMPipeline(pm)));
+}
+
 void mt::registerPipelines() {
   PassPipelineRegistration<TrainingOptions>("mt-training-step",
                              "derive the training step: unroll, gradients, optimizer",
@@ -76,6 +89,10 @@ void mt::registerPipelines() {
   PassPipelineRegistration<>(
       "mt-lower-to-llvm", "lower mt (static, unrolled) to the LLVM dialect with mt_entry_* points",
       [](OpPassManager &pm) { (void)buildLowerToLLVMPipeline(pm); });
+  PassPipelineRegistration<>(
+      "mt-bufferize", "lower mt to linalg on buffers, with each function's temporaries planned "
+                      "into one arena (the first half of mt-lower-to-llvm)",
+      [](OpPassManager &pm) { (void)buildBufferizePipeline(pm); });
   PassPipelineRegistration<FrontendOptions>(
       "mt-frontend", "check the model and bring it to canonical form (mtc's first stage)",
       buildFrontendPipeline);

@@ -296,7 +296,16 @@ bool Trainer::load(const plan::Plan &plan, int64_t rank, Communicator *comm, std
       ensure(s);
     for (const auto &s : f.outputs())
       ensure(s);
+    if (f.arena_bytes() < 0) {
+      error = "the plan is corrupt: function " + f.name() + " has an arena of " +
+              std::to_string(f.arena_bytes()) + " bytes";
+      return false;
+    }
+    arenaBytes_ = std::max(arenaBytes_, f.arena_bytes());
   }
+  // One arena for all of this rank's functions: they run one at a time and
+  // keep nothing in it between calls.
+  arena_ = std::make_unique<Buffer>(std::vector<int64_t>{arenaBytes_}, 1);
   const plan::Optimizer &o = c.optimizer();
   schedule_ = LrSchedule{o.lr(), o.min_lr(), o.lr_warmup_iters(), o.lr_decay_iters(),
                          o.lr_decay_style()};
@@ -323,11 +332,24 @@ bool Trainer::call(const plan::Function &fn, std::string &error) {
       args.push_back(&ensure(s));
     }
   }
+  args.push_back(arena_.get());
+  // Each function's calls alternate two patterns.
+  uint8_t pattern = (arenaCalls_[fn.name()]++ % 2) ? 0x5A : 0xA5;
+  if (measureArena_)
+    std::memset(arena_->data(), pattern, static_cast<size_t>(arenaBytes_));
   CollectiveContext collectives{comm_, &mesh_, rank_, fn.name(), ""};
   {
     CollectiveScope scope(collectives);
     if (!module_.call(fn.name(), args, error))
       return false;
+  }
+  if (measureArena_) {
+    const uint8_t *bytes = arena_->as<uint8_t>();
+    int64_t reached = arenaBytes_;
+    while (reached > 0 && bytes[reached - 1] == pattern)
+      --reached;
+    int64_t &most = arenaReached_[fn.name()];
+    most = std::max(most, reached);
   }
   if (!collectives.error.empty()) {
     error = collectives.error;

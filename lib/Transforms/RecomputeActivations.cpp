@@ -176,7 +176,7 @@ struct RecomputeActivationsPass
     }
     if (numLayers < 1) {
       getOperation().emitError() << "mt-recompute-activations: num-layers must be >= 1, got "
-                                 << numLayers;
+                                 << static_cast<int64_t>(numLayers);
       return signalPassFailure();
     }
     if (granularity == "auto" &&

@@ -131,8 +131,16 @@ int main(int argc, char **argv) {
     gradResults.push_back({{r.getShape().begin(), r.getShape().end()}, r.getElementType()});
   }
 
-  PassManager lower(&context);
-  if (failed(mt::buildLowerToLLVMPipeline(lower)) || failed(lower.run(*module)))
+  PassManager bufferize(&context), lower(&context);
+  if (failed(mt::buildBufferizePipeline(bufferize)) || failed(bufferize.run(*module)))
+    return 1;
+  // Every function takes its arena last; one as large as the largest.
+  int64_t arenaBytes = 0;
+  for (auto fn : module->getOps<func::FuncOp>())
+    if (auto bytes = fn->getAttrOfType<IntegerAttr>(mt::kArenaBytesAttrName))
+      arenaBytes = std::max<int64_t>(arenaBytes, bytes.getInt());
+  mt::Buffer arena({arenaBytes}, 1);
+  if (failed(mt::buildBuffersToLLVMPipeline(lower)) || failed(lower.run(*module)))
     return 1;
   llvm::SmallString<128> dir;
   if (auto ec = llvm::sys::fs::createUniqueDirectory("mt-gradcheck", dir))
@@ -181,6 +189,7 @@ int main(int argc, char **argv) {
     for (auto &b : inputs)
       callArgs.push_back(b.get());
     callArgs.push_back(&loss);
+    callArgs.push_back(&arena);
     if (!compiled.call(modelName, callArgs, error))
       return NAN;
     return readAt(loss, lossType, 0);
@@ -194,6 +203,7 @@ int main(int argc, char **argv) {
     outputs.push_back(std::make_unique<mt::Buffer>(shape, bytesOf(t)));
     callArgs.push_back(outputs.back().get());
   }
+  callArgs.push_back(&arena);
   if (!compiled.call(gradName, callArgs, error))
     return fail(error);
   double loss = readAt(*outputs[0], lossType, 0), loss2 = forwardLoss();

@@ -26,6 +26,7 @@ namespace {
 
 struct Options {
   std::string plan, data, logDir, record, timeline;
+  bool measureArena = false;
   bool dump = false;
   int64_t trainIters = 0, evalInterval = 0, evalIters = 4, logInterval = 1, maxSkipped = 10;
   std::string split = "949,50,1";
@@ -52,6 +53,8 @@ void usage() {
                "                        and final parameters, to replay the run elsewhere\n"
                "  --timeline DIR        pipelined plans: write the last step's schedule as it ran\n"
                "                        (timeline.txt, timeline.svg)\n"
+               "  --measure-arena       print how far each function writes into rank 0's arena\n"
+               "                        against the plan (fills and scans it around every call)\n"
                "  --comm-timeout SEC    report a rank that waits longer on a peer and exit (300)\n"
                "  --inject-fault=kill:RANK:STEP\n"
                "                        testing: rank RANK dies at step STEP\n"
@@ -108,6 +111,8 @@ int runRank(const Options &o, const mt::plan::Plan &plan, mt::Communicator &comm
   mt::Trainer trainer;
   if (!trainer.load(plan, rank, &comm, error))
     return rankFail(error);
+  if (o.measureArena)
+    trainer.measureArena();
   const mt::plan::Config &c = trainer.config();
   int64_t iters = o.trainIters ? o.trainIters : c.train_iters();
 
@@ -160,6 +165,17 @@ int runRank(const Options &o, const mt::plan::Plan &plan, mt::Communicator &comm
   }
   if (!log.finish(error) || (recorder.enabled() && !recorder.end(trainer, error)))
     return rankFail(error);
+  if (o.measureArena && lead) {
+    std::printf("arena of rank 0: %lld bytes planned\n",
+                static_cast<long long>(trainer.arenaBytes()));
+    for (const mt::plan::Function &f : plan.functions()) {
+      auto it = trainer.arenaHighWaterMarks().find(f.name());
+      if (it == trainer.arenaHighWaterMarks().end())
+        continue; // not this rank's, or not called
+      std::printf("  %s: planned %lld, written up to %lld\n", f.name().c_str(),
+                  static_cast<long long>(f.arena_bytes()), static_cast<long long>(it->second));
+    }
+  }
   if (!o.timeline.empty()) {
     std::vector<mt::TimelineEntry> timeline;
     if (!trainer.gatherTimeline(timeline, error))
@@ -215,6 +231,7 @@ int main(int argc, char **argv) {
     };
     if (a == "--data") o.data = value("--data");
     else if (a == "--dump") o.dump = true;
+    else if (a == "--measure-arena") o.measureArena = true;
     else if (a == "--split") o.split = value("--split");
     else if (a == "--log-dir") o.logDir = value("--log-dir");
     else if (a == "--record") o.record = value("--record");

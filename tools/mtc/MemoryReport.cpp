@@ -7,7 +7,10 @@
 #include "mt/Plan/ParallelReport.h"
 #include "mt/Schedule/PipelineSchedule.h"
 
+#include "mt/Pipelines/Pipelines.h"
+
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Pass/PassManager.h"
 
 #include <algorithm>
 #include <cstdio>
@@ -175,8 +178,22 @@ bool memoryReport(ModuleOp module, const plan::Plan &plan, std::string &out, Mem
   r << "memory per rank, before anything runs (" << micro << " micro-batches of "
     << c.micro_batch_size() << " sequences per data-parallel rank and step; bytes):\n";
   peaks.perPipelineRank.assign(static_cast<size_t>(pp), 0);
-  peaks.outsideSteps.assign(static_cast<size_t>(pp), 0);
   peaks.stepBase.assign(static_cast<size_t>(stages), 0);
+  peaks.arenaOverhead.assign(static_cast<size_t>(stages), 0);
+  // Each function's arena, planned on a bufferized copy exactly as the
+  // native code will be.
+  std::map<std::string, int64_t> arenas;
+  {
+    OwningOpRef<ModuleOp> copy(module.clone());
+    PassManager bufferize(module.getContext());
+    if (failed(buildBufferizePipeline(bufferize)) || failed(bufferize.run(*copy))) {
+      error = "bufferizing the plan's functions failed";
+      return false;
+    }
+    for (auto fn : copy->getOps<func::FuncOp>())
+      if (auto bytes = fn->getAttrOfType<IntegerAttr>(kArenaBytesAttrName))
+        arenas[fn.getName().str()] = bytes.getInt();
+  }
   for (int64_t s = 0; s < pp; ++s) {
     // The runtime's buffers: every input and output of this rank's
     // functions, and a scratch copy of each output that overwrites an input.
@@ -287,32 +304,51 @@ bool memoryReport(ModuleOp module, const plan::Plan &plan, std::string &out, Mem
       flushRecomputed();
     }
 
-    // Walk the schedule: what is in flight and which function runs.
+    // The arena: one per rank, as large as its largest function's.
+    int64_t arena = 0;
+    std::string arenaOf, perFunction;
+    for (const plan::Function &f : plan.functions()) {
+      if (f.stage() % pp != s)
+        continue;
+      int64_t bytes = arenas.count(f.name()) ? arenas.at(f.name()) : 0;
+      perFunction += (perFunction.empty() ? "" : ", ") + f.role() +
+                     (stages > 1 ? " of virtual stage " + std::to_string(f.stage()) : "") + " " +
+                     std::to_string(bytes);
+      if (bytes > arena) {
+        arena = bytes;
+        arenaOf = f.role();
+      }
+    }
+    r << "    temporaries: one arena of " << arena << " (" << mb(arena)
+      << "), every buffer of a call at an offset planned by mt-plan-buffers; per function: "
+      << perFunction << "\n";
+    for (int64_t k = s; k < stages; k += pp) {
+      const ActivationMemory &a = step[static_cast<size_t>(k)];
+      r << "    virtual stage " << k << ": live activations of the training step at their "
+           "most (in the arena): " << a.peakBytes << ", after " << a.peakAt << "\n";
+      for (const plan::Function &f : plan.functions())
+        if (f.stage() == k && f.role() == "train_step" && arenas.count(f.name()))
+          peaks.arenaOverhead[static_cast<size_t>(k)] =
+              std::max<int64_t>(arenas.at(f.name()) - a.peakBytes, 0);
+    }
+
+    // Walk the schedule: the stage inputs of micro-batches in flight.
     int64_t peak = 0, inFlight = 0;
     std::string peakWhen;
     auto visit = [&](int64_t k, bool isForward, int64_t mbIndex, int64_t heldBefore) {
-      // A pipelined stage runs its forward (not on the last stage, whose
-      // forward is its training step's first half), then its training step.
-      bool pipelinedForward = isForward && stages > 1;
-      int64_t transient = !pipelinedForward  ? step[static_cast<size_t>(k)].peakBytes
-                          : k + 1 == stages ? 0
-                                            : forward[static_cast<size_t>(k)].peakBytes;
-      int64_t total = resident + heldBefore + transient;
-      if (!pipelinedForward) {
+      int64_t total = resident + arena + heldBefore;
+      if (!isForward || stages == 1) {
         int64_t &base = peaks.stepBase[static_cast<size_t>(k)];
         base = std::max(base, resident + heldBefore);
-      } else {
-        peaks.outsideSteps[static_cast<size_t>(s)] =
-            std::max(peaks.outsideSteps[static_cast<size_t>(s)], total);
       }
       if (total > peak) {
         peak = total;
-        const ActivationMemory &a =
-            pipelinedForward ? forward[static_cast<size_t>(k)] : step[static_cast<size_t>(k)];
-        peakWhen = std::string(pipelinedForward ? "the forward" : "the training step") +
-                   " of micro-batch " + std::to_string(mbIndex) + " on virtual stage " +
-                   std::to_string(k) + ", after " + a.peakAt + ", with " +
-                   std::to_string(inFlight) + " micro-batch(es) in flight";
+        peakWhen = stages == 1 ? std::string("every step: the buffers and the arena are allocated "
+                                             "once")
+                               : std::string(isForward ? "the forward" : "the training step") +
+                                     " of micro-batch " + std::to_string(mbIndex) +
+                                     " on virtual stage " + std::to_string(k) + ", with " +
+                                     std::to_string(inFlight) + " micro-batch(es) in flight";
       }
     };
     int64_t heldBytes = 0, mostInFlight = 0;
@@ -344,7 +380,10 @@ bool memoryReport(ModuleOp module, const plan::Plan &plan, std::string &out, Mem
            "(the training step recomputes the forward): at most "
         << mostInFlight << " micro-batch(es) in flight\n";
     }
-    r << "    peak: " << peak << " (" << mb(peak) << "), during " << peakWhen << "\n";
+    r << "    peak: " << peak << " (" << mb(peak) << ") = buffers + arena";
+    if (stages > 1)
+      r << " + stage inputs in flight";
+    r << ", during " << peakWhen << "\n";
     peaks.perPipelineRank[static_cast<size_t>(s)] = peak;
   }
   out = r.str();

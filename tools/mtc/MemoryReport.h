@@ -27,9 +27,10 @@ struct MemoryPeaks {
   /// inputs of micro-batches in flight). A budget less this is what the
   /// step's activations may reach.
   std::vector<int64_t> stepBase;
-  /// Per pipeline rank: the peak while a pipelined forward runs, which
-  /// recomputation does not change.
-  std::vector<int64_t> outsideSteps;
+  /// Per virtual stage: how much more its training step's arena holds than
+  /// the step's live activations at their most (copies, weight-gradient
+  /// temporaries, packing).
+  std::vector<int64_t> arenaOverhead;
 };
 
 /// The report for `plan`, compiled from `module`; false with `error` when

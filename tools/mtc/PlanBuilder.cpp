@@ -306,8 +306,24 @@ bool describePlan(ModuleOp module, plan::Plan &out, std::string &error) {
 }
 
 bool attachNativeCode(ModuleOp module, plan::Plan &out, std::string &error, unsigned optLevel) {
+  // Bufferize first: the arena each function's temporaries need goes into
+  // the plan, then on to LLVM.
+  PassManager bufferize(module.getContext());
+  if (failed(buildBufferizePipeline(bufferize)) || failed(bufferize.run(module))) {
+    error = "lowering to native code failed";
+    return false;
+  }
+  for (plan::Function &f : *out.mutable_functions()) {
+    auto fn = module.lookupSymbol<func::FuncOp>(f.name());
+    auto bytes = fn ? fn->getAttrOfType<IntegerAttr>(kArenaBytesAttrName) : IntegerAttr();
+    if (!bytes) {
+      error = "the bufferized function @" + f.name() + " has no planned arena";
+      return false;
+    }
+    f.set_arena_bytes(bytes.getInt());
+  }
   PassManager pm(module.getContext());
-  if (failed(buildLowerToLLVMPipeline(pm)) || failed(pm.run(module))) {
+  if (failed(buildBuffersToLLVMPipeline(pm)) || failed(pm.run(module))) {
     error = "lowering to native code failed";
     return false;
   }

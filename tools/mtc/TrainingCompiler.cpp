@@ -127,8 +127,11 @@ bool compileTraining(ModuleOp module, bool runFrontend, const CompileSettings &s
         !describe(*probe, settings, probePlan, error) ||
         !memoryReport(*probe, probePlan, report, peaks, error))
       return false;
-    for (int64_t base : peaks.stepBase)
-      budgets.push_back(std::max<int64_t>(settings.memoryBudget - base, 0));
+    // The arena holds the step's live activations and then some; that
+    // margin is taken to stay what it is when less is kept.
+    for (size_t k = 0; k < peaks.stepBase.size(); ++k)
+      budgets.push_back(std::max<int64_t>(
+          settings.memoryBudget - peaks.stepBase[k] - peaks.arenaOverhead[k], 0));
   }
   if (failed(runPipelines(module, runFrontend, settings, budgets, configure)))
     return false;

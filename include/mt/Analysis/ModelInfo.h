@@ -66,6 +66,10 @@ inline constexpr llvm::StringLiteral kRecomputedAttrName = "mt.recomputed";
 /// (granularity=auto): {budget, peak, flops, fits, cuts}.
 inline constexpr llvm::StringLiteral kRecomputePlanAttrName = "mt.recompute_plan";
 
+/// A bufferized function's temporaries live in one arena, its last
+/// argument, of `mt.arena_bytes` bytes (mt-plan-buffers).
+inline constexpr llvm::StringLiteral kArenaBytesAttrName = "mt.arena_bytes";
+
 /// What a compiled function does for the runtime: `mt.role = "train_step"`, ...
 inline constexpr llvm::StringLiteral kRoleAttrName = "mt.role";
 

@@ -51,4 +51,42 @@ def ContractionsToBlasPass : Pass<"mt-convert-contractions-to-blas", "mlir::Modu
                            "::mlir::scf::SCFDialect", "::mlir::arith::ArithDialect"];
 }
 
+def PlanBuffersPass : Pass<"mt-plan-buffers", "mlir::ModuleOp"> {
+  let summary = "places each function's temporary buffers in one arena the caller provides";
+  let description = [{
+    Runs on bufferized IR, before deallocation is inserted. In every
+    function with a body, each `memref.alloc` becomes a `memref.view` into a
+    new last argument, the arena (`memref<Nxi8>`), at an offset planned from
+    liveness: a buffer lives from its allocation to the last use of it or of
+    any view of it, and buffers whose lifetimes do not overlap share bytes
+    (mt/Memory/ArenaPlan: largest first, lowest free aligned offset). The
+    function records the arena's size as `mt.arena_bytes`; the runtime
+    allocates one arena per rank, as large as its largest function's, so a
+    step's temporary memory is known before anything runs and is exactly
+    what the runtime allocates.
+
+    ```mlir
+    // before
+    func.func @f(%x: memref<4xf32>, %y: memref<4xf32>) {
+      %t = memref.alloc() {alignment = 64 : i64} : memref<4xf32>
+      ...
+    }
+    // after
+    func.func @f(%x: memref<4xf32>, %y: memref<4xf32>, %arena: memref<64xi8>) attributes {mt.arena_bytes = 64 : i64} {
+      %c0 = arith.constant 0 : index
+      %t = memref.view %arena[%c0][] : memref<64xi8> to memref<4xf32>
+      ...
+    }
+    ```
+
+    Allocations inside nested regions, with dynamic sizes, or in a function
+    another function calls cannot be planned this way: the pass fails with
+    an error naming them rather than leave memory unaccounted.
+  }];
+  let options = [
+    Option<"alignment", "alignment", "int64_t", "64", "offset alignment in bytes (a power of two)">,
+  ];
+  let dependentDialects = ["::mlir::memref::MemRefDialect", "::mlir::arith::ArithDialect"];
+}
+
 #endif // MT_CONVERSION_PASSES_TD

@@ -80,9 +80,16 @@ struct TrainingOptions : public mlir::PassPipelineOptions<TrainingOptions> {
 /// and the AdamW update.
 void buildTrainingPipeline(mlir::OpPassManager &pm, const TrainingOptions &options);
 
+/// The first half of buildLowerToLLVMPipeline: mt to linalg, bufferized,
+/// GEMMs to BLAS, each function's temporaries placed in one arena
+/// (mt-plan-buffers records `mt.arena_bytes` on every function).
+mlir::LogicalResult buildBufferizePipeline(mlir::OpPassManager &pm);
+/// The second half: buffers to the LLVM dialect with mt_entry_* points.
+mlir::LogicalResult buildBuffersToLLVMPipeline(mlir::OpPassManager &pm);
 /// Lowers a statically shaped, unrolled module (model and training-step
 /// functions) to the LLVM dialect with one `mt_entry_<name>(ptr)` per
-/// function: mt -> linalg -> bufferized loops -> LLVM.
+/// function: mt -> linalg -> bufferized loops -> LLVM. Every function takes
+/// its arena as its last argument.
 mlir::LogicalResult buildLowerToLLVMPipeline(mlir::OpPassManager &pm);
 
 /// Registers every pipeline under its mt-opt flag.

@@ -79,6 +79,17 @@ public:
   bool gather(const std::string &prefix, const plan::Parameter &param, std::vector<double> &out,
               std::string &error);
 
+  /// The arena this rank's compiled functions keep their temporaries in:
+  /// as large as the largest of their planned arenas.
+  int64_t arenaBytes() const { return arenaBytes_; }
+  /// Measures, from now on, how far into the arena each function writes:
+  /// before every call the arena is filled with a pattern (alternating two,
+  /// so no written value can pass for the pattern twice) and afterwards
+  /// scanned for the highest byte that changed. Slows every call down.
+  void measureArena() { measureArena_ = true; }
+  /// Per function name: the most bytes of the arena it wrote in one call.
+  const std::map<std::string, int64_t> &arenaHighWaterMarks() const { return arenaReached_; }
+
   /// Whether the plan has more than one pipeline stage.
   bool pipelined() const { return numStages_ > 1; }
   /// The passes the last step ran on every pipeline stage, with start and
@@ -132,6 +143,11 @@ private:
   CpuModule module_;
   LrSchedule schedule_;
   std::map<std::string, std::unique_ptr<Buffer>> buffers_;
+  std::unique_ptr<Buffer> arena_;
+  int64_t arenaBytes_ = 0;
+  bool measureArena_ = false;
+  std::map<std::string, int64_t> arenaCalls_;
+  std::map<std::string, int64_t> arenaReached_;
   std::map<std::string, plan::DType> dtypes_;
   std::vector<Stage> stages_;
   std::vector<TimelineEntry> timeline_; // this rank's passes in the last step

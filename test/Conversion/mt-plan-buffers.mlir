@@ -1,0 +1,77 @@
+// RUN: mt-opt %s -split-input-file --mt-plan-buffers -verify-diagnostics | FileCheck %s
+// RUN: not mt-opt %s -split-input-file --mt-plan-buffers=alignment=48 2>&1 | FileCheck %s --check-prefix=ALIGN
+// ALIGN: error: mt-plan-buffers: alignment must be a power of two, got 48
+
+// Every allocation becomes a view of the arena, the new last argument. %b
+// (128 bytes) goes first, at 0; %a is alive while %b is written (through a
+// subview) and goes above it; %c is born after %a's last use and takes its
+// bytes. The arena ends where its last buffer does: 192 bytes.
+// CHECK-LABEL: func.func @f
+// CHECK-SAME: (%[[X:.*]]: memref<16xf32>, %[[Y:.*]]: memref<16xf32>, %[[ARENA:.*]]: memref<192xi8>)
+// CHECK-SAME: attributes {mt.arena_bytes = 192 : i64}
+// CHECK-NEXT: %[[O1:.*]] = arith.constant 128 : index
+// CHECK-NEXT: %[[A:.*]] = memref.view %[[ARENA]][%[[O1]]][] : memref<192xi8> to memref<16xf32>
+// CHECK-NEXT: linalg.copy ins(%[[X]] : memref<16xf32>) outs(%[[A]] : memref<16xf32>)
+// CHECK-NEXT: %[[O0:.*]] = arith.constant 0 : index
+// CHECK-NEXT: %[[B:.*]] = memref.view %[[ARENA]][%[[O0]]][] : memref<192xi8> to memref<32xf32>
+// CHECK-NEXT: %[[BV:.*]] = memref.subview %[[B]]
+// CHECK-NEXT: linalg.copy ins(%[[A]] : memref<16xf32>) outs(%[[BV]]
+// CHECK-NEXT: %[[O2:.*]] = arith.constant 128 : index
+// CHECK-NEXT: %[[C:.*]] = memref.view %[[ARENA]][%[[O2]]][] : memref<192xi8> to memref<16xf32>
+// CHECK-NEXT: linalg.copy ins(%[[BV]] : {{.*}}) outs(%[[C]] : memref<16xf32>)
+// CHECK-NEXT: linalg.copy ins(%[[C]] : memref<16xf32>) outs(%[[Y]] : memref<16xf32>)
+// CHECK-NOT: memref.alloc
+func.func @f(%x: memref<16xf32>, %y: memref<16xf32>) {
+  %a = memref.alloc() {alignment = 64 : i64} : memref<16xf32>
+  linalg.copy ins(%x : memref<16xf32>) outs(%a : memref<16xf32>)
+  %b = memref.alloc() {alignment = 64 : i64} : memref<32xf32>
+  %bv = memref.subview %b[0] [16] [1] : memref<32xf32> to memref<16xf32, strided<[1]>>
+  linalg.copy ins(%a : memref<16xf32>) outs(%bv : memref<16xf32, strided<[1]>>)
+  %c = memref.alloc() {alignment = 64 : i64} : memref<16xf32>
+  linalg.copy ins(%bv : memref<16xf32, strided<[1]>>) outs(%c : memref<16xf32>)
+  linalg.copy ins(%c : memref<16xf32>) outs(%y : memref<16xf32>)
+  return
+}
+
+// -----
+
+// A function without temporaries takes an empty arena, so every compiled
+// function has the same calling convention.
+// CHECK-LABEL: func.func @nothing
+// CHECK-SAME: (%{{.*}}: memref<4xf32>, %{{.*}}: memref<0xi8>) attributes {mt.arena_bytes = 0 : i64}
+func.func @nothing(%x: memref<4xf32>) {
+  return
+}
+
+// -----
+
+func.func @nested(%x: memref<4xf32>, %n: index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  scf.for %i = %c0 to %n step %c1 {
+    // expected-error @+1 {{mt-plan-buffers: an allocation inside a nested region cannot be placed in the arena}}
+    %t = memref.alloc() : memref<4xf32>
+    linalg.copy ins(%x : memref<4xf32>) outs(%t : memref<4xf32>)
+  }
+  return
+}
+
+// -----
+
+func.func @dynamic(%x: memref<?xf32>, %n: index) {
+  // expected-error @+1 {{mt-plan-buffers: an allocation needs a static shape and the identity layout to be placed in the arena}}
+  %t = memref.alloc(%n) : memref<?xf32>
+  linalg.copy ins(%x : memref<?xf32>) outs(%t : memref<?xf32>)
+  return
+}
+
+// -----
+
+// expected-error @+1 {{mt-plan-buffers: a function another function calls cannot take an arena argument}}
+func.func @callee(%x: memref<4xf32>) {
+  return
+}
+func.func @caller(%x: memref<4xf32>) {
+  func.call @callee(%x) : (memref<4xf32>) -> ()
+  return
+}
