@@ -21,6 +21,8 @@ void mt::buildTrainingPipeline(OpPassManager &pm, const TrainingOptions &options
   pm.addPass(createSplitPipelinePass(
       SplitPipelinePassOptions{options.pipelineStages, options.virtualStages}));
   pm.addPass(createUnrollLayersPass());
+  if (options.fuseBiasGelu)
+    pm.addPass(createFuseBiasGeluPass());
   pm.addPass(createBuildEvaluationPass());
   if (options.storeDropoutMasks)
     pm.addPass(createStoreDropoutMasksPass());

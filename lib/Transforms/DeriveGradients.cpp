@@ -153,6 +153,11 @@ LogicalResult Differentiator::visit(Operation *op) {
   } else if (auto g = dyn_cast<GeluOp>(op)) {
     accumulate(g.getInput(), b.create<GeluGradOp>(loc, dy.getType(), dy, g.getInput(),
                                                   g.getApproximateAttr()));
+  } else if (auto g = dyn_cast<BiasGeluOp>(op)) {
+    Value d = b.create<BiasGeluGradOp>(loc, dy.getType(), dy, g.getInput(), g.getBias(),
+                                       g.getApproximateAttr());
+    accumulate(g.getInput(), d);
+    accumulate(g.getBias(), sumTo(d, g.getBias().getType()));
   } else if (auto s = dyn_cast<SoftmaxOp>(op)) {
     accumulate(s.getInput(), b.create<SoftmaxGradOp>(loc, dy.getType(), dy, s.getResult(),
                                                      s.getScaleAttr()));

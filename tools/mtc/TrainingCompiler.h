@@ -29,6 +29,8 @@ struct CompileSettings {
   int64_t tp = 1, pp = 1, dp = 1, virtualStages = 1, globalBatch = 1;
   bool sequenceParallel = false, distributedOptimizer = false;
   std::string schedule = "1f1b";
+  // Fusions.
+  bool fuseBiasGelu = true;
   // Activations.
   std::string dropoutMasks = "regenerate";
   bool recomputeAllGathers = false;

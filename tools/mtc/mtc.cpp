@@ -155,6 +155,12 @@ static cl::opt<std::string> memoryBudget(
              "--recompute-granularity=auto plans under it"),
     cl::init(""));
 
+static cl::opt<bool> fuseBiasGelu(
+    "fuse-bias-gelu",
+    cl::desc("add a linear's bias inside the GeLU after it, one kernel each way (default on; "
+             "--fuse-bias-gelu=false keeps them apart)"),
+    cl::init(true));
+
 static int fail(const llvm::Twine &message) {
   llvm::errs() << "mtc: error: " << message << "\n";
   return 1;
@@ -228,6 +234,7 @@ int main(int argc, char **argv) {
   settings.distributedOptimizer = distributedOptimizer;
   settings.schedule = schedule;
   settings.dropoutMasks = dropoutMasks;
+  settings.fuseBiasGelu = fuseBiasGelu;
   settings.recomputeAllGathers = recomputeAllGathers && sp && tp > 1;
   settings.granularity = recomputeGranularity;
   settings.method = recomputeMethod;

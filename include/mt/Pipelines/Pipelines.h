@@ -68,6 +68,9 @@ struct TrainingOptions : public mlir::PassPipelineOptions<TrainingOptions> {
   Option<int64_t> recomputeNumLayers{*this, "recompute-num-layers",
                                      llvm::cl::desc("full: layers per group, or recomputed"),
                                      llvm::cl::init(1)};
+  Option<bool> fuseBiasGelu{*this, "fuse-bias-gelu",
+                            llvm::cl::desc("a linear's bias and the GeLU after it in one kernel"),
+                            llvm::cl::init(false)};
   ListOption<int64_t> recomputeActivationBudgets{
       *this, "recompute-activation-budgets",
       llvm::cl::desc("auto: bytes of live activations a training step may reach (one, or one "

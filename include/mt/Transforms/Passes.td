@@ -91,6 +91,28 @@ def SplitPipelinePass : Pass<"mt-split-pipeline", "mlir::ModuleOp"> {
   let dependentDialects = ["::mt::MTDialect", "::mlir::func::FuncDialect"];
 }
 
+def FuseBiasGeluPass : Pass<"mt-fuse-bias-gelu", "mlir::ModuleOp"> {
+  let summary = "fuses a linear's bias and the GeLU after it into mt.bias_gelu";
+  let description = [{
+    A biased `mt.linear` whose only reader is an `mt.gelu` becomes a linear
+    without bias and an `mt.bias_gelu`. The bias is then added in the GeLU's
+    kernel, and the backward's `mt.bias_gelu_grad` recomputes the sum on the
+    fly: the biased sum never goes to memory in either direction
+    (Megatron's bias-GeLU fusion). Results are unchanged: the same
+    additions and the same GeLU in the same order. Attributes of the ops
+    (`mt.layer`, ...) carry over.
+
+    ```mlir
+    // before
+    %h = mt.linear %x, %w, %b : tensor<2x8x16xf32>, tensor<64x16xf32>, tensor<64xf32> -> tensor<2x8x64xf32>
+    %y = mt.gelu %h approximate = tanh : tensor<2x8x64xf32>
+    // after
+    %h = mt.linear %x, %w : tensor<2x8x16xf32>, tensor<64x16xf32> -> tensor<2x8x64xf32>
+    %y = mt.bias_gelu %h, %b approximate = tanh : tensor<2x8x64xf32>, tensor<64xf32>
+    ```
+  }];
+}
+
 def UnrollLayersPass : Pass<"mt-unroll-layers", "mlir::ModuleOp"> {
   let summary = "expands every mt.layer_stack into one copy of its body per layer";
   let description = [{

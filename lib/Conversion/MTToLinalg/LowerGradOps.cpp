@@ -247,6 +247,18 @@ std::optional<Lowered> lowerGradOp(Operation *op, LinalgBuilder &lb) {
                                                return mulF(b, l, a[0], geluDerivative(b, l, a[1], approx));
                                              })});
   }
+  if (auto g = dyn_cast<BiasGeluGradOp>(op)) {
+    bool approx = g.getApproximate() == GeluApproximation::tanh;
+    auto type = tensorOf(g.getInput());
+    unsigned rank = type.getRank();
+    return Lowered(SmallVector<Value>{lb.generic(
+        {g.getGrad(), g.getInput(), g.getBias()},
+        {lb.identity(rank), lb.identity(rank), lb.suffixMap(rank, 1)},
+        lb.empty(type.getShape(), type.getElementType()), lb.identity(rank), lb.parallel(rank),
+        [&](OpBuilder &b, Location l, ValueRange a) {
+          return mulF(b, l, a[0], geluDerivative(b, l, addF(b, l, a[1], a[2]), approx));
+        })});
+  }
   if (auto s = dyn_cast<SoftmaxGradOp>(op))
     return lowerSoftmaxGrad(s, lb);
   if (auto k = dyn_cast<AttentionKVGradOp>(op))

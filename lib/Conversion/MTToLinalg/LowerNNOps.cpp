@@ -468,6 +468,18 @@ std::optional<Lowered> lowerNNOp(Operation *op, LinalgBuilder &lb) {
       return gelu(b, l, a[0], approx);
     })});
   }
+  if (auto g = dyn_cast<BiasGeluOp>(op)) {
+    // One kernel: the bias is added in registers, never stored.
+    bool approx = g.getApproximate() == GeluApproximation::tanh;
+    auto type = tensorOf(g.getInput());
+    unsigned rank = type.getRank();
+    return Lowered(SmallVector<Value>{lb.generic(
+        {g.getInput(), g.getBias()}, {lb.identity(rank), lb.suffixMap(rank, 1)},
+        lb.empty(type.getShape(), type.getElementType()), lb.identity(rank), lb.parallel(rank),
+        [&](OpBuilder &b, Location l, ValueRange a) {
+          return gelu(b, l, addF(b, l, a[0], a[1]), approx);
+        })});
+  }
   if (auto s = dyn_cast<SoftmaxOp>(op))
     return lowerSoftmax(s, lb);
   if (auto d = dyn_cast<DropoutOp>(op))

@@ -701,6 +701,28 @@ func.func @gelu_c1_integer(%x: tensor<2x8xi32>) -> tensor<2x8xi32> {
 }
 
 //===----------------------------------------------------------------------===//
+// mt.bias_gelu
+//===----------------------------------------------------------------------===//
+
+// -----
+
+// mt.bias_gelu C1: an integer input
+func.func @bias_gelu_c1_integer(%x: tensor<2x8xi32>, %b: tensor<8xi32>) -> tensor<2x8xi32> {
+  // expected-error @+1 {{violates C1: the input must be a floating-point tensor of rank >= 1, got 'tensor<2x8xi32>'}}
+  %y = mt.bias_gelu %x, %b approximate = tanh : tensor<2x8xi32>, tensor<8xi32>
+  return %y : tensor<2x8xi32>
+}
+
+// -----
+
+// mt.bias_gelu C2: a bias of the wrong size
+func.func @bias_gelu_c2_bias_size(%x: tensor<2x8xf32>, %b: tensor<4xf32>) -> tensor<2x8xf32> {
+  // expected-error @+1 {{violates C2: the bias must be [8] of 'f32' (the input's last dimension), got 'tensor<4xf32>'}}
+  %y = mt.bias_gelu %x, %b approximate = tanh : tensor<2x8xf32>, tensor<4xf32>
+  return %y : tensor<2x8xf32>
+}
+
+//===----------------------------------------------------------------------===//
 // mt.softmax
 //===----------------------------------------------------------------------===//
 
@@ -2229,6 +2251,24 @@ func.func @rms_norm_grad_c3_epsilon(%dy: tensor<2x8xf32>, %x: tensor<2x8xf32>, %
 //===----------------------------------------------------------------------===//
 // mt.gelu_grad
 //===----------------------------------------------------------------------===//
+
+// -----
+
+// mt.bias_gelu_grad C1: an integer input
+func.func @bias_gelu_grad_c1_integer(%dy: tensor<2x8xi32>, %x: tensor<2x8xi32>, %b: tensor<8xi32>) -> tensor<2x8xi32> {
+  // expected-error @+1 {{violates C1: the input must be a floating-point tensor of rank >= 1, got 'tensor<2x8xi32>'}}
+  %dx = mt.bias_gelu_grad %dy, %x, %b approximate = tanh : tensor<2x8xi32>, tensor<8xi32>
+  return %dx : tensor<2x8xi32>
+}
+
+// -----
+
+// mt.bias_gelu_grad C2: a bias of another element type
+func.func @bias_gelu_grad_c2_bias_type(%dy: tensor<2x8xf32>, %x: tensor<2x8xf32>, %b: tensor<8xbf16>) -> tensor<2x8xf32> {
+  // expected-error @+1 {{violates C2: the bias must be [8] of 'f32' (the input's last dimension), got 'tensor<8xbf16>'}}
+  %dx = mt.bias_gelu_grad %dy, %x, %b approximate = tanh : tensor<2x8xf32>, tensor<8xbf16>
+  return %dx : tensor<2x8xf32>
+}
 
 // -----
 

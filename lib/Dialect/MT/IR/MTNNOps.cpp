@@ -155,6 +155,26 @@ LogicalResult GeluOp::verify() {
   return success();
 }
 
+/// mt.bias_gelu and its gradient: a float input, a `[features]` bias of
+/// its element type.
+template <typename OpT> LogicalResult verifyBiasGelu(OpT op) {
+  auto type = tensorType(op.getInput());
+  if (type.getRank() < 1 || !isFloatTensor(op.getInput()))
+    return violates(op, 1) << "the input must be a floating-point tensor of rank >= 1, got "
+                           << op.getInput().getType();
+  auto bias = tensorType(op.getBias());
+  if (bias.getRank() != 1 || bias.getElementType() != type.getElementType() ||
+      (!ShapedType::isDynamic(bias.getDimSize(0)) && !ShapedType::isDynamic(type.getShape().back()) &&
+       bias.getDimSize(0) != type.getShape().back()))
+    return violates(op, 2) << "the bias must be [" << type.getShape().back() << "] of "
+                           << type.getElementType() << " (the input's last dimension), got "
+                           << op.getBias().getType();
+  return success();
+}
+
+LogicalResult BiasGeluOp::verify() { return verifyBiasGelu(*this); }
+LogicalResult BiasGeluGradOp::verify() { return verifyBiasGelu(*this); }
+
 LogicalResult SoftmaxOp::verify() {
   auto type = tensorType(getInput());
   if (type.getRank() < 1 || !isFloatTensor(getInput()))

@@ -109,6 +109,26 @@ def MT_GeluGradOp : MT_Op<"gelu_grad", [Pure, MT_ShapeInferenceOpInterface,
   let hasVerifier = 1;
 }
 
+def MT_BiasGeluGradOp : MT_Op<"bias_gelu_grad", [Pure, MT_ShapeInferenceOpInterface,
+    AllTypesMatch<["grad", "input", "result"]>]> {
+  let summary = "grad * gelu'(input + bias), in one kernel";
+  let description = [{
+    The gradient of `mt.bias_gelu` with respect to its input (and, summed
+    over the leading dimensions, its bias), recomputing the sum on the fly.
+
+    ```mlir
+    %dh = mt.bias_gelu_grad %dy, %h, %b approximate = tanh : tensor<8x1024x3072xbf16>, tensor<3072xbf16>
+    ```
+  }];
+  let arguments = (ins AnyRankedTensor:$grad, AnyRankedTensor:$input, AnyRankedTensor:$bias,
+                       MT_GeluApproximationAttr:$approximate);
+  let results = (outs AnyRankedTensor:$result);
+  let assemblyFormat = [{
+    $grad `,` $input `,` $bias `approximate` `=` `` $approximate attr-dict `:` type($input) `,` type($bias)
+  }];
+  let hasVerifier = 1;
+}
+
 def MT_SoftmaxGradOp : MT_Op<"softmax_grad", [Pure, MT_ShapeInferenceOpInterface,
     AllTypesMatch<["grad", "output", "result"]>]> {
   let summary = "gradient of mt.softmax from its output";

@@ -154,6 +154,29 @@ def MT_GeluOp : MT_Op<"gelu", [Pure, MT_ShapeInferenceOpInterface, AllTypesMatch
   let hasVerifier = 1;
 }
 
+def MT_BiasGeluOp : MT_Op<"bias_gelu", [Pure, MT_ShapeInferenceOpInterface,
+    AllTypesMatch<["input", "result"]>]> {
+  let summary = "GeLU of input plus a bias, in one kernel";
+  let description = [{
+    `gelu(input + bias)`, the bias broadcast over the last dimension, with
+    the approximations of `mt.gelu`. mt-fuse-bias-gelu makes it from a
+    linear's bias and the GeLU that follows, so the sum never goes to
+    memory: one pass over the data instead of two (Megatron's bias-GeLU
+    fusion).
+
+    ```mlir
+    %y = mt.bias_gelu %h, %b approximate = tanh : tensor<8x1024x3072xbf16>, tensor<3072xbf16>
+    ```
+  }];
+  let arguments = (ins AnyRankedTensor:$input, AnyRankedTensor:$bias,
+                       MT_GeluApproximationAttr:$approximate);
+  let results = (outs AnyRankedTensor:$result);
+  let assemblyFormat = [{
+    $input `,` $bias `approximate` `=` `` $approximate attr-dict `:` type($input) `,` type($bias)
+  }];
+  let hasVerifier = 1;
+}
+
 def MT_SoftmaxOp : MT_Op<"softmax", [Pure, MT_ShapeInferenceOpInterface, AllTypesMatch<["input", "result"]>]> {
   let summary = "scaled, masked softmax over the last dimension";
   let description = [{
