@@ -23,6 +23,9 @@ void mt::buildTrainingPipeline(OpPassManager &pm, const TrainingOptions &options
   pm.addPass(createUnrollLayersPass());
   if (options.fuseBiasGelu)
     pm.addPass(createFuseBiasGeluPass());
+  // Stored masks replace each dropout by a mask and a scale: nothing to fuse.
+  if (options.fuseBiasDropoutAdd && !options.storeDropoutMasks)
+    pm.addPass(createFuseBiasDropoutAddPass());
   pm.addPass(createBuildEvaluationPass());
   if (options.storeDropoutMasks)
     pm.addPass(createStoreDropoutMasksPass());

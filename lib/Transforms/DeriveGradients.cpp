@@ -167,6 +167,15 @@ LogicalResult Differentiator::visit(Operation *op) {
     auto back = cast<DropoutOp>(b.clone(*d));
     back->setOperand(0, dy);
     accumulate(d.getInput(), back.getResult());
+  } else if (auto f = dyn_cast<BiasDropoutAddOp>(op)) {
+    // The residual passes the gradient on; the dropout with the same key is
+    // its own VJP, and the bias sums what reaches it.
+    accumulate(f.getResidual(), dy);
+    auto back = b.create<DropoutOp>(loc, dy.getType(), dy, f.getSeed(), f.getShard(),
+                                    f.getRateAttr(), f.getStreamAttr(), f.getLayerAttr(),
+                                    f.getShardDimAttr(), f.getShardPartsAttr());
+    accumulate(f.getInput(), back.getResult());
+    accumulate(f.getBias(), sumTo(back.getResult(), f.getBias().getType()));
   } else if (auto m = dyn_cast<MaskedScaleOp>(op)) {
     // Linear in the input: the stored mask applies to the gradient too.
     accumulate(m.getInput(), b.create<MaskedScaleOp>(loc, dy.getType(), dy, m.getMask(),

@@ -82,6 +82,7 @@ LogicalResult runPipelines(ModuleOp module, bool runFrontend, const CompileSetti
   options.virtualStages = s.virtualStages;
   options.storeDropoutMasks = s.dropoutMasks == "stored";
   options.fuseBiasGelu = s.fuseBiasGelu;
+  options.fuseBiasDropoutAdd = s.fuseBiasDropoutAdd;
   options.recomputeAllGathers = s.recomputeAllGathers && s.sequenceParallel && s.tp > 1;
   options.recomputeGranularity = activationBudgets.empty() && s.granularity == "auto"
                                      ? std::string("none")

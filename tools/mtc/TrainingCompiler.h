@@ -31,6 +31,7 @@ struct CompileSettings {
   std::string schedule = "1f1b";
   // Fusions.
   bool fuseBiasGelu = true;
+  bool fuseBiasDropoutAdd = true; // with regenerated dropout masks
   // Activations.
   std::string dropoutMasks = "regenerate";
   bool recomputeAllGathers = false;

@@ -161,6 +161,12 @@ static cl::opt<bool> fuseBiasGelu(
              "--fuse-bias-gelu=false keeps them apart)"),
     cl::init(true));
 
+static cl::opt<bool> fuseBiasDropoutAdd(
+    "fuse-bias-dropout-add",
+    cl::desc("bias add, dropout and residual add in one kernel each way (default on; not with "
+             "--dropout-masks=stored)"),
+    cl::init(true));
+
 static int fail(const llvm::Twine &message) {
   llvm::errs() << "mtc: error: " << message << "\n";
   return 1;
@@ -235,6 +241,7 @@ int main(int argc, char **argv) {
   settings.schedule = schedule;
   settings.dropoutMasks = dropoutMasks;
   settings.fuseBiasGelu = fuseBiasGelu;
+  settings.fuseBiasDropoutAdd = fuseBiasDropoutAdd;
   settings.recomputeAllGathers = recomputeAllGathers && sp && tp > 1;
   settings.granularity = recomputeGranularity;
   settings.method = recomputeMethod;

@@ -71,6 +71,10 @@ struct TrainingOptions : public mlir::PassPipelineOptions<TrainingOptions> {
   Option<bool> fuseBiasGelu{*this, "fuse-bias-gelu",
                             llvm::cl::desc("a linear's bias and the GeLU after it in one kernel"),
                             llvm::cl::init(false)};
+  Option<bool> fuseBiasDropoutAdd{
+      *this, "fuse-bias-dropout-add",
+      llvm::cl::desc("bias add, dropout and residual add in one kernel (not with stored masks)"),
+      llvm::cl::init(false)};
   ListOption<int64_t> recomputeActivationBudgets{
       *this, "recompute-activation-budgets",
       llvm::cl::desc("auto: bytes of live activations a training step may reach (one, or one "

@@ -113,6 +113,30 @@ def FuseBiasGeluPass : Pass<"mt-fuse-bias-gelu", "mlir::ModuleOp"> {
   }];
 }
 
+def FuseBiasDropoutAddPass : Pass<"mt-fuse-bias-dropout-add", "mlir::ModuleOp"> {
+  let summary = "fuses a bias add, the dropout after it and a residual add into mt.bias_dropout_add";
+  let description = [{
+    `residual + dropout(x + bias)`, where the bias is a biased
+    `mt.linear`'s or a rank-1 `mt.add` operand, each intermediate read only
+    by the next op, becomes one `mt.bias_dropout_add` with the dropout's key
+    (seed, stream, layer, shard): one kernel instead of three, and neither
+    intermediate goes to memory (Megatron's bias-dropout-add fusion). The
+    backward is the residual's gradient plus the same dropout applied to
+    it. Results are unchanged. Run it before mt-store-dropout-masks
+    replaces dropouts: it fuses only `mt.dropout`.
+
+    ```mlir
+    // before
+    %h = mt.linear %a, %w, %b : tensor<2x8x64xf32>, tensor<16x64xf32>, tensor<16xf32> -> tensor<2x8x16xf32>
+    %d = mt.dropout %h {rate = 1.0e-01 : f64, stream = 2 : i64} : tensor<2x8x16xf32>
+    %y = mt.add %x, %d : tensor<2x8x16xf32>, tensor<2x8x16xf32>
+    // after
+    %h = mt.linear %a, %w : tensor<2x8x64xf32>, tensor<16x64xf32> -> tensor<2x8x16xf32>
+    %y = mt.bias_dropout_add %h, %b, %x {rate = 1.0e-01 : f64, stream = 2 : i64} : tensor<2x8x16xf32>, tensor<16xf32>
+    ```
+  }];
+}
+
 def UnrollLayersPass : Pass<"mt-unroll-layers", "mlir::ModuleOp"> {
   let summary = "expands every mt.layer_stack into one copy of its body per layer";
   let description = [{

@@ -288,6 +288,28 @@ Lowered lowerDropoutMask(DropoutMaskOp op, LinalgBuilder &lb) {
   return SmallVector<Value>{result};
 }
 
+/// One kernel: residual + dropout(input + bias), the mask mt.dropout draws
+/// with the same key.
+Lowered lowerBiasDropoutAdd(BiasDropoutAddOp op, LinalgBuilder &lb) {
+  auto type = tensorOf(op.getInput());
+  unsigned rank = type.getRank();
+  double rate = op.getRate().convertToDouble();
+  std::optional<DropoutKeep<BiasDropoutAddOp>> keep;
+  if (rate > 0.0)
+    keep.emplace(op, type, lb);
+  Value result = lb.generic(
+      {op.getInput(), op.getBias(), op.getResidual()},
+      {lb.identity(rank), lb.suffixMap(rank, 1), lb.identity(rank)},
+      lb.empty(type.getShape(), type.getElementType()), lb.identity(rank), lb.parallel(rank),
+      [&](OpBuilder &nb, Location l, ValueRange a) {
+        Value x = addF(nb, l, a[0], a[1]);
+        if (keep)
+          x = keepScaled(nb, l, keep->keep(nb, l), x, 1.0 / (1.0 - rate));
+        return addF(nb, l, a[2], x);
+      });
+  return SmallVector<Value>{result};
+}
+
 Lowered lowerMaskedScale(MaskedScaleOp op, LinalgBuilder &lb) {
   double scale = op.getScale().convertToDouble();
   Value result = lb.map({op.getInput(), op.getMask()}, op.getInput(),
@@ -486,6 +508,8 @@ std::optional<Lowered> lowerNNOp(Operation *op, LinalgBuilder &lb) {
     return lowerDropout(d, lb);
   if (auto m = dyn_cast<DropoutMaskOp>(op))
     return lowerDropoutMask(m, lb);
+  if (auto f = dyn_cast<BiasDropoutAddOp>(op))
+    return lowerBiasDropoutAdd(f, lb);
   if (auto m = dyn_cast<MaskedScaleOp>(op))
     return lowerMaskedScale(m, lb);
   if (auto a = dyn_cast<AddOp>(op))

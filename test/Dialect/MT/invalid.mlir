@@ -701,6 +701,84 @@ func.func @gelu_c1_integer(%x: tensor<2x8xi32>) -> tensor<2x8xi32> {
 }
 
 //===----------------------------------------------------------------------===//
+// mt.bias_dropout_add
+//===----------------------------------------------------------------------===//
+
+// -----
+
+// mt.bias_dropout_add C1: integer
+func.func @bias_dropout_add_c1_integer(%x: tensor<2x8xi32>, %b: tensor<8xi32>, %r: tensor<2x8xi32>) -> tensor<2x8xi32> {
+  // expected-error @+1 {{violates C1: the input must be a floating-point tensor of rank >= 1, got 'tensor<2x8xi32>'}}
+  %y = mt.bias_dropout_add %x, %b, %r {rate = 0.1 : f64, stream = 0 : i64} : tensor<2x8xi32>, tensor<8xi32>
+  return %y : tensor<2x8xi32>
+}
+
+// -----
+
+// mt.bias_dropout_add C2: rate one
+func.func @bias_dropout_add_c2_rate_one(%x: tensor<2x8xf32>, %b: tensor<8xf32>, %r: tensor<2x8xf32>) -> tensor<2x8xf32> {
+  // expected-error @+1 {{violates C2: rate must be in [0, 1), got 1}}
+  %y = mt.bias_dropout_add %x, %b, %r {rate = 1.0 : f64, stream = 0 : i64} : tensor<2x8xf32>, tensor<8xf32>
+  return %y : tensor<2x8xf32>
+}
+
+// -----
+
+// mt.bias_dropout_add C3: seed rank
+func.func @bias_dropout_add_c3_seed_rank(%x: tensor<2x8xf32>, %b: tensor<8xf32>, %r: tensor<2x8xf32>, %s: tensor<1xi64>) -> tensor<2x8xf32> {
+  // expected-error @+1 {{violates C3: the seed must be tensor<i64>, got 'tensor<1xi64>'}}
+  %y = mt.bias_dropout_add %x, %b, %r seed %s : tensor<1xi64> {rate = 0.1 : f64, stream = 0 : i64} : tensor<2x8xf32>, tensor<8xf32>
+  return %y : tensor<2x8xf32>
+}
+
+// -----
+
+// mt.bias_dropout_add C4: negative stream
+func.func @bias_dropout_add_c4_negative_stream(%x: tensor<2x8xf32>, %b: tensor<8xf32>, %r: tensor<2x8xf32>) -> tensor<2x8xf32> {
+  // expected-error @+1 {{violates C4: stream must be >= 0, got -1}}
+  %y = mt.bias_dropout_add %x, %b, %r {rate = 0.1 : f64, stream = -1 : i64} : tensor<2x8xf32>, tensor<8xf32>
+  return %y : tensor<2x8xf32>
+}
+
+// -----
+
+// mt.bias_dropout_add C5: negative layer
+func.func @bias_dropout_add_c5_negative_layer(%x: tensor<2x8xf32>, %b: tensor<8xf32>, %r: tensor<2x8xf32>) -> tensor<2x8xf32> {
+  // expected-error @+1 {{violates C5: layer must be >= 0, got -2}}
+  %y = mt.bias_dropout_add %x, %b, %r {rate = 0.1 : f64, stream = 0 : i64, layer = -2 : i64} : tensor<2x8xf32>, tensor<8xf32>
+  return %y : tensor<2x8xf32>
+}
+
+// -----
+
+// mt.bias_dropout_add C6: shard without dim
+func.func @bias_dropout_add_c6_shard_without_dim(%x: tensor<2x8xf32>, %b: tensor<8xf32>, %r: tensor<2x8xf32>, %i: tensor<i64>) -> tensor<2x8xf32> {
+  // expected-error @+1 {{violates C6: shard (a tensor<i64>), shard_dim and shard_parts come together}}
+  %y = mt.bias_dropout_add %x, %b, %r shard %i : tensor<i64> {rate = 0.1 : f64, stream = 0 : i64} : tensor<2x8xf32>, tensor<8xf32>
+  return %y : tensor<2x8xf32>
+}
+
+// -----
+
+// mt.bias_dropout_add C7: shard dim
+func.func @bias_dropout_add_c7_shard_dim(%x: tensor<2x8xf32>, %b: tensor<8xf32>, %r: tensor<2x8xf32>, %i: tensor<i64>) -> tensor<2x8xf32> {
+  // expected-error @+1 {{violates C7: shard_dim 2 must be a dimension of the rank-2 input and shard_parts 2 >= 1}}
+  %y = mt.bias_dropout_add %x, %b, %r shard %i : tensor<i64> {rate = 0.1 : f64, stream = 0 : i64, shard_dim = 2 : i64, shard_parts = 2 : i64} : tensor<2x8xf32>, tensor<8xf32>
+  return %y : tensor<2x8xf32>
+}
+
+// -----
+
+// mt.bias_dropout_add C8: bias size
+func.func @bias_dropout_add_c8_bias_size(%x: tensor<2x8xf32>, %b: tensor<4xf32>, %r: tensor<2x8xf32>) -> tensor<2x8xf32> {
+  // expected-error @+1 {{violates C8: the bias must be [8] of 'f32' (the input's last dimension), got 'tensor<4xf32>'}}
+  %y = mt.bias_dropout_add %x, %b, %r {rate = 0.1 : f64, stream = 0 : i64} : tensor<2x8xf32>, tensor<4xf32>
+  return %y : tensor<2x8xf32>
+}
+
+// -----
+
+//===----------------------------------------------------------------------===//
 // mt.bias_gelu
 //===----------------------------------------------------------------------===//
 

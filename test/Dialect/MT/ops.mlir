@@ -48,6 +48,8 @@ func.func @norms_and_activations(%x: tensor<2x16x8xbf16>, %g: tensor<8xbf16>, %b
   %bg = mt.bias_gelu %g1, %b approximate = tanh : tensor<2x16x8xbf16>, tensor<8xbf16>
   // CHECK: mt.bias_gelu_grad %[[G1]], %[[G1]], %{{.*}} approximate = none : tensor<2x16x8xbf16>, tensor<8xbf16>
   %bgg = mt.bias_gelu_grad %g1, %g1, %b approximate = none : tensor<2x16x8xbf16>, tensor<8xbf16>
+  // CHECK: mt.bias_dropout_add %[[G1]], %{{.*}}, %[[G1]] seed %{{.*}} : tensor<i64> {rate = 1.000000e-01 : f64, stream = 3 : i64} : tensor<2x16x8xbf16>, tensor<8xbf16>
+  %bda = mt.bias_dropout_add %g1, %b, %g1 seed %seed : tensor<i64> {rate = 0.1 : f64, stream = 3 : i64} : tensor<2x16x8xbf16>, tensor<8xbf16>
   // CHECK: %[[G2:.*]] = mt.gelu %[[G1]] approximate = none : tensor<2x16x8xbf16>
   %g2 = mt.gelu %g1 approximate = none : tensor<2x16x8xbf16>
   // CHECK: %[[D1:.*]] = mt.dropout %[[G2]] {rate = 1.000000e-01 : f64, stream = 0 : i64} : tensor<2x16x8xbf16>

@@ -239,6 +239,23 @@ LogicalResult DropoutOp::verify() {
   return verifyDropoutKey(*this, tensorType(getInput()));
 }
 
+LogicalResult BiasDropoutAddOp::verify() {
+  auto type = tensorType(getInput());
+  if (type.getRank() < 1 || !isFloatTensor(getInput()))
+    return violates(*this, 1) << "the input must be a floating-point tensor of rank >= 1, got "
+                              << getInput().getType();
+  if (failed(verifyDropoutKey(*this, type)))
+    return failure();
+  auto bias = tensorType(getBias());
+  if (bias.getRank() != 1 || bias.getElementType() != type.getElementType() ||
+      (!ShapedType::isDynamic(bias.getDimSize(0)) && !ShapedType::isDynamic(type.getShape().back()) &&
+       bias.getDimSize(0) != type.getShape().back()))
+    return violates(*this, 8) << "the bias must be [" << type.getShape().back() << "] of "
+                              << type.getElementType() << " (the input's last dimension), got "
+                              << getBias().getType();
+  return success();
+}
+
 LogicalResult DropoutMaskOp::verify() {
   auto type = tensorType(getResult());
   if (!type.getElementType().isInteger(1))

@@ -237,6 +237,34 @@ def MT_DropoutOp : MT_Op<"dropout", [Pure, AttrSizedOperandSegments, MT_ShapeInf
   let hasVerifier = 1;
 }
 
+def MT_BiasDropoutAddOp : MT_Op<"bias_dropout_add", [Pure, AttrSizedOperandSegments,
+    MT_ShapeInferenceOpInterface, AllTypesMatch<["input", "residual", "result"]>]> {
+  let summary = "residual + dropout(input + bias), in one kernel";
+  let description = [{
+    Adds the bias (broadcast over the last dimension), applies the dropout of
+    `mt.dropout` with the same key (`seed`, `stream`, `layer`, and the shard
+    of a split tensor), and adds the residual. mt-fuse-bias-dropout-add makes
+    it from a bias add, the dropout after it and the residual add after
+    that, so neither the biased sum nor the dropped-out tensor goes to
+    memory (Megatron's bias-dropout-add fusion). The mask is the one
+    `mt.dropout` with this key draws, element for element.
+
+    ```mlir
+    %y = mt.bias_dropout_add %h, %b, %x seed %s : tensor<i64> {rate = 1.0e-01 : f64, stream = 2 : i64} : tensor<8x1024x768xbf16>, tensor<768xbf16>
+    ```
+  }];
+  let arguments = (ins AnyRankedTensor:$input, AnyRankedTensor:$bias, AnyRankedTensor:$residual,
+                       Optional<AnyRankedTensor>:$seed, Optional<AnyRankedTensor>:$shard,
+                       F64Attr:$rate, I64Attr:$stream, OptionalAttr<I64Attr>:$layer,
+                       OptionalAttr<I64Attr>:$shard_dim, OptionalAttr<I64Attr>:$shard_parts);
+  let results = (outs AnyRankedTensor:$result);
+  let assemblyFormat = [{
+    $input `,` $bias `,` $residual (`seed` $seed^ `:` type($seed))? (`shard` $shard^ `:` type($shard))?
+    attr-dict `:` type($input) `,` type($bias)
+  }];
+  let hasVerifier = 1;
+}
+
 def MT_DropoutMaskOp : MT_Op<"dropout_mask", [Pure, AttrSizedOperandSegments]> {
   let summary = "the keep-mask `mt.dropout` would draw, as a tensor of i1";
   let description = [{
