@@ -155,21 +155,27 @@ LogicalResult GeluOp::verify() {
   return success();
 }
 
-/// mt.bias_gelu and its gradient: a float input, a `[features]` bias of
-/// its element type.
+/// The fused ops' bias (constraint `n`): `[features]` of the input's
+/// element type, features being the input's last dimension.
+static LogicalResult verifyBias(Operation *op, Value input, Value biasValue, unsigned n) {
+  auto type = tensorType(input);
+  auto bias = tensorType(biasValue);
+  if (bias.getRank() != 1 || bias.getElementType() != type.getElementType() ||
+      (!ShapedType::isDynamic(bias.getDimSize(0)) && !ShapedType::isDynamic(type.getShape().back()) &&
+       bias.getDimSize(0) != type.getShape().back()))
+    return violates(op, n) << "the bias must be [" << type.getShape().back() << "] of "
+                           << type.getElementType() << " (the input's last dimension), got "
+                           << biasValue.getType();
+  return success();
+}
+
+/// mt.bias_gelu and its gradient: a float input (C1) and its bias (C2).
 template <typename OpT> LogicalResult verifyBiasGelu(OpT op) {
   auto type = tensorType(op.getInput());
   if (type.getRank() < 1 || !isFloatTensor(op.getInput()))
     return violates(op, 1) << "the input must be a floating-point tensor of rank >= 1, got "
                            << op.getInput().getType();
-  auto bias = tensorType(op.getBias());
-  if (bias.getRank() != 1 || bias.getElementType() != type.getElementType() ||
-      (!ShapedType::isDynamic(bias.getDimSize(0)) && !ShapedType::isDynamic(type.getShape().back()) &&
-       bias.getDimSize(0) != type.getShape().back()))
-    return violates(op, 2) << "the bias must be [" << type.getShape().back() << "] of "
-                           << type.getElementType() << " (the input's last dimension), got "
-                           << op.getBias().getType();
-  return success();
+  return verifyBias(op, op.getInput(), op.getBias(), 2);
 }
 
 LogicalResult BiasGeluOp::verify() { return verifyBiasGelu(*this); }
@@ -246,14 +252,7 @@ LogicalResult BiasDropoutAddOp::verify() {
                               << getInput().getType();
   if (failed(verifyDropoutKey(*this, type)))
     return failure();
-  auto bias = tensorType(getBias());
-  if (bias.getRank() != 1 || bias.getElementType() != type.getElementType() ||
-      (!ShapedType::isDynamic(bias.getDimSize(0)) && !ShapedType::isDynamic(type.getShape().back()) &&
-       bias.getDimSize(0) != type.getShape().back()))
-    return violates(*this, 8) << "the bias must be [" << type.getShape().back() << "] of "
-                              << type.getElementType() << " (the input's last dimension), got "
-                              << getBias().getType();
-  return success();
+  return verifyBias(*this, getInput(), getBias(), 8);
 }
 
 LogicalResult DropoutMaskOp::verify() {
