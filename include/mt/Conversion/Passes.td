@@ -33,7 +33,8 @@ def ExportEntryPointsPass : Pass<"mt-export-entry-points", "mlir::ModuleOp"> {
     one pointer per memref descriptor), adds
     `void @mt_entry_f(ptr args)`, which calls it with `args[0..n)`. The
     runtime then calls any compiled function the same way, with an array of
-    descriptor pointers: inputs first, then outputs.
+    descriptor pointers: inputs first, then outputs, then the function's
+    arena (mt-plan-buffers).
   }];
   let dependentDialects = ["::mlir::LLVM::LLVMDialect"];
 }

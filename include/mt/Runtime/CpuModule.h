@@ -2,7 +2,8 @@
 //
 // A shared object produced by mtc exports `mt_entry_<name>(void **args)`
 // for each compiled function; args[i] points to the memref descriptor of
-// argument i (inputs, then outputs). No MLIR dependency: mt-run uses this.
+// argument i (inputs, then outputs, then the arena the function keeps its
+// temporaries in). No MLIR dependency: mt-run uses this.
 //
 //===----------------------------------------------------------------------===//
 #ifndef MT_RUNTIME_CPUMODULE_H
