@@ -141,10 +141,25 @@ LogicalResult Differentiator::visit(Operation *op) {
   } else if (auto n = dyn_cast<LayerNormOp>(op)) {
     auto g = b.create<LayerNormGradOp>(loc, n.getInput().getType(), n.getGamma().getType(),
                                        n.getGamma().getType(), dy, n.getInput(), n.getGamma(),
-                                       n.getEpsilonAttr());
+                                       Value(), n.getEpsilonAttr());
     accumulate(n.getInput(), g.getGradInput());
     accumulate(n.getGamma(), g.getGradGamma());
     accumulate(n.getBeta(), g.getGradBeta());
+  } else if (auto n = dyn_cast<AddLayerNormOp>(op)) {
+    // The sum's own gradient (the residual stream's) is added in the norm's
+    // backward kernel; input and residual both receive the total.
+    Value dsum = adjoint(n.getSum()), dnorm = adjoint(n.getResult());
+    Value total = dsum;
+    if (dnorm) {
+      auto g = b.create<LayerNormGradOp>(loc, n.getInput().getType(), n.getGamma().getType(),
+                                         n.getGamma().getType(), dnorm, n.getSum(), n.getGamma(),
+                                         dsum, n.getEpsilonAttr());
+      total = g.getGradInput();
+      accumulate(n.getGamma(), g.getGradGamma());
+      accumulate(n.getBeta(), g.getGradBeta());
+    }
+    accumulate(n.getInput(), total);
+    accumulate(n.getResidual(), total);
   } else if (auto n = dyn_cast<RmsNormOp>(op)) {
     auto g = b.create<RmsNormGradOp>(loc, n.getInput().getType(), n.getGamma().getType(), dy,
                                      n.getInput(), n.getGamma(), n.getEpsilonAttr());

@@ -48,3 +48,71 @@ func.func @collective(%x: tensor<4xf32>) -> tensor<4xf32> {
   %y = mt.recv on @mesh axis = "tp" offset = -1 channel = 0 : tensor<4xf32>
   return %y : tensor<4xf32>
 }
+
+// -----
+
+// Row-wise ops lower to one loop nest each (their single CPU kernel): a
+// loop over the rows and, inside, scalar loops along one row. Softmax
+// takes the row's max, writes exp(z - max) while summing it, then divides
+// in place; the causal limit and the key mask are found from the row index.
+// CHECK-LABEL: func.func @softmax
+// CHECK-NOT: linalg.generic
+// CHECK: %[[X:.*]] = tensor.expand_shape {{.*}} output_shape [24, 4]
+// CHECK: %[[OUT:.*]] = tensor.empty() : tensor<24x4xf32>
+// CHECK: %[[P:.*]] = scf.for %[[R:[a-z0-9_]+]] = {{.*}} iter_args(%[[ROWS:[a-z0-9_]+]] = %[[OUT]]) -> (tensor<24x4xf32>)
+// CHECK: %[[MAX:.*]] = scf.for %[[J:[a-z0-9_]+]] = {{.*}} -> (f32)
+// CHECK: tensor.extract %[[X]][%[[R]], %[[J]]]
+// CHECK: arith.remui %[[R]]
+// CHECK: arith.divui %[[R]]
+// CHECK: arith.maximumf
+// CHECK: %[[E:.*]]:2 = scf.for {{.*}} iter_args(%{{.*}} = %[[ROWS]], %{{.*}} = %{{.*}}) -> (tensor<24x4xf32>, f32)
+// CHECK: math.exp
+// CHECK: tensor.insert
+// CHECK: scf.for {{.*}} iter_args(%{{.*}} = %[[E]]#0) -> (tensor<24x4xf32>)
+// CHECK: arith.divf %{{.*}}, %[[E]]#1
+// CHECK-NOT: linalg.generic
+// CHECK: tensor.collapse_shape %[[P]]
+func.func @softmax(%x: tensor<2x3x4x4xf32>, %m: tensor<2x4xi1>) -> tensor<2x3x4x4xf32> {
+  %p = mt.softmax %x key_mask %m : tensor<2x4xi1> {mask = #mt<mask causal>, scale = 5.000000e-01 : f64} : tensor<2x3x4x4xf32>
+  return %p : tensor<2x3x4x4xf32>
+}
+
+// -----
+
+// Layer norm's backward in one nest: per row the mean and 1/std, then one
+// pass that sums dxhat * xhat and dxhat and adds into dgamma and dbeta
+// (carried across rows), then one pass writing dx.
+// CHECK-LABEL: func.func @layer_norm_grad
+// CHECK-NOT: linalg.generic
+// CHECK: %[[G:.*]]:3 = scf.for {{.*}} -> (tensor<6x8xf32>, tensor<8xf32>, tensor<8xf32>)
+// CHECK: %[[SUM:.*]] = scf.for {{.*}} -> (f32)
+// CHECK: %[[SQ:.*]] = scf.for {{.*}} -> (f32)
+// CHECK: %[[RSTD:.*]] = math.rsqrt
+// CHECK: %[[SUMS:.*]]:4 = scf.for {{.*}} -> (f32, f32, tensor<8xf32>, tensor<8xf32>)
+// CHECK: %[[DX:.*]] = scf.for {{.*}} -> (tensor<6x8xf32>)
+// CHECK: arith.mulf %[[RSTD]]
+// CHECK: scf.yield %[[DX]], %[[SUMS]]#2, %[[SUMS]]#3
+// CHECK-NOT: linalg.generic
+// CHECK: return %{{.*}}, %[[G]]#1, %[[G]]#2
+func.func @layer_norm_grad(%dy: tensor<2x3x8xf32>, %x: tensor<2x3x8xf32>, %g: tensor<8xf32>) -> (tensor<2x3x8xf32>, tensor<8xf32>, tensor<8xf32>) {
+  %dx, %dg, %db = mt.layer_norm_grad %dy, %x, %g {epsilon = 1.0e-05 : f64} : tensor<2x3x8xf32>, tensor<8xf32>
+  return %dx, %dg, %db : tensor<2x3x8xf32>, tensor<8xf32>, tensor<8xf32>
+}
+
+// -----
+
+// The loss: per row the max and the sum of exponentials, then the row's
+// masked loss and mask are added to the totals the row loop carries.
+// CHECK-LABEL: func.func @cross_entropy
+// CHECK-NOT: linalg.generic
+// CHECK: %[[T:.*]]:2 = scf.for {{.*}} -> (f32, f32)
+// CHECK: %[[MAX:.*]] = scf.for {{.*}} -> (f32)
+// CHECK: %[[SE:.*]] = scf.for {{.*}} -> (f32)
+// CHECK: math.log %[[SE]]
+// CHECK: %[[D:.*]] = arith.select %{{.*}}, %{{.*}}, %[[T]]#1
+// CHECK: %[[MEAN:.*]] = arith.divf %[[T]]#0, %[[D]]
+// CHECK: tensor.from_elements %[[MEAN]] : tensor<f32>
+func.func @cross_entropy(%logits: tensor<2x3x5xf32>, %labels: tensor<2x3xi32>, %mask: tensor<2x3xf32>) -> tensor<f32> {
+  %loss = mt.cross_entropy %logits, %labels mask %mask : tensor<2x3x5xf32>, tensor<2x3xi32>, tensor<2x3xf32> -> tensor<f32>
+  return %loss : tensor<f32>
+}

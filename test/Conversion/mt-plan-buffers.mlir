@@ -75,3 +75,33 @@ func.func @caller(%x: memref<4xf32>) {
   func.call @callee(%x) : (memref<4xf32>) -> ()
   return
 }
+
+// -----
+
+// A buffer carried through a loop lives on in the loop's result: %a is
+// filled by the loop and read after it, so %b, born before that read, may
+// not take %a's bytes.
+// CHECK-LABEL: func.func @carried
+// CHECK-SAME: attributes {mt.arena_bytes = 128 : i64}
+// CHECK: arith.constant 16 : index
+// CHECK-NEXT: %[[OA:.*]] = arith.constant 0 : index
+// CHECK-NEXT: %[[A:.*]] = memref.view %{{.*}}[%[[OA]]][] : memref<128xi8> to memref<16xf32>
+// CHECK: %[[R:.*]] = scf.for {{.*}} iter_args(%[[ACC:.*]] = %[[A]]) -> (memref<16xf32>)
+// CHECK: %[[OB:.*]] = arith.constant 64 : index
+// CHECK-NEXT: %[[B:.*]] = memref.view %{{.*}}[%[[OB]]][] : memref<128xi8> to memref<16xf32>
+// CHECK: linalg.copy ins(%[[R]] : memref<16xf32>) outs(%[[B]] : memref<16xf32>)
+func.func @carried(%x: memref<16xf32>, %y: memref<16xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c16 = arith.constant 16 : index
+  %a = memref.alloc() {alignment = 64 : i64} : memref<16xf32>
+  %r = scf.for %i = %c0 to %c16 step %c1 iter_args(%acc = %a) -> (memref<16xf32>) {
+    %v = memref.load %x[%i] : memref<16xf32>
+    memref.store %v, %acc[%i] : memref<16xf32>
+    scf.yield %acc : memref<16xf32>
+  }
+  %b = memref.alloc() {alignment = 64 : i64} : memref<16xf32>
+  linalg.copy ins(%r : memref<16xf32>) outs(%b : memref<16xf32>)
+  linalg.copy ins(%b : memref<16xf32>) outs(%y : memref<16xf32>)
+  return
+}

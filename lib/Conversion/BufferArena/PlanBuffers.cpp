@@ -7,9 +7,12 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/Builders.h"
+#include "mlir/Interfaces/LoopLikeInterface.h"
 #include "mlir/Interfaces/ViewLikeInterface.h"
 #include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/SmallPtrSet.h"
 #include "llvm/ADT/StringSet.h"
 
 namespace mt {
@@ -62,15 +65,25 @@ struct PlanBuffersPass : mt::impl::PlanBuffersPassBase<PlanBuffersPass> {
       life.bytes = bytesOf(alloc.getType());
       life.first = life.last = position[alloc];
       SmallVector<Value> aliases{alloc.getResult()};
+      llvm::SmallPtrSet<Value, 8> seen;
       while (!aliases.empty()) {
         Value v = aliases.pop_back_val();
+        if (!seen.insert(v).second)
+          continue;
         for (OpOperand &use : v.getUses()) {
-          Operation *top = entry.findAncestorOpInBlock(*use.getOwner());
+          Operation *owner = use.getOwner();
+          Operation *top = entry.findAncestorOpInBlock(*owner);
           if (top)
             life.last = std::max(life.last, position[top]);
-          if (auto view = dyn_cast<ViewLikeOpInterface>(use.getOwner()))
+          if (auto view = dyn_cast<ViewLikeOpInterface>(owner))
             if (view.getViewSource() == v)
               aliases.append(view->result_begin(), view->result_end());
+          // A buffer carried by a loop lives on in the loop's result.
+          if (auto loop = dyn_cast<LoopLikeOpInterface>(owner))
+            if (OpResult carried = loop.getTiedLoopResult(&use))
+              aliases.push_back(carried);
+          if (isa<scf::YieldOp>(owner) && owner->getParentOp()->getNumResults() > use.getOperandNumber())
+            aliases.push_back(owner->getParentOp()->getResult(use.getOperandNumber()));
         }
       }
       lifetimes.push_back(life);

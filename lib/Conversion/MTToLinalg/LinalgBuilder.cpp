@@ -1,11 +1,25 @@
 //===- LinalgBuilder.cpp - building blocks of the mt lowering --------------===//
 #include "LinalgBuilder.h"
 
+#include "mlir/Dialect/SCF/IR/SCF.h"
+
 using namespace mlir;
 
 namespace mt {
 
 RankedTensorType tensorOf(Value v) { return cast<RankedTensorType>(v.getType()); }
+
+SmallVector<Value> forRange(OpBuilder &b, Location loc, int64_t count, ValueRange carried,
+                            LoopBody body) {
+  Value zero = b.create<arith::ConstantIndexOp>(loc, 0);
+  Value end = b.create<arith::ConstantIndexOp>(loc, count);
+  Value one = b.create<arith::ConstantIndexOp>(loc, 1);
+  auto loop = b.create<scf::ForOp>(loc, zero, end, one, carried,
+                                   [&](OpBuilder &nb, Location nl, Value i, ValueRange args) {
+                                     nb.create<scf::YieldOp>(nl, body(nb, nl, i, args));
+                                   });
+  return SmallVector<Value>(loop.getResults());
+}
 
 Value LinalgBuilder::empty(ArrayRef<int64_t> shape, Type element) {
   return b.create<tensor::EmptyOp>(loc, shape, element);

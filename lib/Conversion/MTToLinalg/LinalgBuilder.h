@@ -73,6 +73,17 @@ private:
 
 mlir::RankedTensorType tensorOf(mlir::Value v);
 
+/// The body of one scf.for step: gets the index and the carried values,
+/// returns the carried values for the next step.
+using LoopBody = llvm::function_ref<llvm::SmallVector<mlir::Value>(
+    mlir::OpBuilder &, mlir::Location, mlir::Value index, mlir::ValueRange carried)>;
+
+/// scf.for over [0, count) carrying `carried`; returns the final values.
+/// Tensors carried this way and updated with tensor.insert bufferize in
+/// place, so a loop nest built from these allocates nothing inside.
+llvm::SmallVector<mlir::Value> forRange(mlir::OpBuilder &b, mlir::Location loc, int64_t count,
+                                        mlir::ValueRange carried, LoopBody body);
+
 } // namespace mt
 
 #endif // MT_LIB_CONVERSION_MTTOLINALG_LINALGBUILDER_H

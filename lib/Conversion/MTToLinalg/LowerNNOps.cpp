@@ -111,28 +111,6 @@ Lowered lowerMatmul(MatmulOp op, LinalgBuilder &lb) {
                                         reduction)};
 }
 
-/// layer_norm / rms_norm: y = (x - mean) * rstd * g (+ beta).
-Lowered lowerNorm(Operation *op, Value input, Value gamma, Value beta, double eps,
-                  LinalgBuilder &lb) {
-  auto type = tensorOf(input);
-  int64_t h = type.getShape().back(), rows = type.getNumElements() / h;
-  Value x = lb.reshape(input, {rows, h});
-  auto [mean, rstd] = rowStats(lb, x, eps, /*centered=*/static_cast<bool>(beta));
-  SmallVector<Value> ins{x, rstd, gamma};
-  SmallVector<AffineMap> maps{lb.identity(2), lb.dropLastMap(2), lb.suffixMap(2, 1)};
-  if (beta) {
-    ins.append({mean, beta});
-    maps.append({lb.dropLastMap(2), lb.suffixMap(2, 1)});
-  }
-  Value y = lb.generic(ins, maps, lb.empty({rows, h}, type.getElementType()), lb.identity(2),
-                       lb.parallel(2), [&](OpBuilder &b, Location l, ValueRange a) {
-                         Value centered = beta ? subF(b, l, a[0], a[3]) : a[0];
-                         Value scaled = mulF(b, l, mulF(b, l, centered, a[1]), a[2]);
-                         return beta ? addF(b, l, scaled, a[4]) : scaled;
-                       });
-  return SmallVector<Value>{lb.reshape(y, type.getShape())};
-}
-
 /// GeLU, exact or tanh-approximated.
 Value gelu(OpBuilder &b, Location l, Value x, bool tanhApprox) {
   Type t = x.getType();
@@ -146,41 +124,6 @@ Value gelu(OpBuilder &b, Location l, Value x, bool tanhApprox) {
     inner = b.create<math::ErfOp>(l, mulF(b, l, x, c(M_SQRT1_2)));
   }
   return mulF(b, l, mulF(b, l, c(0.5), x), addF(b, l, c(1.0), inner));
-}
-
-Lowered lowerSoftmax(SoftmaxOp op, LinalgBuilder &lb) {
-  auto type = tensorOf(op.getInput());
-  unsigned rank = type.getRank();
-  double scale = op.getScale().convertToDouble();
-  bool causal = op.getMask() == MaskKind::causal;
-  int64_t sq = rank >= 2 ? type.getShape()[rank - 2] : 1, sk = type.getShape().back();
-  SmallVector<Value> ins{op.getInput()};
-  SmallVector<AffineMap> maps{lb.identity(rank)};
-  MLIRContext *ctx = lb.builder().getContext();
-  if (op.getKeyMask()) {
-    ins.push_back(op.getKeyMask());
-    maps.push_back(AffineMap::get(
-        rank, 0, {getAffineDimExpr(0, ctx), getAffineDimExpr(rank - 1, ctx)}, ctx));
-  }
-  // z = scale * x, or -inf where masked.
-  Value z = lb.generic(
-      ins, maps, lb.empty(type.getShape(), type.getElementType()), lb.identity(rank),
-      lb.parallel(rank), [&](OpBuilder &b, Location l, ValueRange a) {
-        Type t = a[0].getType();
-        Value scaled = mulF(b, l, a[0], b.create<arith::ConstantOp>(l, b.getFloatAttr(t, scale)));
-        Value keep = b.create<arith::ConstantIntOp>(l, 1, 1);
-        if (causal) {
-          // query i sees keys j <= i + (sk - sq)
-          Value i = b.create<linalg::IndexOp>(l, rank - 2), j = b.create<linalg::IndexOp>(l, rank - 1);
-          Value limit = b.create<arith::AddIOp>(l, i, b.create<arith::ConstantIndexOp>(l, sk - sq));
-          keep = b.create<arith::CmpIOp>(l, arith::CmpIPredicate::sle, j, limit);
-        }
-        if (op.getKeyMask())
-          keep = b.create<arith::AndIOp>(l, keep, a[1]);
-        Value ninf = b.create<arith::ConstantOp>(l, b.getFloatAttr(t, negInf()));
-        return b.create<arith::SelectOp>(l, keep, scaled, ninf).getResult();
-      });
-  return SmallVector<Value>{softmaxLast(lb, z)};
 }
 
 /// splitmix64 on i64 values (wrap-around arithmetic).
@@ -348,127 +291,7 @@ Lowered lowerSplit(SplitOp op, LinalgBuilder &lb) {
   return pieces;
 }
 
-Lowered lowerCrossEntropy(CrossEntropyOp op, LinalgBuilder &lb) {
-  auto type = tensorOf(op.getLogits());
-  int64_t v = type.getShape().back(), rows = type.getNumElements() / v;
-  int64_t classes = op.getNumClassesAttr() ? op.getNumClassesAttr().getInt() : v;
-  Type t = type.getElementType();
-  OpBuilder &b = lb.builder();
-  Location loc = lb.location();
-  Value logits = lb.reshape(op.getLogits(), {rows, v});
-  Value labels = lb.reshape(op.getLabels(), {rows});
-  Value mask = op.getLossMask() ? lb.reshape(op.getLossMask(), {rows}) : lb.filled({rows}, t, 1.0);
-  if (tensorOf(mask).getElementType() != t)
-    mask = lb.map(mask, lb.empty({rows}, t), [&](OpBuilder &nb, Location l, ValueRange a) -> Value {
-      return nb.create<arith::ExtFOp>(l, t, a[0]);
-    });
-  // Padded classes (>= num_classes) become -inf, then log-softmax per row.
-  Value z = lb.map(logits, logits, [&](OpBuilder &nb, Location l, ValueRange a) {
-    Value c = nb.create<linalg::IndexOp>(l, 1);
-    Value valid = nb.create<arith::CmpIOp>(l, arith::CmpIPredicate::slt, c,
-                                           nb.create<arith::ConstantIndexOp>(l, classes));
-    Value ninf = nb.create<arith::ConstantOp>(l, nb.getFloatAttr(t, negInf()));
-    return nb.create<arith::SelectOp>(l, valid, a[0], ninf).getResult();
-  });
-  Value max = lb.reduceLast(z, negInf(), [](OpBuilder &nb, Location l, ValueRange a) -> Value {
-    return nb.create<arith::MaximumFOp>(l, a[0], a[1]);
-  });
-  Value sumExp = lb.generic({z, max}, {lb.identity(2), lb.dropLastMap(2)}, lb.filled({rows}, t, 0.0),
-                            lb.dropLastMap(2), {Iter::parallel, Iter::reduction},
-                            [](OpBuilder &nb, Location l, ValueRange a) -> Value {
-                              Value e = nb.create<math::ExpOp>(l, subF(nb, l, a[0], a[1]));
-                              return addF(nb, l, a[2], e);
-                            });
-  Value perRow = lb.generic(
-      {labels, max, sumExp, mask}, {lb.identity(1), lb.identity(1), lb.identity(1), lb.identity(1)},
-      lb.empty({rows}, t), lb.identity(1), lb.parallel(1), [&](OpBuilder &nb, Location l, ValueRange a) {
-        Value r = nb.create<linalg::IndexOp>(l, 0);
-        Value label = nb.create<arith::IndexCastOp>(l, nb.getIndexType(), a[0]);
-        Value picked = nb.create<tensor::ExtractOp>(l, logits, ValueRange{r, label});
-        Value lse = addF(nb, l, a[1], nb.create<math::LogOp>(l, a[2]));
-        return mulF(nb, l, subF(nb, l, lse, picked), a[3]);
-      });
-  Value total = lb.sumAll(perRow), count = lb.sumAll(mask);
-  Type lossType = lossElementType(t);
-  Value zeroD = lb.empty({}, lossType);
-  Value loss = lb.generic({total, count}, {AffineMap::get(0, 0, {}, b.getContext()),
-                                           AffineMap::get(0, 0, {}, b.getContext())},
-                          zeroD, AffineMap::get(0, 0, {}, b.getContext()), {},
-                          [&](OpBuilder &nb, Location l, ValueRange a) -> Value {
-                            // An all-masked batch has loss 0, not NaN.
-                            Value zero = nb.create<arith::ConstantOp>(l, nb.getFloatAttr(t, 0.0));
-                            Value one = nb.create<arith::ConstantOp>(l, nb.getFloatAttr(t, 1.0));
-                            Value empty = nb.create<arith::CmpFOp>(l, arith::CmpFPredicate::OEQ, a[1], zero);
-                            Value denom = nb.create<arith::SelectOp>(l, empty, one, a[1]);
-                            Value mean = nb.create<arith::DivFOp>(l, a[0], denom);
-                            if (t == lossType)
-                              return mean;
-                            return nb.create<arith::ExtFOp>(l, lossType, mean).getResult();
-                          });
-  (void)loc;
-  return SmallVector<Value>{loss};
-}
-
 } // namespace
-
-std::pair<Value, Value> rowStats(LinalgBuilder &lb, Value x, double eps, bool centered) {
-  auto type = tensorOf(x);
-  int64_t rows = type.getDimSize(0), h = type.getDimSize(1);
-  Type t = type.getElementType();
-  auto sumRows = [&](Value in) {
-    return lb.reduceLast(in, 0.0, [](OpBuilder &b, Location l, ValueRange a) { return addF(b, l, a[1], a[0]); });
-  };
-  Value mean;
-  if (centered)
-    mean = lb.map(sumRows(x), lb.empty({rows}, t), [&](OpBuilder &b, Location l, ValueRange a) {
-      return b.create<arith::DivFOp>(l, a[0], b.create<arith::ConstantOp>(l, b.getFloatAttr(t, h))).getResult();
-    });
-  // sum((x - mean)^2) or sum(x^2) per row
-  SmallVector<Value> ins{x};
-  SmallVector<AffineMap> maps{lb.identity(2)};
-  if (centered) {
-    ins.push_back(mean);
-    maps.push_back(lb.dropLastMap(2));
-  }
-  Value sq = lb.generic(ins, maps, lb.filled({rows}, t, 0.0), lb.dropLastMap(2),
-                        {Iter::parallel, Iter::reduction}, [&](OpBuilder &b, Location l, ValueRange a) {
-                          Value d = centered ? subF(b, l, a[0], a[1]) : a[0];
-                          return addF(b, l, a.back(), mulF(b, l, d, d));
-                        });
-  Value rstd = lb.map(sq, sq, [&](OpBuilder &b, Location l, ValueRange a) {
-    Value var = b.create<arith::DivFOp>(l, a[0], b.create<arith::ConstantOp>(l, b.getFloatAttr(t, h)));
-    return b.create<math::RsqrtOp>(l, addF(b, l, var, b.create<arith::ConstantOp>(l, b.getFloatAttr(t, eps)))).getResult();
-  });
-  return {mean, rstd};
-}
-
-Value softmaxLast(LinalgBuilder &lb, Value z) {
-  auto type = tensorOf(z);
-  unsigned rank = type.getRank();
-  Type t = type.getElementType();
-  Value max = lb.reduceLast(z, negInf(), [](OpBuilder &b, Location l, ValueRange a) -> Value {
-    return b.create<arith::MaximumFOp>(l, a[0], a[1]);
-  });
-  // e = exp(z - max); a row that is all -inf has max = -inf and gets zeros.
-  Value e = lb.generic({z, max}, {lb.identity(rank), lb.dropLastMap(rank)},
-                       lb.empty(type.getShape(), t), lb.identity(rank), lb.parallel(rank),
-                       [&](OpBuilder &b, Location l, ValueRange a) {
-                         Value ninf = b.create<arith::ConstantOp>(l, b.getFloatAttr(t, negInf()));
-                         Value masked = b.create<arith::CmpFOp>(l, arith::CmpFPredicate::OEQ, a[0], ninf);
-                         Value ex = b.create<math::ExpOp>(l, subF(b, l, a[0], a[1]));
-                         Value zero = b.create<arith::ConstantOp>(l, b.getFloatAttr(t, 0.0));
-                         return b.create<arith::SelectOp>(l, masked, zero, ex).getResult();
-                       });
-  Value sum = lb.reduceLast(e, 0.0, [](OpBuilder &b, Location l, ValueRange a) { return addF(b, l, a[1], a[0]); });
-  return lb.generic({e, sum}, {lb.identity(rank), lb.dropLastMap(rank)},
-                    lb.empty(type.getShape(), t), lb.identity(rank), lb.parallel(rank),
-                    [&](OpBuilder &b, Location l, ValueRange a) {
-                      Value zero = b.create<arith::ConstantOp>(l, b.getFloatAttr(t, 0.0));
-                      Value empty = b.create<arith::CmpFOp>(l, arith::CmpFPredicate::OEQ, a[1], zero);
-                      Value q = b.create<arith::DivFOp>(l, a[0], a[1]);
-                      return b.create<arith::SelectOp>(l, empty, zero, q).getResult();
-                    });
-}
 
 
 std::optional<Lowered> lowerNNOp(Operation *op, LinalgBuilder &lb) {
@@ -480,10 +303,6 @@ std::optional<Lowered> lowerNNOp(Operation *op, LinalgBuilder &lb) {
     return lowerLinear(l, lb);
   if (auto m = dyn_cast<MatmulOp>(op))
     return lowerMatmul(m, lb);
-  if (auto n = dyn_cast<LayerNormOp>(op))
-    return lowerNorm(op, n.getInput(), n.getGamma(), n.getBeta(), n.getEpsilon().convertToDouble(), lb);
-  if (auto n = dyn_cast<RmsNormOp>(op))
-    return lowerNorm(op, n.getInput(), n.getGamma(), Value(), n.getEpsilon().convertToDouble(), lb);
   if (auto g = dyn_cast<GeluOp>(op)) {
     bool approx = g.getApproximate() == GeluApproximation::tanh;
     return Lowered(SmallVector<Value>{lb.map(g.getInput(), g.getInput(), [&](OpBuilder &b, Location l, ValueRange a) {
@@ -502,8 +321,6 @@ std::optional<Lowered> lowerNNOp(Operation *op, LinalgBuilder &lb) {
           return gelu(b, l, addF(b, l, a[0], a[1]), approx);
         })});
   }
-  if (auto s = dyn_cast<SoftmaxOp>(op))
-    return lowerSoftmax(s, lb);
   if (auto d = dyn_cast<DropoutOp>(op))
     return lowerDropout(d, lb);
   if (auto m = dyn_cast<DropoutMaskOp>(op))
@@ -518,8 +335,6 @@ std::optional<Lowered> lowerNNOp(Operation *op, LinalgBuilder &lb) {
     return lowerBroadcastBinary(op, m.getLhs(), m.getRhs(), false, lb);
   if (auto s = dyn_cast<SplitOp>(op))
     return lowerSplit(s, lb);
-  if (auto c = dyn_cast<CrossEntropyOp>(op))
-    return lowerCrossEntropy(c, lb);
   return std::nullopt;
 }
 

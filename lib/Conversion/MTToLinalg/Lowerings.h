@@ -13,6 +13,8 @@ namespace mt {
 using Lowered = mlir::FailureOr<llvm::SmallVector<mlir::Value>>;
 
 /// Each group returns std::nullopt for ops it does not handle.
+/// Norms, softmax and cross-entropy: one loop nest over rows each.
+std::optional<Lowered> lowerRowOp(mlir::Operation *op, LinalgBuilder &lb);
 std::optional<Lowered> lowerNNOp(mlir::Operation *op, LinalgBuilder &lb);
 std::optional<Lowered> lowerAttentionOp(mlir::Operation *op, LinalgBuilder &lb);
 std::optional<Lowered> lowerTensorOp(mlir::Operation *op, LinalgBuilder &lb);
@@ -22,16 +24,6 @@ std::optional<Lowered> lowerOptimizerOp(mlir::Operation *op, LinalgBuilder &lb);
 std::optional<Lowered> lowerParallelOp(mlir::Operation *op, LinalgBuilder &lb);
 
 /// Shared pieces.
-/// Row statistics of x [R, H]: mean [R] and 1/sqrt(var + eps) [R] (layer
-/// norm), or with `centered` false, 1/sqrt(mean(x^2) + eps) only (RMS norm,
-/// mean is then null).
-std::pair<mlir::Value, mlir::Value> rowStats(LinalgBuilder &lb, mlir::Value x, double eps,
-                                             bool centered);
-
-/// softmax over the last dimension of a [..., n] tensor whose masked entries
-/// are -inf; rows with nothing unmasked give zeros.
-mlir::Value softmaxLast(LinalgBuilder &lb, mlir::Value z);
-
 /// -infinity.
 double negInf();
 

@@ -45,7 +45,9 @@ LogicalResult lowerFunction(func::FuncOp func) {
         return op->emitError("mt-lower-to-linalg: run mt-specialize-shapes first");
     OpBuilder builder(op);
     LinalgBuilder lb(builder, op->getLoc());
-    std::optional<Lowered> lowered = lowerNNOp(op, lb);
+    std::optional<Lowered> lowered = lowerRowOp(op, lb);
+    if (!lowered)
+      lowered = lowerNNOp(op, lb);
     if (!lowered)
       lowered = lowerAttentionOp(op, lb);
     if (!lowered)

@@ -42,7 +42,12 @@ LogicalResult PositionEmbeddingGradOp::verify() {
 }
 
 LogicalResult LayerNormGradOp::verify() {
-  return verifyNorm(*this, getInput(), {getGamma()}, getEpsilon().convertToDouble());
+  if (failed(verifyNorm(*this, getInput(), {getGamma()}, getEpsilon().convertToDouble())))
+    return failure();
+  if (getResidualGrad() && getResidualGrad().getType() != getInput().getType())
+    return violates(*this, 4) << "the gradient added with `plus` must have the input's type "
+                              << getInput().getType() << ", got " << getResidualGrad().getType();
+  return success();
 }
 
 LogicalResult RmsNormGradOp::verify() {

@@ -144,6 +144,11 @@ LogicalResult LayerNormOp::verify() {
                     getEpsilon().convertToDouble());
 }
 
+LogicalResult AddLayerNormOp::verify() {
+  return verifyNorm(*this, getInput(), {getGamma(), getBeta()},
+                    getEpsilon().convertToDouble());
+}
+
 LogicalResult RmsNormOp::verify() {
   return verifyNorm(*this, getInput(), {getGamma()}, getEpsilon().convertToDouble());
 }

@@ -71,6 +71,10 @@ SmallVector<Type> SplitOp::inferResultTypes() {
   return types;
 }
 
+SmallVector<Type> AddLayerNormOp::inferResultTypes() {
+  return {getInput().getType(), getInput().getType()};
+}
+
 SmallVector<Type> CrossEntropyOp::inferResultTypes() {
   return {tensorOf({}, lossElementType(tensorType(getLogits()).getElementType()))};
 }

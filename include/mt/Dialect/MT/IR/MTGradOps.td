@@ -58,18 +58,22 @@ def MT_LayerNormGradOp : MT_Op<"layer_norm_grad", [Pure,
   let description = [{
     Given `grad` of the output, the forward `input` and `gamma`, returns the
     gradients of input, gamma and beta (the last two summed over all leading
-    dimensions), recomputing mean and variance.
+    dimensions), recomputing mean and variance. With `plus`, that tensor is
+    added to the input gradient in the same kernel: the gradient of
+    `mt.add_layer_norm`, whose sum has readers of its own.
 
     ```mlir
     %dx, %dg, %db = mt.layer_norm_grad %dy, %x, %g {epsilon = 1.0e-05 : f64} : tensor<8x1024x768xf32>, tensor<768xf32>
+    %dr, %dg2, %db2 = mt.layer_norm_grad %dy, %x, %g plus %ds : tensor<8x1024x768xf32> {epsilon = 1.0e-05 : f64} : tensor<8x1024x768xf32>, tensor<768xf32>
     ```
   }];
   let arguments = (ins AnyRankedTensor:$grad, AnyRankedTensor:$input,
-                       AnyRankedTensor:$gamma, F64Attr:$epsilon);
+                       AnyRankedTensor:$gamma, Optional<AnyRankedTensor>:$residual_grad,
+                       F64Attr:$epsilon);
   let results = (outs AnyRankedTensor:$grad_input, AnyRankedTensor:$grad_gamma,
                       AnyRankedTensor:$grad_beta);
   let assemblyFormat = [{
-    $grad `,` $input `,` $gamma attr-dict `:` type($input) `,` type($gamma)
+    $grad `,` $input `,` $gamma (`plus` $residual_grad^ `:` type($residual_grad))? attr-dict `:` type($input) `,` type($gamma)
   }];
   let hasVerifier = 1;
 }

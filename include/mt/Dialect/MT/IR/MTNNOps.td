@@ -121,6 +121,33 @@ def MT_LayerNormOp : MT_Op<"layer_norm", [Pure, MT_ShapeInferenceOpInterface, Al
   let hasVerifier = 1;
 }
 
+def MT_AddLayerNormOp : MT_Op<"add_layer_norm", [Pure, MT_ShapeInferenceOpInterface,
+    AllTypesMatch<["input", "residual", "sum", "result"]>, AllTypesMatch<["gamma", "beta"]>]> {
+  let summary = "residual add and the layer norm of the sum, in one kernel";
+  let description = [{
+    `sum = input + residual` and `result = layer_norm(sum)` with the
+    semantics of `mt.layer_norm`. Both are returned: the sum goes on down the
+    residual stream, the normalized tensor into the next sublayer.
+    mt-fuse-add-layer-norm makes it from an `mt.add` of two tensors of one
+    type whose sum an `mt.layer_norm` reads, so each row of the sum is
+    written once and normalized while it is in cache, instead of written,
+    read back for the statistics and read again to normalize. Its gradient
+    is one `mt.layer_norm_grad` that adds the sum's own gradient into the
+    input gradient (`plus`).
+
+    ```mlir
+    %s, %y = mt.add_layer_norm %x, %r, %g, %b {epsilon = 1.0e-05 : f64} : tensor<8x1024x768xf32>, tensor<768xf32>
+    ```
+  }];
+  let arguments = (ins AnyRankedTensor:$input, AnyRankedTensor:$residual,
+                       AnyRankedTensor:$gamma, AnyRankedTensor:$beta, F64Attr:$epsilon);
+  let results = (outs AnyRankedTensor:$sum, AnyRankedTensor:$result);
+  let assemblyFormat = [{
+    $input `,` $residual `,` $gamma `,` $beta attr-dict `:` type($input) `,` type($gamma)
+  }];
+  let hasVerifier = 1;
+}
+
 def MT_RmsNormOp : MT_Op<"rms_norm", [Pure, MT_ShapeInferenceOpInterface, AllTypesMatch<["input", "result"]>]> {
   let summary = "RMS normalization over the last dimension";
   let description = [{

@@ -1,0 +1,358 @@
+//===- LowerRowOps.cpp - row-wise ops, one loop nest each ------------------===//
+//
+// Norms, softmax and cross-entropy reduce over the last dimension and then
+// map over it. Each lowers to a single loop nest, the fused op's one kernel
+// on the CPU: a loop over the rows and, inside, scalar loops over one row
+// (its reductions, then its writes). A row is re-read while it is in cache,
+// intermediates stay in registers and only the results are written, so
+// nothing is allocated inside the nest. Sums run left to right along a row
+// and rows in order, as the unfused reductions did, so results are
+// bit-identical to them.
+//
+//===----------------------------------------------------------------------===//
+#include "Lowerings.h"
+
+#include "mt/Dialect/MT/IR/MTDialect.h"
+
+#include "mlir/Dialect/SCF/IR/SCF.h"
+
+using namespace mlir;
+
+namespace mt {
+namespace {
+
+/// Scalar arithmetic at one builder position.
+struct Scalar {
+  OpBuilder &b;
+  Location l;
+
+  Value c(Type t, double v) const { return b.create<arith::ConstantOp>(l, b.getFloatAttr(t, v)); }
+  Value index(int64_t v) const { return b.create<arith::ConstantIndexOp>(l, v); }
+  Value add(Value x, Value y) const { return b.create<arith::AddFOp>(l, x, y); }
+  Value sub(Value x, Value y) const { return b.create<arith::SubFOp>(l, x, y); }
+  Value mul(Value x, Value y) const { return b.create<arith::MulFOp>(l, x, y); }
+  Value div(Value x, Value y) const { return b.create<arith::DivFOp>(l, x, y); }
+  Value max(Value x, Value y) const { return b.create<arith::MaximumFOp>(l, x, y); }
+  Value exp(Value x) const { return b.create<math::ExpOp>(l, x); }
+  Value eq(Value x, Value y) const {
+    return b.create<arith::CmpFOp>(l, arith::CmpFPredicate::OEQ, x, y);
+  }
+  Value select(Value cond, Value x, Value y) const {
+    return b.create<arith::SelectOp>(l, cond, x, y);
+  }
+  Value at(Value tensor, ValueRange indices) const {
+    return b.create<tensor::ExtractOp>(l, tensor, indices);
+  }
+  Value put(Value v, Value tensor, ValueRange indices) const {
+    return b.create<tensor::InsertOp>(l, v, tensor, indices);
+  }
+  /// `v` (a float) in type `t`, extended or truncated.
+  Value cast(Value v, Type t) const {
+    if (v.getType() == t)
+      return v;
+    if (t.getIntOrFloatBitWidth() > v.getType().getIntOrFloatBitWidth())
+      return b.create<arith::ExtFOp>(l, t, v);
+    return b.create<arith::TruncFOp>(l, t, v);
+  }
+  /// x / d, or 0 where d is 0 (an all-masked row or batch).
+  Value divOrZero(Value x, Value d) const {
+    Type t = x.getType();
+    return select(eq(d, c(t, 0.0)), c(t, 0.0), div(x, d));
+  }
+  /// A 0-d count as the divisor of a mean: 1 where it is 0.
+  Value nonZero(Value d) const {
+    Type t = d.getType();
+    return select(eq(d, c(t, 0.0)), c(t, 1.0), d);
+  }
+};
+
+/// A row loop's body: the row index, the carried values, the new ones.
+using RowFn = llvm::function_ref<SmallVector<Value>(Scalar, Value row, ValueRange carried)>;
+/// One step along a row: the column, the carried values, the new ones.
+using ColumnFn = llvm::function_ref<SmallVector<Value>(Scalar, Value column, ValueRange carried)>;
+
+SmallVector<Value> overRows(LinalgBuilder &lb, int64_t rows, ValueRange carried, RowFn body) {
+  return forRange(lb.builder(), lb.location(), rows, carried,
+                  [&](OpBuilder &b, Location l, Value r, ValueRange args) {
+                    return body(Scalar{b, l}, r, args);
+                  });
+}
+
+SmallVector<Value> alongRow(Scalar s, int64_t width, ValueRange carried, ColumnFn body) {
+  return forRange(s.b, s.l, width, carried, [&](OpBuilder &b, Location l, Value j, ValueRange args) {
+    return body(Scalar{b, l}, j, args);
+  });
+}
+
+double negInfinity() { return negInf(); }
+
+/// Mean (null without centering) and 1/sqrt(var + eps) of row r of x [R, H].
+std::pair<Value, Value> normStats(Scalar s, Value x, Value r, int64_t h, double eps,
+                                  bool centered) {
+  Type t = tensorOf(x).getElementType();
+  Value mean;
+  if (centered) {
+    Value sum = alongRow(s, h, s.c(t, 0.0), [&](Scalar q, Value j, ValueRange acc) {
+      return SmallVector<Value>{q.add(acc[0], q.at(x, {r, j}))};
+    })[0];
+    mean = s.div(sum, s.c(t, h));
+  }
+  Value squares = alongRow(s, h, s.c(t, 0.0), [&](Scalar q, Value j, ValueRange acc) {
+    Value d = q.at(x, {r, j});
+    if (centered)
+      d = q.sub(d, mean);
+    return SmallVector<Value>{q.add(acc[0], q.mul(d, d))};
+  })[0];
+  Value var = s.div(squares, s.c(t, h));
+  Value rstd = s.b.create<math::RsqrtOp>(s.l, s.add(var, s.c(t, eps)));
+  return {mean, rstd};
+}
+
+/// layer_norm (beta present) and rms_norm: y = (x - mean) * rstd * g (+ beta).
+Lowered lowerNorm(Value input, Value gamma, Value beta, double eps, LinalgBuilder &lb) {
+  auto type = tensorOf(input);
+  int64_t h = type.getShape().back(), rows = type.getNumElements() / h;
+  bool centered = static_cast<bool>(beta);
+  Value x = lb.reshape(input, {rows, h});
+  Value out = lb.empty({rows, h}, type.getElementType());
+  Value y = overRows(lb, rows, out, [&](Scalar s, Value r, ValueRange outs) {
+    auto [mean, rstd] = normStats(s, x, r, h, eps, centered);
+    return alongRow(s, h, outs, [&](Scalar q, Value j, ValueRange acc) {
+      Value v = q.at(x, {r, j});
+      if (centered)
+        v = q.sub(v, mean);
+      Value scaled = q.mul(q.mul(v, rstd), q.at(gamma, {j}));
+      if (centered)
+        scaled = q.add(scaled, q.at(beta, {j}));
+      return SmallVector<Value>{q.put(scaled, acc[0], {r, j})};
+    });
+  })[0];
+  return SmallVector<Value>{lb.reshape(y, type.getShape())};
+}
+
+/// layer_norm_grad (centered) and rms_norm_grad: dx, dgamma (and dbeta),
+/// with the statistics recomputed per row.
+Lowered lowerNormGrad(Value dyIn, Value xIn, Value gamma, double eps, bool centered,
+                      LinalgBuilder &lb) {
+  auto type = tensorOf(xIn);
+  int64_t h = type.getShape().back(), rows = type.getNumElements() / h;
+  Type t = type.getElementType();
+  Value x = lb.reshape(xIn, {rows, h}), dy = lb.reshape(dyIn, {rows, h});
+  SmallVector<Value> inits{lb.empty({rows, h}, t), lb.filled({h}, t, 0.0)};
+  if (centered)
+    inits.push_back(lb.filled({h}, t, 0.0));
+  SmallVector<Value> results = overRows(lb, rows, inits, [&](Scalar s, Value r, ValueRange outs) {
+    auto [mean, rstd] = normStats(s, x, r, h, eps, centered);
+    auto xhat = [&](Scalar q, Value j) {
+      Value v = q.at(x, {r, j});
+      return q.mul(centered ? q.sub(v, mean) : v, rstd);
+    };
+    auto dxhat = [&](Scalar q, Value j) { return q.mul(q.at(dy, {r, j}), q.at(gamma, {j})); };
+    // sum(dxhat * xhat), sum(dxhat), and the parameter gradients.
+    SmallVector<Value> sums{s.c(t, 0.0), s.c(t, 0.0)};
+    sums.append(outs.begin() + 1, outs.end());
+    sums = alongRow(s, h, sums, [&](Scalar q, Value j, ValueRange acc) {
+      Value xh = xhat(q, j), dxh = dxhat(q, j), g = q.at(dy, {r, j});
+      SmallVector<Value> next{q.add(acc[0], q.mul(dxh, xh)), acc[1]};
+      if (centered)
+        next[1] = q.add(acc[1], dxh);
+      next.push_back(q.put(q.add(q.at(acc[2], {j}), q.mul(g, xh)), acc[2], {j}));
+      if (centered)
+        next.push_back(q.put(q.add(q.at(acc[3], {j}), g), acc[3], {j}));
+      return next;
+    });
+    Value meanProd = s.div(sums[0], s.c(t, h)), meanDxhat = s.div(sums[1], s.c(t, h));
+    Value dx = alongRow(s, h, outs[0], [&](Scalar q, Value j, ValueRange acc) {
+      Value inner = q.sub(dxhat(q, j), q.mul(xhat(q, j), meanProd));
+      if (centered)
+        inner = q.sub(inner, meanDxhat);
+      return SmallVector<Value>{q.put(q.mul(rstd, inner), acc[0], {r, j})};
+    })[0];
+    SmallVector<Value> next{dx};
+    next.append(sums.begin() + 2, sums.end());
+    return next;
+  });
+  results[0] = lb.reshape(results[0], type.getShape());
+  return results;
+}
+
+/// softmax(scale * x) over the last dimension, masked entries -inf.
+Lowered lowerSoftmax(SoftmaxOp op, LinalgBuilder &lb) {
+  auto type = tensorOf(op.getInput());
+  unsigned rank = type.getRank();
+  int64_t sk = type.getShape().back(), rows = type.getNumElements() / sk;
+  int64_t sq = rank >= 2 ? type.getShape()[rank - 2] : 1;
+  // The key mask is [batch, Sk]; a batch spans rows / batch rows.
+  int64_t rowsPerBatch = rank >= 2 ? rows / type.getShape()[0] : rows;
+  double scale = op.getScale().convertToDouble();
+  bool causal = op.getMask() == MaskKind::causal;
+  Type t = type.getElementType();
+  Value x = lb.reshape(op.getInput(), {rows, sk}), keyMask = op.getKeyMask();
+  auto z = [&](Scalar q, Value r, Value j) -> Value {
+    Value scaled = q.mul(q.at(x, {r, j}), q.c(t, scale));
+    Value keep;
+    if (causal) {
+      // query i sees keys j <= i + (Sk - Sq)
+      Value i = q.b.create<arith::RemUIOp>(q.l, r, q.index(sq));
+      Value limit = q.b.create<arith::AddIOp>(q.l, i, q.index(sk - sq));
+      keep = q.b.create<arith::CmpIOp>(q.l, arith::CmpIPredicate::sle, j, limit);
+    }
+    if (keyMask) {
+      Value batch = q.b.create<arith::DivUIOp>(q.l, r, q.index(rowsPerBatch));
+      Value seen = q.at(keyMask, {batch, j});
+      keep = keep ? q.b.create<arith::AndIOp>(q.l, keep, seen).getResult() : seen;
+    }
+    return keep ? q.select(keep, scaled, q.c(t, negInfinity())) : scaled;
+  };
+  Value out = lb.empty({rows, sk}, t);
+  Value p = overRows(lb, rows, out, [&](Scalar s, Value r, ValueRange outs) {
+    Value max = alongRow(s, sk, s.c(t, negInfinity()), [&](Scalar q, Value j, ValueRange acc) {
+      return SmallVector<Value>{q.max(z(q, r, j), acc[0])};
+    })[0];
+    // e = exp(z - max) into the output, a row that is all -inf gets zeros.
+    SmallVector<Value> expSum =
+        alongRow(s, sk, {outs[0], s.c(t, 0.0)}, [&](Scalar q, Value j, ValueRange acc) {
+          Value zj = z(q, r, j);
+          Value e = q.select(q.eq(zj, q.c(t, negInfinity())), q.c(t, 0.0), q.exp(q.sub(zj, max)));
+          return SmallVector<Value>{q.put(e, acc[0], {r, j}), q.add(acc[1], e)};
+        });
+    return alongRow(s, sk, expSum[0], [&](Scalar q, Value j, ValueRange acc) {
+      Value e = q.at(acc[0], {r, j});
+      return SmallVector<Value>{q.put(q.divOrZero(e, expSum[1]), acc[0], {r, j})};
+    });
+  })[0];
+  return SmallVector<Value>{lb.reshape(p, type.getShape())};
+}
+
+/// dx = scale * y * (dy - sum(dy * y)).
+Lowered lowerSoftmaxGrad(SoftmaxGradOp op, LinalgBuilder &lb) {
+  auto type = tensorOf(op.getOutput());
+  int64_t w = type.getShape().back(), rows = type.getNumElements() / w;
+  Type t = type.getElementType();
+  double scale = op.getScale().convertToDouble();
+  Value dy = lb.reshape(op.getGrad(), {rows, w}), y = lb.reshape(op.getOutput(), {rows, w});
+  Value dx = overRows(lb, rows, lb.empty({rows, w}, t), [&](Scalar s, Value r, ValueRange outs) {
+    Value sum = alongRow(s, w, s.c(t, 0.0), [&](Scalar q, Value j, ValueRange acc) {
+      return SmallVector<Value>{q.add(acc[0], q.mul(q.at(dy, {r, j}), q.at(y, {r, j})))};
+    })[0];
+    return alongRow(s, w, outs, [&](Scalar q, Value j, ValueRange acc) {
+      Value d = q.mul(q.at(y, {r, j}), q.sub(q.at(dy, {r, j}), sum));
+      return SmallVector<Value>{q.put(q.mul(d, q.c(t, scale)), acc[0], {r, j})};
+    });
+  })[0];
+  return SmallVector<Value>{lb.reshape(dx, type.getShape())};
+}
+
+/// The pieces cross_entropy and its gradient share: logits [R, V] with
+/// padded classes (>= num_classes) at -inf, labels [R], mask [R].
+struct LossRows {
+  int64_t rows, v, classes;
+  Type t;
+  Value logits, labels, mask;
+
+  template <typename LossOp>
+  LossRows(LossOp op, LinalgBuilder &lb) {
+    auto type = tensorOf(op.getLogits());
+    v = type.getShape().back();
+    rows = type.getNumElements() / v;
+    classes = op.getNumClassesAttr() ? op.getNumClassesAttr().getInt() : v;
+    t = type.getElementType();
+    logits = lb.reshape(op.getLogits(), {rows, v});
+    labels = lb.reshape(op.getLabels(), {rows});
+    if (op.getLossMask())
+      mask = lb.reshape(op.getLossMask(), {rows});
+  }
+
+  Value z(Scalar q, Value r, Value j) const {
+    Value valid = q.b.create<arith::CmpIOp>(q.l, arith::CmpIPredicate::slt, j, q.index(classes));
+    return q.select(valid, q.at(logits, {r, j}), q.c(t, negInfinity()));
+  }
+  Value weight(Scalar q, Value r) const { return mask ? q.cast(q.at(mask, {r}), t) : q.c(t, 1.0); }
+  Value label(Scalar q, Value r) const {
+    return q.b.create<arith::IndexCastOp>(q.l, q.b.getIndexType(), q.at(labels, {r}));
+  }
+  Value rowMax(Scalar s, Value r) const {
+    return alongRow(s, v, s.c(t, negInfinity()), [&](Scalar q, Value j, ValueRange acc) {
+      return SmallVector<Value>{q.max(z(q, r, j), acc[0])};
+    })[0];
+  }
+};
+
+/// mean over unmasked rows of logsumexp(z) - z[label]; 0 when all are masked.
+Lowered lowerCrossEntropy(CrossEntropyOp op, LinalgBuilder &lb) {
+  LossRows in(op, lb);
+  Type t = in.t;
+  Value zero = lb.constant(t, 0.0);
+  SmallVector<Value> sums = overRows(lb, in.rows, {zero, zero}, [&](Scalar s, Value r, ValueRange acc) {
+    Value max = in.rowMax(s, r);
+    Value sumExp = alongRow(s, in.v, s.c(t, 0.0), [&](Scalar q, Value j, ValueRange a) {
+      return SmallVector<Value>{q.add(a[0], q.exp(q.sub(in.z(q, r, j), max)))};
+    })[0];
+    Value picked = s.at(in.logits, {r, in.label(s, r)});
+    Value lse = s.add(max, s.b.create<math::LogOp>(s.l, sumExp));
+    Value m = in.weight(s, r);
+    return SmallVector<Value>{s.add(acc[0], s.mul(s.sub(lse, picked), m)), s.add(acc[1], m)};
+  });
+  Scalar s{lb.builder(), lb.location()};
+  Type lossType = tensorOf(op.getResult()).getElementType();
+  Value mean = s.cast(s.div(sums[0], s.nonZero(sums[1])), lossType);
+  return SmallVector<Value>{lb.builder().create<tensor::FromElementsOp>(
+      lb.location(), RankedTensorType::get({}, lossType), mean)};
+}
+
+/// dlogits = (softmax(z) - onehot(label)) * mask * dloss / count.
+Lowered lowerCrossEntropyGrad(CrossEntropyGradOp op, LinalgBuilder &lb) {
+  LossRows in(op, lb);
+  Type t = in.t;
+  Scalar top{lb.builder(), lb.location()};
+  Value count = overRows(lb, in.rows, lb.constant(t, 0.0), [&](Scalar s, Value r, ValueRange acc) {
+    return SmallVector<Value>{s.add(acc[0], in.weight(s, r))};
+  })[0];
+  Value denom = top.nonZero(count);
+  Value dloss = top.cast(top.at(op.getGrad(), {}), t);
+  Value dx = overRows(lb, in.rows, lb.empty({in.rows, in.v}, t), [&](Scalar s, Value r, ValueRange outs) {
+    Value max = in.rowMax(s, r);
+    auto e = [&](Scalar q, Value j) {
+      Value zj = in.z(q, r, j);
+      return q.select(q.eq(zj, q.c(t, negInfinity())), q.c(t, 0.0), q.exp(q.sub(zj, max)));
+    };
+    Value sum = alongRow(s, in.v, s.c(t, 0.0), [&](Scalar q, Value j, ValueRange acc) {
+      return SmallVector<Value>{q.add(acc[0], e(q, j))};
+    })[0];
+    Value label = in.label(s, r);
+    Value w = s.div(s.mul(in.weight(s, r), dloss), denom);
+    return alongRow(s, in.v, outs, [&](Scalar q, Value j, ValueRange acc) {
+      Value hit = q.b.create<arith::CmpIOp>(q.l, arith::CmpIPredicate::eq, j, label);
+      Value onehot = q.select(hit, q.c(t, 1.0), q.c(t, 0.0));
+      Value g = q.mul(q.sub(q.divOrZero(e(q, j), sum), onehot), w);
+      return SmallVector<Value>{q.put(g, acc[0], {r, j})};
+    });
+  })[0];
+  return SmallVector<Value>{lb.reshape(dx, tensorOf(op.getLogits()).getShape())};
+}
+
+} // namespace
+
+std::optional<Lowered> lowerRowOp(Operation *op, LinalgBuilder &lb) {
+  if (auto n = dyn_cast<LayerNormOp>(op))
+    return lowerNorm(n.getInput(), n.getGamma(), n.getBeta(), n.getEpsilon().convertToDouble(), lb);
+  if (auto n = dyn_cast<RmsNormOp>(op))
+    return lowerNorm(n.getInput(), n.getGamma(), Value(), n.getEpsilon().convertToDouble(), lb);
+  if (auto n = dyn_cast<LayerNormGradOp>(op))
+    return lowerNormGrad(n.getGrad(), n.getInput(), n.getGamma(), n.getEpsilon().convertToDouble(),
+                         /*centered=*/true, lb);
+  if (auto n = dyn_cast<RmsNormGradOp>(op))
+    return lowerNormGrad(n.getGrad(), n.getInput(), n.getGamma(), n.getEpsilon().convertToDouble(),
+                         /*centered=*/false, lb);
+  if (auto s = dyn_cast<SoftmaxOp>(op))
+    return lowerSoftmax(s, lb);
+  if (auto s = dyn_cast<SoftmaxGradOp>(op))
+    return lowerSoftmaxGrad(s, lb);
+  if (auto c = dyn_cast<CrossEntropyOp>(op))
+    return lowerCrossEntropy(c, lb);
+  if (auto c = dyn_cast<CrossEntropyGradOp>(op))
+    return lowerCrossEntropyGrad(c, lb);
+  return std::nullopt;
+}
+
+} // namespace mt
