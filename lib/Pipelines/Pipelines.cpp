@@ -26,6 +26,8 @@ void mt::buildTrainingPipeline(OpPassManager &pm, const TrainingOptions &options
   // Stored masks replace each dropout by a mask and a scale: nothing to fuse.
   if (options.fuseBiasDropoutAdd && !options.storeDropoutMasks)
     pm.addPass(createFuseBiasDropoutAddPass());
+  if (options.fuseAddLayerNorm)
+    pm.addPass(createFuseAddLayerNormPass());
   pm.addPass(createBuildEvaluationPass());
   if (options.storeDropoutMasks)
     pm.addPass(createStoreDropoutMasksPass());

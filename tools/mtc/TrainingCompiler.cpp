@@ -83,6 +83,7 @@ LogicalResult runPipelines(ModuleOp module, bool runFrontend, const CompileSetti
   options.storeDropoutMasks = s.dropoutMasks == "stored";
   options.fuseBiasGelu = s.fuseBiasGelu;
   options.fuseBiasDropoutAdd = s.fuseBiasDropoutAdd;
+  options.fuseAddLayerNorm = s.fuseAddLayerNorm;
   options.recomputeAllGathers = s.recomputeAllGathers && s.sequenceParallel && s.tp > 1;
   options.recomputeGranularity = activationBudgets.empty() && s.granularity == "auto"
                                      ? std::string("none")

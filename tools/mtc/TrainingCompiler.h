@@ -32,6 +32,7 @@ struct CompileSettings {
   // Fusions.
   bool fuseBiasGelu = true;
   bool fuseBiasDropoutAdd = true; // with regenerated dropout masks
+  bool fuseAddLayerNorm = true;
   // Activations.
   std::string dropoutMasks = "regenerate";
   bool recomputeAllGathers = false;

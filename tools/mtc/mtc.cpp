@@ -167,6 +167,12 @@ static cl::opt<bool> fuseBiasDropoutAdd(
              "--dropout-masks=stored)"),
     cl::init(true));
 
+static cl::opt<bool> fuseAddLayerNorm(
+    "fuse-add-layer-norm",
+    cl::desc("a residual add and the layer norm of its sum in one kernel each way (default "
+             "on)"),
+    cl::init(true));
+
 static int fail(const llvm::Twine &message) {
   llvm::errs() << "mtc: error: " << message << "\n";
   return 1;
@@ -242,6 +248,7 @@ int main(int argc, char **argv) {
   settings.dropoutMasks = dropoutMasks;
   settings.fuseBiasGelu = fuseBiasGelu;
   settings.fuseBiasDropoutAdd = fuseBiasDropoutAdd;
+  settings.fuseAddLayerNorm = fuseAddLayerNorm;
   settings.recomputeAllGathers = recomputeAllGathers && sp && tp > 1;
   settings.granularity = recomputeGranularity;
   settings.method = recomputeMethod;

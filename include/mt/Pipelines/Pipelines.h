@@ -75,6 +75,10 @@ struct TrainingOptions : public mlir::PassPipelineOptions<TrainingOptions> {
       *this, "fuse-bias-dropout-add",
       llvm::cl::desc("bias add, dropout and residual add in one kernel (not with stored masks)"),
       llvm::cl::init(false)};
+  Option<bool> fuseAddLayerNorm{
+      *this, "fuse-add-layer-norm",
+      llvm::cl::desc("a residual add and the layer norm of its sum in one kernel"),
+      llvm::cl::init(false)};
   ListOption<int64_t> recomputeActivationBudgets{
       *this, "recompute-activation-budgets",
       llvm::cl::desc("auto: bytes of live activations a training step may reach (one, or one "

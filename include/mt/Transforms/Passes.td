@@ -137,6 +137,31 @@ def FuseBiasDropoutAddPass : Pass<"mt-fuse-bias-dropout-add", "mlir::ModuleOp"> 
   }];
 }
 
+def FuseAddLayerNormPass : Pass<"mt-fuse-add-layer-norm", "mlir::ModuleOp"> {
+  let summary = "fuses a residual add and the layer norm of its sum into mt.add_layer_norm";
+  let description = [{
+    An `mt.add` of two tensors of one type (a residual add, not a
+    broadcast) whose sum an `mt.layer_norm` of the same layer (`mt.layer`)
+    reads becomes one
+    `mt.add_layer_norm` returning both the sum, which its other readers
+    keep reading, and the normalized tensor. Each row of the sum is written
+    once and normalized while in cache; the backward is one
+    `mt.layer_norm_grad` that adds the sum's own gradient as it writes the
+    input gradient. Results are unchanged: the same additions in the same
+    order. Run it after mt-fuse-bias-dropout-add, which owns residual adds
+    that follow a dropout. The fused op takes the layer norm's attributes
+    (`mt.layer`, ...).
+
+    ```mlir
+    // before
+    %s = mt.add %x, %r : tensor<2x8x16xf32>, tensor<2x8x16xf32>
+    %y = mt.layer_norm %s, %g, %b {epsilon = 1.0e-05 : f64} : tensor<2x8x16xf32>, tensor<16xf32>
+    // after
+    %s, %y = mt.add_layer_norm %x, %r, %g, %b {epsilon = 1.0e-05 : f64} : tensor<2x8x16xf32>, tensor<16xf32>
+    ```
+  }];
+}
+
 def UnrollLayersPass : Pass<"mt-unroll-layers", "mlir::ModuleOp"> {
   let summary = "expands every mt.layer_stack into one copy of its body per layer";
   let description = [{

@@ -87,12 +87,13 @@ SmallVector<Value> alongRow(Scalar s, int64_t width, ValueRange carried, ColumnF
 double negInfinity() { return negInf(); }
 
 /// Mean (null without centering) and 1/sqrt(var + eps) of row r of x [R, H].
+/// `rowSum`, when given, is the row's sum found by an earlier pass.
 std::pair<Value, Value> normStats(Scalar s, Value x, Value r, int64_t h, double eps,
-                                  bool centered) {
+                                  bool centered, Value rowSum = Value()) {
   Type t = tensorOf(x).getElementType();
   Value mean;
   if (centered) {
-    Value sum = alongRow(s, h, s.c(t, 0.0), [&](Scalar q, Value j, ValueRange acc) {
+    Value sum = rowSum ? rowSum : alongRow(s, h, s.c(t, 0.0), [&](Scalar q, Value j, ValueRange acc) {
       return SmallVector<Value>{q.add(acc[0], q.at(x, {r, j}))};
     })[0];
     mean = s.div(sum, s.c(t, h));
@@ -109,35 +110,60 @@ std::pair<Value, Value> normStats(Scalar s, Value x, Value r, int64_t h, double 
 }
 
 /// layer_norm (beta present) and rms_norm: y = (x - mean) * rstd * g (+ beta).
-Lowered lowerNorm(Value input, Value gamma, Value beta, double eps, LinalgBuilder &lb) {
+/// With a residual (mt.add_layer_norm), x = input + residual is written as
+/// the first result while the row's sum is taken, then normalized from it.
+Lowered lowerNorm(Value input, Value gamma, Value beta, double eps, LinalgBuilder &lb,
+                  Value residual = Value()) {
   auto type = tensorOf(input);
   int64_t h = type.getShape().back(), rows = type.getNumElements() / h;
+  Type t = type.getElementType();
   bool centered = static_cast<bool>(beta);
   Value x = lb.reshape(input, {rows, h});
-  Value out = lb.empty({rows, h}, type.getElementType());
-  Value y = overRows(lb, rows, out, [&](Scalar s, Value r, ValueRange outs) {
-    auto [mean, rstd] = normStats(s, x, r, h, eps, centered);
-    return alongRow(s, h, outs, [&](Scalar q, Value j, ValueRange acc) {
-      Value v = q.at(x, {r, j});
+  Value res = residual ? lb.reshape(residual, {rows, h}) : Value();
+  SmallVector<Value> inits{lb.empty({rows, h}, t)};
+  if (residual)
+    inits.push_back(lb.empty({rows, h}, t));
+  SmallVector<Value> results = overRows(lb, rows, inits, [&](Scalar s, Value r, ValueRange outs) {
+    Value source = x, rowSum;
+    SmallVector<Value> next(outs);
+    if (residual) {
+      SmallVector<Value> added =
+          alongRow(s, h, {outs[1], s.c(t, 0.0)}, [&](Scalar q, Value j, ValueRange acc) {
+            Value v = q.add(q.at(x, {r, j}), q.at(res, {r, j}));
+            return SmallVector<Value>{q.put(v, acc[0], {r, j}), q.add(acc[1], v)};
+          });
+      source = next[1] = added[0];
+      rowSum = added[1];
+    }
+    auto [mean, rstd] = normStats(s, source, r, h, eps, centered, rowSum);
+    next[0] = alongRow(s, h, outs[0], [&](Scalar q, Value j, ValueRange acc) {
+      Value v = q.at(source, {r, j});
       if (centered)
         v = q.sub(v, mean);
       Value scaled = q.mul(q.mul(v, rstd), q.at(gamma, {j}));
       if (centered)
         scaled = q.add(scaled, q.at(beta, {j}));
       return SmallVector<Value>{q.put(scaled, acc[0], {r, j})};
-    });
-  })[0];
-  return SmallVector<Value>{lb.reshape(y, type.getShape())};
+    })[0];
+    return next;
+  });
+  for (Value &v : results)
+    v = lb.reshape(v, type.getShape());
+  if (residual)
+    std::swap(results[0], results[1]); // (sum, normalized)
+  return results;
 }
 
 /// layer_norm_grad (centered) and rms_norm_grad: dx, dgamma (and dbeta),
 /// with the statistics recomputed per row.
+/// With `plus`, that gradient is added to dx as it is written.
 Lowered lowerNormGrad(Value dyIn, Value xIn, Value gamma, double eps, bool centered,
-                      LinalgBuilder &lb) {
+                      LinalgBuilder &lb, Value plusIn = Value()) {
   auto type = tensorOf(xIn);
   int64_t h = type.getShape().back(), rows = type.getNumElements() / h;
   Type t = type.getElementType();
   Value x = lb.reshape(xIn, {rows, h}), dy = lb.reshape(dyIn, {rows, h});
+  Value plus = plusIn ? lb.reshape(plusIn, {rows, h}) : Value();
   SmallVector<Value> inits{lb.empty({rows, h}, t), lb.filled({h}, t, 0.0)};
   if (centered)
     inits.push_back(lb.filled({h}, t, 0.0));
@@ -166,7 +192,10 @@ Lowered lowerNormGrad(Value dyIn, Value xIn, Value gamma, double eps, bool cente
       Value inner = q.sub(dxhat(q, j), q.mul(xhat(q, j), meanProd));
       if (centered)
         inner = q.sub(inner, meanDxhat);
-      return SmallVector<Value>{q.put(q.mul(rstd, inner), acc[0], {r, j})};
+      Value dx = q.mul(rstd, inner);
+      if (plus)
+        dx = q.add(q.at(plus, {r, j}), dx);
+      return SmallVector<Value>{q.put(dx, acc[0], {r, j})};
     })[0];
     SmallVector<Value> next{dx};
     next.append(sums.begin() + 2, sums.end());
@@ -338,9 +367,12 @@ std::optional<Lowered> lowerRowOp(Operation *op, LinalgBuilder &lb) {
     return lowerNorm(n.getInput(), n.getGamma(), n.getBeta(), n.getEpsilon().convertToDouble(), lb);
   if (auto n = dyn_cast<RmsNormOp>(op))
     return lowerNorm(n.getInput(), n.getGamma(), Value(), n.getEpsilon().convertToDouble(), lb);
+  if (auto n = dyn_cast<AddLayerNormOp>(op))
+    return lowerNorm(n.getInput(), n.getGamma(), n.getBeta(), n.getEpsilon().convertToDouble(), lb,
+                     n.getResidual());
   if (auto n = dyn_cast<LayerNormGradOp>(op))
     return lowerNormGrad(n.getGrad(), n.getInput(), n.getGamma(), n.getEpsilon().convertToDouble(),
-                         /*centered=*/true, lb);
+                         /*centered=*/true, lb, n.getResidualGrad());
   if (auto n = dyn_cast<RmsNormGradOp>(op))
     return lowerNormGrad(n.getGrad(), n.getInput(), n.getGamma(), n.getEpsilon().convertToDouble(),
                          /*centered=*/false, lb);

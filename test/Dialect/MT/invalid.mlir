@@ -639,6 +639,37 @@ func.func @layer_norm_c3_epsilon(%x: tensor<2x8xf32>, %g: tensor<8xf32>, %b: ten
 }
 
 //===----------------------------------------------------------------------===//
+// mt.add_layer_norm
+//===----------------------------------------------------------------------===//
+
+// -----
+
+// mt.add_layer_norm C1: an integer input
+func.func @add_layer_norm_c1_integer(%x: tensor<2x8xi32>, %g: tensor<8xi32>) {
+  // expected-error @+1 {{violates C1: the input must be a floating-point tensor of rank >= 1, got 'tensor<2x8xi32>'}}
+  %s, %y = mt.add_layer_norm %x, %x, %g, %g {epsilon = 1.0e-5 : f64} : tensor<2x8xi32>, tensor<8xi32>
+  return
+}
+
+// -----
+
+// mt.add_layer_norm C2: gamma and beta of the wrong length
+func.func @add_layer_norm_c2_affine_shape(%x: tensor<2x8xf32>, %g: tensor<9xf32>) {
+  // expected-error @+1 {{violates C2: scale and shift must be [8] of 'f32', got 'tensor<9xf32>'}}
+  %s, %y = mt.add_layer_norm %x, %x, %g, %g {epsilon = 1.0e-5 : f64} : tensor<2x8xf32>, tensor<9xf32>
+  return
+}
+
+// -----
+
+// mt.add_layer_norm C3: epsilon of 0
+func.func @add_layer_norm_c3_epsilon(%x: tensor<2x8xf32>, %g: tensor<8xf32>) {
+  // expected-error @+1 {{violates C3: epsilon must be positive, got 0}}
+  %s, %y = mt.add_layer_norm %x, %x, %g, %g {epsilon = 0.0 : f64} : tensor<2x8xf32>, tensor<8xf32>
+  return
+}
+
+//===----------------------------------------------------------------------===//
 // mt.rms_norm
 //===----------------------------------------------------------------------===//
 
@@ -2292,6 +2323,15 @@ func.func @layer_norm_grad_c2_gamma_element_type(%dy: tensor<2x8xf32>, %x: tenso
 func.func @layer_norm_grad_c3_epsilon(%dy: tensor<2x8xf32>, %x: tensor<2x8xf32>, %g: tensor<8xf32>) {
   // expected-error @+1 {{violates C3: epsilon must be positive, got 0}}
   %dx, %dg, %db = mt.layer_norm_grad %dy, %x, %g {epsilon = 0.0 : f64} : tensor<2x8xf32>, tensor<8xf32>
+  return
+}
+
+// -----
+
+// mt.layer_norm_grad C4: a gradient added with `plus` of another type
+func.func @layer_norm_grad_c4_plus(%dy: tensor<2x8xf32>, %x: tensor<2x8xf32>, %g: tensor<8xf32>, %ds: tensor<2x4xf32>) {
+  // expected-error @+1 {{violates C4: the gradient added with `plus` must have the input's type 'tensor<2x8xf32>', got 'tensor<2x4xf32>'}}
+  %dx, %dg, %db = mt.layer_norm_grad %dy, %x, %g plus %ds : tensor<2x4xf32> {epsilon = 1.0e-5 : f64} : tensor<2x8xf32>, tensor<8xf32>
   return
 }
 

@@ -40,6 +40,8 @@ func.func @norms_and_activations(%x: tensor<2x16x8xbf16>, %g: tensor<8xbf16>, %b
                                  %seed: tensor<i64>) -> tensor<2x16x8xbf16> {
   // CHECK: %[[LN:.*]] = mt.layer_norm %{{.*}}, %{{.*}}, %{{.*}} {epsilon = 1.000000e-05 : f64} : tensor<2x16x8xbf16>, tensor<8xbf16>
   %ln = mt.layer_norm %x, %g, %b {epsilon = 1.0e-5 : f64} : tensor<2x16x8xbf16>, tensor<8xbf16>
+  // CHECK: %[[SUM:.*]], %[[ALN:.*]] = mt.add_layer_norm %[[LN]], %{{.*}}, %{{.*}}, %{{.*}} {epsilon = 1.000000e-05 : f64} : tensor<2x16x8xbf16>, tensor<8xbf16>
+  %sum, %aln = mt.add_layer_norm %ln, %x, %g, %b {epsilon = 1.0e-5 : f64} : tensor<2x16x8xbf16>, tensor<8xbf16>
   // CHECK: %[[RMS:.*]] = mt.rms_norm %[[LN]], %{{.*}} {epsilon = 9.9999999999999995E-7 : f64} : tensor<2x16x8xbf16>, tensor<8xbf16>
   %rms = mt.rms_norm %ln, %g {epsilon = 1.0e-6 : f64} : tensor<2x16x8xbf16>, tensor<8xbf16>
   // CHECK: %[[G1:.*]] = mt.gelu %[[RMS]] approximate = tanh : tensor<2x16x8xbf16>
@@ -174,6 +176,8 @@ func.func @norm_and_activation_grads(%dy: tensor<2x16x8xbf16>, %x: tensor<2x16x8
     -> (tensor<2x16x8xbf16>, tensor<8xbf16>, tensor<8xbf16>, tensor<8xbf16>) {
   // CHECK: %[[DX:[[:alnum:]_]+]], %[[DG:[[:alnum:]_]+]], %[[DB:[[:alnum:]_]+]] = mt.layer_norm_grad %[[DY]], %[[X]], %[[G]] {epsilon = 1.000000e-05 : f64} : tensor<2x16x8xbf16>, tensor<8xbf16>
   %dx, %dg, %db = mt.layer_norm_grad %dy, %x, %g {epsilon = 1.0e-5 : f64} : tensor<2x16x8xbf16>, tensor<8xbf16>
+  // CHECK: mt.layer_norm_grad %[[DY]], %[[X]], %[[G]] plus %[[DX]] : tensor<2x16x8xbf16> {epsilon = 1.000000e-05 : f64} : tensor<2x16x8xbf16>, tensor<8xbf16>
+  %px, %pg, %pb = mt.layer_norm_grad %dy, %x, %g plus %dx : tensor<2x16x8xbf16> {epsilon = 1.0e-5 : f64} : tensor<2x16x8xbf16>, tensor<8xbf16>
   // CHECK: %[[RX:[[:alnum:]_]+]], %[[RG:[[:alnum:]_]+]] = mt.rms_norm_grad %[[DX]], %[[X]], %[[G]] {epsilon = 9.9999999999999995E-7 : f64} : tensor<2x16x8xbf16>, tensor<8xbf16>
   %rx, %rg = mt.rms_norm_grad %dx, %x, %g {epsilon = 1.0e-6 : f64} : tensor<2x16x8xbf16>, tensor<8xbf16>
   // CHECK: %[[GT:.*]] = mt.gelu_grad %[[RX]], %[[X]] approximate = tanh : tensor<2x16x8xbf16>

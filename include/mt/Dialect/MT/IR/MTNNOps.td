@@ -121,7 +121,8 @@ def MT_LayerNormOp : MT_Op<"layer_norm", [Pure, MT_ShapeInferenceOpInterface, Al
   let hasVerifier = 1;
 }
 
-def MT_AddLayerNormOp : MT_Op<"add_layer_norm", [Pure, MT_ShapeInferenceOpInterface,
+def MT_AddLayerNormOp : MT_Op<"add_layer_norm", [Pure,
+    DeclareOpInterfaceMethods<MT_ShapeInferenceOpInterface, ["inferResultTypes"]>,
     AllTypesMatch<["input", "residual", "sum", "result"]>, AllTypesMatch<["gamma", "beta"]>]> {
   let summary = "residual add and the layer norm of the sum, in one kernel";
   let description = [{

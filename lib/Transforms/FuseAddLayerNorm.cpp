@@ -1,0 +1,74 @@
+//===- FuseAddLayerNorm.cpp - a residual add into the layer norm after it --===//
+#include "mt/Transforms/Passes.h"
+
+#include "mt/Analysis/ModelInfo.h"
+#include "mt/Dialect/MT/IR/MTOps.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/Dominance.h"
+
+namespace mt {
+#define GEN_PASS_DEF_FUSEADDLAYERNORMPASS
+#include "mt/Transforms/Passes.h.inc"
+} // namespace mt
+
+using namespace mlir;
+using namespace mt;
+
+namespace {
+
+/// The residual add a layer norm reads: both operands of the norm's type
+/// (a broadcast add is a bias, not a residual), in the norm's layer. A
+/// layer's last residual add is left to it: fused into the next layer's
+/// first norm, the next layer would start from two tensors, and full
+/// recomputation would keep both instead of the one layer input.
+AddOp residualAdd(LayerNormOp norm) {
+  auto add = norm.getInput().getDefiningOp<AddOp>();
+  if (!add || add.getLhs().getType() != add.getType() || add.getRhs().getType() != add.getType() ||
+      add->getBlock() != norm->getBlock() ||
+      add->getAttr(kLayerAttrName) != norm->getAttr(kLayerAttrName))
+    return nullptr;
+  return add;
+}
+
+struct FuseAddLayerNormPass : mt::impl::FuseAddLayerNormPassBase<FuseAddLayerNormPass> {
+  void runOnOperation() override {
+    SmallVector<LayerNormOp> norms;
+    getOperation().walk([&](LayerNormOp norm) {
+      if (residualAdd(norm))
+        norms.push_back(norm);
+    });
+    DominanceInfo dominance(getOperation());
+    for (LayerNormOp norm : norms) {
+      // An add read by two norms fuses into the first only.
+      AddOp add = residualAdd(norm);
+      if (!add)
+        continue;
+      // The fused op goes where the add was when the norm's parameters are
+      // defined by then (layer weights usually are), or else where the norm
+      // was when the sum's other readers all come after it.
+      Operation *at = nullptr;
+      if (dominance.properlyDominates(norm.getGamma(), add) &&
+          dominance.properlyDominates(norm.getBeta(), add))
+        at = add;
+      else if (llvm::all_of(add->getUsers(), [&](Operation *user) {
+                 return user == norm || dominance.properlyDominates(norm.getOperation(), user);
+               }))
+        at = norm;
+      if (!at)
+        continue;
+      OpBuilder b(at);
+      auto fused = b.create<AddLayerNormOp>(norm.getLoc(), add.getType(), norm.getType(),
+                                            add.getLhs(), add.getRhs(), norm.getGamma(),
+                                            norm.getBeta(), norm.getEpsilonAttr());
+      for (NamedAttribute a : norm->getDiscardableAttrs())
+        fused->setAttr(a.getName(), a.getValue());
+      norm.replaceAllUsesWith(fused.getResult());
+      norm.erase();
+      add.replaceAllUsesWith(fused.getSum());
+      add.erase();
+    }
+  }
+};
+
+} // namespace
