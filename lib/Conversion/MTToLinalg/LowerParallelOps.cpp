@@ -200,11 +200,17 @@ Lowered lowerShardSliceGrad(ShardSliceGradOp op, LinalgBuilder &lb) {
       lb.location(), op.getGrad(), zeros, offsets, sizes, strides)};
 }
 
-/// Logits [R, V] of shard `index`: whether local class c is a real class.
-Value validClass(OpBuilder &b, Location l, Value offset, int64_t classes) {
-  Value c = b.create<arith::AddIOp>(l, b.create<linalg::IndexOp>(l, 1), offset);
+/// Logits [R, V] of shard `index`: whether local class `column` is a real
+/// class.
+Value validClassAt(OpBuilder &b, Location l, Value column, Value offset, int64_t classes) {
+  Value c = b.create<arith::AddIOp>(l, column, offset);
   return b.create<arith::CmpIOp>(l, arith::CmpIPredicate::slt, c,
                                  b.create<arith::ConstantIndexOp>(l, classes));
+}
+
+/// The same inside a linalg.generic over [R, V].
+Value validClass(OpBuilder &b, Location l, Value offset, int64_t classes) {
+  return validClassAt(b, l, b.create<linalg::IndexOp>(l, 1), offset, classes);
 }
 
 /// The label of a row as a local class index of the shard, and whether the
@@ -222,6 +228,7 @@ std::pair<Value, Value> localLabel(OpBuilder &b, Location l, Value label, Value 
   return {clamped, inside};
 }
 
+/// The shard's row maxima over its real classes: one loop nest (a row kernel).
 Lowered lowerVocabMax(VocabParallelMaxOp op, LinalgBuilder &lb) {
   auto type = tensorOf(op.getLogits());
   int64_t v = type.getShape().back(), rows = type.getNumElements() / v;
@@ -229,17 +236,22 @@ Lowered lowerVocabMax(VocabParallelMaxOp op, LinalgBuilder &lb) {
   Value logits = lb.reshape(op.getLogits(), {rows, v});
   Value offset = shardOffset(lb, op.getShard(), v);
   int64_t classes = op.getNumClassesAttr().getInt();
-  Value z = lb.map(logits, logits, [&](OpBuilder &b, Location l, ValueRange a) {
-    return b.create<arith::SelectOp>(l, validClass(b, l, offset, classes), a[0],
-                                     cst(b, l, t, negInf()))
-        .getResult();
-  });
-  Value max = lb.reduceLast(z, negInf(), [](OpBuilder &b, Location l, ValueRange a) -> Value {
-    return b.create<arith::MaximumFOp>(l, a[0], a[1]);
-  });
+  Value max = forRange(
+      lb.builder(), lb.location(), rows, lb.empty({rows}, t),
+      [&](OpBuilder &rb, Location rl, Value r, ValueRange outs) {
+        Value m = forRange(rb, rl, v, cst(rb, rl, t, negInf()),
+                           [&](OpBuilder &b, Location l, Value j, ValueRange acc) {
+                             Value x = b.create<tensor::ExtractOp>(l, logits, ValueRange{r, j});
+                             Value z = b.create<arith::SelectOp>(
+                                 l, validClassAt(b, l, j, offset, classes), x, cst(b, l, t, negInf()));
+                             return SmallVector<Value>{b.create<arith::MaximumFOp>(l, z, acc[0])};
+                           })[0];
+        return SmallVector<Value>{rb.create<tensor::InsertOp>(rl, m, outs[0], ValueRange{r})};
+      })[0];
   return SmallVector<Value>{lb.reshape(max, tensorOf(op.getResult()).getShape())};
 }
 
+/// The shard's sums of exp(x - max) and its label logits: one loop nest.
 Lowered lowerVocabStats(VocabParallelStatsOp op, LinalgBuilder &lb) {
   auto type = tensorOf(op.getLogits());
   int64_t v = type.getShape().back(), rows = type.getNumElements() / v;
@@ -249,24 +261,27 @@ Lowered lowerVocabStats(VocabParallelStatsOp op, LinalgBuilder &lb) {
   Value max = lb.reshape(op.getMax(), {rows});
   Value offset = shardOffset(lb, op.getShard(), v);
   int64_t classes = op.getNumClassesAttr().getInt();
-  Value sumExp = lb.generic(
-      {logits, max}, {lb.identity(2), lb.dropLastMap(2)}, lb.filled({rows}, t, 0.0),
-      lb.dropLastMap(2), {Iter::parallel, Iter::reduction},
-      [&](OpBuilder &b, Location l, ValueRange a) -> Value {
-        Value e = b.create<math::ExpOp>(l, b.create<arith::SubFOp>(l, a[0], a[1]));
-        e = b.create<arith::SelectOp>(l, validClass(b, l, offset, classes), e, cst(b, l, t, 0.0));
-        return b.create<arith::AddFOp>(l, a[2], e);
-      });
-  Value labelLogit = lb.generic(
-      labels, lb.identity(1), lb.empty({rows}, t), lb.identity(1), lb.parallel(1),
-      [&](OpBuilder &b, Location l, ValueRange a) -> Value {
-        auto [local, inside] = localLabel(b, l, a[0], offset, v);
-        Value r = b.create<linalg::IndexOp>(l, 0);
-        Value picked = b.create<tensor::ExtractOp>(l, logits, ValueRange{r, local});
-        return b.create<arith::SelectOp>(l, inside, picked, cst(b, l, t, 0.0));
+  SmallVector<Value> stats = forRange(
+      lb.builder(), lb.location(), rows, {lb.empty({rows}, t), lb.empty({rows}, t)},
+      [&](OpBuilder &rb, Location rl, Value r, ValueRange outs) {
+        Value m = rb.create<tensor::ExtractOp>(rl, max, ValueRange{r});
+        Value sum = forRange(rb, rl, v, cst(rb, rl, t, 0.0),
+                             [&](OpBuilder &b, Location l, Value j, ValueRange acc) {
+                               Value x = b.create<tensor::ExtractOp>(l, logits, ValueRange{r, j});
+                               Value e = b.create<math::ExpOp>(l, b.create<arith::SubFOp>(l, x, m));
+                               e = b.create<arith::SelectOp>(l, validClassAt(b, l, j, offset, classes),
+                                                             e, cst(b, l, t, 0.0));
+                               return SmallVector<Value>{b.create<arith::AddFOp>(l, acc[0], e)};
+                             })[0];
+        Value label = rb.create<tensor::ExtractOp>(rl, labels, ValueRange{r});
+        auto [local, inside] = localLabel(rb, rl, label, offset, v);
+        Value picked = rb.create<tensor::ExtractOp>(rl, logits, ValueRange{r, local});
+        picked = rb.create<arith::SelectOp>(rl, inside, picked, cst(rb, rl, t, 0.0));
+        return SmallVector<Value>{rb.create<tensor::InsertOp>(rl, sum, outs[0], ValueRange{r}),
+                                  rb.create<tensor::InsertOp>(rl, picked, outs[1], ValueRange{r})};
       });
   auto rowShape = tensorOf(op.getSumExp()).getShape();
-  return SmallVector<Value>{lb.reshape(sumExp, rowShape), lb.reshape(labelLogit, rowShape)};
+  return SmallVector<Value>{lb.reshape(stats[0], rowShape), lb.reshape(stats[1], rowShape)};
 }
 
 Lowered lowerVocabStatsGrad(VocabParallelStatsGradOp op, LinalgBuilder &lb) {
