@@ -67,13 +67,40 @@ void usersOf(Value v, SmallVectorImpl<Operation *> &users) {
   }
 }
 
+/// The values that live in a gradient accumulator's buffer (the runtime's,
+/// not the step's): the accumulator arguments and their in-place updates.
+llvm::DenseSet<Value> accumulatorValues(func::FuncOp fn) {
+  Block &entry = fn.getBody().front();
+  llvm::DenseSet<Value> inAccumulator;
+  for (BlockArgument arg : entry.getArguments())
+    if (fn.getArgAttr(arg.getArgNumber(), kAccumulatorOfAttrName))
+      inAccumulator.insert(arg);
+  for (Operation &op : entry) {
+    Value into;
+    if (auto s = dyn_cast<SliceLayerOp>(op))
+      into = s.getInput();
+    else if (auto i = dyn_cast<InsertLayerOp>(op))
+      into = i.getInto();
+    else if (auto a = dyn_cast<AccumulateOp>(op))
+      into = a.getInto();
+    else if (auto m = dyn_cast<MatmulOp>(op))
+      into = m.getPlus();
+    else if (auto e = dyn_cast<EmbeddingGradOp>(op))
+      into = e.getPlus();
+    if (into && inAccumulator.contains(into))
+      inAccumulator.insert(op.getResult(0));
+  }
+  return inAccumulator;
+}
+
 } // namespace
 
 llvm::DenseSet<Value> activationValues(func::FuncOp fn) {
   Block &entry = fn.getBody().front();
   llvm::DenseSet<Value> activation;
   for (BlockArgument arg : entry.getArguments())
-    if (!fn.getArgAttr(arg.getArgNumber(), kParamAttrName))
+    if (!fn.getArgAttr(arg.getArgNumber(), kParamAttrName) &&
+        !fn.getArgAttr(arg.getArgNumber(), kAccumulatorOfAttrName))
       activation.insert(arg);
   for (Operation &op : entry)
     if (llvm::any_of(op.getOperands(), [&](Value v) { return activation.contains(v); }))
@@ -140,8 +167,9 @@ ActivationMemory analyzeActivations(func::FuncOp grad) {
   // its last use. Batch inputs, stage inputs and results are buffers the
   // runtime holds, counted there.
   std::vector<int64_t> delta(static_cast<size_t>(n + 2), 0);
+  llvm::DenseSet<Value> inAccumulator = accumulatorValues(grad);
   auto live = [&](Value v, int64_t from) {
-    if (!activation.contains(v) || isAlias(v.getDefiningOp()))
+    if (!activation.contains(v) || isAlias(v.getDefiningOp()) || inAccumulator.contains(v))
       return;
     int64_t bytes = bytesOf(v);
     if (bytes == 0)

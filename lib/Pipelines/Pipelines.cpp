@@ -33,6 +33,10 @@ void mt::buildTrainingPipeline(OpPassManager &pm, const TrainingOptions &options
     pm.addPass(createStoreDropoutMasksPass());
   pm.addPass(createDeriveGradientsPass());
   pm.addPass(createDeferGradientReductionsPass());
+  // Before recomputation, so its planner sees weight gradients going
+  // straight into the accumulators rather than living to the end.
+  if (options.fuseGradientAccumulation)
+    pm.addPass(createFuseGradientAccumulationPass());
   if (options.recomputeAllGathers || options.recomputeGranularity != "none") {
     RecomputeActivationsPassOptions recompute;
     recompute.allGathers = options.recomputeAllGathers;
@@ -55,6 +59,7 @@ LogicalResult mt::buildBufferizePipeline(OpPassManager &pm) {
   const char *upstream =
       "one-shot-bufferize{bufferize-function-boundaries "
       "function-boundary-type-conversion=identity-layout-map},"
+      "mt-drop-in-place-results,"
       "buffer-results-to-out-params{modify-public-functions hoist-static-allocs},"
       "mt-convert-contractions-to-blas";
   if (failed(parsePassPipeline(upstream, pm)))

@@ -10,6 +10,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <set>
 #include <unistd.h>
 
 namespace mt {
@@ -186,7 +187,9 @@ bool Trainer::load(const plan::Plan &plan, int64_t rank, Communicator *comm, std
     st.index = k;
     st.chunk = k / pp_;
     st.prefix = numStages_ > 1 ? "s" + std::to_string(k) + "/" : "";
-    for (const char *role : {"forward", "train_step", "accumulate", "grad_sq_norm", "optimizer"})
+    // No "accumulate" when the step adds into the accumulators itself
+    // (checked below, once the parameters are known).
+    for (const char *role : {"forward", "train_step", "grad_sq_norm", "optimizer"})
       if (!function(role, k)) {
         error = std::string("the plan has no '") + role + "' function for stage " + std::to_string(k);
         return false;
@@ -259,6 +262,21 @@ bool Trainer::load(const plan::Plan &plan, int64_t rank, Communicator *comm, std
           return false;
       }
     }
+    // Every gradient is accumulated exactly once a micro-batch: by the step
+    // in place, or by the accumulation function.
+    std::set<std::string> inPlace(st.trainStep->updated_in_place().begin(),
+                                  st.trainStep->updated_in_place().end());
+    for (const Slice &sl : st.slices) {
+      bool byStep = inPlace.count(st.prefix + "grad_acc:" + sl.param->name()) > 0;
+      if (byStep == (st.accumulate != nullptr)) {
+        error = "the plan is corrupt: the gradient of '" + sl.param->name() + "' on stage " +
+                std::to_string(k) + " is accumulated " + (byStep ? "twice" : "by nothing") +
+                " (train_step " + (byStep ? "updates" : "does not update") +
+                " its accumulator in place, and there is " + (st.accumulate ? "an" : "no") +
+                " accumulate function)";
+        return false;
+      }
+    }
     stages_.push_back(std::move(st));
   }
   for (Stage &st : stages_)
@@ -292,6 +310,13 @@ bool Trainer::load(const plan::Plan &plan, int64_t rank, Communicator *comm, std
   for (const plan::Function &f : plan_.functions()) {
     if (f.stage() % pp_ != ppIndex_)
       continue;
+    for (const std::string &name : f.updated_in_place())
+      if (std::none_of(f.inputs().begin(), f.inputs().end(),
+                       [&](const plan::TensorSpec &in) { return in.name() == name; })) {
+        error = "the plan is corrupt: function " + f.name() + " updates '" + name +
+                "' in place but has no such input";
+        return false;
+      }
     for (const auto &s : f.inputs())
       ensure(s);
     for (const auto &s : f.outputs())
@@ -310,6 +335,10 @@ bool Trainer::load(const plan::Plan &plan, int64_t rank, Communicator *comm, std
   schedule_ = LrSchedule{o.lr(), o.min_lr(), o.lr_warmup_iters(), o.lr_decay_iters(),
                          o.lr_decay_style()};
   return true;
+}
+
+bool Trainer::callTrainStep(Stage &st, std::string &error) {
+  return call(*st.trainStep, error) && (!st.accumulate || call(*st.accumulate, error));
 }
 
 bool Trainer::call(const plan::Function &fn, std::string &error) {
@@ -498,7 +527,7 @@ bool Trainer::runPipeline(int64_t iteration, const std::vector<MicroBatch> &batc
         stash.erase({op.chunk, i});
       }
       entry.start = now();
-      if (!call(*st.trainStep, error) || !call(*st.accumulate, error))
+      if (!callTrainStep(st, error))
         return false;
       entry.end = now();
       timeline_.push_back(entry);
@@ -641,7 +670,7 @@ bool Trainer::step(int64_t iteration, BatchSource &data, StepStats &stats, std::
     Stage &st = stages_.front();
     for (int64_t k = 0; k < micro / dp_; ++k) {
       if (!setBatch(batches[static_cast<size_t>(k)], iteration, k * dp_ + dpIndex_, error) ||
-          !call(*st.trainStep, error) || !call(*st.accumulate, error))
+          !callTrainStep(st, error))
         return false;
       lossSum += scalar("loss");
     }

@@ -46,13 +46,20 @@ LogicalResult build(ModuleOp module, func::FuncOp model, int64_t shards) {
   Location loc = model.getLoc();
   OpBuilder b(module.getContext());
 
-  makeFunction(b, grad, model, name + "_accumulate", "accumulate", llvm::to_vector(llvm::concat<Type>(types, types)),
-               types, [&](OpBuilder &fb, ValueRange args) {
-                 SmallVector<Value> sums;
-                 for (size_t i = 0; i < n; ++i)
-                   sums.push_back(fb.create<AddOp>(loc, types[i], args[i], args[n + i]));
-                 return sums;
-               });
+  // A step that accumulates its gradients itself
+  // (mt-fuse-gradient-accumulation) needs no accumulation function.
+  bool stepAccumulates = false;
+  for (unsigned i = 0; i < grad.getNumArguments(); ++i)
+    stepAccumulates |= static_cast<bool>(grad.getArgAttr(i, kAccumulatorOfAttrName));
+  if (!stepAccumulates)
+    makeFunction(b, grad, model, name + "_accumulate", "accumulate",
+                 llvm::to_vector(llvm::concat<Type>(types, types)), types,
+                 [&](OpBuilder &fb, ValueRange args) {
+                   SmallVector<Value> sums;
+                   for (size_t i = 0; i < n; ++i)
+                     sums.push_back(fb.create<AddOp>(loc, types[i], args[i], args[n + i]));
+                   return sums;
+                 });
 
   // The distributed optimizer sees 1-D shards of ceil(n/shards) elements.
   if (shards > 0)

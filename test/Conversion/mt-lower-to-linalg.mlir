@@ -116,3 +116,37 @@ func.func @cross_entropy(%logits: tensor<2x3x5xf32>, %labels: tensor<2x3xi32>, %
   %loss = mt.cross_entropy %logits, %labels mask %mask : tensor<2x3x5xf32>, tensor<2x3xi32>, tensor<2x3xf32> -> tensor<f32>
   return %loss : tensor<f32>
 }
+
+// -----
+
+// Gradient accumulation: the accumulator is the destination of each
+// update. A GEMM with `plus` contracts into it (no zero fill), the
+// embedding's scatter-add starts from it, mt.accumulate adds into it, and
+// a layer's slice goes back with tensor.insert_slice at its layer.
+// CHECK-LABEL: func.func @accumulate_in_place
+// CHECK-SAME: (%[[X:.*]]: tensor<8x4xf32>, %[[DY:.*]]: tensor<8x4xf32>, %[[DB:.*]]: tensor<4xf32>, %[[ACC:.*]]: tensor<2x4x4xf32>, %[[ACCB:.*]]: tensor<4xf32>)
+// CHECK-NOT: linalg.fill
+// CHECK: %[[S:.*]] = tensor.extract_slice %[[ACC]][1, 0, 0] [1, 4, 4] [1, 1, 1]
+// CHECK: %[[D:.*]] = linalg.generic {{.*}} ins(%[[X]], %[[DY]] : tensor<8x4xf32>, tensor<8x4xf32>) outs(%[[S]] : tensor<4x4xf32>)
+// CHECK: %[[U:.*]] = tensor.insert_slice %[[D]] into %[[ACC]][1, 0, 0] [1, 4, 4] [1, 1, 1]
+// CHECK: %[[B:.*]] = linalg.generic {{.*}} ins(%[[DB]] : tensor<4xf32>) outs(%[[ACCB]] : tensor<4xf32>)
+// CHECK: return %[[U]], %[[B]]
+func.func @accumulate_in_place(%x: tensor<8x4xf32>, %dy: tensor<8x4xf32>, %db: tensor<4xf32>,
+                               %acc: tensor<2x4x4xf32>, %accb: tensor<4xf32>) -> (tensor<2x4x4xf32>, tensor<4xf32>) {
+  %s = mt.slice_layer %acc {layer = 1 : i64} : tensor<2x4x4xf32> -> tensor<4x4xf32>
+  %d = mt.matmul %x, %dy plus %s : tensor<4x4xf32> {transpose_lhs} : tensor<8x4xf32>, tensor<8x4xf32> -> tensor<4x4xf32>
+  %u = mt.insert_layer %d into %acc {layer = 1 : i64} : tensor<4x4xf32> into tensor<2x4x4xf32>
+  %b = mt.accumulate %db into %accb : tensor<4xf32>
+  return %u, %b : tensor<2x4x4xf32>, tensor<4xf32>
+}
+
+// -----
+
+// CHECK-LABEL: func.func @embedding_grad_plus
+// CHECK-SAME: %[[ACC:[^:]*]]: tensor<16x4xf32>)
+// CHECK-NOT: linalg.fill
+// CHECK: scf.for {{.*}} iter_args(%{{.*}} = %[[ACC]])
+func.func @embedding_grad_plus(%g: tensor<2x4xf32>, %ids: tensor<2xi32>, %acc: tensor<16x4xf32>) -> tensor<16x4xf32> {
+  %d = mt.embedding_grad %g[%ids] plus %acc : tensor<16x4xf32> : tensor<2x4xf32>, tensor<2xi32> -> tensor<16x4xf32>
+  return %d : tensor<16x4xf32>
+}

@@ -95,6 +95,8 @@ std::string inputName(func::FuncOp fn, unsigned i, StringRef role,
     return p.getName().str();
   if (auto b = fn.getArgAttrOfType<StringAttr>(i, "mt.batch"))
     return "batch:" + b.getValue().str();
+  if (auto acc = fn.getArgAttrOfType<StringAttr>(i, kAccumulatorOfAttrName))
+    return "grad_acc:" + acc.getValue().str();
   // Pipeline stages: the previous stage's activation, and (gradient
   // function) the cotangent of this stage's output from the next stage.
   if (fn.getArgAttr(i, kStageInputAttrName))
@@ -298,9 +300,15 @@ bool describePlan(ModuleOp module, plan::Plan &out, std::string &error) {
     for (unsigned i = 0; i < fn.getNumArguments(); ++i)
       fillSpec(*f.add_inputs(), stageName(inputName(fn, i, role.getValue(), params), stage, pipelined),
                fn.getArgument(i).getType());
-    for (unsigned i = 0; i < fn.getNumResults(); ++i)
+    for (unsigned i = 0; i < fn.getNumResults(); ++i) {
+      // Written over an input: no output of its own.
+      if (auto arg = fn.getResultAttrOfType<IntegerAttr>(i, kInPlaceOfAttrName)) {
+        f.add_updated_in_place(f.inputs(static_cast<int>(arg.getInt())).name());
+        continue;
+      }
       fillSpec(*f.add_outputs(), stageName(outputName(fn, i, role.getValue(), params), stage, pipelined),
                fn.getResultTypes()[i]);
+    }
   }
   return true;
 }

@@ -33,6 +33,7 @@ struct CompileSettings {
   bool fuseBiasGelu = true;
   bool fuseBiasDropoutAdd = true; // with regenerated dropout masks
   bool fuseAddLayerNorm = true;
+  bool fuseGradientAccumulation = true;
   // Activations.
   std::string dropoutMasks = "regenerate";
   bool recomputeAllGathers = false;

@@ -173,6 +173,12 @@ static cl::opt<bool> fuseAddLayerNorm(
              "on)"),
     cl::init(true));
 
+static cl::opt<bool> fuseGradientAccumulation(
+    "fuse-gradient-accumulation",
+    cl::desc("the step adds each gradient into its fp32 accumulator where it is made: weight-"
+             "gradient GEMMs accumulate into it (default on)"),
+    cl::init(true));
+
 static int fail(const llvm::Twine &message) {
   llvm::errs() << "mtc: error: " << message << "\n";
   return 1;
@@ -249,6 +255,7 @@ int main(int argc, char **argv) {
   settings.fuseBiasGelu = fuseBiasGelu;
   settings.fuseBiasDropoutAdd = fuseBiasDropoutAdd;
   settings.fuseAddLayerNorm = fuseAddLayerNorm;
+  settings.fuseGradientAccumulation = fuseGradientAccumulation;
   settings.recomputeAllGathers = recomputeAllGathers && sp && tp > 1;
   settings.granularity = recomputeGranularity;
   settings.method = recomputeMethod;

@@ -54,6 +54,13 @@ inline constexpr llvm::StringLiteral kGradOfAttrName = "mt.grad_of";
 /// (mt-defer-gradient-reductions).
 inline constexpr llvm::StringLiteral kPartialOverAttrName = "mt.partial_over";
 
+/// Gradient accumulation in the step (mt-fuse-gradient-accumulation): the
+/// argument holding parameter `mt.accumulator_of = "<name>"`'s accumulated
+/// gradient, and the result that is its update, `mt.in_place_of = <argument
+/// number>`: written over that argument's buffer, not returned.
+inline constexpr llvm::StringLiteral kAccumulatorOfAttrName = "mt.accumulator_of";
+inline constexpr llvm::StringLiteral kInPlaceOfAttrName = "mt.in_place_of";
+
 /// An op of an unrolled layer carries the model-wide layer index
 /// (mt-unroll-layers); the adjoint ops mt-derive-gradients builds for it
 /// inherit it and are marked as the backward pass.

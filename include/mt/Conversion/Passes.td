@@ -52,6 +52,35 @@ def ContractionsToBlasPass : Pass<"mt-convert-contractions-to-blas", "mlir::Modu
                            "::mlir::scf::SCFDialect", "::mlir::arith::ArithDialect"];
 }
 
+def DropInPlaceResultsPass : Pass<"mt-drop-in-place-results", "mlir::ModuleOp"> {
+  let summary = "removes the results a function writes over one of its arguments";
+  let description = [{
+    Runs on bufferized IR, before buffer-results-to-out-params. A function
+    result marked `mt.in_place_of = k` (mt-fuse-gradient-accumulation marks
+    the updated gradient accumulators) is removed: when bufferization
+    already wrote it in argument `k`'s buffer (it returns that argument),
+    nothing else changes; otherwise a `memref.copy` into the argument is
+    added before the return. Either way the caller's buffer holds the result
+    and the function has no out-parameter for it. The copies bufferization
+    leaves when a slice is updated in place (extracted, computed into and
+    inserted back: a copy of the slice onto itself) are removed too.
+
+    ```mlir
+    // before
+    func.func @f(%acc: memref<4xf32>) -> (memref<4xf32> {mt.in_place_of = 0 : i64}) {
+      linalg.generic ... outs(%acc : memref<4xf32>) ...
+      return %acc : memref<4xf32>
+    }
+    // after
+    func.func @f(%acc: memref<4xf32>) {
+      linalg.generic ... outs(%acc : memref<4xf32>) ...
+      return
+    }
+    ```
+  }];
+  let dependentDialects = ["::mlir::memref::MemRefDialect"];
+}
+
 def PlanBuffersPass : Pass<"mt-plan-buffers", "mlir::ModuleOp"> {
   let summary = "places each function's temporary buffers in one arena the caller provides";
   let description = [{

@@ -79,6 +79,11 @@ struct TrainingOptions : public mlir::PassPipelineOptions<TrainingOptions> {
       *this, "fuse-add-layer-norm",
       llvm::cl::desc("a residual add and the layer norm of its sum in one kernel"),
       llvm::cl::init(false)};
+  Option<bool> fuseGradientAccumulation{
+      *this, "fuse-gradient-accumulation",
+      llvm::cl::desc("the step adds its gradients into the accumulators in place "
+                     "(weight-gradient GEMMs accumulate into them)"),
+      llvm::cl::init(false)};
   ListOption<int64_t> recomputeActivationBudgets{
       *this, "recompute-activation-budgets",
       llvm::cl::desc("auto: bytes of live activations a training step may reach (one, or one "

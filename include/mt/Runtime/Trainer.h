@@ -121,6 +121,8 @@ private:
   const plan::Function *function(const std::string &role, int64_t stage) const;
   Buffer &ensure(const plan::TensorSpec &spec);
   bool call(const plan::Function &fn, std::string &error);
+  /// One micro-batch's step on `st`, its gradients added to the accumulators.
+  bool callTrainStep(Stage &st, std::string &error);
   /// Copies `batch` into the batch inputs; global micro-batch `micro` of
   /// step `iteration` gets its own dropout seed (evaluation: iteration 0).
   bool setBatch(const MicroBatch &batch, int64_t iteration, int64_t micro, std::string &error);

@@ -162,6 +162,51 @@ def FuseAddLayerNormPass : Pass<"mt-fuse-add-layer-norm", "mlir::ModuleOp"> {
   }];
 }
 
+def FuseGradientAccumulationPass : Pass<"mt-fuse-gradient-accumulation", "mlir::ModuleOp"> {
+  let summary = "makes the training step add its gradients into the accumulators in place";
+  let description = [{
+    For every function returning parameter gradients (`mt.grad_of`), each
+    such result `g` gets an accumulator argument of its type
+    (`mt.accumulator_of = "<parameter>"`) and the result becomes
+    `accumulator + g`, updated in the accumulator's buffer
+    (`mt.in_place_of = <argument number>` on the result; mt-drop-in-place-results
+    removes it after bufferization, so the runtime passes the buffer once).
+    The sum is built contribution by contribution, in program order: a
+    stacked weight's gradient (`mt.stack_layers`) per layer through
+    `mt.slice_layer` / `mt.insert_layer`, an `mt.add` of gradients (a tied
+    weight) per operand. Then each contribution accumulates where it is made:
+    - a weight-gradient GEMM (`mt.matmul`) with `plus`: the product goes
+      straight into the fp32 accumulator, no gradient tensor in between;
+    - the embedding's scatter-add (`mt.embedding_grad`) with `plus`;
+    - anything else through `mt.accumulate` (biases, norms: small);
+    - `mt.zeros` adds nothing and is dropped.
+    Per-layer weight gradients no longer live until the end of the backward,
+    and the separate accumulation pass over every gradient is gone
+    (mt-build-optimizer then makes no `accumulate` function). Results are
+    unchanged up to the order of floating-point additions into the
+    accumulator.
+
+    ```mlir
+    // before
+    func.func @f_grad(...) -> (tensor<2x64x64xf32> {mt.grad_of = "w"}) {
+      %d0 = mt.matmul %x0, %dy0 {transpose_lhs} : ...
+      %d1 = mt.matmul %x1, %dy1 {transpose_lhs} : ...
+      %dw = mt.stack_layers %d0, %d1 : tensor<64x64xf32>, tensor<64x64xf32> -> tensor<2x64x64xf32>
+      return %dw
+    }
+    // after
+    func.func @f_grad(..., %acc: tensor<2x64x64xf32> {mt.accumulator_of = "w"})
+        -> (tensor<2x64x64xf32> {mt.grad_of = "w", mt.in_place_of = 5 : i64}) {
+      %a0 = mt.slice_layer %acc {layer = 0 : i64} : ...
+      %d0 = mt.matmul %x0, %dy0 plus %a0 : tensor<64x64xf32> {transpose_lhs} : ...
+      %acc1 = mt.insert_layer %d0 into %acc {layer = 0 : i64} : ...
+      ...
+    }
+    ```
+  }];
+  let dependentDialects = ["::mt::MTDialect"];
+}
+
 def UnrollLayersPass : Pass<"mt-unroll-layers", "mlir::ModuleOp"> {
   let summary = "expands every mt.layer_stack into one copy of its body per layer";
   let description = [{

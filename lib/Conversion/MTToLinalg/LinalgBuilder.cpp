@@ -124,12 +124,14 @@ Value LinalgBuilder::reshape(Value input, ArrayRef<int64_t> shape) {
 
 Value LinalgBuilder::contract(Value lhs, AffineMap lhsMap, Value rhs, AffineMap rhsMap,
                               ArrayRef<int64_t> outShape, AffineMap outMap,
-                              ArrayRef<bool> reduction) {
+                              ArrayRef<bool> reduction, Value init) {
   Type element = tensorOf(lhs).getElementType();
   SmallVector<utils::IteratorType> iters;
   for (bool r : reduction)
     iters.push_back(r ? utils::IteratorType::reduction : utils::IteratorType::parallel);
-  return generic({lhs, rhs}, {lhsMap, rhsMap}, filled(outShape, element, 0.0), outMap, iters,
+  if (!init)
+    init = filled(outShape, element, 0.0);
+  return generic({lhs, rhs}, {lhsMap, rhsMap}, init, outMap, iters,
                  [](OpBuilder &nb, Location nl, ValueRange a) -> Value {
                    Value prod = nb.create<arith::MulFOp>(nl, a[0], a[1]);
                    return nb.create<arith::AddFOp>(nl, a[2], prod);

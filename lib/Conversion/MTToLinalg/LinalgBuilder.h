@@ -49,11 +49,13 @@ public:
   /// The map from `rank` loops onto the trailing `suffix` of them.
   mlir::AffineMap suffixMap(unsigned rank, unsigned suffix);
 
-  /// out[outMap] = sum over the reduction loops of lhs[lhsMap] * rhs[rhsMap];
-  /// `reduction` marks which of the `numDims` loops are summed.
+  /// out[outMap] = init + sum over the reduction loops of lhs[lhsMap] *
+  /// rhs[rhsMap], with `init` zeros when null; `reduction` marks which of
+  /// the `numDims` loops are summed.
   mlir::Value contract(mlir::Value lhs, mlir::AffineMap lhsMap, mlir::Value rhs,
                        mlir::AffineMap rhsMap, llvm::ArrayRef<int64_t> outShape,
-                       mlir::AffineMap outMap, llvm::ArrayRef<bool> reduction);
+                       mlir::AffineMap outMap, llvm::ArrayRef<bool> reduction,
+                       mlir::Value init = {});
 
   /// Sums every element of `input` into a 0-d tensor.
   mlir::Value sumAll(mlir::Value input);

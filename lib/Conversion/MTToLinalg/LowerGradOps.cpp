@@ -27,7 +27,8 @@ Lowered lowerEmbeddingGrad(EmbeddingGradOp op, LinalgBuilder &lb) {
   Value grad = lb.reshape(op.getGrad(), {rows, h}), ids = lb.reshape(op.getIds(), {rows});
   OpBuilder &b = lb.builder();
   Location loc = lb.location();
-  Value init = lb.filled(table.getShape(), table.getElementType(), 0.0);
+  Value init = op.getPlus() ? op.getPlus()
+                            : lb.filled(table.getShape(), table.getElementType(), 0.0);
   Value zero = lb.index(0), one = lb.index(1);
   // A vocabulary shard holds rows [offset, offset + vocab); other ids add 0.
   Value offset = zero;
@@ -135,6 +136,14 @@ std::optional<Lowered> lowerGradOp(Operation *op, LinalgBuilder &lb) {
   }
   if (auto k = dyn_cast<AttentionKVGradOp>(op))
     return lowerAttentionKVGrad(k, lb);
+  if (auto a = dyn_cast<AccumulateOp>(op)) {
+    // Destination-passing: the accumulator is the output, so bufferization
+    // adds in place when nothing reads the old value afterwards.
+    unsigned rank = tensorOf(a.getInto()).getRank();
+    return Lowered(SmallVector<Value>{lb.generic(
+        a.getValue(), lb.identity(rank), a.getInto(), lb.identity(rank), lb.parallel(rank),
+        [](OpBuilder &b, Location l, ValueRange v) { return addF(b, l, v[1], v[0]); })});
+  }
   return std::nullopt;
 }
 

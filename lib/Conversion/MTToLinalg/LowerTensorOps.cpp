@@ -93,6 +93,13 @@ std::optional<Lowered> lowerTensorOp(Operation *op, LinalgBuilder &lb) {
     return lowerSliceLayer(s, lb);
   if (auto s = dyn_cast<StackLayersOp>(op))
     return lowerStackLayers(s, lb);
+  if (auto s = dyn_cast<InsertLayerOp>(op)) {
+    auto into = tensorOf(s.getInto());
+    SmallVector<int64_t> offsets(into.getRank(), 0), sizes(into.getShape());
+    offsets[0] = s.getLayerAttr().getInt();
+    sizes[0] = 1;
+    return Lowered(SmallVector<Value>{insertAt(lb, s.getValue(), s.getInto(), offsets, sizes)});
+  }
   if (auto s = dyn_cast<ShardOp>(op))
     return Lowered(SmallVector<Value>{s.getInput()});
   return std::nullopt;

@@ -589,6 +589,15 @@ func.func @matmul_c5_integer(%a: tensor<16x32xi32>, %b: tensor<32x8xi32>) -> ten
   return %c : tensor<16x8xi32>
 }
 
+// -----
+
+// mt.matmul C6: an accumulator of another shape
+func.func @matmul_c6_plus_type(%a: tensor<16x32xf32>, %b: tensor<32x8xf32>, %acc: tensor<8x16xf32>) -> tensor<16x8xf32> {
+  // expected-error @+1 {{violates C6: the tensor added with `plus` must have the result's type 'tensor<16x8xf32>', got 'tensor<8x16xf32>'}}
+  %c = mt.matmul %a, %b plus %acc : tensor<8x16xf32> : tensor<16x32xf32>, tensor<32x8xf32> -> tensor<16x8xf32>
+  return %c : tensor<16x8xf32>
+}
+
 //===----------------------------------------------------------------------===//
 // mt.layer_norm
 //===----------------------------------------------------------------------===//
@@ -2622,6 +2631,15 @@ func.func @embedding_grad_c4_shard_type(%g: tensor<2x16x8xf32>, %ids: tensor<2x1
 
 // -----
 
+// mt.embedding_grad C5: an accumulator of another element type
+func.func @embedding_grad_c5_plus_type(%g: tensor<2x16x8xf32>, %ids: tensor<2x16xi32>, %acc: tensor<50x8xbf16>) -> tensor<50x8xf32> {
+  // expected-error @+1 {{violates C5: the tensor added with `plus` must have the result's type 'tensor<50x8xf32>', got 'tensor<50x8xbf16>'}}
+  %d = mt.embedding_grad %g[%ids] plus %acc : tensor<50x8xbf16> : tensor<2x16x8xf32>, tensor<2x16xi32> -> tensor<50x8xf32>
+  return %d : tensor<50x8xf32>
+}
+
+// -----
+
 // mt.dropout C6: a shard index without shard_dim and shard_parts
 func.func @dropout_c6_shard_without_dim(%x: tensor<2x8xf32>, %i: tensor<i64>) -> tensor<2x8xf32> {
   // expected-error @+1 {{violates C6: shard (a tensor<i64>), shard_dim and shard_parts come together}}
@@ -2874,3 +2892,49 @@ func.func @shard_slice_c4_index(%x: tensor<4x8xf32>, %i: tensor<i32>) -> tensor<
   %y = mt.shard_slice %x[%i : tensor<i32>] dim = 1 parts = 2 : tensor<4x8xf32> -> tensor<4x4xf32>
   return %y : tensor<4x4xf32>
 }
+
+// -----
+
+// mt.insert_layer C1: a scalar has no layer dimension
+func.func @insert_layer_c1_rank0(%v: tensor<f32>, %x: tensor<f32>) -> tensor<f32> {
+  // expected-error @+1 {{violates C1: the stacked tensor needs a static leading layer dimension, got 'tensor<f32>'}}
+  %y = mt.insert_layer %v into %x {layer = 0 : i64} : tensor<f32> into tensor<f32>
+  return %y : tensor<f32>
+}
+
+// -----
+
+// mt.insert_layer C1: a dynamic number of layers
+func.func @insert_layer_c1_dynamic_layers(%v: tensor<8xf32>, %x: tensor<?x8xf32>) -> tensor<?x8xf32> {
+  // expected-error @+1 {{violates C1: the stacked tensor needs a static leading layer dimension, got 'tensor<?x8xf32>'}}
+  %y = mt.insert_layer %v into %x {layer = 0 : i64} : tensor<8xf32> into tensor<?x8xf32>
+  return %y : tensor<?x8xf32>
+}
+
+// -----
+
+// mt.insert_layer C2: a layer index past the last layer
+func.func @insert_layer_c2_layer_too_large(%v: tensor<8xf32>, %x: tensor<3x8xf32>) -> tensor<3x8xf32> {
+  // expected-error @+1 {{violates C2: layer 3 is outside [0, 3)}}
+  %y = mt.insert_layer %v into %x {layer = 3 : i64} : tensor<8xf32> into tensor<3x8xf32>
+  return %y : tensor<3x8xf32>
+}
+
+// -----
+
+// mt.insert_layer C3: a value that is not one layer's slice
+func.func @insert_layer_c3_value_shape(%v: tensor<4xf32>, %x: tensor<3x8xf32>) -> tensor<3x8xf32> {
+  // expected-error @+1 {{violates C3: the value must be one layer's slice 'tensor<8xf32>', got 'tensor<4xf32>'}}
+  %y = mt.insert_layer %v into %x {layer = 1 : i64} : tensor<4xf32> into tensor<3x8xf32>
+  return %y : tensor<3x8xf32>
+}
+
+// -----
+
+// mt.accumulate C1: integers are not gradients
+func.func @accumulate_c1_integer(%v: tensor<8xi32>, %acc: tensor<8xi32>) -> tensor<8xi32> {
+  // expected-error @+1 {{violates C1: the accumulated value must be floating-point, got 'tensor<8xi32>'}}
+  %y = mt.accumulate %v into %acc : tensor<8xi32>
+  return %y : tensor<8xi32>
+}
+

@@ -32,7 +32,9 @@ func.func @dense(%x: tensor<2x16x8xf32>, %w: tensor<24x8xf32>, %b: tensor<24xf32
   %p:2 = mt.split %y {dim = 2 : i64, sizes = array<i64: 8, 16>} : tensor<2x16x24xf32> -> tensor<2x16x8xf32>, tensor<2x16x16xf32>
   // CHECK: mt.matmul %{{.*}}, %{{.*}} {transpose_rhs} : tensor<4x16x32xf32>, tensor<4x8x32xf32> -> tensor<4x16x8xf32>
   %mm = mt.matmul %a, %c {transpose_rhs} : tensor<4x16x32xf32>, tensor<4x8x32xf32> -> tensor<4x16x8xf32>
-  return %z, %mm : tensor<2x16x24xf32>, tensor<4x16x8xf32>
+  // CHECK: mt.matmul %{{.*}}, %{{.*}} plus %[[MM:.*]] : tensor<4x16x8xf32> {transpose_rhs} : tensor<4x16x32xf32>, tensor<4x8x32xf32> -> tensor<4x16x8xf32>
+  %acc = mt.matmul %a, %c plus %mm : tensor<4x16x8xf32> {transpose_rhs} : tensor<4x16x32xf32>, tensor<4x8x32xf32> -> tensor<4x16x8xf32>
+  return %z, %acc : tensor<2x16x24xf32>, tensor<4x16x8xf32>
 }
 
 // CHECK-LABEL: func.func @norms_and_activations
@@ -154,8 +156,10 @@ func.func @tensor_ops(%x: tensor<2x16x8xf32>, %y: tensor<2x16x4xf32>, %w: tensor
   %l2 = mt.slice_layer %w {layer = 2 : i64} : tensor<3x8x8xf32> -> tensor<8x8xf32>
   // CHECK: %[[ST:.*]] = mt.stack_layers %[[L0]], %[[L2]], %[[L0]] : tensor<8x8xf32>, tensor<8x8xf32>, tensor<8x8xf32> -> tensor<3x8x8xf32>
   %st = mt.stack_layers %l0, %l2, %l0 : tensor<8x8xf32>, tensor<8x8xf32>, tensor<8x8xf32> -> tensor<3x8x8xf32>
-  // CHECK: return %[[Z]], %[[R]], %[[C]], %[[S]], %[[ST]]
-  return %z, %r, %c, %s, %st : tensor<8xf32>, tensor<32x8xf32>, tensor<2x16x12xf32>, tensor<8xf32>, tensor<3x8x8xf32>
+  // CHECK: %[[IN:.*]] = mt.insert_layer %[[L2]] into %[[ST]] {layer = 1 : i64} : tensor<8x8xf32> into tensor<3x8x8xf32>
+  %in = mt.insert_layer %l2 into %st {layer = 1 : i64} : tensor<8x8xf32> into tensor<3x8x8xf32>
+  // CHECK: return %[[Z]], %[[R]], %[[C]], %[[S]], %[[IN]]
+  return %z, %r, %c, %s, %in : tensor<8xf32>, tensor<32x8xf32>, tensor<2x16x12xf32>, tensor<8xf32>, tensor<3x8x8xf32>
 }
 
 // CHECK-LABEL: func.func @embedding_grads
@@ -166,8 +170,12 @@ func.func @embedding_grads(%de: tensor<2x16x8xf32>, %ids: tensor<2x16xi32>, %dp:
   %dwte = mt.embedding_grad %de[%ids] : tensor<2x16x8xf32>, tensor<2x16xi32> -> tensor<100x8xf32>
   // CHECK: %[[DWPE:.*]] = mt.position_embedding_grad %[[DP]] : tensor<16x8xf32> -> tensor<32x8xf32>
   %dwpe = mt.position_embedding_grad %dp : tensor<16x8xf32> -> tensor<32x8xf32>
-  // CHECK: return %[[DWTE]], %[[DWPE]]
-  return %dwte, %dwpe : tensor<100x8xf32>, tensor<32x8xf32>
+  // CHECK: %[[ACC:.*]] = mt.embedding_grad %[[DE]][%[[IDS]]] plus %[[DWTE]] : tensor<100x8xf32> : tensor<2x16x8xf32>, tensor<2x16xi32> -> tensor<100x8xf32>
+  %acc = mt.embedding_grad %de[%ids] plus %dwte : tensor<100x8xf32> : tensor<2x16x8xf32>, tensor<2x16xi32> -> tensor<100x8xf32>
+  // CHECK: %[[ACC2:.*]] = mt.accumulate %[[DWTE]] into %[[ACC]] : tensor<100x8xf32>
+  %acc2 = mt.accumulate %dwte into %acc : tensor<100x8xf32>
+  // CHECK: return %[[ACC2]], %[[DWPE]]
+  return %acc2, %dwpe : tensor<100x8xf32>, tensor<32x8xf32>
 }
 
 // CHECK-LABEL: func.func @norm_and_activation_grads

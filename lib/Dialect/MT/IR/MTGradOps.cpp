@@ -24,6 +24,9 @@ LogicalResult EmbeddingGradOp::verify() {
   if (getShard() && !isIndexScalar(getShard()))
     return violates(*this, 4) << "the shard index must be tensor<i64>, got "
                               << getShard().getType();
+  if (getPlus() && getPlus().getType() != getResult().getType())
+    return violates(*this, 5) << "the tensor added with `plus` must have the result's type "
+                              << getResult().getType() << ", got " << getPlus().getType();
   return success();
 }
 
@@ -141,5 +144,12 @@ LogicalResult CrossEntropyFromStatsGradOp::verify() {
   }
   if (getGradSumExp().getType() != sumExp || getGradLabelLogit().getType() != sumExp)
     return violates(*this, 3) << "both results must be " << sumExp;
+  return success();
+}
+
+LogicalResult AccumulateOp::verify() {
+  if (!isFloatTensor(getValue()))
+    return violates(*this, 1) << "the accumulated value must be floating-point, got "
+                              << getValue().getType();
   return success();
 }

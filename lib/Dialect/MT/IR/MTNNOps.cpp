@@ -113,6 +113,9 @@ LogicalResult MatmulOp::verify() {
       result.getElementType() != elt)
     return violates(*this, 5) << "operands and result must share one floating-point "
                                  "element type";
+  if (getPlus() && getPlus().getType() != getResult().getType())
+    return violates(*this, 6) << "the tensor added with `plus` must have the result's type "
+                              << getResult().getType() << ", got " << getPlus().getType();
   return success();
 }
 

@@ -97,6 +97,24 @@ LogicalResult SliceLayerOp::verify() {
   return success();
 }
 
+SmallVector<Type> InsertLayerOp::inferResultTypes() { return {getInto().getType()}; }
+
+LogicalResult InsertLayerOp::verify() {
+  auto into = tensorType(getInto()), value = tensorType(getValue());
+  if (into.getRank() < 1 || into.isDynamicDim(0))
+    return violates(*this, 1) << "the stacked tensor needs a static leading layer dimension, got "
+                              << into;
+  int64_t layer = getLayerAttr().getInt();
+  if (layer < 0 || layer >= into.getDimSize(0))
+    return violates(*this, 2) << "layer " << layer << " is outside [0, " << into.getDimSize(0)
+                              << ")";
+  auto slice = RankedTensorType::get(into.getShape().drop_front(), into.getElementType());
+  if (!typesAgree(value, slice))
+    return violates(*this, 3) << "the value must be one layer's slice " << slice << ", got "
+                              << value;
+  return success();
+}
+
 SmallVector<Type> StackLayersOp::inferResultTypes() {
   auto first = tensorType(getInputs().front());
   SmallVector<int64_t> shape{static_cast<int64_t>(getInputs().size())};

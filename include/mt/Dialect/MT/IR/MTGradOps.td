@@ -14,24 +14,33 @@ include "mt/Dialect/MT/IR/MTAttrs.td"
 include "mt/Dialect/MT/IR/MTInterfaces.td"
 include "mlir/Interfaces/SideEffectInterfaces.td"
 
-def MT_EmbeddingGradOp : MT_Op<"embedding_grad", [Pure]> {
+def MT_EmbeddingGradOp : MT_Op<"embedding_grad", [Pure, AttrSizedOperandSegments]> {
   let summary = "scatter-adds output gradients into table rows";
   let description = [{
     `result[v, :] = sum over positions p with ids[p] == v of grad[p, :]`: the
     gradient of `mt.embedding`'s table. The result is the table's type.
     With `shard`, the result is that piece of a vocabulary split into equal
-    pieces, as for `mt.embedding`: ids outside it contribute nothing.
+    pieces, as for `mt.embedding`: ids outside it contribute nothing. With
+    `plus`, the rows are scatter-added into that tensor instead of zeros (the
+    gradient accumulator, see mt-fuse-gradient-accumulation).
 
     ```mlir
     %dwte = mt.embedding_grad %de[%tokens] : tensor<8x1024x768xf32>, tensor<8x1024xi32> -> tensor<50257x768xf32>
+    %acc2 = mt.embedding_grad %de[%tokens] plus %acc : tensor<50257x768xf32> : tensor<8x1024x768xf32>, tensor<8x1024xi32> -> tensor<50257x768xf32>
     ```
   }];
   let arguments = (ins AnyRankedTensor:$grad, AnyRankedTensor:$ids,
-                       Optional<AnyRankedTensor>:$shard);
+                       Optional<AnyRankedTensor>:$shard, Optional<AnyRankedTensor>:$plus);
   let results = (outs AnyRankedTensor:$result);
   let assemblyFormat = [{
-    $grad `[` $ids `]` (`shard` $shard^ `:` type($shard))? attr-dict `:` type($grad) `,` type($ids) `->` type($result)
+    $grad `[` $ids `]` (`shard` $shard^ `:` type($shard))? (`plus` $plus^ `:` type($plus))? attr-dict `:` type($grad) `,` type($ids) `->` type($result)
   }];
+  let builders = [
+    OpBuilder<(ins "::mlir::Type":$result, "::mlir::Value":$grad, "::mlir::Value":$ids,
+                   CArg<"::mlir::Value", "{}">:$shard), [{
+      build($_builder, $_state, result, grad, ids, shard, ::mlir::Value());
+    }]>
+  ];
   let hasVerifier = 1;
 }
 
@@ -254,6 +263,27 @@ def MT_CrossEntropyFromStatsGradOp : MT_Op<"cross_entropy_from_stats_grad", [Pur
     $grad `,` $sum_exp (`mask` $loss_mask^ `:` type($loss_mask))? attr-dict `:` type($grad) `,`
     type($sum_exp) `->` type($grad_sum_exp) `,` type($grad_label_logit)
   }];
+  let hasVerifier = 1;
+}
+
+def MT_AccumulateOp : MT_Op<"accumulate", [Pure, MT_ShapeInferenceOpInterface,
+    AllTypesMatch<["value", "into", "result"]>]> {
+  let summary = "adds a gradient into its accumulator";
+  let description = [{
+    `result = into + value`, written over `into`'s buffer when nothing reads
+    `into` afterwards (destination-passing: the accumulator is the
+    destination). mt-fuse-gradient-accumulation emits it for a gradient
+    contribution that no producer can accumulate by itself (a bias's or a
+    norm's gradient); weight-gradient GEMMs and the embedding's scatter-add
+    accumulate directly (`plus`).
+
+    ```mlir
+    %acc2 = mt.accumulate %db into %acc : tensor<768xf32>
+    ```
+  }];
+  let arguments = (ins AnyRankedTensor:$value, AnyRankedTensor:$into);
+  let results = (outs AnyRankedTensor:$result);
+  let assemblyFormat = "$value `into` $into attr-dict `:` type($result)";
   let hasVerifier = 1;
 }
 

@@ -86,18 +86,29 @@ def MT_MatmulOp : MT_Op<"matmul", [Pure,
     `result[b..., m, n] = sum_k A[b..., m, k] * B[b..., k, n]`, where `A` is
     `lhs` or, with `transpose_lhs`, its last two dimensions swapped (and
     likewise `B`). Both operands have the same batch dimensions, or `rhs` is a
-    plain matrix shared by every batch.
+    plain matrix shared by every batch. With `plus`, that tensor (of the
+    result's type) is added: the product accumulates into it, in its buffer
+    where nothing reads it afterwards. mt-fuse-gradient-accumulation makes
+    weight-gradient GEMMs accumulate this way into the gradient accumulator.
 
     ```mlir
     %c = mt.matmul %a, %b {transpose_rhs} : tensor<4x16x32xf32>, tensor<4x8x32xf32> -> tensor<4x16x8xf32>
+    %dw = mt.matmul %x, %dy plus %acc : tensor<32x16xf32> {transpose_lhs} : tensor<64x32xf32>, tensor<64x16xf32> -> tensor<32x16xf32>
     ```
   }];
   let arguments = (ins AnyRankedTensor:$lhs, AnyRankedTensor:$rhs,
-                       UnitAttr:$transpose_lhs, UnitAttr:$transpose_rhs);
+                       UnitAttr:$transpose_lhs, UnitAttr:$transpose_rhs,
+                       Optional<AnyRankedTensor>:$plus);
   let results = (outs AnyRankedTensor:$result);
   let assemblyFormat = [{
-    $lhs `,` $rhs attr-dict `:` type($lhs) `,` type($rhs) `->` type($result)
+    $lhs `,` $rhs (`plus` $plus^ `:` type($plus))? attr-dict `:` type($lhs) `,` type($rhs) `->` type($result)
   }];
+  let builders = [
+    OpBuilder<(ins "::mlir::Type":$result, "::mlir::Value":$lhs, "::mlir::Value":$rhs,
+                   CArg<"bool", "false">:$transposeLhs, CArg<"bool", "false">:$transposeRhs), [{
+      build($_builder, $_state, result, lhs, rhs, transposeLhs, transposeRhs, ::mlir::Value());
+    }]>
+  ];
   let hasVerifier = 1;
 }
 

@@ -101,4 +101,25 @@ def MT_StackLayersOp : MT_Op<"stack_layers", [Pure,
   let hasVerifier = 1;
 }
 
+def MT_InsertLayerOp : MT_Op<"insert_layer", [Pure,
+    DeclareOpInterfaceMethods<MT_ShapeInferenceOpInterface, ["inferResultTypes"]>,
+    AllTypesMatch<["into", "result"]>]> {
+  let summary = "replaces one layer's slice of a stacked tensor";
+  let description = [{
+    `result = into` with `result[layer] = value`: the inverse of
+    `mt.slice_layer` for one layer. A slice taken with `mt.slice_layer`,
+    updated and inserted back at the same layer stays in the stacked
+    tensor's buffer (mt-fuse-gradient-accumulation updates a stacked
+    weight's gradient accumulator layer by layer this way).
+
+    ```mlir
+    %acc2 = mt.insert_layer %dw3 into %acc {layer = 3 : i64} : tensor<2304x768xf32> into tensor<12x2304x768xf32>
+    ```
+  }];
+  let arguments = (ins AnyRankedTensor:$value, AnyRankedTensor:$into, I64Attr:$layer);
+  let results = (outs AnyRankedTensor:$result);
+  let assemblyFormat = "$value `into` $into attr-dict `:` type($value) `into` type($into)";
+  let hasVerifier = 1;
+}
+
 #endif // MT_TENSOR_OPS_TD

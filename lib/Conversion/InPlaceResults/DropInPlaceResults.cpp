@@ -1,0 +1,101 @@
+//===- DropInPlaceResults.cpp - results written over an argument -----------===//
+#include "mt/Conversion/Passes.h"
+
+#include "mt/Analysis/ModelInfo.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/IR/Builders.h"
+#include "llvm/ADT/BitVector.h"
+
+namespace mt {
+#define GEN_PASS_DEF_DROPINPLACERESULTSPASS
+#include "mt/Conversion/Passes.h.inc"
+} // namespace mt
+
+using namespace mlir;
+
+namespace {
+
+Value stripCasts(Value v) {
+  while (auto cast = v.getDefiningOp<memref::CastOp>())
+    v = cast.getSource();
+  return v;
+}
+
+/// Whether `a` and `b` are the same view: the same value, or identical
+/// subviews of one buffer.
+bool sameView(Value a, Value b) {
+  a = stripCasts(a);
+  b = stripCasts(b);
+  if (a == b)
+    return true;
+  auto x = a.getDefiningOp<memref::SubViewOp>(), y = b.getDefiningOp<memref::SubViewOp>();
+  return x && y && x.getType() == y.getType() && sameView(x.getSource(), y.getSource()) &&
+         x.getMixedOffsets() == y.getMixedOffsets() && x.getMixedSizes() == y.getMixedSizes() &&
+         x.getMixedStrides() == y.getMixedStrides();
+}
+
+/// An update in place of a slice (extract, compute into it, insert back)
+/// bufferizes to a copy of the slice onto itself: a pass over the data
+/// that does nothing.
+void eraseSelfCopies(func::FuncOp fn) {
+  SmallVector<memref::CopyOp> copies;
+  fn.walk([&](memref::CopyOp copy) {
+    if (sameView(copy.getSource(), copy.getTarget()))
+      copies.push_back(copy);
+  });
+  for (memref::CopyOp copy : copies)
+    copy.erase();
+}
+
+LogicalResult dropInPlaceResults(func::FuncOp fn) {
+  eraseSelfCopies(fn);
+  llvm::BitVector drop(fn.getNumResults());
+  for (unsigned i = 0; i < fn.getNumResults(); ++i) {
+    auto of = fn.getResultAttrOfType<IntegerAttr>(i, mt::kInPlaceOfAttrName);
+    if (!of)
+      continue;
+    int64_t k = of.getInt();
+    if (k < 0 || k >= fn.getNumArguments() ||
+        fn.getArgument(k).getType() != fn.getResultTypes()[i])
+      return fn.emitError("mt-drop-in-place-results: result ")
+             << i << " is marked in place of argument " << k
+             << ", which does not exist or has another type";
+    drop.set(i);
+  }
+  if (drop.none())
+    return success();
+  if (fn.isExternal())
+    return fn.emitError("mt-drop-in-place-results: an external function cannot update in place");
+  WalkResult walk = fn.walk([&](func::ReturnOp ret) {
+    OpBuilder b(ret);
+    for (unsigned i : drop.set_bits()) {
+      Value arg = fn.getArgument(fn.getResultAttrOfType<IntegerAttr>(i, mt::kInPlaceOfAttrName).getInt());
+      Value result = ret.getOperand(i);
+      if (!isa<MemRefType>(result.getType())) {
+        ret.emitError("mt-drop-in-place-results: run it on bufferized IR");
+        return WalkResult::interrupt();
+      }
+      // Bufferization wrote elsewhere (it could not prove the update safe in
+      // place): copy the result where the caller expects it.
+      if (stripCasts(result) != arg)
+        b.create<memref::CopyOp>(ret.getLoc(), result, arg);
+    }
+    ret->eraseOperands(drop);
+    return WalkResult::advance();
+  });
+  if (walk.wasInterrupted())
+    return failure();
+  return fn.eraseResults(drop);
+}
+
+struct DropInPlaceResultsPass : mt::impl::DropInPlaceResultsPassBase<DropInPlaceResultsPass> {
+  void runOnOperation() override {
+    for (auto fn : getOperation().getOps<func::FuncOp>())
+      if (failed(dropInPlaceResults(fn)))
+        return signalPassFailure();
+  }
+};
+
+} // namespace

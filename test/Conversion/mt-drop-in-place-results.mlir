@@ -1,0 +1,55 @@
+// RUN: mt-opt %s -split-input-file -verify-diagnostics --mt-drop-in-place-results | FileCheck %s
+
+// A result bufferization already wrote in place: it is dropped, nothing
+// else changes. Results not marked stay.
+// CHECK-LABEL: func.func @in_place
+// CHECK-SAME: (%[[ACC:.*]]: memref<4xf32>, %[[X:.*]]: memref<4xf32>) -> memref<4xf32>
+// CHECK-NOT: memref.copy
+// CHECK: return %[[X]] : memref<4xf32>
+func.func @in_place(%acc: memref<4xf32>, %x: memref<4xf32>)
+    -> (memref<4xf32> {mt.in_place_of = 0 : i64}, memref<4xf32>) {
+  linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>],
+                  iterator_types = ["parallel"]}
+      ins(%x : memref<4xf32>) outs(%acc : memref<4xf32>) {
+  ^bb0(%a: f32, %b: f32):
+    %s = arith.addf %b, %a : f32
+    linalg.yield %s : f32
+  }
+  return %acc, %x : memref<4xf32>, memref<4xf32>
+}
+
+// -----
+
+// A result written elsewhere: copied into the argument before the return.
+// CHECK-LABEL: func.func @copied
+// CHECK-SAME: (%[[ACC:.*]]: memref<4xf32>)
+// CHECK-NEXT: %[[T:.*]] = memref.alloc
+// CHECK-NEXT: memref.copy %[[T]], %[[ACC]]
+// CHECK-NEXT: return
+// CHECK-NOT: memref
+func.func @copied(%acc: memref<4xf32>) -> (memref<4xf32> {mt.in_place_of = 0 : i64}) {
+  %t = memref.alloc() : memref<4xf32>
+  return %t : memref<4xf32>
+}
+
+// -----
+
+// An in-place update of one layer's slice leaves a copy of the slice onto
+// itself: removed.
+// CHECK-LABEL: func.func @slice_onto_itself
+// CHECK-NOT: memref.copy
+func.func @slice_onto_itself(%acc: memref<2x4xf32>) -> (memref<2x4xf32> {mt.in_place_of = 0 : i64}) {
+  %a = memref.subview %acc[1, 0] [1, 4] [1, 1] : memref<2x4xf32> to memref<4xf32, strided<[1], offset: 4>>
+  %b = memref.subview %acc[1, 0] [1, 4] [1, 1] : memref<2x4xf32> to memref<4xf32, strided<[1], offset: 4>>
+  memref.copy %a, %b : memref<4xf32, strided<[1], offset: 4>> to memref<4xf32, strided<[1], offset: 4>>
+  return %acc : memref<2x4xf32>
+}
+
+// -----
+
+// A mark that names no argument of the result's type is an error.
+func.func @bad_mark(%acc: memref<8xf32>) -> (memref<4xf32> {mt.in_place_of = 0 : i64}) {
+  // expected-error @-1 {{mt-drop-in-place-results: result 0 is marked in place of argument 0, which does not exist or has another type}}
+  %t = memref.alloc() : memref<4xf32>
+  return %t : memref<4xf32>
+}
