@@ -50,6 +50,16 @@ if has_gpu():
     config.available_features.add("gpu")
 if config.cuda_toolkit_found:
     config.available_features.add("cuda-toolkit")
+# ptxas assembles the PTX the compiler emits (tests marked REQUIRES: ptxas).
+_ptxas = shutil.which("ptxas") or (
+    "/usr/local/cuda/bin/ptxas" if os.path.exists("/usr/local/cuda/bin/ptxas") else None)
+# libdevice (math functions such as tanh for PTX) sits beside it.
+_libdevice = os.path.join(os.path.dirname(os.path.dirname(_ptxas)) if _ptxas else "",
+                          "nvvm", "libdevice", "libdevice.10.bc")
+if _ptxas and os.path.exists(_libdevice):
+    config.available_features.add("ptxas")
+    config.substitutions.append(("%ptxas", _ptxas))
+    config.substitutions.append(("%libdevice", _libdevice))
 
 # The reference GPT-2 tokenizer, the npm package gpt-3-encoder, for tests that
 # re-derive golden token ids (`REQUIRES: gpt-3-encoder`). node must find it

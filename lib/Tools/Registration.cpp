@@ -8,6 +8,7 @@
 #include "mlir/InitAllDialects.h"
 #include "mlir/InitAllExtensions.h"
 #include "mlir/InitAllPasses.h"
+#include "mlir/Target/LLVMIR/Dialect/All.h"
 
 // The compiler lowers through many upstream dialects (linalg, bufferization,
 // scf, LLVM, gpu, nvvm, ...) and their interface models; registering them
@@ -16,6 +17,8 @@ void mt::registerDialects(mlir::DialectRegistry &registry) {
   registry.insert<mt::MTDialect>();
   mlir::registerAllDialects(registry);
   mlir::registerAllExtensions(registry);
+  // gpu-module-to-binary translates device modules to LLVM IR for NVPTX.
+  mlir::registerAllToLLVMIRTranslations(registry);
 }
 
 void mt::registerPassesAndPipelines() {

@@ -61,6 +61,10 @@ inline constexpr llvm::StringLiteral kPartialOverAttrName = "mt.partial_over";
 inline constexpr llvm::StringLiteral kAccumulatorOfAttrName = "mt.accumulator_of";
 inline constexpr llvm::StringLiteral kInPlaceOfAttrName = "mt.in_place_of";
 
+/// A loop whose iterations write disjoint parts of what it carries (a row
+/// kernel's loop over rows): a parallel target may run them at once.
+inline constexpr llvm::StringLiteral kIndependentIterationsAttrName = "mt.independent_iterations";
+
 /// An op of an unrolled layer carries the model-wide layer index
 /// (mt-unroll-layers); the adjoint ops mt-derive-gradients builds for it
 /// inherit it and are marked as the backward pass.

@@ -81,6 +81,42 @@ def DropInPlaceResultsPass : Pass<"mt-drop-in-place-results", "mlir::ModuleOp"> 
   let dependentDialects = ["::mlir::memref::MemRefDialect"];
 }
 
+def MapToGPUPass : Pass<"mt-map-to-gpu", "mlir::ModuleOp"> {
+  let summary = "turns a bufferized function's loop nests into GPU-mappable parallel loops";
+  let description = [{
+    Runs on bufferized IR after mt-convert-contractions-to-blas (GEMMs are
+    library calls and stay on the host). Every other loop nest at the top of
+    a function becomes device work:
+    - a linalg op (generic, fill, transpose, copy) and a `memref.copy`
+      become an `scf.parallel` over their parallel dimensions (reductions
+      stay sequential inside each iteration);
+    - an `scf.for` marked `mt.independent_iterations` (a row kernel's loop
+      over rows) becomes an `scf.parallel` over the rows;
+    - any other loop nest (a scatter-add, a sum over rows) runs as it is
+      in a single-thread `gpu.launch`, so it stays correct and in order.
+    Each top-level `scf.parallel` is collapsed to one dimension and tiled by
+    `block-size`, so `gpu-map-parallel-loops` maps the tiles to blocks and
+    the elements of a tile to threads, and `convert-parallel-loops-to-gpu`
+    makes the launches. Scalar reads of buffers at the top (a dropout seed)
+    stay on the host: the runtime's buffers are host-visible.
+
+    ```mlir
+    // before
+    linalg.generic {...} ins(%a : memref<1000xf32>) outs(%b : memref<1000xf32>) {...}
+    // after
+    scf.parallel (%i) = (%c0) to (%c1000) step (%c256) {
+      scf.parallel (%j) = (%c0) to (%n) step (%c1) { ... } {mapping = [#gpu.loop_dim_map<...thread_x...>]}
+    } {mapping = [#gpu.loop_dim_map<...block_x...>]}
+    ```
+  }];
+  let options = [
+    Option<"blockSize", "block-size", "int64_t", "256", "threads per block">
+  ];
+  let dependentDialects = ["::mlir::gpu::GPUDialect", "::mlir::scf::SCFDialect",
+                           "::mlir::memref::MemRefDialect", "::mlir::arith::ArithDialect",
+                           "::mlir::affine::AffineDialect"];
+}
+
 def PlanBuffersPass : Pass<"mt-plan-buffers", "mlir::ModuleOp"> {
   let summary = "places each function's temporary buffers in one arena the caller provides";
   let description = [{

@@ -1,6 +1,8 @@
 //===- LinalgBuilder.cpp - building blocks of the mt lowering --------------===//
 #include "LinalgBuilder.h"
 
+#include "mt/Analysis/ModelInfo.h"
+
 #include "mlir/Dialect/SCF/IR/SCF.h"
 
 using namespace mlir;
@@ -19,6 +21,15 @@ SmallVector<Value> forRange(OpBuilder &b, Location loc, int64_t count, ValueRang
                                      nb.create<scf::YieldOp>(nl, body(nb, nl, i, args));
                                    });
   return SmallVector<Value>(loop.getResults());
+}
+
+SmallVector<Value> forEachRow(OpBuilder &b, Location loc, int64_t rows, ValueRange carried,
+                              LoopBody body) {
+  SmallVector<Value> results = forRange(b, loc, rows, carried, body);
+  Operation *loop = results.empty() ? nullptr : results.front().getDefiningOp();
+  if (loop)
+    loop->setAttr(kIndependentIterationsAttrName, b.getUnitAttr());
+  return results;
 }
 
 Value LinalgBuilder::empty(ArrayRef<int64_t> shape, Type element) {

@@ -86,6 +86,12 @@ using LoopBody = llvm::function_ref<llvm::SmallVector<mlir::Value>(
 llvm::SmallVector<mlir::Value> forRange(mlir::OpBuilder &b, mlir::Location loc, int64_t count,
                                         mlir::ValueRange carried, LoopBody body);
 
+/// forRange over the rows of a row kernel: iteration r reads what it likes
+/// but writes only row r of the carried outputs, so the loop is marked
+/// `mt.independent_iterations` and a parallel target runs the rows at once.
+llvm::SmallVector<mlir::Value> forEachRow(mlir::OpBuilder &b, mlir::Location loc, int64_t rows,
+                                          mlir::ValueRange carried, LoopBody body);
+
 } // namespace mt
 
 #endif // MT_LIB_CONVERSION_MTTOLINALG_LINALGBUILDER_H

@@ -236,7 +236,7 @@ Lowered lowerVocabMax(VocabParallelMaxOp op, LinalgBuilder &lb) {
   Value logits = lb.reshape(op.getLogits(), {rows, v});
   Value offset = shardOffset(lb, op.getShard(), v);
   int64_t classes = op.getNumClassesAttr().getInt();
-  Value max = forRange(
+  Value max = forEachRow(
       lb.builder(), lb.location(), rows, lb.empty({rows}, t),
       [&](OpBuilder &rb, Location rl, Value r, ValueRange outs) {
         Value m = forRange(rb, rl, v, cst(rb, rl, t, negInf()),
@@ -261,7 +261,7 @@ Lowered lowerVocabStats(VocabParallelStatsOp op, LinalgBuilder &lb) {
   Value max = lb.reshape(op.getMax(), {rows});
   Value offset = shardOffset(lb, op.getShard(), v);
   int64_t classes = op.getNumClassesAttr().getInt();
-  SmallVector<Value> stats = forRange(
+  SmallVector<Value> stats = forEachRow(
       lb.builder(), lb.location(), rows, {lb.empty({rows}, t), lb.empty({rows}, t)},
       [&](OpBuilder &rb, Location rl, Value r, ValueRange outs) {
         Value m = rb.create<tensor::ExtractOp>(rl, max, ValueRange{r});

@@ -71,11 +71,15 @@ using RowFn = llvm::function_ref<SmallVector<Value>(Scalar, Value row, ValueRang
 /// One step along a row: the column, the carried values, the new ones.
 using ColumnFn = llvm::function_ref<SmallVector<Value>(Scalar, Value column, ValueRange carried)>;
 
-SmallVector<Value> overRows(LinalgBuilder &lb, int64_t rows, ValueRange carried, RowFn body) {
-  return forRange(lb.builder(), lb.location(), rows, carried,
-                  [&](OpBuilder &b, Location l, Value r, ValueRange args) {
-                    return body(Scalar{b, l}, r, args);
-                  });
+/// `independent`: each row writes only its own row of what is carried (not
+/// a sum over rows), so the rows may run in parallel (forEachRow).
+SmallVector<Value> overRows(LinalgBuilder &lb, int64_t rows, ValueRange carried, RowFn body,
+                            bool independent = false) {
+  auto step = [&](OpBuilder &b, Location l, Value r, ValueRange args) {
+    return body(Scalar{b, l}, r, args);
+  };
+  return independent ? forEachRow(lb.builder(), lb.location(), rows, carried, step)
+                     : forRange(lb.builder(), lb.location(), rows, carried, step);
 }
 
 SmallVector<Value> alongRow(Scalar s, int64_t width, ValueRange carried, ColumnFn body) {
@@ -146,7 +150,7 @@ Lowered lowerNorm(Value input, Value gamma, Value beta, double eps, LinalgBuilde
       return SmallVector<Value>{q.put(scaled, acc[0], {r, j})};
     })[0];
     return next;
-  });
+  }, /*independent=*/true);
   for (Value &v : results)
     v = lb.reshape(v, type.getShape());
   if (residual)
@@ -249,7 +253,7 @@ Lowered lowerSoftmax(SoftmaxOp op, LinalgBuilder &lb) {
       Value e = q.at(acc[0], {r, j});
       return SmallVector<Value>{q.put(q.divOrZero(e, expSum[1]), acc[0], {r, j})};
     });
-  })[0];
+  }, /*independent=*/true)[0];
   return SmallVector<Value>{lb.reshape(p, type.getShape())};
 }
 
@@ -268,7 +272,7 @@ Lowered lowerSoftmaxGrad(SoftmaxGradOp op, LinalgBuilder &lb) {
       Value d = q.mul(q.at(y, {r, j}), q.sub(q.at(dy, {r, j}), sum));
       return SmallVector<Value>{q.put(q.mul(d, q.c(t, scale)), acc[0], {r, j})};
     });
-  })[0];
+  }, /*independent=*/true)[0];
   return SmallVector<Value>{lb.reshape(dx, type.getShape())};
 }
 
@@ -356,7 +360,7 @@ Lowered lowerCrossEntropyGrad(CrossEntropyGradOp op, LinalgBuilder &lb) {
       Value g = q.mul(q.sub(q.divOrZero(e(q, j), sum), onehot), w);
       return SmallVector<Value>{q.put(g, acc[0], {r, j})};
     });
-  })[0];
+  }, /*independent=*/true)[0];
   return SmallVector<Value>{lb.reshape(dx, tensorOf(op.getLogits()).getShape())};
 }
 

@@ -1,0 +1,160 @@
+//===- MapToGPU.cpp - loop nests of a bufferized function as device work ---===//
+#include "mt/Conversion/Passes.h"
+
+#include "mt/Analysis/ModelInfo.h"
+
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/GPU/Transforms/ParallelLoopMapper.h"
+#include "mlir/Dialect/Linalg/Transforms/Transforms.h"
+#include "mlir/Dialect/SCF/Transforms/Transforms.h"
+#include "mlir/Dialect/SCF/Utils/Utils.h"
+#include "mlir/IR/PatternMatch.h"
+
+namespace mt {
+#define GEN_PASS_DEF_MAPTOGPUPASS
+#include "mt/Conversion/Passes.h.inc"
+} // namespace mt
+
+using namespace mlir;
+
+namespace {
+
+/// A row loop after bufferization carries its output buffers unchanged
+/// (each iteration stores into its row): its iterations can run at once.
+bool carriesBuffersUnchanged(scf::ForOp loop) {
+  auto yield = cast<scf::YieldOp>(loop.getBody()->getTerminator());
+  for (auto [arg, next] : llvm::zip(loop.getRegionIterArgs(), yield.getOperands()))
+    if (!isa<MemRefType>(arg.getType()) || next != arg)
+      return false;
+  return true;
+}
+
+/// The scf.parallel that runs `loop`'s iterations at once.
+scf::ParallelOp toParallel(IRRewriter &rewriter, scf::ForOp loop) {
+  rewriter.setInsertionPoint(loop);
+  auto parallel = rewriter.create<scf::ParallelOp>(
+      loop.getLoc(), ValueRange{loop.getLowerBound()}, ValueRange{loop.getUpperBound()},
+      ValueRange{loop.getStep()});
+  Block *body = parallel.getBody();
+  rewriter.eraseOp(body->getTerminator());
+  SmallVector<Value> replacements{body->getArgument(0)};
+  llvm::append_range(replacements, loop.getInitArgs());
+  Block *old = loop.getBody();
+  rewriter.eraseOp(old->getTerminator());
+  rewriter.mergeBlocks(old, body, replacements);
+  rewriter.setInsertionPointToEnd(body);
+  rewriter.create<scf::ReduceOp>(loop.getLoc());
+  rewriter.replaceOp(loop, loop.getInitArgs());
+  return parallel;
+}
+
+/// Runs `op` as it is, in order, on one GPU thread.
+void launchSingleThread(IRRewriter &rewriter, Operation *op) {
+  rewriter.setInsertionPoint(op);
+  Value one = rewriter.create<arith::ConstantIndexOp>(op->getLoc(), 1);
+  auto launch = rewriter.create<gpu::LaunchOp>(op->getLoc(), one, one, one, one, one, one);
+  Block &body = launch.getBody().front();
+  op->moveBefore(&body, body.end());
+  rewriter.setInsertionPointToEnd(&body);
+  rewriter.create<gpu::TerminatorOp>(op->getLoc());
+}
+
+bool callsTheHost(Operation *op) {
+  return op->walk([](Operation *inner) {
+           return isa<func::CallOp, gpu::LaunchOp>(inner) ? WalkResult::interrupt()
+                                                          : WalkResult::advance();
+         }).wasInterrupted();
+}
+
+/// One dimension, tiled by `blockSize`, mapped: tiles to blocks, elements
+/// of a tile to threads.
+void mapToBlocksAndThreads(IRRewriter &rewriter, scf::ParallelOp loop, int64_t blockSize) {
+  if (loop.getNumLoops() > 1) {
+    std::vector<unsigned> all;
+    for (unsigned d = 0; d < loop.getNumLoops(); ++d)
+      all.push_back(d);
+    // The collapsed loop replaces `loop`, after the index arithmetic it
+    // adds: the first scf.parallel after where `loop` was.
+    Operation *before = loop->getPrevNode();
+    Block *block = loop->getBlock();
+    collapseParallelLoops(rewriter, loop, {all});
+    Operation *at = before ? before->getNextNode() : &block->front();
+    while (!isa<scf::ParallelOp>(at))
+      at = at->getNextNode();
+    loop = cast<scf::ParallelOp>(at);
+  }
+  auto [outer, inner] = scf::tileParallelLoop(loop, {blockSize}, /*noMinMaxBounds=*/true);
+  MLIRContext *ctx = rewriter.getContext();
+  auto map = [&](scf::ParallelOp p, gpu::Processor processor) {
+    auto identity = AffineMap::getMultiDimIdentityMap(1, ctx);
+    (void)gpu::setMappingAttr(p, {gpu::ParallelLoopDimMappingAttr::get(ctx, processor, identity,
+                                                                        identity)});
+  };
+  map(outer, gpu::Processor::BlockX);
+  map(inner, gpu::Processor::ThreadX);
+}
+
+struct MapToGPUPass : mt::impl::MapToGPUPassBase<MapToGPUPass> {
+  using Base::Base;
+  void runOnOperation() override {
+    if (blockSize < 1) {
+      getOperation().emitError("mt-map-to-gpu: block-size must be >= 1");
+      return signalPassFailure();
+    }
+    IRRewriter rewriter(&getContext());
+    for (auto fn : getOperation().getOps<func::FuncOp>()) {
+      if (fn.isExternal())
+        continue;
+      SmallVector<scf::ParallelOp> parallel;
+      for (Operation &op : llvm::make_early_inc_range(fn.getBody().front())) {
+        if (auto copy = dyn_cast<memref::CopyOp>(op)) {
+          rewriter.setInsertionPoint(copy);
+          auto linalgCopy = rewriter.create<linalg::CopyOp>(copy.getLoc(), copy.getSource(),
+                                                            copy.getTarget());
+          rewriter.eraseOp(copy);
+          (void)linalgCopy;
+        }
+      }
+      for (Operation &op : llvm::make_early_inc_range(fn.getBody().front())) {
+        if (auto linalgOp = dyn_cast<linalg::LinalgOp>(op)) {
+          if (!linalgOp.hasPureBufferSemantics()) {
+            op.emitError("mt-map-to-gpu: run it on bufferized IR");
+            return signalPassFailure();
+          }
+          rewriter.setInsertionPoint(&op);
+          FailureOr<linalg::LinalgLoops> loops = linalg::linalgOpToParallelLoops(rewriter, linalgOp);
+          if (failed(loops)) {
+            op.emitError("mt-map-to-gpu: cannot turn this op into loops");
+            return signalPassFailure();
+          }
+          rewriter.eraseOp(&op);
+          if (loops->empty())
+            continue;
+          if (auto p = dyn_cast<scf::ParallelOp>(loops->front()))
+            parallel.push_back(p);
+          else // only reductions: one sum, in order
+            launchSingleThread(rewriter, loops->front());
+          continue;
+        }
+        auto loop = dyn_cast<scf::ForOp>(op);
+        if (!loop || callsTheHost(loop))
+          continue;
+        // A loop whose results are values, not the buffers it wrote into,
+        // feeds the host: it stays there for now (the buffers are
+        // host-visible).
+        if (!carriesBuffersUnchanged(loop))
+          continue;
+        if (loop->hasAttr(mt::kIndependentIterationsAttrName)) {
+          parallel.push_back(toParallel(rewriter, loop));
+          continue;
+        }
+        rewriter.replaceAllUsesWith(loop.getResults(), loop.getInitArgs());
+        launchSingleThread(rewriter, loop);
+      }
+      for (scf::ParallelOp p : parallel)
+        mapToBlocksAndThreads(rewriter, p, blockSize);
+    }
+  }
+};
+
+} // namespace
