@@ -4,6 +4,9 @@
 #include "mt/Transforms/Passes.h"
 
 #include "mlir/Pass/PassRegistry.h"
+#include "llvm/Support/FileSystem.h"
+
+#include <cstdlib>
 
 using namespace mlir;
 
@@ -52,7 +55,7 @@ void mt::buildTrainingPipeline(OpPassManager &pm, const TrainingOptions &options
   pm.addPass(createCheckCollectivesPass());
 }
 
-LogicalResult mt::buildBufferizePipeline(OpPassManager &pm) {
+LogicalResult mt::buildBufferizePipeline(OpPassManager &pm, bool forGpu) {
   pm.addPass(createLowerToLinalgPass());
   // Upstream stages, by their registered names so the pipeline reads like
   // the mt-opt command that replays it.
@@ -64,7 +67,54 @@ LogicalResult mt::buildBufferizePipeline(OpPassManager &pm) {
       "mt-convert-contractions-to-blas";
   if (failed(parsePassPipeline(upstream, pm)))
     return failure();
+  // Before the arena is planned: scalars passed between kernels get
+  // buffers of their own.
+  if (forGpu)
+    pm.addPass(createMapToGPUPass());
   pm.addPass(createPlanBuffersPass());
+  return success();
+}
+
+std::string mt::findLibdevice() {
+  for (const char *var : {"CUDA_HOME", "CUDA_PATH"})
+    if (const char *root = std::getenv(var)) {
+      std::string path = std::string(root) + "/nvvm/libdevice/libdevice.10.bc";
+      if (llvm::sys::fs::exists(path))
+        return path;
+    }
+  std::string path = "/usr/local/cuda/nvvm/libdevice/libdevice.10.bc";
+  return llvm::sys::fs::exists(path) ? path : "";
+}
+
+LogicalResult mt::buildGpuBuffersToLLVMPipeline(OpPassManager &pm, const GpuOptions &options) {
+  std::string libdevice = options.libdevice;
+  if (libdevice.empty())
+    libdevice = findLibdevice();
+  std::vector<std::string> chips(options.chips.begin(), options.chips.end());
+  if (chips.empty())
+    chips = {"sm_80", "sm_90"};
+  std::string kernels =
+      "convert-parallel-loops-to-gpu,gpu-kernel-outlining,mt-merge-kernel-modules,"
+      "lower-affine,convert-scf-to-cf";
+  // sm_90 needs PTX 8.0; sm_80's code is the same at that version.
+  for (const std::string &chip : chips)
+    kernels += ",nvvm-attach-target{chip=" + chip + " features=+ptx80 O=3" +
+               (libdevice.empty() ? "" : " l=" + libdevice) + "}";
+  kernels += ",gpu.module(convert-gpu-to-nvvm),gpu-module-to-binary{format=isa}";
+  const char *host = "convert-bufferization-to-memref,"
+                     "expand-strided-metadata,"
+                     "lower-affine,"
+                     "convert-scf-to-cf,"
+                     "gpu-to-llvm,"
+                     "finalize-memref-to-llvm{use-generic-functions},"
+                     "convert-math-to-llvm,"
+                     "convert-arith-to-llvm,"
+                     "convert-func-to-llvm,"
+                     "convert-cf-to-llvm,"
+                     "reconcile-unrealized-casts";
+  if (failed(parsePassPipeline(kernels, pm)) || failed(parsePassPipeline(host, pm)))
+    return failure();
+  pm.addPass(createExportEntryPointsPass());
   return success();
 }
 
@@ -105,6 +155,17 @@ void mt::registerPipelines() {
       "mt-bufferize", "lower mt to linalg on buffers, with each function's temporaries planned "
                       "into one arena (the first half of mt-lower-to-llvm)",
       [](OpPassManager &pm) { (void)buildBufferizePipeline(pm); });
+  PassPipelineRegistration<>(
+      "mt-bufferize-gpu", "mt-bufferize for the GPU: loop nests become GPU-mapped loops and "
+                          "single-thread kernels (mt-map-to-gpu) before the arena is planned",
+      [](OpPassManager &pm) { (void)buildBufferizePipeline(pm, /*forGpu=*/true); });
+  PassPipelineRegistration<GpuOptions>(
+      "mt-lower-gpu-to-llvm",
+      "after mt-bufferize-gpu: kernels to PTX per chip in one gpu.binary, the host to the LLVM "
+      "dialect with mt_entry_* points",
+      [](OpPassManager &pm, const GpuOptions &options) {
+        (void)buildGpuBuffersToLLVMPipeline(pm, options);
+      });
   PassPipelineRegistration<FrontendOptions>(
       "mt-frontend", "check the model and bring it to canonical form (mtc's first stage)",
       buildFrontendPipeline);

@@ -108,8 +108,12 @@ std::string dumpPlan(const plan::Plan &original) {
   plan::Plan copy = original;
   std::ostringstream summary;
   for (plan::CodeObject &code : *copy.mutable_code()) {
-    summary << "# code object '" << code.name() << "': " << code.data().size()
-            << " bytes, fnv1a64 " << std::hex << fnv1a64(code.data()) << std::dec << "\n";
+    summary << "# code object '" << code.name() << "' ("
+            << plan::CodeObject::Kind_Name(code.kind()) << " for " << code.cpu();
+    if (code.kernels())
+      summary << ", " << code.kernels() << " kernels";
+    summary << "): " << code.data().size() << " bytes, fnv1a64 " << std::hex
+            << fnv1a64(code.data()) << std::dec << "\n";
     code.clear_data();
   }
   std::string text;

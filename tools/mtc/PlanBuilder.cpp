@@ -4,6 +4,7 @@
 #include "mt/Analysis/ModelInfo.h"
 #include "mt/Pipelines/Pipelines.h"
 #include "mt/Target/CPU/SharedObject.h"
+#include "mt/Target/CUDA/KernelImages.h"
 
 #include "mlir/Pass/PassManager.h"
 #include "llvm/Support/FileSystem.h"
@@ -313,11 +314,17 @@ bool describePlan(ModuleOp module, plan::Plan &out, std::string &error) {
   return true;
 }
 
-bool attachNativeCode(ModuleOp module, plan::Plan &out, std::string &error, unsigned optLevel) {
+bool attachNativeCode(ModuleOp module, plan::Plan &out, std::string &error, unsigned optLevel,
+                      const CodeTarget &target) {
+  if (target.cuda && findLibdevice().empty()) {
+    error = "--target=cuda needs CUDA's libdevice (nvvm/libdevice/libdevice.10.bc): set "
+            "CUDA_HOME to the CUDA toolkit";
+    return false;
+  }
   // Bufferize first: the arena each function's temporaries need goes into
   // the plan, then on to LLVM.
   PassManager bufferize(module.getContext());
-  if (failed(buildBufferizePipeline(bufferize)) || failed(bufferize.run(module))) {
+  if (failed(buildBufferizePipeline(bufferize, target.cuda)) || failed(bufferize.run(module))) {
     error = "lowering to native code failed";
     return false;
   }
@@ -331,17 +338,25 @@ bool attachNativeCode(ModuleOp module, plan::Plan &out, std::string &error, unsi
     f.set_arena_bytes(bytes.getInt());
   }
   PassManager pm(module.getContext());
-  if (failed(buildBuffersToLLVMPipeline(pm)) || failed(pm.run(module))) {
-    error = "lowering to native code failed";
+  GpuOptions gpu;
+  gpu.chips = target.chips;
+  if (failed(target.cuda ? buildGpuBuffersToLLVMPipeline(pm, gpu) : buildBuffersToLLVMPipeline(pm)) ||
+      failed(pm.run(module))) {
+    error = target.cuda ? "lowering to CUDA failed" : "lowering to native code failed";
     return false;
   }
+  std::vector<KernelImage> images;
+  if (target.cuda && (!takeKernelImages(module, images, error) ||
+                      (!target.ptxas.empty() && !assembleCubins(images, target.ptxas, error))))
+    return false;
   llvm::SmallString<128> dir;
   if (auto ec = llvm::sys::fs::createUniqueDirectory("mtc", dir)) {
     error = "cannot create a temporary directory: " + ec.message();
     return false;
   }
   std::string soPath = (dir + "/native.so").str();
-  bool ok = emitSharedObject(module, soPath, error, optLevel);
+  bool ok = emitSharedObject(module, soPath, error, optLevel,
+                             target.cuda ? HostSupport::CudaHost : HostSupport::Cpu);
   if (ok) {
     auto bytes = llvm::MemoryBuffer::getFile(soPath);
     if (!bytes) {
@@ -352,13 +367,26 @@ bool attachNativeCode(ModuleOp module, plan::Plan &out, std::string &error, unsi
       code.set_name("native");
       code.set_kind(plan::CodeObject::SHARED_OBJECT);
       code.set_target_triple(llvm::sys::getProcessTriple());
-      code.set_cpu(llvm::sys::getHostCPUName().str());
-      // The ISA extensions the runtime can check before loading the code.
-      llvm::StringMap<bool> features = llvm::sys::getHostCPUFeatures();
-      for (const char *f : {"sse4.2", "avx", "avx2", "fma", "avx512f"})
-        if (features.lookup(f))
-          code.add_required_features(f);
+      if (target.cuda) {
+        code.set_cpu("x86-64"); // host code that only launches work
+      } else {
+        code.set_cpu(llvm::sys::getHostCPUName().str());
+        // The ISA extensions the runtime can check before loading the code.
+        llvm::StringMap<bool> features = llvm::sys::getHostCPUFeatures();
+        for (const char *f : {"sse4.2", "avx", "avx2", "fma", "avx512f"})
+          if (features.lookup(f))
+            code.add_required_features(f);
+      }
       code.set_data((*bytes)->getBufferStart(), (*bytes)->getBufferSize());
+      for (const KernelImage &image : images) {
+        plan::CodeObject &gpuCode = *out.add_code();
+        gpuCode.set_name(image.module);
+        gpuCode.set_kind(image.cubin ? plan::CodeObject::CUBIN : plan::CodeObject::PTX);
+        gpuCode.set_target_triple("nvptx64-nvidia-cuda");
+        gpuCode.set_cpu(image.chip);
+        gpuCode.set_kernels(image.kernels);
+        gpuCode.set_data(image.data);
+      }
     }
   }
   llvm::sys::fs::remove(soPath);

@@ -6,6 +6,9 @@
 
 #include "mlir/IR/BuiltinOps.h"
 
+#include <string>
+#include <vector>
+
 namespace mt {
 
 /// Describes the module's functions (after mt-build-optimizer, before
@@ -13,11 +16,22 @@ namespace mt {
 /// False with `error` set when the module cannot become a plan.
 bool describePlan(mlir::ModuleOp module, plan::Plan &out, std::string &error);
 
-/// Lowers the module to native code for this machine and attaches it to
-/// `out` as one shared object. False with `error` set on failure.
-/// Lowers the module to native code (LLVM -O`optLevel`) and adds it to the plan.
+/// What the plan's code runs on.
+struct CodeTarget {
+  bool cuda = false;
+  /// GPU architectures to emit PTX for.
+  std::vector<std::string> chips{"sm_80", "sm_90"};
+  /// ptxas to assemble cubins with; empty: PTX only (the driver compiles it
+  /// when the plan is loaded).
+  std::string ptxas;
+};
+
+/// Lowers the module to native code and adds it to the plan: for the CPU,
+/// one shared object for this machine (LLVM -O`optLevel`); for CUDA, the
+/// host code as a shared object for any x86-64 and the kernels as PTX (and
+/// cubin) images per chip. False with `error` set on failure.
 bool attachNativeCode(mlir::ModuleOp module, plan::Plan &out, std::string &error,
-                      unsigned optLevel = 3);
+                      unsigned optLevel = 3, const CodeTarget &target = {});
 
 } // namespace mt
 

@@ -16,6 +16,8 @@
 #include "PlanBuilder.h"
 #include "mt/Plan/ParallelReport.h"
 #include "mt/Support/Format.h"
+#include "mt/Target/CUDA/DetectGpu.h"
+#include "mt/Target/CUDA/KernelImages.h"
 #include "mt/Tools/Registration.h"
 
 #include "mlir/IR/AsmState.h"
@@ -25,7 +27,9 @@
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Support/FileUtilities.h"
 #include "mlir/Support/Timing.h"
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/CommandLine.h"
+#include "llvm/Support/FileSystem.h"
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/ToolOutputFile.h"
@@ -72,6 +76,20 @@ static cl::opt<unsigned> optLevel(
     "O", cl::desc("LLVM optimization level of the native code, 0-3 (default 3; tests use 1 "
                   "to compile faster)"),
     cl::Prefix, cl::init(3), cl::cat(mtcCategory));
+
+static cl::opt<std::string> target(
+    "target",
+    cl::desc("what the plan's code runs on: cpu | cuda | auto (default: cuda when this machine "
+             "has a CUDA GPU, cpu otherwise)"),
+    cl::init("auto"), cl::cat(mtcCategory));
+static cl::list<std::string> cudaArch(
+    "cuda-arch", cl::desc("--target=cuda: GPU architectures to emit PTX for (default sm_80,sm_90)"),
+    cl::CommaSeparated, cl::cat(mtcCategory));
+static cl::opt<std::string> ptxasPath(
+    "ptxas",
+    cl::desc("--target=cuda: ptxas to assemble cubins with (default: the CUDA toolkit's; "
+             "'none': PTX only, compiled by the driver when the plan loads)"),
+    cl::init(""), cl::cat(mtcCategory));
 
 static cl::opt<int64_t> microBatchSize("micro-batch-size",
                                       cl::desc("sequences per micro-batch (default 1)"),
@@ -267,6 +285,26 @@ int main(int argc, char **argv) {
     return fail("--memory-budget: " + (error.empty() ? "must be more than 0 bytes" : error));
   if (!settings.check(error))
     return fail(error);
+  mt::CodeTarget code;
+  if (target == "cuda" || (target == "auto" && mt::countCudaDevices() > 0))
+    code.cuda = true;
+  else if (target != "cpu" && target != "auto")
+    return fail("--target must be cpu, cuda or auto, got '" + target + "'");
+  if (code.cuda) {
+    if (!cudaArch.empty())
+      code.chips.assign(cudaArch.begin(), cudaArch.end());
+    for (const std::string &chip : code.chips) {
+      int version = 0;
+      if (chip.size() < 5 || chip.compare(0, 3, "sm_") != 0 ||
+          !llvm::to_integer(llvm::StringRef(chip).drop_front(3), version) || version < 80)
+        return fail("--cuda-arch takes architectures sm_80 or newer (sm_80, sm_86, sm_89, "
+                    "sm_90, ...), got '" + chip + "'");
+    }
+    std::string chosen = ptxasPath;
+    code.ptxas = chosen.empty() ? mt::findPtxas() : chosen == "none" ? std::string() : chosen;
+    if (!ptxasPath.empty() && ptxasPath != "none" && !llvm::sys::fs::can_execute(ptxasPath))
+      return fail("--ptxas: '" + ptxasPath + "' is not an executable");
+  }
 
   auto file = openInputFile(inputFilename, &error);
   if (!file)
@@ -381,7 +419,7 @@ int main(int argc, char **argv) {
     return 0;
   if (optLevel > 3)
     return fail("-O takes 0 to 3, got " + llvm::Twine(static_cast<unsigned>(optLevel)));
-  if (!mt::attachNativeCode(*module, plan, error, optLevel))
+  if (!mt::attachNativeCode(*module, plan, error, optLevel, code))
     return fail(error);
   if (!mt::writePlanFile(plan, outputFilename, error))
     return fail(error);

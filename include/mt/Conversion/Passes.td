@@ -97,8 +97,18 @@ def MapToGPUPass : Pass<"mt-map-to-gpu", "mlir::ModuleOp"> {
     Each top-level `scf.parallel` is collapsed to one dimension and tiled by
     `block-size`, so `gpu-map-parallel-loops` maps the tiles to blocks and
     the elements of a tile to threads, and `convert-parallel-loops-to-gpu`
-    makes the launches. Scalar reads of buffers at the top (a dropout seed)
-    stay on the host: the runtime's buffers are host-visible.
+    makes the launches.
+
+    Buffers live in device memory, so nothing left on the host reads or
+    writes one: a scalar load of a buffer the function never writes (a
+    dropout seed, the optimizer's hyperparameters), and arithmetic on it, is
+    repeated inside every kernel that uses it; every other run of top-level
+    work on buffers (a loss summed in order, a scalar stored) becomes one
+    single-thread kernel, and a scalar it computes for later kernels is
+    passed through a 0-d buffer (`memref.alloc`, so run the pass before
+    mt-plan-buffers to place it in the arena); loads of constant scalar
+    globals fold to constants. Where a library call would need a value the
+    GPU computes, the pass fails and names the op.
 
     ```mlir
     // before
@@ -115,6 +125,36 @@ def MapToGPUPass : Pass<"mt-map-to-gpu", "mlir::ModuleOp"> {
   let dependentDialects = ["::mlir::gpu::GPUDialect", "::mlir::scf::SCFDialect",
                            "::mlir::memref::MemRefDialect", "::mlir::arith::ArithDialect",
                            "::mlir::affine::AffineDialect"];
+}
+
+def MergeKernelModulesPass : Pass<"mt-merge-kernel-modules", "mlir::ModuleOp"> {
+  let summary = "moves every outlined kernel into one gpu.module";
+  let description = [{
+    `gpu-kernel-outlining` puts each kernel in a `gpu.module` of its own: a
+    training step has hundreds, and each would be compiled, assembled and
+    loaded by the driver on its own. This pass moves every kernel into one
+    module (`module-name`), renaming a kernel whose name is taken, and points
+    each `gpu.launch_func` at its kernel's new place: one PTX file per chip,
+    one ptxas run, one module load.
+
+    ```mlir
+    // before
+    gpu.module @f_kernel { gpu.func @f_kernel(...) kernel {...} }
+    gpu.module @f_kernel_0 { gpu.func @f_kernel(...) kernel {...} }
+    gpu.launch_func @f_kernel_0::@f_kernel ...
+    // after
+    gpu.module @mt_kernels {
+      gpu.func @f_kernel(...) kernel {...}
+      gpu.func @f_kernel_1(...) kernel {...}
+    }
+    gpu.launch_func @mt_kernels::@f_kernel_1 ...
+    ```
+  }];
+  let options = [
+    Option<"moduleName", "module-name", "std::string", "\"mt_kernels\"",
+           "the name of the one gpu.module">
+  ];
+  let dependentDialects = ["::mlir::gpu::GPUDialect"];
 }
 
 def PlanBuffersPass : Pass<"mt-plan-buffers", "mlir::ModuleOp"> {

@@ -97,9 +97,32 @@ struct TrainingOptions : public mlir::PassPipelineOptions<TrainingOptions> {
 void buildTrainingPipeline(mlir::OpPassManager &pm, const TrainingOptions &options);
 
 /// The first half of buildLowerToLLVMPipeline: mt to linalg, bufferized,
-/// GEMMs to BLAS, each function's temporaries placed in one arena
-/// (mt-plan-buffers records `mt.arena_bytes` on every function).
-mlir::LogicalResult buildBufferizePipeline(mlir::OpPassManager &pm);
+/// GEMMs to BLAS, each function's temporaries planned into one arena
+/// (mt-plan-buffers records `mt.arena_bytes` on every function). For the
+/// GPU (`forGpu`), the loop nests become GPU-mapped parallel loops and
+/// single-thread kernels (mt-map-to-gpu) before the arena is planned.
+mlir::LogicalResult buildBufferizePipeline(mlir::OpPassManager &pm, bool forGpu = false);
+
+struct GpuOptions : public mlir::PassPipelineOptions<GpuOptions> {
+  ListOption<std::string> chips{*this, "chips",
+                                llvm::cl::desc("GPU architectures to emit PTX for (default: "
+                                               "sm_80,sm_90)")};
+  Option<std::string> libdevice{
+      *this, "libdevice",
+      llvm::cl::desc("libdevice bitcode (math functions); empty: the CUDA toolkit's")};
+};
+
+/// Where CUDA's libdevice is: under $CUDA_HOME, $CUDA_PATH or
+/// /usr/local/cuda; empty when none has it.
+std::string findLibdevice();
+
+/// The second half for the GPU: kernels outlined into one gpu.module
+/// (`mt_kernels`), lowered through the nvvm dialect to PTX for each chip
+/// (a `gpu.binary` with one object per chip); the host code, which only
+/// computes views, launches kernels and calls BLAS, to the LLVM dialect
+/// with mt_entry_* points.
+mlir::LogicalResult buildGpuBuffersToLLVMPipeline(mlir::OpPassManager &pm,
+                                                  const GpuOptions &options);
 /// The second half: buffers to the LLVM dialect with mt_entry_* points.
 mlir::LogicalResult buildBuffersToLLVMPipeline(mlir::OpPassManager &pm);
 /// Lowers a statically shaped, unrolled module (model and training-step

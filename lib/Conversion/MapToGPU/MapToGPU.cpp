@@ -2,6 +2,7 @@
 #include "mt/Conversion/Passes.h"
 
 #include "mt/Analysis/ModelInfo.h"
+#include "Placement.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/GPU/Transforms/ParallelLoopMapper.h"
@@ -19,12 +20,28 @@ using namespace mlir;
 
 namespace {
 
+/// Whether `v` is `buffer` handed through nested loops that carry it.
+bool isCarried(Value v, Value buffer) {
+  while (v != buffer) {
+    auto inner = v.getDefiningOp<scf::ForOp>();
+    if (!inner)
+      return false;
+    unsigned i = cast<OpResult>(v).getResultNumber();
+    auto yield = cast<scf::YieldOp>(inner.getBody()->getTerminator());
+    if (!isCarried(yield.getOperand(i), inner.getRegionIterArgs()[i]))
+      return false;
+    v = inner.getInitArgs()[i];
+  }
+  return true;
+}
+
 /// A row loop after bufferization carries its output buffers unchanged
-/// (each iteration stores into its row): its iterations can run at once.
+/// (each iteration stores into its row, perhaps through inner loops that
+/// carry them too): its iterations can run at once.
 bool carriesBuffersUnchanged(scf::ForOp loop) {
   auto yield = cast<scf::YieldOp>(loop.getBody()->getTerminator());
   for (auto [arg, next] : llvm::zip(loop.getRegionIterArgs(), yield.getOperands()))
-    if (!isa<MemRefType>(arg.getType()) || next != arg)
+    if (!isa<MemRefType>(arg.getType()) || !isCarried(next, arg))
       return false;
   return true;
 }
@@ -46,17 +63,6 @@ scf::ParallelOp toParallel(IRRewriter &rewriter, scf::ForOp loop) {
   rewriter.create<scf::ReduceOp>(loop.getLoc());
   rewriter.replaceOp(loop, loop.getInitArgs());
   return parallel;
-}
-
-/// Runs `op` as it is, in order, on one GPU thread.
-void launchSingleThread(IRRewriter &rewriter, Operation *op) {
-  rewriter.setInsertionPoint(op);
-  Value one = rewriter.create<arith::ConstantIndexOp>(op->getLoc(), 1);
-  auto launch = rewriter.create<gpu::LaunchOp>(op->getLoc(), one, one, one, one, one, one);
-  Block &body = launch.getBody().front();
-  op->moveBefore(&body, body.end());
-  rewriter.setInsertionPointToEnd(&body);
-  rewriter.create<gpu::TerminatorOp>(op->getLoc());
 }
 
 bool callsTheHost(Operation *op) {
@@ -133,15 +139,14 @@ struct MapToGPUPass : mt::impl::MapToGPUPassBase<MapToGPUPass> {
           if (auto p = dyn_cast<scf::ParallelOp>(loops->front()))
             parallel.push_back(p);
           else // only reductions: one sum, in order
-            launchSingleThread(rewriter, loops->front());
+            mt::launchSingleThread(rewriter, loops->front());
           continue;
         }
         auto loop = dyn_cast<scf::ForOp>(op);
         if (!loop || callsTheHost(loop))
           continue;
         // A loop whose results are values, not the buffers it wrote into,
-        // feeds the host: it stays there for now (the buffers are
-        // host-visible).
+        // is placed with what uses them (placeOnDevice).
         if (!carriesBuffersUnchanged(loop))
           continue;
         if (loop->hasAttr(mt::kIndependentIterationsAttrName)) {
@@ -149,8 +154,10 @@ struct MapToGPUPass : mt::impl::MapToGPUPassBase<MapToGPUPass> {
           continue;
         }
         rewriter.replaceAllUsesWith(loop.getResults(), loop.getInitArgs());
-        launchSingleThread(rewriter, loop);
+        mt::launchSingleThread(rewriter, loop);
       }
+      if (failed(mt::placeOnDevice(fn, rewriter)))
+        return signalPassFailure();
       for (scf::ParallelOp p : parallel)
         mapToBlocksAndThreads(rewriter, p, blockSize);
     }

@@ -1,4 +1,5 @@
 /* Support code linked into every native code object mtc produces.
+ * (Its collective hooks are in RuntimeHooks.c, shared with GPU code.)
  *
  * GEMMs: mt-convert-contractions-to-blas emits calls with plain 64-bit
  * integers (addresses included) so the generated IR needs no pointer types;
@@ -69,46 +70,4 @@ void _mlir_memref_to_llvm_free(void *ptr) {
   b->next = freeLists[bucket];
   freeLists[bucket] = b;
   pthread_mutex_unlock(&lock);
-}
-
-/* Collectives and mesh coordinates: mt-lower-to-linalg emits calls to the
- * mt_rt_* functions below with buffer addresses as 64-bit integers. The
- * runtime that loads this object installs the functions that do the work
- * (they know the calling rank's communicator) with mt_set_runtime_hooks; a
- * program without collectives never calls them. The layout of
- * MtRuntimeHooks is part of the ABI with lib/Runtime/CompiledCollectives. */
-typedef struct MtRuntimeHooks {
-  int64_t (*axis_index)(int64_t axes);
-  void (*all_reduce)(int64_t data, int64_t count, int64_t dtype, int64_t reduction,
-                     int64_t axes, int64_t label);
-  void (*all_gather)(int64_t in, int64_t out, int64_t outer, int64_t inner, int64_t dtype,
-                     int64_t axes, int64_t label);
-  void (*reduce_scatter)(int64_t in, int64_t out, int64_t outer, int64_t inner, int64_t dtype,
-                         int64_t axes, int64_t label);
-} MtRuntimeHooks;
-
-static MtRuntimeHooks runtimeHooks;
-
-void mt_set_runtime_hooks(const MtRuntimeHooks *hooks) { runtimeHooks = *hooks; }
-
-int64_t mt_rt_axis_index(int64_t axes) {
-  return runtimeHooks.axis_index ? runtimeHooks.axis_index(axes) : 0;
-}
-
-void mt_rt_all_reduce(int64_t data, int64_t count, int64_t dtype, int64_t reduction, int64_t axes,
-                      int64_t label) {
-  if (runtimeHooks.all_reduce)
-    runtimeHooks.all_reduce(data, count, dtype, reduction, axes, label);
-}
-
-void mt_rt_all_gather(int64_t in, int64_t out, int64_t outer, int64_t inner, int64_t dtype,
-                      int64_t axes, int64_t label) {
-  if (runtimeHooks.all_gather)
-    runtimeHooks.all_gather(in, out, outer, inner, dtype, axes, label);
-}
-
-void mt_rt_reduce_scatter(int64_t in, int64_t out, int64_t outer, int64_t inner, int64_t dtype,
-                          int64_t axes, int64_t label) {
-  if (runtimeHooks.reduce_scatter)
-    runtimeHooks.reduce_scatter(in, out, outer, inner, dtype, axes, label);
 }

@@ -4,6 +4,7 @@
 
 #include "mlir/ExecutionEngine/OptUtils.h"
 #include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Dialect/GPU/GPUToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Export.h"
 #include "llvm/IR/LegacyPassManager.h"
@@ -24,10 +25,12 @@ namespace mt {
 #endif
 
 bool emitSharedObject(mlir::ModuleOp module, const std::string &soPath, std::string &error,
-                      unsigned optLevel) {
+                      unsigned optLevel, HostSupport support) {
   mlir::DialectRegistry registry;
   mlir::registerBuiltinDialectTranslation(registry);
   mlir::registerLLVMDialectTranslation(registry);
+  // GPU host code: gpu.binary and gpu.launch_func become mgpu* calls.
+  mlir::registerGPUDialectTranslation(registry);
   module->getContext()->appendDialectRegistry(registry);
 
   llvm::InitializeNativeTarget();
@@ -43,12 +46,18 @@ bool emitSharedObject(mlir::ModuleOp module, const std::string &soPath, std::str
   const llvm::Target *target = llvm::TargetRegistry::lookupTarget(triple, error);
   if (!target)
     return false;
-  llvm::StringMap<bool> hostFeatures = llvm::sys::getHostCPUFeatures();
-  std::string features;
-  for (auto &f : hostFeatures)
-    features += (features.empty() ? "" : ",") + std::string(f.second ? "+" : "-") + f.first().str();
+  // GPU host code only launches work: any x86-64 can run it, so a plan
+  // compiled here runs on the GPU machine whatever its CPU.
+  std::string cpu = triple.getArch() == llvm::Triple::x86_64 ? "x86-64" : "generic", features;
+  if (support == HostSupport::Cpu) {
+    cpu = llvm::sys::getHostCPUName().str();
+    llvm::StringMap<bool> hostFeatures = llvm::sys::getHostCPUFeatures();
+    for (auto &f : hostFeatures)
+      features +=
+          (features.empty() ? "" : ",") + std::string(f.second ? "+" : "-") + f.first().str();
+  }
   std::unique_ptr<llvm::TargetMachine> machine(target->createTargetMachine(
-      triple, llvm::sys::getHostCPUName(), features, llvm::TargetOptions(), llvm::Reloc::PIC_));
+      triple, cpu, features, llvm::TargetOptions(), llvm::Reloc::PIC_));
   llvmModule->setDataLayout(machine->createDataLayout());
   llvmModule->setTargetTriple(triple);
 
@@ -81,10 +90,17 @@ bool emitSharedObject(mlir::ModuleOp module, const std::string &soPath, std::str
     return false;
   }
   std::string libDir = MT_MLIR_LIB_DIR;
-  // GEMMs (through OpenBLAS) and allocation come from NativeSupport.c.
-  std::vector<std::string> owned{*cc, "-shared", "-o", soPath, objPath, MT_NATIVE_SUPPORT_OBJECT,
-                                 "-L" + libDir, "-Wl,-rpath," + libDir,
-                                 "-lmlir_c_runner_utils", "-lopenblas", "-lm"};
+  std::vector<std::string> owned{*cc, "-shared", "-o", soPath, objPath, MT_RUNTIME_HOOKS_OBJECT};
+  if (support == HostSupport::Cpu) {
+    // GEMMs (through OpenBLAS) and allocation come from NativeSupport.c.
+    for (std::string arg : {std::string(MT_NATIVE_SUPPORT_OBJECT), "-L" + libDir,
+                            "-Wl,-rpath," + libDir, std::string("-lmlir_c_runner_utils"),
+                            std::string("-lopenblas"), std::string("-lm")})
+      owned.push_back(arg);
+  }
+  // GPU host code leaves mgpu* and mt_blas_* to the CUDA runtime library
+  // mt-run loads first (lib/Runtime/CUDA), so the plan needs no CUDA
+  // libraries of its own.
   llvm::SmallVector<llvm::StringRef> refs(owned.begin(), owned.end());
   std::string message;
   int rc = llvm::sys::ExecuteAndWait(*cc, refs, std::nullopt, {}, 0, 0, &message);
