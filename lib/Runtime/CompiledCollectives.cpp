@@ -9,7 +9,7 @@ namespace {
 
 thread_local CollectiveContext *current = nullptr;
 
-/// Must match MtRuntimeHooks in lib/Target/CPU/NativeSupport.c.
+/// Must match MtRuntimeHooks in lib/Target/CPU/RuntimeHooks.c.
 struct Hooks {
   int64_t (*axisIndex)(int64_t axes);
   void (*allReduce)(int64_t data, int64_t count, int64_t dtype, int64_t reduction, int64_t axes,
@@ -43,6 +43,15 @@ CollectiveContext *usable() {
   return c && c->comm && c->mesh && c->error.empty() ? c : nullptr;
 }
 
+/// The context with the GPU's queued work done, so the buffers hold what
+/// the kernels before the collective wrote.
+CollectiveContext *withBuffersReady() {
+  CollectiveContext *c = usable();
+  if (c && c->device && !c->device->synchronize(c->error))
+    return nullptr;
+  return c;
+}
+
 Group groupFor(CollectiveContext &c, int64_t mask) {
   std::vector<std::string> axes = axesOf(mask);
   return Group{c.mesh->groupOf(c.rank, axes), groupName(axes)};
@@ -63,7 +72,7 @@ int64_t axisIndex(int64_t mask) {
 
 void allReduce(int64_t data, int64_t count, int64_t dtype, int64_t reduction, int64_t mask,
                int64_t number) {
-  CollectiveContext *c = usable();
+  CollectiveContext *c = withBuffersReady();
   if (!c)
     return;
   Group group = groupFor(*c, mask);
@@ -77,7 +86,7 @@ void allReduce(int64_t data, int64_t count, int64_t dtype, int64_t reduction, in
 /// in [outer, inner] per member -> out [outer, members * inner].
 void allGather(int64_t in, int64_t out, int64_t outer, int64_t inner, int64_t dtype, int64_t mask,
                int64_t number) {
-  CollectiveContext *c = usable();
+  CollectiveContext *c = withBuffersReady();
   if (!c)
     return;
   Group group = groupFor(*c, mask);
@@ -98,7 +107,7 @@ void allGather(int64_t in, int64_t out, int64_t outer, int64_t inner, int64_t dt
 /// in [outer, members * inner] -> out [outer, inner], summed over members.
 void reduceScatter(int64_t in, int64_t out, int64_t outer, int64_t inner, int64_t dtype,
                    int64_t mask, int64_t number) {
-  CollectiveContext *c = usable();
+  CollectiveContext *c = withBuffersReady();
   if (!c)
     return;
   Group group = groupFor(*c, mask);

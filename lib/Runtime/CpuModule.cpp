@@ -5,15 +5,26 @@
 
 namespace mt {
 
-Buffer::Buffer(std::vector<int64_t> shape, int64_t elementBytes) : shape_(std::move(shape)) {
+Buffer::Buffer(std::vector<int64_t> shape, int64_t elementBytes, BufferMemory *memory)
+    : shape_(std::move(shape)) {
   numElements_ = 1;
   for (int64_t d : shape_)
     numElements_ *= d;
-  // 64-byte aligned storage: over-allocate and let the descriptor's aligned
-  // pointer skip ahead.
-  storage_.assign(static_cast<size_t>(numElements_ * elementBytes) + 64, 0);
-  uintptr_t base = reinterpret_cast<uintptr_t>(storage_.data());
-  uintptr_t aligned = (base + 63) & ~uintptr_t(63);
+  size_t bytes = static_cast<size_t>(numElements_ * elementBytes);
+  uintptr_t base, aligned;
+  if (memory) {
+    data_ = memory->allocate(bytes, allocationError_);
+    if (data_)
+      memory_ = memory;
+    base = aligned = reinterpret_cast<uintptr_t>(data_);
+  } else {
+    // 64-byte aligned storage: over-allocate and let the descriptor's
+    // aligned pointer skip ahead.
+    storage_.assign(bytes + 64, 0);
+    base = reinterpret_cast<uintptr_t>(storage_.data());
+    aligned = (base + 63) & ~uintptr_t(63);
+    data_ = storage_.data() + (aligned - base);
+  }
   size_t rank = shape_.size();
   // {allocated, aligned, offset, sizes[rank], strides[rank]}
   descriptor_.assign(3 + 2 * rank, 0);
@@ -25,11 +36,12 @@ Buffer::Buffer(std::vector<int64_t> shape, int64_t elementBytes) : shape_(std::m
     descriptor_[3 + rank + d] = stride;
     stride *= shape_[d];
   }
-  // data() must see the aligned start.
-  alignOffset_ = aligned - base;
 }
 
-void *Buffer::data() { return storage_.data() + alignOffset_; }
+Buffer::~Buffer() {
+  if (memory_)
+    memory_->release(data_);
+}
 
 CpuModule::~CpuModule() {
   if (handle_)

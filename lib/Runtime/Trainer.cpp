@@ -81,7 +81,9 @@ Buffer &Trainer::ensure(const plan::TensorSpec &spec) {
   auto &slot = buffers_[spec.name()];
   if (!slot) {
     slot = std::make_unique<Buffer>(std::vector<int64_t>(spec.shape().begin(), spec.shape().end()),
-                                    bytesOf(spec.dtype()));
+                                    bytesOf(spec.dtype()), cuda_.get());
+    if (!slot->allocated() && allocationError_.empty())
+      allocationError_ = "buffer '" + spec.name() + "': " + slot->allocationError();
     dtypes_[spec.name()] = spec.dtype();
   }
   return *slot;
@@ -157,6 +159,10 @@ bool Trainer::load(const plan::Plan &plan, int64_t rank, Communicator *comm, std
               ") which this machine lacks; recompile it here";
       return false;
     }
+  // CUDA: the runtime library and the kernel images first, since loading
+  // the host code loads its kernels.
+  if (planTargetsCuda(plan_) && !(cuda_ = CudaBackend::load(plan_, error)))
+    return false;
   // dlopen needs a file: write the code, load it, remove the file.
   char path[] = "/tmp/mt-run-XXXXXX.so";
   int fd = mkstemps(path, 3);
@@ -171,6 +177,8 @@ bool Trainer::load(const plan::Plan &plan, int64_t rank, Communicator *comm, std
   bool loaded = module_.load(path, error);
   unlink(path);
   if (!loaded || !installCollectiveHooks(module_, error))
+    return false;
+  if (cuda_ && !cuda_->synchronize(error)) // the kernels' load
     return false;
 
   // This rank's virtual stages and what each holds.
@@ -330,7 +338,14 @@ bool Trainer::load(const plan::Plan &plan, int64_t rank, Communicator *comm, std
   }
   // One arena for all of this rank's functions: they run one at a time and
   // keep nothing in it between calls.
-  arena_ = std::make_unique<Buffer>(std::vector<int64_t>{arenaBytes_}, 1);
+  arena_ = std::make_unique<Buffer>(std::vector<int64_t>{arenaBytes_}, 1, cuda_.get());
+  if (!arena_->allocated() && allocationError_.empty())
+    allocationError_ = "the arena of " + std::to_string(arenaBytes_) + " bytes: " +
+                       arena_->allocationError();
+  if (!allocationError_.empty()) {
+    error = "out of GPU memory: " + allocationError_;
+    return false;
+  }
   const plan::Optimizer &o = c.optimizer();
   schedule_ = LrSchedule{o.lr(), o.min_lr(), o.lr_warmup_iters(), o.lr_decay_iters(),
                          o.lr_decay_style()};
@@ -362,15 +377,26 @@ bool Trainer::call(const plan::Function &fn, std::string &error) {
     }
   }
   args.push_back(arena_.get());
+  if (!allocationError_.empty()) {
+    error = "out of GPU memory: " + allocationError_;
+    return false;
+  }
+  if (cuda_ && !cuda_->bindThread(error))
+    return false;
   // Each function's calls alternate two patterns.
   uint8_t pattern = (arenaCalls_[fn.name()]++ % 2) ? 0x5A : 0xA5;
   if (measureArena_)
     std::memset(arena_->data(), pattern, static_cast<size_t>(arenaBytes_));
-  CollectiveContext collectives{comm_, &mesh_, rank_, fn.name(), ""};
+  CollectiveContext collectives{comm_, &mesh_, rank_, fn.name(), "", cuda_.get()};
   {
     CollectiveScope scope(collectives);
     if (!module_.call(fn.name(), args, error))
       return false;
+  }
+  // The host reads what the GPU wrote (losses, norms) after this.
+  if (cuda_ && !cuda_->synchronize(error)) {
+    error = "function " + fn.name() + ": " + error;
+    return false;
   }
   if (measureArena_) {
     const uint8_t *bytes = arena_->as<uint8_t>();

@@ -1,7 +1,7 @@
 //===- CompiledCollectives.h - collectives called from compiled code -*- C++ -*-===//
 //
 // Tensor-parallel programs call collectives from inside compiled functions
-// (mt_rt_* in NativeSupport.c). They reach the calling rank's communicator
+// (mt_rt_* in RuntimeHooks.c). They reach the calling rank's communicator
 // through a thread-local context, so one process can run several ranks on
 // threads. A failure (a peer that died, a mismatched collective) cannot
 // unwind through compiled frames: it is recorded in the context, the
@@ -14,6 +14,7 @@
 
 #include "mt/Runtime/Communicator.h"
 #include "mt/Runtime/CpuModule.h"
+#include "mt/Runtime/CudaBackend.h"
 #include "mt/Sharding/MeshShape.h"
 
 #include <string>
@@ -26,6 +27,9 @@ struct CollectiveContext {
   int64_t rank = 0;
   std::string function; // the compiled function running, for messages
   std::string error;    // the first failure of the call
+  /// The GPU whose queued work a collective waits for before it reads the
+  /// buffers (null on the CPU).
+  CudaBackend *device = nullptr;
 };
 
 /// Points the module's mt_rt_* entries at this runtime; false with `error`

@@ -15,14 +15,31 @@
 
 namespace mt {
 
-/// A dense, row-major buffer and its memref descriptor.
+/// Where buffers live when not in host memory (a GPU's managed memory):
+/// zeroed, host-addressable, at least 64-byte aligned.
+class BufferMemory {
+public:
+  virtual ~BufferMemory() = default;
+  /// Null with `error` on failure.
+  virtual void *allocate(size_t bytes, std::string &error) = 0;
+  virtual void release(void *pointer) = 0;
+};
+
+/// A dense, row-major, zero-initialized buffer and its memref descriptor.
 class Buffer {
 public:
-  Buffer(std::vector<int64_t> shape, int64_t elementBytes);
+  /// In host memory, or in `memory` when given; check allocated().
+  Buffer(std::vector<int64_t> shape, int64_t elementBytes, BufferMemory *memory = nullptr);
+  ~Buffer();
+  Buffer(const Buffer &) = delete;
+  Buffer &operator=(const Buffer &) = delete;
 
+  /// False (with allocationError()) when `memory` had no room.
+  bool allocated() const { return data_ != nullptr; }
+  const std::string &allocationError() const { return allocationError_; }
   const std::vector<int64_t> &shape() const { return shape_; }
   int64_t numElements() const { return numElements_; }
-  void *data();
+  void *data() { return data_; }
   template <typename T> T *as() { return reinterpret_cast<T *>(data()); }
   /// What the compiled code receives for this argument.
   void *descriptor() { return descriptor_.data(); }
@@ -31,8 +48,10 @@ private:
   std::vector<int64_t> shape_;
   int64_t numElements_;
   std::vector<unsigned char> storage_;
+  BufferMemory *memory_ = nullptr;
+  void *data_ = nullptr;
+  std::string allocationError_;
   std::vector<int64_t> descriptor_;
-  size_t alignOffset_ = 0;
 };
 
 class CpuModule {

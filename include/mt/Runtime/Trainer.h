@@ -5,6 +5,7 @@
 #include "mt/Plan/PlanFile.h"
 #include "mt/Runtime/Communicator.h"
 #include "mt/Runtime/CpuModule.h"
+#include "mt/Runtime/CudaBackend.h"
 #include "mt/Runtime/LrSchedule.h"
 #include "mt/Schedule/PipelineSchedule.h"
 #include "mt/Runtime/CompiledCollectives.h"
@@ -67,6 +68,8 @@ public:
 
   const plan::Config &config() const { return plan_.config(); }
   const plan::Plan &plan() const { return plan_; }
+  /// The GPU the plan runs on ("NVIDIA H100 ... (sm_90)"), or empty for the CPU.
+  std::string device() const { return cuda_ ? cuda_->device() : std::string(); }
   int64_t rank() const { return rank_; }
   const MeshShape &mesh() const { return mesh_; }
   /// A named buffer ("wte", "grad:wte", "s1/exp_avg:wte", ...), or null.
@@ -142,6 +145,10 @@ private:
   bool isLastStage(const Stage &st) const { return st.index == numStages_ - 1; }
 
   plan::Plan plan_;
+  // Declared first so it outlives the buffers in its memory and the code
+  // that calls into it.
+  std::unique_ptr<CudaBackend> cuda_;
+  std::string allocationError_; // the first buffer that did not fit
   CpuModule module_;
   LrSchedule schedule_;
   std::map<std::string, std::unique_ptr<Buffer>> buffers_;

@@ -1,7 +1,7 @@
 //===- LowerParallelOps.cpp - tensor-parallel ops and collectives ----------===//
 //
 // Collectives and mesh coordinates become calls into the runtime (declared
-// in lib/Target/CPU/NativeSupport.c, which forwards them to the hooks
+// in lib/Target/CPU/RuntimeHooks.c, which forwards them to the hooks
 // mt-run installs): tensors are passed by address, as 64-bit integers, like
 // the BLAS calls. Mesh axes are passed as a bit mask over the runtime mesh
 // [pp, dp, tp]: pp = 1, dp = 2, tp = 4.

@@ -1,0 +1,80 @@
+//===- Api.cpp - what mt-run calls: device, memory, synchronization --------===//
+//
+// The C functions mt-run finds with dlsym (mt/Runtime/CudaBackend.h). Errors
+// come back as text in the caller's buffer.
+//
+//===----------------------------------------------------------------------===//
+#include "CudaState.h"
+
+#include <cstring>
+
+namespace {
+
+int fail(char *error, size_t capacity, const std::string &message) {
+  if (capacity) {
+    std::strncpy(error, message.c_str(), capacity - 1);
+    error[capacity - 1] = '\0';
+  }
+  return 0;
+}
+
+} // namespace
+
+extern "C" {
+
+/// Binds the calling thread to the device; 0 with the reason on failure.
+int mt_cuda_open(char *error, size_t capacity) {
+  if (!mt::cuda::bindThread())
+    return fail(error, capacity, mt::cuda::takeError());
+  return 1;
+}
+
+/// "NVIDIA H100 80GB HBM3 (sm_90)".
+void mt_cuda_describe(char *out, size_t capacity) {
+  fail(out, capacity, mt::cuda::deviceName() + " (" + mt::cuda::deviceArch() + ")");
+}
+
+/// Zeroed memory both the GPU and the host can address (managed), so the
+/// runtime reads losses and writes batches where the kernels find them.
+/// Null with the reason on failure.
+void *mt_cuda_alloc(size_t bytes, char *error, size_t capacity) {
+  if (!mt::cuda::bindThread()) {
+    fail(error, capacity, mt::cuda::takeError());
+    return nullptr;
+  }
+  CUdeviceptr pointer = 0;
+  CUresult r = cuMemAllocManaged(&pointer, bytes ? bytes : 1, CU_MEM_ATTACH_GLOBAL);
+  if (r != CUDA_SUCCESS) {
+    const char *text = nullptr;
+    cuGetErrorString(r, &text);
+    fail(error, capacity,
+         "cannot allocate " + std::to_string(bytes) + " bytes of GPU memory: " +
+             (text ? text : "unknown CUDA error"));
+    return nullptr;
+  }
+  std::memset(reinterpret_cast<void *>(pointer), 0, bytes);
+  return reinterpret_cast<void *>(pointer);
+}
+
+void mt_cuda_free(void *pointer) {
+  if (pointer)
+    cuMemFree(reinterpret_cast<CUdeviceptr>(pointer));
+}
+
+/// Waits for everything the calling thread queued; 0 with the first
+/// failure since the last call (a launch, a GEMM, a module load).
+int mt_cuda_sync(char *error, size_t capacity) {
+  if (!mt::cuda::bindThread())
+    return fail(error, capacity, mt::cuda::takeError());
+  CUresult r = cuStreamSynchronize(mt::cuda::threadStream());
+  std::string recorded = mt::cuda::takeError();
+  if (!recorded.empty())
+    return fail(error, capacity, recorded);
+  if (r != CUDA_SUCCESS) {
+    mt::cuda::record("the GPU work of a compiled function", r);
+    return fail(error, capacity, mt::cuda::takeError());
+  }
+  return 1;
+}
+
+} // extern "C"

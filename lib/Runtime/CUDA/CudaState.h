@@ -1,0 +1,49 @@
+//===- CudaState.h - what the CUDA runtime library keeps -------*- C++ -*-===//
+//
+// libmt-cuda-runtime.so is what a plan compiled for CUDA calls: the mgpu*
+// functions MLIR's gpu-to-llvm lowering emits (module loads and kernel
+// launches), mt_blas_gemm_* (cuBLAS), and the mt_cuda_* functions mt-run
+// uses (images, memory, synchronization). mt-run loads it only for such
+// plans, so mt-run itself never needs the CUDA driver.
+//
+// Failures cannot unwind through compiled code: each is recorded (the first
+// of a thread since its last synchronization, or of a module load) and
+// reported by mt_cuda_sync, which the runtime calls after every compiled
+// function.
+//
+//===----------------------------------------------------------------------===//
+#ifndef MT_LIB_RUNTIME_CUDA_CUDASTATE_H
+#define MT_LIB_RUNTIME_CUDA_CUDASTATE_H
+
+#include <cuda.h>
+
+#include <string>
+
+namespace mt::cuda {
+
+/// The device all ranks of this process use (MT_CUDA_DEVICE, default 0),
+/// its primary context made current on the calling thread. False with the
+/// reason recorded.
+bool bindThread();
+
+/// The calling thread's stream: every launch and GEMM of a rank runs on it,
+/// in program order.
+CUstream threadStream();
+
+/// "sm_90" for the bound device.
+const std::string &deviceArch();
+const std::string &deviceName();
+
+/// Records `what` failing with `result` for the calling thread (first one
+/// wins); returns false so callers can `return record(...)`.
+bool record(const std::string &what, CUresult result);
+bool recordMessage(const std::string &message);
+/// Takes (and clears) the calling thread's first failure, and any module
+/// load failure; empty when none.
+std::string takeError();
+/// Records a failure every thread should see (a module that did not load).
+void recordGlobal(const std::string &message);
+
+} // namespace mt::cuda
+
+#endif // MT_LIB_RUNTIME_CUDA_CUDASTATE_H

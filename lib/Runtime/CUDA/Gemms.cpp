@@ -1,0 +1,83 @@
+//===- Gemms.cpp - mt_blas_gemm_* on cuBLAS --------------------------------===//
+//
+// mt-convert-contractions-to-blas emits C += op(A) op(B) on row-major
+// matrices with addresses as integers; here they are device addresses. A
+// row-major matrix is its transpose to column-major cuBLAS, so the product
+// is computed as C^T += op(B)^T op(A)^T. FP32 math stays FP32 (no TF32):
+// the fp32 plan must agree with the CPU's.
+//
+//===----------------------------------------------------------------------===//
+#include "CudaState.h"
+
+#include <cublas_v2.h>
+
+#include <cstdint>
+
+namespace {
+
+struct Handle {
+  cublasHandle_t handle = nullptr;
+  ~Handle() {
+    if (handle)
+      cublasDestroy(handle);
+  }
+};
+thread_local Handle threadHandle;
+
+cublasHandle_t handle() {
+  if (!threadHandle.handle) {
+    if (!mt::cuda::bindThread())
+      return nullptr;
+    cublasStatus_t s = cublasCreate(&threadHandle.handle);
+    if (s != CUBLAS_STATUS_SUCCESS) {
+      mt::cuda::recordMessage(std::string("cublasCreate failed: ") + cublasGetStatusString(s));
+      threadHandle.handle = nullptr;
+      return nullptr;
+    }
+    cublasSetMathMode(threadHandle.handle, CUBLAS_DEFAULT_MATH);
+  }
+  cublasSetStream(threadHandle.handle, mt::cuda::threadStream());
+  return threadHandle.handle;
+}
+
+bool check(cublasStatus_t s, const char *what) {
+  if (s == CUBLAS_STATUS_SUCCESS)
+    return true;
+  return mt::cuda::recordMessage(std::string(what) + " failed: " + cublasGetStatusString(s));
+}
+
+cublasOperation_t op(int64_t transposed) { return transposed ? CUBLAS_OP_T : CUBLAS_OP_N; }
+
+} // namespace
+
+extern "C" {
+
+void mt_blas_gemm_f32(int64_t ta, int64_t tb, int64_t m, int64_t n, int64_t k, int64_t a,
+                      int64_t lda, int64_t b, int64_t ldb, int64_t c, int64_t ldc) {
+  cublasHandle_t h = handle();
+  if (!h)
+    return;
+  const float one = 1.0f;
+  check(cublasSgemm(h, op(tb), op(ta), static_cast<int>(n), static_cast<int>(m),
+                    static_cast<int>(k), &one, reinterpret_cast<const float *>(b),
+                    static_cast<int>(ldb), reinterpret_cast<const float *>(a),
+                    static_cast<int>(lda), &one, reinterpret_cast<float *>(c),
+                    static_cast<int>(ldc)),
+        "cublasSgemm");
+}
+
+void mt_blas_gemm_f64(int64_t ta, int64_t tb, int64_t m, int64_t n, int64_t k, int64_t a,
+                      int64_t lda, int64_t b, int64_t ldb, int64_t c, int64_t ldc) {
+  cublasHandle_t h = handle();
+  if (!h)
+    return;
+  const double one = 1.0;
+  check(cublasDgemm(h, op(tb), op(ta), static_cast<int>(n), static_cast<int>(m),
+                    static_cast<int>(k), &one, reinterpret_cast<const double *>(b),
+                    static_cast<int>(ldb), reinterpret_cast<const double *>(a),
+                    static_cast<int>(lda), &one, reinterpret_cast<double *>(c),
+                    static_cast<int>(ldc)),
+        "cublasDgemm");
+}
+
+} // extern "C"

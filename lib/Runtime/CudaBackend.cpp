@@ -1,0 +1,134 @@
+//===- CudaBackend.cpp - running a plan's code on a CUDA GPU ---------------===//
+#include "mt/Runtime/CudaBackend.h"
+
+#include <dlfcn.h>
+#include <limits.h>
+#include <unistd.h>
+
+#include <cstdlib>
+
+namespace mt {
+
+bool planTargetsCuda(const plan::Plan &plan) {
+  for (const plan::CodeObject &code : plan.code())
+    if (code.kind() == plan::CodeObject::PTX || code.kind() == plan::CodeObject::CUBIN)
+      return true;
+  return false;
+}
+
+struct CudaBackend::Api {
+  int (*open)(char *, size_t) = nullptr;
+  void (*describe)(char *, size_t) = nullptr;
+  void (*addImage)(const char *, int, const char *, const void *, size_t) = nullptr;
+  void *(*alloc)(size_t, char *, size_t) = nullptr;
+  void (*free)(void *) = nullptr;
+  int (*sync)(char *, size_t) = nullptr;
+};
+
+CudaBackend::CudaBackend() : api_(std::make_unique<Api>()) {}
+CudaBackend::~CudaBackend() = default;
+
+namespace {
+
+std::string runtimeNextToProgram() {
+  char self[PATH_MAX];
+  ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+  if (n <= 0)
+    return "";
+  std::string path(self, static_cast<size_t>(n));
+  path = path.substr(0, path.rfind('/'));
+  return path + "/../lib/libmt-cuda-runtime.so";
+}
+
+} // namespace
+
+std::unique_ptr<CudaBackend> CudaBackend::load(const plan::Plan &plan, std::string &error) {
+  std::string tried;
+  void *library = nullptr;
+  std::vector<std::string> candidates;
+  if (const char *chosen = std::getenv("MT_CUDA_RUNTIME"))
+    candidates.push_back(chosen);
+  else {
+    candidates.push_back(runtimeNextToProgram());
+    candidates.push_back("libmt-cuda-runtime.so");
+  }
+  for (const std::string &path : candidates) {
+    if (path.empty())
+      continue;
+    // Global: the plan's host code finds mgpu* and mt_blas_* here.
+    library = dlopen(path.c_str(), RTLD_NOW | RTLD_GLOBAL);
+    if (library)
+      break;
+    const char *why = dlerror();
+    tried += "\n  " + path + ": " + (why ? why : "cannot load");
+  }
+  if (!library) {
+    error = "the plan was compiled for CUDA (--target=cuda) but its runtime library cannot be "
+            "loaded here (a CUDA driver and cuBLAS are needed; set MT_CUDA_RUNTIME to "
+            "libmt-cuda-runtime.so, or compile the plan with --target=cpu):" +
+            tried;
+    return nullptr;
+  }
+  std::unique_ptr<CudaBackend> backend(new CudaBackend());
+  Api &api = *backend->api_;
+  bool complete = true;
+  auto find = [&](auto &slot, const char *name) {
+    slot = reinterpret_cast<std::remove_reference_t<decltype(slot)>>(dlsym(library, name));
+    complete = complete && slot;
+  };
+  find(api.open, "mt_cuda_open");
+  find(api.describe, "mt_cuda_describe");
+  find(api.addImage, "mt_cuda_add_image");
+  find(api.alloc, "mt_cuda_alloc");
+  find(api.free, "mt_cuda_free");
+  find(api.sync, "mt_cuda_sync");
+  if (!complete) {
+    error = "the CUDA runtime library is incomplete (built by another mtc version?)";
+    return nullptr;
+  }
+  char message[1024] = {0};
+  if (!api.open(message, sizeof(message))) {
+    error = std::string("the plan was compiled for CUDA but no GPU can be used here: ") + message +
+            " (compile it with --target=cpu to run on this machine's CPU)";
+    return nullptr;
+  }
+  for (const plan::CodeObject &code : plan.code())
+    if (code.kind() == plan::CodeObject::PTX || code.kind() == plan::CodeObject::CUBIN)
+      api.addImage(code.name().c_str(), code.kind() == plan::CodeObject::CUBIN, code.cpu().c_str(),
+                   code.data().data(), code.data().size());
+  return backend;
+}
+
+void *CudaBackend::allocate(size_t bytes, std::string &error) {
+  char message[512] = {0};
+  void *pointer = api_->alloc(bytes, message, sizeof(message));
+  if (!pointer)
+    error = message;
+  return pointer;
+}
+
+void CudaBackend::release(void *pointer) { api_->free(pointer); }
+
+bool CudaBackend::synchronize(std::string &error) {
+  char message[2048] = {0};
+  if (api_->sync(message, sizeof(message)))
+    return true;
+  error = std::string("on the GPU: ") + message;
+  return false;
+}
+
+bool CudaBackend::bindThread(std::string &error) {
+  char message[1024] = {0};
+  if (api_->open(message, sizeof(message)))
+    return true;
+  error = message;
+  return false;
+}
+
+std::string CudaBackend::device() const {
+  char text[512] = {0};
+  api_->describe(text, sizeof(text));
+  return text;
+}
+
+} // namespace mt
