@@ -50,6 +50,12 @@ if has_gpu():
     config.available_features.add("gpu")
 if config.cuda_toolkit_found:
     config.available_features.add("cuda-toolkit")
+    # The driver's stub library (every call fails): how a machine without a
+    # GPU looks to the CUDA runtime library, even on one that has a GPU.
+    config.substitutions.append(("%cuda_driver_stub", config.cuda_driver_stub))
+# Stands in for libmt-cuda-runtime.so: checks a CUDA plan's launches, runs nothing.
+config.substitutions.append(
+    ("%fake_cuda_runtime", os.path.join(config.mt_obj_root, "lib", "libmt-fake-cuda-runtime.so")))
 # ptxas assembles the PTX the compiler emits (tests marked REQUIRES: ptxas).
 _ptxas = shutil.which("ptxas") or (
     "/usr/local/cuda/bin/ptxas" if os.path.exists("/usr/local/cuda/bin/ptxas") else None)

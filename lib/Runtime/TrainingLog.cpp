@@ -46,7 +46,8 @@ void TrainingLog::emit(const std::string &line) {
   }
 }
 
-void TrainingLog::header(const plan::Config &c, int64_t trainSamples, int64_t validSamples) {
+void TrainingLog::header(const plan::Config &c, int64_t trainSamples, int64_t validSamples,
+                         const std::string &device) {
   char line[512];
   std::snprintf(line, sizeof line,
                 "model %s: micro-batch %lld, global batch %lld, seq %lld, %lld steps; data: %lld "
@@ -56,6 +57,8 @@ void TrainingLog::header(const plan::Config &c, int64_t trainSamples, int64_t va
                 static_cast<long long>(c.seq_length()), static_cast<long long>(total_),
                 static_cast<long long>(trainSamples), static_cast<long long>(validSamples));
   emit(line);
+  if (!device.empty())
+    emit("device: " + device);
   const plan::Parallelism &p = c.parallel();
   int64_t tp = std::max<int64_t>(p.tensor_parallel_size(), 1),
           pp = std::max<int64_t>(p.pipeline_parallel_size(), 1),

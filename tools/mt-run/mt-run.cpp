@@ -130,7 +130,7 @@ int runRank(const Options &o, const mt::plan::Plan &plan, mt::Communicator &comm
   mt::TrainingLog log(lead ? o.logDir : std::string(), isatty(fileno(stdout)), iters, lead);
   if (!log.open(error))
     return rankFail(error);
-  log.header(c, train.numSamples(), valid.numSamples());
+  log.header(c, train.numSamples(), valid.numSamples(), trainer.device());
   auto start = std::chrono::steady_clock::now();
   int64_t skippedInARow = 0, skippedTotal = 0;
   double tokensPerStep = static_cast<double>(c.global_batch_size() * c.seq_length());

@@ -18,7 +18,9 @@ public:
   TrainingLog(std::string dir, bool terminal, int64_t totalIters, bool print = true);
   ~TrainingLog();
   bool open(std::string &error);
-  void header(const plan::Config &config, int64_t trainSamples, int64_t validSamples);
+  /// `device`: the GPU the plan runs on, or empty for the CPU.
+  void header(const plan::Config &config, int64_t trainSamples, int64_t validSamples,
+              const std::string &device = "");
   void step(int64_t iteration, const StepStats &stats, double tokensPerSecond, double elapsed,
             int64_t skipped, bool print);
   void validation(int64_t iteration, double loss);

@@ -11,6 +11,12 @@ namespace mt {
 
 RankedTensorType tensorOf(Value v) { return cast<RankedTensorType>(v.getType()); }
 
+Value scalarOf(OpBuilder &b, Location loc, Value tensor0d) {
+  if (auto built = tensor0d.getDefiningOp<tensor::FromElementsOp>())
+    return built.getElements().front();
+  return b.create<tensor::ExtractOp>(loc, tensor0d, ValueRange{});
+}
+
 SmallVector<Value> forRange(OpBuilder &b, Location loc, int64_t count, ValueRange carried,
                             LoopBody body) {
   Value zero = b.create<arith::ConstantIndexOp>(loc, 0);

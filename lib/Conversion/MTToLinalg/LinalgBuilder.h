@@ -75,6 +75,12 @@ private:
 
 mlir::RankedTensorType tensorOf(mlir::Value v);
 
+/// The element of a 0-d tensor: the scalar it was built from when it is a
+/// tensor.from_elements (a rank's axis index), else a tensor.extract. Keeps
+/// host-computed scalars scalars, so the GPU's kernels take them as
+/// arguments instead of reading them back from a buffer.
+mlir::Value scalarOf(mlir::OpBuilder &b, mlir::Location loc, mlir::Value tensor0d);
+
 /// The body of one scf.for step: gets the index and the carried values,
 /// returns the carried values for the next step.
 using LoopBody = llvm::function_ref<llvm::SmallVector<mlir::Value>(

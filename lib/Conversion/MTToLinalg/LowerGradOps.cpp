@@ -33,7 +33,7 @@ Lowered lowerEmbeddingGrad(EmbeddingGradOp op, LinalgBuilder &lb) {
   // A vocabulary shard holds rows [offset, offset + vocab); other ids add 0.
   Value offset = zero;
   if (op.getShard()) {
-    Value i = b.create<tensor::ExtractOp>(loc, op.getShard(), ValueRange{});
+    Value i = scalarOf(b, loc, op.getShard());
     i = b.create<arith::MulIOp>(loc, i, b.create<arith::ConstantOp>(loc, b.getI64IntegerAttr(vocab)));
     offset = b.create<arith::IndexCastOp>(loc, b.getIndexType(), i);
   }

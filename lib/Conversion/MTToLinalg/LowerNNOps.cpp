@@ -27,7 +27,7 @@ Lowered lowerEmbedding(EmbeddingOp op, LinalgBuilder &lb) {
   Value offset;
   if (op.getShard()) {
     OpBuilder &b = lb.builder();
-    Value i = b.create<tensor::ExtractOp>(lb.location(), op.getShard(), ValueRange{});
+    Value i = scalarOf(b, lb.location(), op.getShard());
     i = b.create<arith::MulIOp>(lb.location(), i,
                                 b.create<arith::ConstantOp>(lb.location(), b.getI64IntegerAttr(vocab)));
     offset = b.create<arith::IndexCastOp>(lb.location(), b.getIndexType(), i);
@@ -164,7 +164,7 @@ public:
     if (op.getShard()) {
       shardDim = op.getShardDimAttr().getInt();
       global[shardDim] *= op.getShardPartsAttr().getInt();
-      Value i = b.create<tensor::ExtractOp>(loc, op.getShard(), ValueRange{});
+      Value i = scalarOf(b, loc, op.getShard());
       shardOffset = b.create<arith::MulIOp>(
           loc, i, b.create<arith::ConstantOp>(loc, b.getI64IntegerAttr(type.getDimSize(shardDim))));
     }

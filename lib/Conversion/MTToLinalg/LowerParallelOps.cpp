@@ -165,7 +165,7 @@ Lowered lowerAxisIndex(AxisIndexOp op, LinalgBuilder &lb) {
 Value shardOffset(LinalgBuilder &lb, Value index, int64_t size) {
   OpBuilder &b = lb.builder();
   Location loc = lb.location();
-  Value i = b.create<tensor::ExtractOp>(loc, index, ValueRange{});
+  Value i = scalarOf(b, loc, index);
   i = b.create<arith::MulIOp>(loc, i, i64(b, loc, size));
   return b.create<arith::IndexCastOp>(loc, b.getIndexType(), i);
 }

@@ -1,0 +1,251 @@
+//===- FakeCudaRuntime.cpp - libmt-cuda-runtime.so for machines without GPUs -===//
+//
+// The same C interface as lib/Runtime/CUDA, with nothing run: it checks what a
+// CUDA plan's host code asks for, so the whole host path (loading the plan's
+// code and kernel images, resolving mgpu*/mt_blas_* at dlopen, every launch
+// and GEMM of a training run) is tested in CI, where no GPU is.
+//
+// Checked: each module the host code loads by name has a PTX image for the
+// fake device's architecture (sm_90); each kernel it looks up is an .entry of
+// that PTX; each launch passes as many parameters as the entry declares,
+// with a grid and a block of 1 to 1024 threads; each GEMM's operands lie
+// inside buffers mt-run allocated (the arena included). Kernels and GEMMs do
+// not run, so losses are whatever the zeroed buffers give. At exit it prints
+// what it saw; a failed check fails mt_cuda_sync, so mt-run stops with it.
+//
+//===----------------------------------------------------------------------===//
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <map>
+#include <mutex>
+#include <set>
+#include <string>
+#include <vector>
+
+namespace {
+
+struct Kernel {
+  std::string name;
+  size_t params = 0;
+};
+
+struct State {
+  std::mutex lock;
+  std::map<std::string, std::string> ptx; // module -> sm_90 PTX
+  std::map<std::string, std::map<std::string, Kernel>> kernels;
+  std::map<uintptr_t, size_t> allocations; // base -> bytes
+  std::set<std::string> modulesLoaded;
+  long launches = 0, gemms = 0;
+  std::set<std::string> kernelsLaunched;
+  std::vector<std::string> problems;
+
+  void problem(const std::string &p) {
+    if (problems.size() < 20)
+      problems.push_back(p);
+  }
+
+  ~State() {
+    std::fprintf(stderr,
+                 "fake CUDA runtime: %zu module(s) loaded, %zu kernels launched, %ld launches, "
+                 "%ld GEMMs, %zu problem(s)\n",
+                 modulesLoaded.size(), kernelsLaunched.size(), launches, gemms, problems.size());
+    for (const std::string &p : problems)
+      std::fprintf(stderr, "fake CUDA runtime: %s\n", p.c_str());
+  }
+};
+
+State &state() {
+  static State s;
+  return s;
+}
+
+/// The .entry kernels of a PTX text and their parameter counts.
+std::map<std::string, Kernel> entriesOf(const std::string &ptx) {
+  std::map<std::string, Kernel> out;
+  for (size_t at = ptx.find(".entry "); at != std::string::npos;
+       at = ptx.find(".entry ", at + 7)) {
+    size_t nameBegin = at + 7, open = ptx.find('(', nameBegin);
+    size_t close = ptx.find(')', open);
+    if (open == std::string::npos || close == std::string::npos)
+      break;
+    Kernel k;
+    k.name = ptx.substr(nameBegin, open - nameBegin);
+    while (!k.name.empty() && (k.name.back() == ' ' || k.name.back() == '\n'))
+      k.name.pop_back();
+    for (size_t p = ptx.find(".param", open); p != std::string::npos && p < close;
+         p = ptx.find(".param", p + 6))
+      ++k.params;
+    out[k.name] = k;
+  }
+  return out;
+}
+
+/// Whether [address, address + bytes) lies inside one allocation.
+bool inside(uintptr_t address, size_t bytes) {
+  State &s = state();
+  auto it = s.allocations.upper_bound(address);
+  if (it == s.allocations.begin())
+    return false;
+  --it;
+  return address >= it->first && address + bytes <= it->first + it->second;
+}
+
+void checkMatrix(const char *what, int64_t address, int64_t rows, int64_t cols, int64_t ld,
+                 size_t element) {
+  State &s = state();
+  if (rows <= 0 || cols <= 0 || ld < cols) {
+    s.problem(std::string("GEMM operand ") + what + " has shape " + std::to_string(rows) + "x" +
+              std::to_string(cols) + " with leading dimension " + std::to_string(ld));
+    return;
+  }
+  size_t bytes = static_cast<size_t>((rows - 1) * ld + cols) * element;
+  if (!inside(static_cast<uintptr_t>(address), bytes))
+    s.problem(std::string("GEMM operand ") + what + " (" + std::to_string(rows) + "x" +
+              std::to_string(cols) + ", ld " + std::to_string(ld) +
+              ") is not inside an allocated buffer");
+}
+
+void gemm(int64_t ta, int64_t tb, int64_t m, int64_t n, int64_t k, int64_t a, int64_t lda,
+          int64_t b, int64_t ldb, int64_t c, int64_t ldc, size_t element) {
+  State &s = state();
+  std::lock_guard<std::mutex> lock(s.lock);
+  ++s.gemms;
+  checkMatrix("A", a, ta ? k : m, ta ? m : k, lda, element);
+  checkMatrix("B", b, tb ? n : k, tb ? k : n, ldb, element);
+  checkMatrix("C", c, m, n, ldc, element);
+}
+
+int fill(char *out, size_t capacity, const std::string &text) {
+  if (capacity) {
+    std::strncpy(out, text.c_str(), capacity - 1);
+    out[capacity - 1] = '\0';
+  }
+  return 0;
+}
+
+} // namespace
+
+extern "C" {
+
+int mt_cuda_open(char *, size_t) { return 1; }
+
+void mt_cuda_describe(char *out, size_t capacity) {
+  fill(out, capacity, "fake CUDA device for tests (sm_90)");
+}
+
+void mt_cuda_add_image(const char *module, int cubin, const char *chip, const void *data,
+                       size_t size) {
+  if (cubin || std::strcmp(chip, "sm_90") != 0)
+    return;
+  State &s = state();
+  std::lock_guard<std::mutex> lock(s.lock);
+  s.ptx[module] = std::string(static_cast<const char *>(data), size);
+  s.kernels[module] = entriesOf(s.ptx[module]);
+}
+
+void *mt_cuda_alloc(size_t bytes, char *, size_t) {
+  void *p = nullptr;
+  if (posix_memalign(&p, 256, bytes ? bytes : 1) != 0)
+    return nullptr;
+  std::memset(p, 0, bytes);
+  State &s = state();
+  std::lock_guard<std::mutex> lock(s.lock);
+  s.allocations[reinterpret_cast<uintptr_t>(p)] = bytes;
+  return p;
+}
+
+void mt_cuda_free(void *p) {
+  State &s = state();
+  {
+    std::lock_guard<std::mutex> lock(s.lock);
+    s.allocations.erase(reinterpret_cast<uintptr_t>(p));
+  }
+  std::free(p);
+}
+
+int mt_cuda_sync(char *error, size_t capacity) {
+  State &s = state();
+  std::lock_guard<std::mutex> lock(s.lock);
+  if (s.problems.empty())
+    return 1;
+  return fill(error, capacity, "fake CUDA runtime: " + s.problems.front());
+}
+
+void *mgpuModuleLoad(void *data, size_t size) {
+  std::string name(static_cast<const char *>(data), size);
+  while (!name.empty() && name.back() == '\0')
+    name.pop_back();
+  State &s = state();
+  std::lock_guard<std::mutex> lock(s.lock);
+  auto it = s.kernels.find(name);
+  if (it == s.kernels.end()) {
+    s.problem("the host code loads kernels '" + name + "' but the plan has no sm_90 PTX of that name");
+    return nullptr;
+  }
+  s.modulesLoaded.insert(name);
+  return &it->second;
+}
+
+void *mgpuModuleLoadJIT(void *, int) {
+  State &s = state();
+  std::lock_guard<std::mutex> lock(s.lock);
+  s.problem("the host code embeds its PTX (mgpuModuleLoadJIT) instead of loading the plan's images");
+  return nullptr;
+}
+
+void mgpuModuleUnload(void *) {}
+
+void *mgpuModuleGetFunction(void *module, const char *name) {
+  if (!module)
+    return nullptr;
+  State &s = state();
+  std::lock_guard<std::mutex> lock(s.lock);
+  auto &kernels = *static_cast<std::map<std::string, Kernel> *>(module);
+  auto it = kernels.find(name);
+  if (it == kernels.end()) {
+    s.problem(std::string("kernel ") + name + " is not an entry of its module's PTX");
+    return nullptr;
+  }
+  return &it->second;
+}
+
+void *mgpuStreamCreate() { return reinterpret_cast<void *>(1); }
+void mgpuStreamDestroy(void *) {}
+void mgpuStreamSynchronize(void *) {}
+
+void mgpuLaunchKernel(void *function, intptr_t gridX, intptr_t gridY, intptr_t gridZ,
+                      intptr_t blockX, intptr_t blockY, intptr_t blockZ, int32_t smem, void *,
+                      void **params, void **extra, size_t paramsCount) {
+  State &s = state();
+  std::lock_guard<std::mutex> lock(s.lock);
+  ++s.launches;
+  if (!function) {
+    s.problem("a launch of a kernel that was not found");
+    return;
+  }
+  const Kernel &k = *static_cast<const Kernel *>(function);
+  s.kernelsLaunched.insert(k.name);
+  if (paramsCount != k.params || (paramsCount && !params) || extra)
+    s.problem("kernel " + k.name + " takes " + std::to_string(k.params) +
+              " parameters but is launched with " + std::to_string(paramsCount));
+  intptr_t threads = blockX * blockY * blockZ;
+  if (gridX < 1 || gridY < 1 || gridZ < 1 || threads < 1 || threads > 1024 || smem < 0)
+    s.problem("kernel " + k.name + " is launched on grid " + std::to_string(gridX) + "x" +
+              std::to_string(gridY) + "x" + std::to_string(gridZ) + ", block " +
+              std::to_string(blockX) + "x" + std::to_string(blockY) + "x" +
+              std::to_string(blockZ));
+}
+
+void mt_blas_gemm_f32(int64_t ta, int64_t tb, int64_t m, int64_t n, int64_t k, int64_t a,
+                      int64_t lda, int64_t b, int64_t ldb, int64_t c, int64_t ldc) {
+  gemm(ta, tb, m, n, k, a, lda, b, ldb, c, ldc, sizeof(float));
+}
+
+void mt_blas_gemm_f64(int64_t ta, int64_t tb, int64_t m, int64_t n, int64_t k, int64_t a,
+                      int64_t lda, int64_t b, int64_t ldb, int64_t c, int64_t ldc) {
+  gemm(ta, tb, m, n, k, a, lda, b, ldb, c, ldc, sizeof(double));
+}
+
+} // extern "C"
