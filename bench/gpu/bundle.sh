@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# Prepares what a GPU session runs (issue #6): the GPU machine has the CUDA
+# driver and PyTorch but no LLVM/MLIR, so plans are compiled here and carried
+# there with mt-run, the CUDA runtime library and every shared library they
+# need (loaded through the carried dynamic loader, so the GPU machine's own
+# glibc does not matter). Run the bundle there with bench/gpu/run.sh.
+#
+# Usage: bench/gpu/bundle.sh [OUT]   (default: build/gpu-bundle, git-ignored)
+# Then:  device run --carry build/gpu-bundle -- bash bench/gpu/run.sh build/gpu-bundle
+set -euo pipefail
+root="$(cd "$(dirname "$0")/../.." && pwd)"
+build="${MT_BUILD_DIR:-$root/build}"
+out="${1:-$build/gpu-bundle}"
+arch="${MT_CUDA_ARCH:-sm_90}"   # H100 and H200; sm_80 for an A100
+rm -rf "$out" && mkdir -p "$out/bin" "$out/lib" "$out/plans" "$out/data" "$out/cpu"
+
+mtc="$build/bin/mtc"
+# The tiny GPT of the tests: losses on the GPU against the CPU's.
+python3 "$root/examples/gen_gpt.py" "$out/data" gpt-micro-4h
+python3 "$root/test/mt-run/Inputs/make_tokens.py" "$out/data/micro.tokens" 64
+micro="--micro-batch-size=2 --seq-length=8 --global-batch-size=4 --train-iters=100"
+"$mtc" "$out/data/gpt-micro-4h.mlir" $micro --target=cpu -o "$out/plans/micro-cpu"
+"$mtc" "$out/data/gpt-micro-4h.mlir" $micro --target=cuda --cuda-arch="$arch" -o "$out/plans/micro-cuda"
+"$mtc" "$out/data/gpt-micro-4h.mlir" $micro --target=cuda --cuda-arch="$arch" --tp=2 --pp=2 \
+  -o "$out/plans/micro-cuda-tp2pp2"
+"$build/bin/mt-run" "$out/plans/micro-cpu" --data "$out/data/micro.tokens" --record "$out/cpu/micro" \
+  > "$out/cpu/micro.log"
+
+# GPT-2 124M at seq 1024 for throughput (fp32 for now; bf16 comes with cuBLASLt).
+python3 -c "
+import random
+random.seed(0)
+print(' '.join(str(random.randrange(50257)) for _ in range(400000)))" > "$out/data/random.tokens"
+"$mtc" "$root/examples/gpt2.mlir" --micro-batch-size=4 --seq-length=1024 --global-batch-size=4 \
+  --train-iters=10 --target=cuda --cuda-arch="$arch" -o "$out/plans/gpt2-124m-cuda"
+
+# mt-run and what it loads.
+cp "$build/bin/mt-run" "$out/bin/"
+cp "$build/lib/libmt-cuda-runtime.so" "$out/lib/"
+for f in $(ldd "$build/bin/mt-run" | awk '/=>/ {print $3}') /lib64/ld-linux-x86-64.so.2; do
+  cp -L "$f" "$out/lib/"
+done
+cp "$root/test/parallel/Inputs/compare_runs.py" "$out/bin/"
+du -sh "$out"

@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# Runs a bundle made by bench/gpu/bundle.sh on a GPU machine; prints what it
+# measured and copies it to $OUT (when set) for docs/benchmarks.md.
+# Usage: bench/gpu/run.sh BUNDLE
+set -uo pipefail
+bundle="$(cd "${1:?usage: run.sh BUNDLE}" && pwd)"
+results="${OUT:-$bundle/results}"
+mkdir -p "$results"
+log="$results/gpu-run.log"
+exec > >(tee "$log") 2>&1
+
+nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader
+# cuBLAS: the CUDA toolkit's, else PyTorch's wheel.
+cublas="$(dirname "$(ldconfig -p | awk '/libcublas.so.13 / {print $NF; exit}')" 2>/dev/null)"
+for d in /usr/local/cuda/lib64 /usr/local/cuda/targets/x86_64-linux/lib \
+         $(python3 -c 'import nvidia, os; print(os.path.dirname(nvidia.__path__[0]))' 2>/dev/null)/nvidia/cu13/lib \
+         $(python3 -c 'import nvidia, os; print(nvidia.__path__[0])' 2>/dev/null)/cublas/lib; do
+  [ -e "$d/libcublas.so.13" ] && cublas="$d" && break
+done
+echo "cuBLAS from: ${cublas:-not found}"
+libs="$bundle/lib:${cublas}"
+mtrun() {
+  "$bundle/lib/ld-linux-x86-64.so.2" --library-path "$libs" "$bundle/bin/mt-run" "$@"
+}
+export MT_CUDA_RUNTIME="$bundle/lib/libmt-cuda-runtime.so"
+
+echo "== tiny GPT, 100 steps: CUDA fp32 against the CPU"
+mtrun "$bundle/plans/micro-cuda" --data "$bundle/data/micro.tokens" --record "$results/micro-cuda" \
+  > "$results/micro-cuda.log" 2>&1; echo "exit $?"; tail -3 "$results/micro-cuda.log"
+python3 "$bundle/bin/compare_runs.py" "$bundle/cpu/micro" "$results/micro-cuda" --rtol 1e-2 --param-tol 1e-2
+
+echo "== tiny GPT, tp=2 pp=2 on one GPU, against the CPU"
+mtrun "$bundle/plans/micro-cuda-tp2pp2" --data "$bundle/data/micro.tokens" \
+  --record "$results/micro-cuda-tp2pp2" > "$results/micro-cuda-tp2pp2.log" 2>&1; echo "exit $?"
+tail -3 "$results/micro-cuda-tp2pp2.log"
+python3 "$bundle/bin/compare_runs.py" "$bundle/cpu/micro" "$results/micro-cuda-tp2pp2" --rtol 1e-2 --param-tol 1e-2
+
+echo "== GPT-2 124M, micro-batch 4, seq 1024, fp32, 10 steps"
+mtrun "$bundle/plans/gpt2-124m-cuda" --data "$bundle/data/random.tokens" \
+  > "$results/gpt2-124m.log" 2>&1; echo "exit $?"
+tail -4 "$results/gpt2-124m.log"
