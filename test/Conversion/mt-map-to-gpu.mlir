@@ -1,4 +1,4 @@
-// RUN: mt-opt %s -split-input-file --mt-map-to-gpu | FileCheck %s
+// RUN: mt-opt %s -split-input-file -verify-diagnostics --mt-map-to-gpu | FileCheck %s
 
 // An elementwise op: one dimension, tiles of 256 on blocks, elements on
 // threads, guarded where the last tile runs past the end.
@@ -49,5 +49,87 @@ func.func @rows(%a: memref<8x4xf32>, %out: memref<8x4xf32>) {
     memref.store %v, %o[%i, %c0] : memref<8x4xf32>
     scf.yield %o : memref<8x4xf32>
   } {mt.independent_iterations}
+  return
+}
+
+// -----
+
+// A hyperparameter read from a buffer nothing writes: each kernel reads it
+// itself; nothing is left on the host.
+// CHECK-LABEL: func.func @invariant_scalar
+// CHECK-NOT: memref.load
+// CHECK: scf.parallel
+// CHECK: memref.load %[[HYPER:.+]][%{{.+}}] : memref<2xf32>
+// CHECK: arith.mulf
+// CHECK: thread_x
+func.func @invariant_scalar(%hyper: memref<2xf32>, %a: memref<8xf32>, %b: memref<8xf32>) {
+  %c0 = arith.constant 0 : index
+  %lr = memref.load %hyper[%c0] : memref<2xf32>
+  linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]}
+    ins(%a : memref<8xf32>) outs(%b : memref<8xf32>) {
+  ^bb0(%x: f32, %y: f32):
+    %s = arith.mulf %x, %lr : f32
+    linalg.yield %s : f32
+  }
+  return
+}
+
+// -----
+
+// A sum kept in a value, then used by a later kernel: the sum runs on one
+// thread and passes its result through a 0-d buffer.
+// CHECK-LABEL: func.func @scalar_between_kernels
+// CHECK: %[[STASH:.+]] = memref.alloc() : memref<f32>
+// CHECK: gpu.launch
+// CHECK: scf.for
+// CHECK: memref.store %{{.+}}, %[[STASH]][] : memref<f32>
+// CHECK: gpu.terminator
+// CHECK: scf.parallel
+// CHECK: memref.load %[[STASH]][] : memref<f32>
+// CHECK: arith.divf
+func.func @scalar_between_kernels(%a: memref<8xf32>, %b: memref<8xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c8 = arith.constant 8 : index
+  %zero = arith.constant 0.0 : f32
+  %sum = scf.for %i = %c0 to %c8 step %c1 iter_args(%acc = %zero) -> (f32) {
+    %v = memref.load %a[%i] : memref<8xf32>
+    %n = arith.addf %acc, %v : f32
+    scf.yield %n : f32
+  }
+  linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]}
+    ins(%a : memref<8xf32>) outs(%b : memref<8xf32>) {
+  ^bb0(%x: f32, %y: f32):
+    %s = arith.divf %x, %sum : f32
+    linalg.yield %s : f32
+  }
+  return
+}
+
+// -----
+
+// A constant scalar global (cross-entropy's 1.0 after bufferization) folds:
+// globals are host memory.
+// CHECK-LABEL: func.func @constant_global
+// CHECK-NOT: memref.get_global
+// CHECK: arith.constant 1.000000e+00 : f32
+memref.global "private" constant @one : memref<f32> = dense<1.0>
+func.func @constant_global(%out: memref<f32>) {
+  %g = memref.get_global @one : memref<f32>
+  %v = memref.load %g[] : memref<f32>
+  memref.store %v, %out[] : memref<f32>
+  return
+}
+
+// -----
+
+// The host cannot have what the GPU computes.
+func.func private @library(f32)
+func.func @host_needs_device_value(%a: memref<8xf32>) {
+  %c0 = arith.constant 0 : index
+  %v = memref.load %a[%c0] : memref<8xf32>
+  memref.store %v, %a[%c0] : memref<8xf32>
+  // expected-error @+1 {{mt-map-to-gpu: a library call would need a value the GPU computes}}
+  func.call @library(%v) : (f32) -> ()
   return
 }
