@@ -39,3 +39,9 @@ echo "== GPT-2 124M, micro-batch 4, seq 1024, fp32, 10 steps"
 mtrun "$bundle/plans/gpt2-124m-cuda" --data "$bundle/data/random.tokens" \
   > "$results/gpt2-124m.log" 2>&1; echo "exit $?"
 tail -4 "$results/gpt2-124m.log"
+
+echo "== PyTorch side by side (GPT-2 124M, micro-batch 4, seq 1024)"
+here="$(cd "$(dirname "$0")" && pwd)"
+python3 "$here/torch_gpt2.py" --dtype fp32
+python3 "$here/torch_gpt2.py" --dtype bf16
+python3 "$here/torch_gpt2.py" --dtype bf16 --compile

@@ -37,7 +37,7 @@ struct State {
   std::map<std::string, std::map<std::string, Kernel>> kernels;
   std::map<uintptr_t, size_t> allocations; // base -> bytes
   std::set<std::string> modulesLoaded;
-  long launches = 0, gemms = 0;
+  long launches = 0, singleThread = 0, gemms = 0;
   std::set<std::string> kernelsLaunched;
   std::vector<std::string> problems;
 
@@ -48,9 +48,10 @@ struct State {
 
   ~State() {
     std::fprintf(stderr,
-                 "fake CUDA runtime: %zu module(s) loaded, %zu kernels launched, %ld launches, "
-                 "%ld GEMMs, %zu problem(s)\n",
-                 modulesLoaded.size(), kernelsLaunched.size(), launches, gemms, problems.size());
+                 "fake CUDA runtime: %zu module(s) loaded, %zu kernels launched, %ld launches "
+                 "(%ld on one thread), %ld GEMMs, %zu problem(s)\n",
+                 modulesLoaded.size(), kernelsLaunched.size(), launches, singleThread, gemms,
+                 problems.size());
     for (const std::string &p : problems)
       std::fprintf(stderr, "fake CUDA runtime: %s\n", p.c_str());
   }
@@ -231,6 +232,8 @@ void mgpuLaunchKernel(void *function, intptr_t gridX, intptr_t gridY, intptr_t g
     s.problem("kernel " + k.name + " takes " + std::to_string(k.params) +
               " parameters but is launched with " + std::to_string(paramsCount));
   intptr_t threads = blockX * blockY * blockZ;
+  if (threads * gridX * gridY * gridZ == 1)
+    ++s.singleThread;
   if (gridX < 1 || gridY < 1 || gridZ < 1 || threads < 1 || threads > 1024 || smem < 0)
     s.problem("kernel " + k.name + " is launched on grid " + std::to_string(gridX) + "x" +
               std::to_string(gridY) + "x" + std::to_string(gridZ) + ", block " +

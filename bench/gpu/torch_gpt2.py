@@ -1,0 +1,108 @@
+"""PyTorch side of bench/gpu/run.sh: GPT-2 (124M by default) training
+throughput on one GPU, the same shapes as the mtc plan (micro-batch, seq
+1024, tied embeddings, pre-norm, GeLU, AdamW), on random tokens.
+
+Usage: torch_gpt2.py [--layers 12 --hidden 768 --heads 12] [--micro 4]
+       [--seq 1024] [--steps 20] [--dtype fp32|bf16] [--compile]
+Prints one line: config, tokens/s, and model FLOPs utilization against the
+device's dense bf16 peak (--peak-tflops, default 989 for H100/H200 SXM).
+"""
+import argparse
+import math
+import time
+
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+
+class Block(nn.Module):
+    def __init__(self, hidden, heads):
+        super().__init__()
+        self.heads = heads
+        self.ln_1 = nn.LayerNorm(hidden)
+        self.qkv = nn.Linear(hidden, 3 * hidden)
+        self.proj = nn.Linear(hidden, hidden)
+        self.ln_2 = nn.LayerNorm(hidden)
+        self.fc = nn.Linear(hidden, 4 * hidden)
+        self.fc_proj = nn.Linear(4 * hidden, hidden)
+
+    def forward(self, x):
+        b, s, h = x.shape
+        q, k, v = self.qkv(self.ln_1(x)).split(h, dim=2)
+        shape = (b, s, self.heads, h // self.heads)
+        q, k, v = (t.view(shape).transpose(1, 2) for t in (q, k, v))
+        a = F.scaled_dot_product_attention(q, k, v, is_causal=True)
+        x = x + self.proj(a.transpose(1, 2).reshape(b, s, h))
+        return x + self.fc_proj(F.gelu(self.fc(self.ln_2(x)), approximate="tanh"))
+
+
+class GPT(nn.Module):
+    def __init__(self, layers, hidden, heads, vocab, positions):
+        super().__init__()
+        self.wte = nn.Embedding(vocab, hidden)
+        self.wpe = nn.Embedding(positions, hidden)
+        self.blocks = nn.ModuleList(Block(hidden, heads) for _ in range(layers))
+        self.ln_f = nn.LayerNorm(hidden)
+
+    def forward(self, tokens, labels):
+        pos = torch.arange(tokens.shape[1], device=tokens.device)
+        x = self.wte(tokens) + self.wpe(pos)
+        for block in self.blocks:
+            x = block(x)
+        logits = self.ln_f(x) @ self.wte.weight.t()
+        return F.cross_entropy(logits.float().view(-1, logits.shape[-1]), labels.view(-1))
+
+
+def main():
+    p = argparse.ArgumentParser()
+    p.add_argument("--layers", type=int, default=12)
+    p.add_argument("--hidden", type=int, default=768)
+    p.add_argument("--heads", type=int, default=12)
+    p.add_argument("--vocab", type=int, default=50304)
+    p.add_argument("--micro", type=int, default=4)
+    p.add_argument("--seq", type=int, default=1024)
+    p.add_argument("--steps", type=int, default=20)
+    p.add_argument("--dtype", choices=["fp32", "bf16"], default="bf16")
+    p.add_argument("--compile", action="store_true")
+    p.add_argument("--peak-tflops", type=float, default=989.0)
+    a = p.parse_args()
+    torch.backends.cuda.matmul.allow_tf32 = False
+    torch.backends.cudnn.allow_tf32 = False
+    torch.manual_seed(0)
+    model = GPT(a.layers, a.hidden, a.heads, a.vocab, a.seq).cuda()
+    params = sum(t.numel() for t in model.parameters())
+    opt = torch.optim.AdamW(model.parameters(), lr=6e-4, weight_decay=0.01, fused=True)
+    step_fn = torch.compile(model) if a.compile else model
+    tokens = torch.randint(0, 50257, (a.micro, a.seq + 1), device="cuda")
+    x, y = tokens[:, :-1].contiguous(), tokens[:, 1:].contiguous()
+
+    def step():
+        with torch.autocast("cuda", dtype=torch.bfloat16, enabled=a.dtype == "bf16"):
+            loss = step_fn(x, y)
+        loss.backward()
+        opt.step()
+        opt.zero_grad(set_to_none=True)
+        return loss
+
+    for _ in range(3):  # warm-up (and compilation)
+        step()
+    torch.cuda.synchronize()
+    start = time.perf_counter()
+    for _ in range(a.steps):
+        loss = step()
+    torch.cuda.synchronize()
+    seconds = (time.perf_counter() - start) / a.steps
+    tokens_per_s = a.micro * a.seq / seconds
+    # 6 N per token for the weights, plus attention's 6 * layers * seq * hidden
+    # (forward QK^T and AV, backward twice that, causal not discounted).
+    flops_per_token = 6 * params + 6 * a.layers * a.seq * a.hidden
+    mfu = tokens_per_s * flops_per_token / (a.peak_tflops * 1e12)
+    print(f"torch {torch.__version__} {torch.cuda.get_device_name()} {a.dtype}"
+          f"{' compile' if a.compile else ''}: {params / 1e6:.1f}M params, micro {a.micro}, "
+          f"seq {a.seq}: {tokens_per_s:.0f} tokens/s, MFU {100 * mfu:.1f}%, "
+          f"loss {loss.item():.3f}")
+
+
+if __name__ == "__main__":
+    main()
