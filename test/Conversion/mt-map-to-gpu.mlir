@@ -133,3 +133,24 @@ func.func @host_needs_device_value(%a: memref<8xf32>) {
   func.call @library(%v) : (f32) -> ()
   return
 }
+
+// -----
+
+// A bias gradient (a sum over rows per column): the columns run on threads,
+// each summing its rows in order, not the whole sum on one thread.
+// CHECK-LABEL: func.func @column_sums
+// CHECK-NOT: gpu.launch
+// CHECK: scf.parallel
+// CHECK: scf.for
+// CHECK: memref.load
+// CHECK: arith.addf
+// CHECK: thread_x
+func.func @column_sums(%a: memref<8x4xf32>, %out: memref<4xf32>) {
+  linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d1)>], iterator_types = ["reduction", "parallel"]}
+    ins(%a : memref<8x4xf32>) outs(%out : memref<4xf32>) {
+  ^bb0(%x: f32, %y: f32):
+    %s = arith.addf %x, %y : f32
+    linalg.yield %s : f32
+  }
+  return
+}

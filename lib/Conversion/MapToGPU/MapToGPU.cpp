@@ -128,12 +128,31 @@ struct MapToGPUPass : mt::impl::MapToGPUPassBase<MapToGPUPass> {
             return signalPassFailure();
           }
           rewriter.setInsertionPoint(&op);
+          // Parallel dimensions first (a bias gradient sums over rows before
+          // its columns): each output element still sums in the same order,
+          // but the columns run on threads instead of all on one.
+          if (auto generic = dyn_cast<linalg::GenericOp>(op)) {
+            auto iterators = generic.getIteratorTypesArray();
+            SmallVector<unsigned> order;
+            for (unsigned d = 0; d < iterators.size(); ++d)
+              if (iterators[d] == utils::IteratorType::parallel)
+                order.push_back(d);
+            for (unsigned d = 0; d < iterators.size(); ++d)
+              if (iterators[d] != utils::IteratorType::parallel)
+                order.push_back(d);
+            if (!order.empty() && !llvm::is_sorted(order)) {
+              FailureOr<linalg::GenericOp> swapped =
+                  linalg::interchangeGenericOp(rewriter, generic, order);
+              if (succeeded(swapped))
+                linalgOp = cast<linalg::LinalgOp>(swapped->getOperation());
+            }
+          }
           FailureOr<linalg::LinalgLoops> loops = linalg::linalgOpToParallelLoops(rewriter, linalgOp);
           if (failed(loops)) {
             op.emitError("mt-map-to-gpu: cannot turn this op into loops");
             return signalPassFailure();
           }
-          rewriter.eraseOp(&op);
+          rewriter.eraseOp(linalgOp);
           if (loops->empty())
             continue;
           if (auto p = dyn_cast<scf::ParallelOp>(loops->front()))
