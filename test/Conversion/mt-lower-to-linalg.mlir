@@ -79,21 +79,25 @@ func.func @softmax(%x: tensor<2x3x4x4xf32>, %m: tensor<2x4xi1>) -> tensor<2x3x4x
 
 // -----
 
-// Layer norm's backward in one nest: per row the mean and 1/std, then one
-// pass that sums dxhat * xhat and dxhat and adds into dgamma and dbeta
-// (carried across rows), then one pass writing dx.
+// Layer norm's backward: one nest over independent rows finds each row's
+// mean and 1/std, sums dxhat * xhat and dxhat along it and writes dx, and
+// keeps the row's mean and 1/std; dgamma and dbeta are column sums over the
+// rows after it (no thread walks every row on a GPU).
 // CHECK-LABEL: func.func @layer_norm_grad
 // CHECK-NOT: linalg.generic
-// CHECK: %[[G:.*]]:3 = scf.for {{.*}} -> (tensor<6x8xf32>, tensor<8xf32>, tensor<8xf32>)
+// CHECK: %[[G:.*]]:3 = scf.for {{.*}} -> (tensor<6x8xf32>, tensor<6xf32>, tensor<6xf32>)
 // CHECK: %[[SUM:.*]] = scf.for {{.*}} -> (f32)
 // CHECK: %[[SQ:.*]] = scf.for {{.*}} -> (f32)
 // CHECK: %[[RSTD:.*]] = math.rsqrt
-// CHECK: %[[SUMS:.*]]:4 = scf.for {{.*}} -> (f32, f32, tensor<8xf32>, tensor<8xf32>)
+// CHECK: %[[SUMS:.*]]:2 = scf.for {{.*}} -> (f32, f32)
 // CHECK: %[[DX:.*]] = scf.for {{.*}} -> (tensor<6x8xf32>)
 // CHECK: arith.mulf %[[RSTD]]
-// CHECK: scf.yield %[[DX]], %[[SUMS]]#2, %[[SUMS]]#3
-// CHECK-NOT: linalg.generic
-// CHECK: return %{{.*}}, %[[G]]#1, %[[G]]#2
+// CHECK: %[[R:.*]] = tensor.insert %[[RSTD]]
+// CHECK: scf.yield %[[DX]], %[[R]], %{{.*}}
+// CHECK-NEXT: } {mt.independent_iterations}
+// CHECK: %[[DG:.*]] = linalg.generic {{.*}} iterator_types = ["reduction", "parallel"]} ins({{.*}}, %[[G]]#1, %[[G]]#2 : {{.*}}) outs({{.*}} : tensor<8xf32>)
+// CHECK: %[[DB:.*]] = linalg.generic {{.*}} iterator_types = ["reduction", "parallel"]}
+// CHECK: return %{{.*}}, %[[DG]], %[[DB]]
 func.func @layer_norm_grad(%dy: tensor<2x3x8xf32>, %x: tensor<2x3x8xf32>, %g: tensor<8xf32>) -> (tensor<2x3x8xf32>, tensor<8xf32>, tensor<8xf32>) {
   %dx, %dg, %db = mt.layer_norm_grad %dy, %x, %g {epsilon = 1.0e-05 : f64} : tensor<2x3x8xf32>, tensor<8xf32>
   return %dx, %dg, %db : tensor<2x3x8xf32>, tensor<8xf32>, tensor<8xf32>
@@ -101,16 +105,21 @@ func.func @layer_norm_grad(%dy: tensor<2x3x8xf32>, %x: tensor<2x3x8xf32>, %g: te
 
 // -----
 
-// The loss: per row the max and the sum of exponentials, then the row's
-// masked loss and mask are added to the totals the row loop carries.
+// The loss: per row (independent rows) the max, the sum of exponentials
+// and the row's masked loss; then the losses and the mask are summed.
 // CHECK-LABEL: func.func @cross_entropy
 // CHECK-NOT: linalg.generic
-// CHECK: %[[T:.*]]:2 = scf.for {{.*}} -> (f32, f32)
+// CHECK: %[[ROWS:.*]] = scf.for {{.*}} -> (tensor<6xf32>)
 // CHECK: %[[MAX:.*]] = scf.for {{.*}} -> (f32)
 // CHECK: %[[SE:.*]] = scf.for {{.*}} -> (f32)
 // CHECK: math.log %[[SE]]
-// CHECK: %[[D:.*]] = arith.select %{{.*}}, %{{.*}}, %[[T]]#1
-// CHECK: %[[MEAN:.*]] = arith.divf %[[T]]#0, %[[D]]
+// CHECK: } {mt.independent_iterations}
+// CHECK: %[[TOTAL:.*]] = linalg.generic {{.*}} ins(%[[ROWS]] : tensor<6xf32>)
+// CHECK: %[[COUNT:.*]] = linalg.generic {{.*}} ins(%{{.*}} : tensor<6xf32>) outs(%{{.*}} : tensor<f32>)
+// CHECK: %[[C:.*]] = tensor.extract %[[COUNT]][]
+// CHECK: %[[D:.*]] = arith.select %{{.*}}, %{{.*}}, %[[C]]
+// CHECK: %[[T:.*]] = tensor.extract %[[TOTAL]][]
+// CHECK: %[[MEAN:.*]] = arith.divf %[[T]], %[[D]]
 // CHECK: tensor.from_elements %[[MEAN]] : tensor<f32>
 func.func @cross_entropy(%logits: tensor<2x3x5xf32>, %labels: tensor<2x3xi32>, %mask: tensor<2x3xf32>) -> tensor<f32> {
   %loss = mt.cross_entropy %logits, %labels mask %mask : tensor<2x3x5xf32>, tensor<2x3xi32>, tensor<2x3xf32> -> tensor<f32>
@@ -142,11 +151,46 @@ func.func @accumulate_in_place(%x: tensor<8x4xf32>, %dy: tensor<8x4xf32>, %db: t
 
 // -----
 
+// The scatter-add starts from the accumulator. Columns are the outer loop,
+// independent, each adding the rows in order: parallel without atomics.
 // CHECK-LABEL: func.func @embedding_grad_plus
 // CHECK-SAME: %[[ACC:[^:]*]]: tensor<16x4xf32>)
 // CHECK-NOT: linalg.fill
-// CHECK: scf.for {{.*}} iter_args(%{{.*}} = %[[ACC]])
+// CHECK: %[[C4:.*]] = arith.constant 4 : index
+// CHECK: scf.for %{{.*}} = %{{.*}} to %[[C4]] {{.*}} iter_args(%{{.*}} = %[[ACC]])
+// CHECK: %[[C2:.*]] = arith.constant 2 : index
+// CHECK: scf.for %{{.*}} = %{{.*}} to %[[C2]]
+// CHECK: } {mt.independent_iterations}
 func.func @embedding_grad_plus(%g: tensor<2x4xf32>, %ids: tensor<2xi32>, %acc: tensor<16x4xf32>) -> tensor<16x4xf32> {
   %d = mt.embedding_grad %g[%ids] plus %acc : tensor<16x4xf32> : tensor<2x4xf32>, tensor<2xi32> -> tensor<16x4xf32>
   return %d : tensor<16x4xf32>
+}
+
+// -----
+
+// A column sum over many rows runs in two levels: blocks of rows into
+// partial sums (blocks x columns parallel), then the blocks.
+// CHECK-LABEL: func.func @sum_to_columns
+// CHECK: %[[BLOCKS:.*]] = tensor.expand_shape %{{.*}} output_shape [16, 4, 8]
+// CHECK: %[[PART:.*]] = linalg.generic {{.*}} iterator_types = ["parallel", "reduction", "parallel"]} ins(%[[BLOCKS]] : tensor<16x4x8xf32>) outs(%{{.*}} : tensor<16x8xf32>)
+// CHECK: %[[SUM:.*]] = linalg.generic {{.*}} iterator_types = ["reduction", "parallel"]} ins(%[[PART]] : tensor<16x8xf32>) outs(%{{.*}} : tensor<8xf32>)
+// CHECK: return %[[SUM]]
+func.func @sum_to_columns(%x: tensor<64x8xf32>) -> tensor<8xf32> {
+  %s = mt.sum_to %x : tensor<64x8xf32> -> tensor<8xf32>
+  return %s : tensor<8xf32>
+}
+
+// -----
+
+// A sum of everything takes interleaved partial sums (partial p adds
+// elements p, p + 64, ...) until few enough are left to add in order.
+// CHECK-LABEL: func.func @sum_to_scalar
+// CHECK: tensor.expand_shape %{{.*}} output_shape [16, 64]
+// CHECK: %[[PART:.*]] = linalg.generic {{.*}} outs(%{{.*}} : tensor<4x64xf32>)
+// CHECK: %[[COLS:.*]] = linalg.generic {{.*}} ins(%[[PART]] : tensor<4x64xf32>) outs(%{{.*}} : tensor<64xf32>)
+// CHECK: %[[SUM:.*]] = linalg.generic {{.*}} iterator_types = ["reduction"]} ins(%[[COLS]] : tensor<64xf32>) outs(%{{.*}} : tensor<f32>)
+// CHECK: return %[[SUM]]
+func.func @sum_to_scalar(%x: tensor<32x32xf32>) -> tensor<f32> {
+  %s = mt.sum_to %x : tensor<32x32xf32> -> tensor<f32>
+  return %s : tensor<f32>
 }

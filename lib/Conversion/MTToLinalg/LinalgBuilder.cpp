@@ -5,6 +5,8 @@
 
 #include "mlir/Dialect/SCF/IR/SCF.h"
 
+#include <algorithm>
+
 using namespace mlir;
 
 namespace mt {
@@ -155,12 +157,109 @@ Value LinalgBuilder::contract(Value lhs, AffineMap lhsMap, Value rhs, AffineMap 
                  });
 }
 
+namespace {
+
+/// Fewest elements a parallel sum hands each thread, and how many threads a
+/// column sum aims for (enough to fill a GPU).
+constexpr int64_t kMinPerThread = 4, kTargetThreads = 32768;
+/// At most this many elements are summed on one thread at the end.
+constexpr int64_t kSequentialSum = 256;
+
+/// How many blocks of rows sumRows splits `rows` into (1: no split): the
+/// fewest that give kTargetThreads threads, else as many as keep
+/// kMinPerThread rows in each. A divisor of `rows`, so no block is ragged.
+int64_t rowBlocks(int64_t rows, int64_t width) {
+  if (width >= kTargetThreads)
+    return 1;
+  int64_t best = 1;
+  for (int64_t k = 2; k * kMinPerThread <= rows; ++k) {
+    if (rows % k)
+      continue;
+    best = k;
+    if (k * width >= kTargetThreads)
+      break;
+  }
+  return best;
+}
+
+/// How many partial sums sumAll takes of `n` elements (1: sum them in
+/// order): the most that leave each at least 4 x kMinPerThread elements,
+/// at most 65536, dividing `n`.
+int64_t partialSums(int64_t n) {
+  if (n <= kSequentialSum)
+    return 1;
+  int64_t limit = std::min<int64_t>(65536, n / (4 * kMinPerThread));
+  for (int64_t k = limit; k > 1; --k)
+    if (n % k == 0)
+      return k;
+  return 1;
+}
+
+} // namespace
+
 Value LinalgBuilder::sumAll(Value input) {
   auto type = tensorOf(input);
+  Type element = type.getElementType();
+  int64_t n = type.getNumElements(), parts = partialSums(n);
+  if (parts > 1) {
+    // Partial p sums elements p, p + parts, ...: on a GPU neighbouring
+    // threads read neighbouring elements.
+    Value rows = reshape(input, {n / parts, parts});
+    Value partial = sumRows({{rows, Read::Cell}}, n / parts, parts, element,
+                            [](OpBuilder &, Location, ValueRange a) { return a[0]; });
+    return sumAll(partial);
+  }
   unsigned rank = type.getRank();
   SmallVector<utils::IteratorType> iters(rank, utils::IteratorType::reduction);
-  return generic(input, identity(rank), filled({}, type.getElementType(), 0.0),
+  return generic(input, identity(rank), filled({}, element, 0.0),
                  AffineMap::get(rank, 0, {}, b.getContext()), iters,
+                 [](OpBuilder &nb, Location nl, ValueRange a) -> Value {
+                   return nb.create<arith::AddFOp>(nl, a[1], a[0]);
+                 });
+}
+
+Value LinalgBuilder::sumRows(ArrayRef<std::pair<Value, Read>> operands, int64_t rows, int64_t width,
+                             Type type, BodyFn element) {
+  int64_t blocks = rowBlocks(rows, width), perBlock = rows / blocks;
+  bool split = blocks > 1;
+  MLIRContext *ctx = b.getContext();
+  // Loops (block, row in block, column) when split, else (row, column).
+  unsigned numDims = split ? 3 : 2;
+  AffineExpr column = b.getAffineDimExpr(numDims - 1);
+  SmallVector<AffineExpr> row{b.getAffineDimExpr(0)};
+  if (split)
+    row.push_back(b.getAffineDimExpr(1));
+  SmallVector<Value> inputs;
+  SmallVector<AffineMap> maps;
+  for (auto [value, read] : operands) {
+    SmallVector<AffineExpr> exprs;
+    SmallVector<int64_t> shape;
+    if (read != Read::Column) {
+      exprs.append(row);
+      if (split)
+        shape = {blocks, perBlock};
+      else
+        shape = {rows};
+    }
+    if (read != Read::Row) {
+      exprs.push_back(column);
+      shape.push_back(width);
+    }
+    inputs.push_back(read == Read::Column ? value : reshape(value, shape));
+    maps.push_back(AffineMap::get(numDims, 0, exprs, ctx));
+  }
+  auto sumBody = [&](OpBuilder &nb, Location nl, ValueRange a) -> Value {
+    return nb.create<arith::AddFOp>(nl, a.back(), element(nb, nl, a.drop_back()));
+  };
+  using Iter = utils::IteratorType;
+  if (!split)
+    return generic(inputs, maps, filled({width}, type, 0.0), AffineMap::get(2, 0, {column}, ctx),
+                   {Iter::reduction, Iter::parallel}, sumBody);
+  Value partial = generic(inputs, maps, filled({blocks, width}, type, 0.0),
+                          AffineMap::get(3, 0, {row[0], column}, ctx),
+                          {Iter::parallel, Iter::reduction, Iter::parallel}, sumBody);
+  return generic(partial, identity(2), filled({width}, type, 0.0), suffixMap(2, 1),
+                 {Iter::reduction, Iter::parallel},
                  [](OpBuilder &nb, Location nl, ValueRange a) -> Value {
                    return nb.create<arith::AddFOp>(nl, a[1], a[0]);
                  });

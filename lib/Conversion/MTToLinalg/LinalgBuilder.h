@@ -57,8 +57,21 @@ public:
                        mlir::AffineMap outMap, llvm::ArrayRef<bool> reduction,
                        mlir::Value init = {});
 
-  /// Sums every element of `input` into a 0-d tensor.
+  /// Sums every element of `input` into a 0-d tensor. Large inputs are summed
+  /// in levels (partial sums over interleaved slices, then their sum), so a
+  /// parallel target sums on many threads; the order depends only on the
+  /// shape, never on the target.
   mlir::Value sumAll(mlir::Value input);
+
+  /// How sumRows reads an operand: a cell of [R, W], a row's value [R] or a
+  /// column's [W].
+  enum class Read { Cell, Row, Column };
+  /// out[w] = sum over rows r of `element`(each operand read at (r, w)): a
+  /// column sum of `width` columns, [width] of type `type`. Many rows are
+  /// summed in two levels (blocks of rows, then the blocks), so a parallel
+  /// target runs rows x columns threads, not one per column.
+  mlir::Value sumRows(llvm::ArrayRef<std::pair<mlir::Value, Read>> operands, int64_t rows,
+                      int64_t width, mlir::Type type, BodyFn element);
 
   /// The current value of loop `dim` inside a generic body, as i64.
   mlir::Value loopIndexI64(mlir::OpBuilder &nb, mlir::Location nl, unsigned dim);

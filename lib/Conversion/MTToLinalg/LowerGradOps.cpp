@@ -19,7 +19,10 @@ Value addF(OpBuilder &b, Location l, Value x, Value y) { return b.create<arith::
 Value mulF(OpBuilder &b, Location l, Value x, Value y) { return b.create<arith::MulFOp>(l, x, y); }
 Value subF(OpBuilder &b, Location l, Value x, Value y) { return b.create<arith::SubFOp>(l, x, y); }
 
-/// Scatter-add of gradient rows into the table, one row at a time.
+/// Scatter-add of gradient rows into the table. Each column is its own
+/// loop over the rows in order (marked independent: a parallel target runs
+/// the columns at once, neighbouring threads on neighbouring elements), so
+/// repeated ids add in the same order everywhere, with no atomics.
 Lowered lowerEmbeddingGrad(EmbeddingGradOp op, LinalgBuilder &lb) {
   auto table = tensorOf(op.getResult());
   int64_t vocab = table.getDimSize(0), h = table.getDimSize(1);
@@ -29,7 +32,7 @@ Lowered lowerEmbeddingGrad(EmbeddingGradOp op, LinalgBuilder &lb) {
   Location loc = lb.location();
   Value init = op.getPlus() ? op.getPlus()
                             : lb.filled(table.getShape(), table.getElementType(), 0.0);
-  Value zero = lb.index(0), one = lb.index(1);
+  Value zero = lb.index(0);
   // A vocabulary shard holds rows [offset, offset + vocab); other ids add 0.
   Value offset = zero;
   if (op.getShard()) {
@@ -38,31 +41,28 @@ Lowered lowerEmbeddingGrad(EmbeddingGradOp op, LinalgBuilder &lb) {
     offset = b.create<arith::IndexCastOp>(loc, b.getIndexType(), i);
   }
   Type t = table.getElementType();
-  auto outer = b.create<scf::ForOp>(
-      loc, zero, lb.index(rows), one, ValueRange{init},
-      [&](OpBuilder &ob, Location ol, Value r, ValueRange acc) {
-        Value id = ob.create<arith::IndexCastOp>(ol, ob.getIndexType(),
-                                                 ob.create<tensor::ExtractOp>(ol, ids, ValueRange{r}));
-        id = ob.create<arith::SubIOp>(ol, id, offset);
-        Value last = ob.create<arith::ConstantIndexOp>(ol, vocab - 1);
-        Value inside = ob.create<arith::AndIOp>(
-            ol, ob.create<arith::CmpIOp>(ol, arith::CmpIPredicate::sge, id, zero),
-            ob.create<arith::CmpIOp>(ol, arith::CmpIPredicate::sle, id, last));
+  Value result = forEachRow(b, loc, h, ValueRange{init}, [&](OpBuilder &cb, Location cl, Value c,
+                                                              ValueRange column) {
+    return forRange(cb, cl, rows, column, [&](OpBuilder &ob, Location ol, Value r, ValueRange acc) {
+      Value id = ob.create<arith::IndexCastOp>(ol, ob.getIndexType(),
+                                               ob.create<tensor::ExtractOp>(ol, ids, ValueRange{r}));
+      id = ob.create<arith::SubIOp>(ol, id, offset);
+      Value last = ob.create<arith::ConstantIndexOp>(ol, vocab - 1);
+      Value inside = ob.create<arith::AndIOp>(
+          ol, ob.create<arith::CmpIOp>(ol, arith::CmpIPredicate::sge, id, zero),
+          ob.create<arith::CmpIOp>(ol, arith::CmpIPredicate::sle, id, last));
+      id = ob.create<arith::MinSIOp>(ol, ob.create<arith::MaxSIOp>(ol, id, zero), last);
+      Value cur = ob.create<tensor::ExtractOp>(ol, acc[0], ValueRange{id, c});
+      Value g = ob.create<tensor::ExtractOp>(ol, grad, ValueRange{r, c});
+      if (op.getShard()) {
         Value scale = ob.create<arith::SelectOp>(ol, inside, cst(ob, ol, t, 1.0), cst(ob, ol, t, 0.0));
-        id = ob.create<arith::MinSIOp>(ol, ob.create<arith::MaxSIOp>(ol, id, zero), last);
-        auto inner = ob.create<scf::ForOp>(
-            ol, zero, ob.create<arith::ConstantIndexOp>(ol, h), one, acc,
-            [&](OpBuilder &ib, Location il, Value c, ValueRange acc2) {
-              Value cur = ib.create<tensor::ExtractOp>(il, acc2[0], ValueRange{id, c});
-              Value g = ib.create<tensor::ExtractOp>(il, grad, ValueRange{r, c});
-              if (op.getShard())
-                g = mulF(ib, il, g, scale);
-              Value upd = ib.create<tensor::InsertOp>(il, addF(ib, il, cur, g), acc2[0], ValueRange{id, c});
-              ib.create<scf::YieldOp>(il, upd);
-            });
-        ob.create<scf::YieldOp>(ol, inner.getResults());
-      });
-  return SmallVector<Value>{outer.getResult(0)};
+        g = mulF(ob, ol, g, scale);
+      }
+      Value upd = ob.create<tensor::InsertOp>(ol, addF(ob, ol, cur, g), acc[0], ValueRange{id, c});
+      return SmallVector<Value>{upd};
+    });
+  })[0];
+  return SmallVector<Value>{result};
 }
 
 Value geluDerivative(OpBuilder &b, Location l, Value x, bool tanhApprox) {

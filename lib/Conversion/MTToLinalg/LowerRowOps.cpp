@@ -158,8 +158,10 @@ Lowered lowerNorm(Value input, Value gamma, Value beta, double eps, LinalgBuilde
   return results;
 }
 
-/// layer_norm_grad (centered) and rms_norm_grad: dx, dgamma (and dbeta),
-/// with the statistics recomputed per row.
+/// layer_norm_grad (centered) and rms_norm_grad: dx, dgamma (and dbeta).
+/// The rows find their statistics and dx at once (each its own row) and
+/// keep mean and rstd per row; dgamma and dbeta are then column sums over
+/// the rows (sumRows), so no thread walks every row.
 /// With `plus`, that gradient is added to dx as it is written.
 Lowered lowerNormGrad(Value dyIn, Value xIn, Value gamma, double eps, bool centered,
                       LinalgBuilder &lb, Value plusIn = Value()) {
@@ -168,9 +170,10 @@ Lowered lowerNormGrad(Value dyIn, Value xIn, Value gamma, double eps, bool cente
   Type t = type.getElementType();
   Value x = lb.reshape(xIn, {rows, h}), dy = lb.reshape(dyIn, {rows, h});
   Value plus = plusIn ? lb.reshape(plusIn, {rows, h}) : Value();
-  SmallVector<Value> inits{lb.empty({rows, h}, t), lb.filled({h}, t, 0.0)};
+  // dx, rstd and (centered) mean.
+  SmallVector<Value> inits{lb.empty({rows, h}, t), lb.empty({rows}, t)};
   if (centered)
-    inits.push_back(lb.filled({h}, t, 0.0));
+    inits.push_back(lb.empty({rows}, t));
   SmallVector<Value> results = overRows(lb, rows, inits, [&](Scalar s, Value r, ValueRange outs) {
     auto [mean, rstd] = normStats(s, x, r, h, eps, centered);
     auto xhat = [&](Scalar q, Value j) {
@@ -178,19 +181,15 @@ Lowered lowerNormGrad(Value dyIn, Value xIn, Value gamma, double eps, bool cente
       return q.mul(centered ? q.sub(v, mean) : v, rstd);
     };
     auto dxhat = [&](Scalar q, Value j) { return q.mul(q.at(dy, {r, j}), q.at(gamma, {j})); };
-    // sum(dxhat * xhat), sum(dxhat), and the parameter gradients.
-    SmallVector<Value> sums{s.c(t, 0.0), s.c(t, 0.0)};
-    sums.append(outs.begin() + 1, outs.end());
-    sums = alongRow(s, h, sums, [&](Scalar q, Value j, ValueRange acc) {
-      Value xh = xhat(q, j), dxh = dxhat(q, j), g = q.at(dy, {r, j});
-      SmallVector<Value> next{q.add(acc[0], q.mul(dxh, xh)), acc[1]};
-      if (centered)
-        next[1] = q.add(acc[1], dxh);
-      next.push_back(q.put(q.add(q.at(acc[2], {j}), q.mul(g, xh)), acc[2], {j}));
-      if (centered)
-        next.push_back(q.put(q.add(q.at(acc[3], {j}), g), acc[3], {j}));
-      return next;
-    });
+    // sum(dxhat * xhat) and sum(dxhat).
+    SmallVector<Value> sums =
+        alongRow(s, h, {s.c(t, 0.0), s.c(t, 0.0)}, [&](Scalar q, Value j, ValueRange acc) {
+          Value xh = xhat(q, j), dxh = dxhat(q, j);
+          SmallVector<Value> next{q.add(acc[0], q.mul(dxh, xh)), acc[1]};
+          if (centered)
+            next[1] = q.add(acc[1], dxh);
+          return next;
+        });
     Value meanProd = s.div(sums[0], s.c(t, h)), meanDxhat = s.div(sums[1], s.c(t, h));
     Value dx = alongRow(s, h, outs[0], [&](Scalar q, Value j, ValueRange acc) {
       Value inner = q.sub(dxhat(q, j), q.mul(xhat(q, j), meanProd));
@@ -201,12 +200,26 @@ Lowered lowerNormGrad(Value dyIn, Value xIn, Value gamma, double eps, bool cente
         dx = q.add(q.at(plus, {r, j}), dx);
       return SmallVector<Value>{q.put(dx, acc[0], {r, j})};
     })[0];
-    SmallVector<Value> next{dx};
-    next.append(sums.begin() + 2, sums.end());
+    SmallVector<Value> next{dx, s.put(rstd, outs[1], {r})};
+    if (centered)
+      next.push_back(s.put(mean, outs[2], {r}));
     return next;
+  }, /*independent=*/true);
+  using Read = LinalgBuilder::Read;
+  Value rstd = results[1], mean = centered ? results[2] : Value();
+  SmallVector<std::pair<Value, Read>> operands{{dy, Read::Cell}, {x, Read::Cell}, {rstd, Read::Row}};
+  if (centered)
+    operands.push_back({mean, Read::Row});
+  Value dgamma = lb.sumRows(operands, rows, h, t, [&](OpBuilder &b, Location l, ValueRange a) {
+    Scalar q{b, l};
+    Value v = centered ? q.sub(a[1], a[3]) : a[1];
+    return q.mul(a[0], q.mul(v, a[2]));
   });
-  results[0] = lb.reshape(results[0], type.getShape());
-  return results;
+  SmallVector<Value> lowered{lb.reshape(results[0], type.getShape()), dgamma};
+  if (centered)
+    lowered.push_back(lb.sumRows({{dy, Read::Cell}}, rows, h, t,
+                                 [](OpBuilder &, Location, ValueRange a) { return a[0]; }));
+  return lowered;
 }
 
 /// softmax(scale * x) over the last dimension, masked entries -inf.
@@ -311,24 +324,37 @@ struct LossRows {
   }
 };
 
+/// The unmasked rows' weights (the mask, or ones) and their sum: the mean's
+/// divisor.
+Value lossCount(const LossRows &in, LinalgBuilder &lb) {
+  if (!in.mask)
+    return lb.filled({}, in.t, static_cast<double>(in.rows));
+  Value weights = in.mask;
+  if (tensorOf(weights).getElementType() != in.t)
+    weights = lb.map(weights, lb.empty({in.rows}, in.t), [&](OpBuilder &b, Location l, ValueRange a) {
+      return Scalar{b, l}.cast(a[0], in.t);
+    });
+  return lb.sumAll(weights);
+}
+
 /// mean over unmasked rows of logsumexp(z) - z[label]; 0 when all are masked.
+/// Each row's loss is found on its own (rows in parallel), then summed.
 Lowered lowerCrossEntropy(CrossEntropyOp op, LinalgBuilder &lb) {
   LossRows in(op, lb);
   Type t = in.t;
-  Value zero = lb.constant(t, 0.0);
-  SmallVector<Value> sums = overRows(lb, in.rows, {zero, zero}, [&](Scalar s, Value r, ValueRange acc) {
+  Value perRow = overRows(lb, in.rows, lb.empty({in.rows}, t), [&](Scalar s, Value r, ValueRange outs) {
     Value max = in.rowMax(s, r);
     Value sumExp = alongRow(s, in.v, s.c(t, 0.0), [&](Scalar q, Value j, ValueRange a) {
       return SmallVector<Value>{q.add(a[0], q.exp(q.sub(in.z(q, r, j), max)))};
     })[0];
     Value picked = s.at(in.logits, {r, in.label(s, r)});
     Value lse = s.add(max, s.b.create<math::LogOp>(s.l, sumExp));
-    Value m = in.weight(s, r);
-    return SmallVector<Value>{s.add(acc[0], s.mul(s.sub(lse, picked), m)), s.add(acc[1], m)};
-  });
+    return SmallVector<Value>{s.put(s.mul(s.sub(lse, picked), in.weight(s, r)), outs[0], {r})};
+  }, /*independent=*/true)[0];
+  Value total = lb.sumAll(perRow), count = lossCount(in, lb);
   Scalar s{lb.builder(), lb.location()};
   Type lossType = tensorOf(op.getResult()).getElementType();
-  Value mean = s.cast(s.div(sums[0], s.nonZero(sums[1])), lossType);
+  Value mean = s.cast(s.div(s.at(total, {}), s.nonZero(s.at(count, {}))), lossType);
   return SmallVector<Value>{lb.builder().create<tensor::FromElementsOp>(
       lb.location(), RankedTensorType::get({}, lossType), mean)};
 }
@@ -338,10 +364,7 @@ Lowered lowerCrossEntropyGrad(CrossEntropyGradOp op, LinalgBuilder &lb) {
   LossRows in(op, lb);
   Type t = in.t;
   Scalar top{lb.builder(), lb.location()};
-  Value count = overRows(lb, in.rows, lb.constant(t, 0.0), [&](Scalar s, Value r, ValueRange acc) {
-    return SmallVector<Value>{s.add(acc[0], in.weight(s, r))};
-  })[0];
-  Value denom = top.nonZero(count);
+  Value denom = top.nonZero(top.at(lossCount(in, lb), {}));
   Value dloss = top.cast(top.at(op.getGrad(), {}), t);
   Value dx = overRows(lb, in.rows, lb.empty({in.rows, in.v}, t), [&](Scalar s, Value r, ValueRange outs) {
     Value max = in.rowMax(s, r);

@@ -30,19 +30,16 @@ Lowered lowerConcat(ConcatOp op, LinalgBuilder &lb) {
   return SmallVector<Value>{acc};
 }
 
+/// A sum over leading dimensions is a column sum of [rows, width].
 Lowered lowerSumTo(SumToOp op, LinalgBuilder &lb) {
   auto in = tensorOf(op.getInput()), out = tensorOf(op.getResult());
-  unsigned rank = in.getRank(), lead = rank - out.getRank();
-  SmallVector<utils::IteratorType> iters(rank, utils::IteratorType::parallel);
-  for (unsigned d = 0; d < lead; ++d)
-    iters[d] = utils::IteratorType::reduction;
-  Value sum = lb.generic(op.getInput(), lb.identity(rank),
-                         lb.filled(out.getShape(), out.getElementType(), 0.0),
-                         lb.suffixMap(rank, out.getRank()), iters,
-                         [](OpBuilder &b, Location l, ValueRange a) -> Value {
-                           return b.create<arith::AddFOp>(l, a[1], a[0]);
-                         });
-  return SmallVector<Value>{sum};
+  if (out.getRank() == 0)
+    return SmallVector<Value>{lb.sumAll(op.getInput())};
+  int64_t width = out.getNumElements(), rows = in.getNumElements() / width;
+  Value sum = lb.sumRows({{op.getInput(), LinalgBuilder::Read::Cell}}, rows, width,
+                         out.getElementType(),
+                         [](OpBuilder &, Location, ValueRange a) { return a[0]; });
+  return SmallVector<Value>{lb.reshape(sum, out.getShape())};
 }
 
 Lowered lowerSliceLayer(SliceLayerOp op, LinalgBuilder &lb) {
