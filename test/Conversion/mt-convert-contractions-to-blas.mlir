@@ -35,12 +35,17 @@ func.func @linear(%x: memref<8x4xf32>, %w: memref<3x4xf32>, %y: memref<8x3xf32>)
 #b = affine_map<(d0, d1, d2, d3) -> (d0, d3, d2)>
 #c = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2)>
 
-// A batched product: a loop over the batch, one call per matrix.
-// CHECK: func.func private @mt_blas_gemm_f64
+// A batched product over contiguous matrices: one strided-batched call
+// (strides in elements: 30, 42, 35; 2 products).
+// CHECK: func.func private @mt_blas_gemm_batched_f64(i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64)
 // CHECK-LABEL: func.func @batched
-// CHECK: scf.for %[[I:.*]] = %{{.*}} to %{{.*}} step %{{.*}} {
-// CHECK: memref.subview %{{.*}}[%[[I]], 0, 0] [1, 5, 6] [1, 1, 1]
-// CHECK: call @mt_blas_gemm_f64
+// CHECK-NOT: scf.for
+// CHECK-DAG: %[[SA:.*]] = arith.constant 30 : i64
+// CHECK-DAG: %[[SB:.*]] = arith.constant 42 : i64
+// CHECK-DAG: %[[SC:.*]] = arith.constant 35 : i64
+// CHECK-DAG: %[[COUNT:.*]] = arith.constant 2 : i64
+// CHECK: call @mt_blas_gemm_batched_f64(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %[[SA]], %{{.*}}, %{{.*}}, %[[SB]], %{{.*}}, %{{.*}}, %[[SC]], %[[COUNT]])
+// CHECK-NOT: linalg.generic
 func.func @batched(%x: memref<2x5x6xf64>, %w: memref<2x6x7xf64>, %y: memref<2x5x7xf64>) {
   linalg.generic {indexing_maps = [#a, #b, #c], iterator_types = ["parallel", "parallel", "parallel", "reduction"]}
       ins(%x, %w : memref<2x5x6xf64>, memref<2x6x7xf64>) outs(%y : memref<2x5x7xf64>) {
@@ -48,6 +53,31 @@ func.func @batched(%x: memref<2x5x6xf64>, %w: memref<2x6x7xf64>, %y: memref<2x5x
     %0 = arith.mulf %in, %in_0 : f64
     %1 = arith.addf %out, %0 : f64
     linalg.yield %1 : f64
+  }
+  return
+}
+
+// -----
+
+#a = affine_map<(d0, d1, d2, d3, d4) -> (d0, d1, d2, d4)>
+#b = affine_map<(d0, d1, d2, d3, d4) -> (d0, d1, d4, d3)>
+#c = affine_map<(d0, d1, d2, d3, d4) -> (d0, d1, d2, d3)>
+
+// Batch dimensions that do not collapse into one stride (x is a slice of a
+// wider buffer: its dim-0 stride 80 is not 2 x 30): a loop over them, one
+// call per matrix.
+// CHECK-LABEL: func.func @batched_strided
+// CHECK: scf.for %[[I:.*]] = %{{.*}} to %{{.*}} step %{{.*}} {
+// CHECK: scf.for %[[J:.*]] = %{{.*}} to %{{.*}} step %{{.*}} {
+// CHECK: memref.subview %{{.*}}[%[[I]], %[[J]], 0, 0] [1, 1, 5, 6] [1, 1, 1, 1]
+// CHECK: call @mt_blas_gemm_f32(
+func.func @batched_strided(%x: memref<2x2x5x6xf32, strided<[80, 30, 6, 1]>>, %w: memref<2x2x6x7xf32>, %y: memref<2x2x5x7xf32>) {
+  linalg.generic {indexing_maps = [#a, #b, #c], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction"]}
+      ins(%x, %w : memref<2x2x5x6xf32, strided<[80, 30, 6, 1]>>, memref<2x2x6x7xf32>) outs(%y : memref<2x2x5x7xf32>) {
+  ^bb0(%in: f32, %in_0: f32, %out: f32):
+    %0 = arith.mulf %in, %in_0 : f32
+    %1 = arith.addf %out, %0 : f32
+    linalg.yield %1 : f32
   }
   return
 }

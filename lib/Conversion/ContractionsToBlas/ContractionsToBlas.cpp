@@ -21,7 +21,35 @@ struct Gemm {
   SmallVector<unsigned> batch;
   unsigned m, n, k;
   bool transA, transB, sharedB;
+  /// Every operand's batch dimensions collapse into one with a static
+  /// stride: one strided-batched call covers the whole batch.
+  bool stridedBatch = false;
 };
+
+/// The static strides of `v`'s type, if it has them.
+std::optional<SmallVector<int64_t>> staticStrides(Value v) {
+  auto type = cast<MemRefType>(v.getType());
+  SmallVector<int64_t> strides;
+  int64_t offset;
+  if (failed(type.getStridesAndOffset(strides, offset)) ||
+      llvm::any_of(strides, ShapedType::isDynamic))
+    return std::nullopt;
+  return strides;
+}
+
+/// Whether `v`'s leading (batch) dimensions are one run of matrices at a
+/// constant stride: each batch dimension's stride is the next one's times
+/// its size.
+bool batchCollapses(Value v) {
+  auto strides = staticStrides(v);
+  if (!strides)
+    return false;
+  auto shape = cast<MemRefType>(v.getType()).getShape();
+  for (size_t d = 0; d + 3 < shape.size(); ++d)
+    if ((*strides)[d] != (*strides)[d + 1] * shape[d + 1])
+      return false;
+  return true;
+}
 
 /// The dims of a projected-permutation map, in result order.
 std::optional<SmallVector<unsigned>> dimsOf(AffineMap map) {
@@ -98,6 +126,9 @@ std::optional<Gemm> match(linalg::GenericOp op) {
   for (Value v : op->getOperands())
     if (!rowsContiguous(v))
       return std::nullopt;
+  g.stridedBatch = !g.batch.empty() && batchCollapses(op.getDpsInputs()[0]) &&
+                   (g.sharedB || batchCollapses(op.getDpsInputs()[1])) &&
+                   batchCollapses(op.getDpsInits()[0]);
   return g;
 }
 
@@ -135,17 +166,48 @@ Value matrixAt(OpBuilder &b, Location loc, Value operand, ArrayRef<Value> ivs) {
                                      strides);
 }
 
-func::FuncOp declareGemm(ModuleOp module, Type element) {
-  std::string name = element.isF32() ? "mt_blas_gemm_f32" : "mt_blas_gemm_f64";
+/// mt_blas_gemm_<t>: (transA, transB, M, N, K, A, lda, B, ldb, C, ldc),
+/// C += op(A) op(B). mt_blas_gemm_batched_<t>: (transA, transB, M, N, K, A,
+/// lda, strideA, B, ldb, strideB, C, ldc, strideC, count), the same for
+/// `count` matrices at element strides (strideB 0: B shared).
+func::FuncOp declareGemm(ModuleOp module, Type element, bool batched) {
+  std::string name = std::string(batched ? "mt_blas_gemm_batched_" : "mt_blas_gemm_") +
+                     (element.isF32() ? "f32" : "f64");
   if (auto fn = module.lookupSymbol<func::FuncOp>(name))
     return fn;
   OpBuilder b(module.getBodyRegion());
   auto i64 = b.getI64Type();
-  // (transA, transB, M, N, K, A, lda, B, ldb, C, ldc): C += op(A) op(B)
-  auto type = b.getFunctionType(SmallVector<Type>(11, i64), {});
+  auto type = b.getFunctionType(SmallVector<Type>(batched ? 15 : 11, i64), {});
   auto fn = b.create<func::FuncOp>(module.getLoc(), name, type);
   fn.setPrivate();
   return fn;
+}
+
+/// One strided-batched call: each operand's first matrix, its row stride
+/// (dynamic, from the view) and its static batch stride.
+void rewriteBatched(linalg::GenericOp op, const Gemm &g, func::FuncOp gemm) {
+  OpBuilder b(op);
+  Location loc = op.getLoc();
+  auto ranges = op.getStaticLoopRanges();
+  auto c64 = [&](int64_t v) { return b.create<arith::ConstantIntOp>(loc, v, 64).getResult(); };
+  int64_t count = 1;
+  for (unsigned d : g.batch)
+    count *= ranges[d];
+  SmallVector<Value> args{c64(g.transA), c64(g.transB), c64(ranges[g.m]), c64(ranges[g.n]),
+                          c64(ranges[g.k])};
+  auto operand = [&](Value v, bool shared) {
+    SmallVector<Value> zeros(g.batch.size(), b.create<arith::ConstantIndexOp>(loc, 0));
+    auto [address, ld] = addressAndLd(b, loc, shared ? v : matrixAt(b, loc, v, zeros));
+    SmallVector<int64_t> strides = *staticStrides(v);
+    int64_t batchStride = shared ? 0 : strides[strides.size() - 3];
+    args.append({address, ld, c64(batchStride)});
+  };
+  operand(op.getDpsInputs()[0], false);
+  operand(op.getDpsInputs()[1], g.sharedB);
+  operand(op.getDpsInits()[0], false);
+  args.push_back(c64(count));
+  b.create<func::CallOp>(loc, gemm, args);
+  op.erase();
 }
 
 void rewrite(linalg::GenericOp op, const Gemm &g, func::FuncOp gemm) {
@@ -190,7 +252,10 @@ struct ContractionsToBlasPass : mt::impl::ContractionsToBlasPassBase<Contraction
     });
     for (auto &[op, g] : found) {
       Type element = cast<MemRefType>(op.getDpsInits()[0].getType()).getElementType();
-      rewrite(op, g, declareGemm(module, element));
+      if (g.stridedBatch)
+        rewriteBatched(op, g, declareGemm(module, element, /*batched=*/true));
+      else
+        rewrite(op, g, declareGemm(module, element, /*batched=*/false));
     }
   }
 };

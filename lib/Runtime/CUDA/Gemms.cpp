@@ -80,4 +80,34 @@ void mt_blas_gemm_f64(int64_t ta, int64_t tb, int64_t m, int64_t n, int64_t k, i
         "cublasDgemm");
 }
 
+void mt_blas_gemm_batched_f32(int64_t ta, int64_t tb, int64_t m, int64_t n, int64_t k, int64_t a,
+                              int64_t lda, int64_t sa, int64_t b, int64_t ldb, int64_t sb,
+                              int64_t c, int64_t ldc, int64_t sc, int64_t count) {
+  cublasHandle_t h = handle();
+  if (!h)
+    return;
+  const float one = 1.0f;
+  check(cublasSgemmStridedBatched(h, op(tb), op(ta), static_cast<int>(n), static_cast<int>(m),
+                                  static_cast<int>(k), &one, reinterpret_cast<const float *>(b),
+                                  static_cast<int>(ldb), sb, reinterpret_cast<const float *>(a),
+                                  static_cast<int>(lda), sa, &one, reinterpret_cast<float *>(c),
+                                  static_cast<int>(ldc), sc, static_cast<int>(count)),
+        "cublasSgemmStridedBatched");
+}
+
+void mt_blas_gemm_batched_f64(int64_t ta, int64_t tb, int64_t m, int64_t n, int64_t k, int64_t a,
+                              int64_t lda, int64_t sa, int64_t b, int64_t ldb, int64_t sb,
+                              int64_t c, int64_t ldc, int64_t sc, int64_t count) {
+  cublasHandle_t h = handle();
+  if (!h)
+    return;
+  const double one = 1.0;
+  check(cublasDgemmStridedBatched(h, op(tb), op(ta), static_cast<int>(n), static_cast<int>(m),
+                                  static_cast<int>(k), &one, reinterpret_cast<const double *>(b),
+                                  static_cast<int>(ldb), sb, reinterpret_cast<const double *>(a),
+                                  static_cast<int>(lda), sa, &one, reinterpret_cast<double *>(c),
+                                  static_cast<int>(ldc), sc, static_cast<int>(count)),
+        "cublasDgemmStridedBatched");
+}
+
 } // extern "C"

@@ -29,6 +29,22 @@ void mt_blas_gemm_f64(int64_t ta, int64_t tb, int64_t m, int64_t n, int64_t k, i
               (const double *)(intptr_t)b, (int)ldb, 1.0, (double *)(intptr_t)c, (int)ldc);
 }
 
+/* Strided-batched: `count` products, operand i of product p at element
+ * offset p * stride (a stride of 0 shares the operand). */
+void mt_blas_gemm_batched_f32(int64_t ta, int64_t tb, int64_t m, int64_t n, int64_t k, int64_t a,
+                              int64_t lda, int64_t sa, int64_t b, int64_t ldb, int64_t sb,
+                              int64_t c, int64_t ldc, int64_t sc, int64_t count) {
+  for (int64_t p = 0; p < count; ++p)
+    mt_blas_gemm_f32(ta, tb, m, n, k, a + p * sa * 4, lda, b + p * sb * 4, ldb, c + p * sc * 4, ldc);
+}
+
+void mt_blas_gemm_batched_f64(int64_t ta, int64_t tb, int64_t m, int64_t n, int64_t k, int64_t a,
+                              int64_t lda, int64_t sa, int64_t b, int64_t ldb, int64_t sb,
+                              int64_t c, int64_t ldc, int64_t sc, int64_t count) {
+  for (int64_t p = 0; p < count; ++p)
+    mt_blas_gemm_f64(ta, tb, m, n, k, a + p * sa * 8, lda, b + p * sb * 8, ldb, c + p * sc * 8, ldc);
+}
+
 /* Blocks carry a 64-byte header (keeping the payload 64-byte aligned as
  * malloc's 16 would not) holding their size and the free-list link. */
 typedef struct Block {

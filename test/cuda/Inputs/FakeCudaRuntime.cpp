@@ -37,7 +37,7 @@ struct State {
   std::map<std::string, std::map<std::string, Kernel>> kernels;
   std::map<uintptr_t, size_t> allocations; // base -> bytes
   std::set<std::string> modulesLoaded;
-  long launches = 0, singleThread = 0, gemms = 0;
+  long launches = 0, singleThread = 0, gemms = 0, batchedGemms = 0;
   std::set<std::string> kernelsLaunched;
   std::vector<std::string> problems;
 
@@ -49,9 +49,9 @@ struct State {
   ~State() {
     std::fprintf(stderr,
                  "fake CUDA runtime: %zu module(s) loaded, %zu kernels launched, %ld launches "
-                 "(%ld on one thread), %ld GEMMs, %zu problem(s)\n",
+                 "(%ld on one thread), %ld GEMM calls (%ld strided-batched), %zu problem(s)\n",
                  modulesLoaded.size(), kernelsLaunched.size(), launches, singleThread, gemms,
-                 problems.size());
+                 batchedGemms, problems.size());
     for (const std::string &p : problems)
       std::fprintf(stderr, "fake CUDA runtime: %s\n", p.c_str());
   }
@@ -108,14 +108,28 @@ void checkMatrix(const char *what, int64_t address, int64_t rows, int64_t cols, 
               ") is not inside an allocated buffer");
 }
 
+/// A GEMM, or `count` of them with operands `stride*` elements apart: the
+/// first and last of each operand's matrices must lie in one allocation.
 void gemm(int64_t ta, int64_t tb, int64_t m, int64_t n, int64_t k, int64_t a, int64_t lda,
-          int64_t b, int64_t ldb, int64_t c, int64_t ldc, size_t element) {
+          int64_t b, int64_t ldb, int64_t c, int64_t ldc, size_t element, int64_t strideA = 0,
+          int64_t strideB = 0, int64_t strideC = 0, int64_t count = 1) {
   State &s = state();
   std::lock_guard<std::mutex> lock(s.lock);
   ++s.gemms;
-  checkMatrix("A", a, ta ? k : m, ta ? m : k, lda, element);
-  checkMatrix("B", b, tb ? n : k, tb ? k : n, ldb, element);
-  checkMatrix("C", c, m, n, ldc, element);
+  if (count != 1)
+    ++s.batchedGemms;
+  if (count < 1 || strideA < 0 || strideB < 0 || strideC < 0) {
+    s.problem("batched GEMM with count " + std::to_string(count) + " and strides " +
+              std::to_string(strideA) + ", " + std::to_string(strideB) + ", " +
+              std::to_string(strideC));
+    return;
+  }
+  for (int64_t p : {int64_t(0), count - 1}) {
+    int64_t e = static_cast<int64_t>(element);
+    checkMatrix("A", a + p * strideA * e, ta ? k : m, ta ? m : k, lda, element);
+    checkMatrix("B", b + p * strideB * e, tb ? n : k, tb ? k : n, ldb, element);
+    checkMatrix("C", c + p * strideC * e, m, n, ldc, element);
+  }
 }
 
 int fill(char *out, size_t capacity, const std::string &text) {
@@ -249,6 +263,18 @@ void mt_blas_gemm_f32(int64_t ta, int64_t tb, int64_t m, int64_t n, int64_t k, i
 void mt_blas_gemm_f64(int64_t ta, int64_t tb, int64_t m, int64_t n, int64_t k, int64_t a,
                       int64_t lda, int64_t b, int64_t ldb, int64_t c, int64_t ldc) {
   gemm(ta, tb, m, n, k, a, lda, b, ldb, c, ldc, sizeof(double));
+}
+
+void mt_blas_gemm_batched_f32(int64_t ta, int64_t tb, int64_t m, int64_t n, int64_t k, int64_t a,
+                              int64_t lda, int64_t sa, int64_t b, int64_t ldb, int64_t sb,
+                              int64_t c, int64_t ldc, int64_t sc, int64_t count) {
+  gemm(ta, tb, m, n, k, a, lda, b, ldb, c, ldc, sizeof(float), sa, sb, sc, count);
+}
+
+void mt_blas_gemm_batched_f64(int64_t ta, int64_t tb, int64_t m, int64_t n, int64_t k, int64_t a,
+                              int64_t lda, int64_t sa, int64_t b, int64_t ldb, int64_t sb,
+                              int64_t c, int64_t ldc, int64_t sc, int64_t count) {
+  gemm(ta, tb, m, n, k, a, lda, b, ldb, c, ldc, sizeof(double), sa, sb, sc, count);
 }
 
 } // extern "C"
