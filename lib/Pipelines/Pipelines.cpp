@@ -100,7 +100,7 @@ LogicalResult mt::buildGpuBuffersToLLVMPipeline(OpPassManager &pm, const GpuOpti
   for (const std::string &chip : chips)
     kernels += ",nvvm-attach-target{chip=" + chip + " features=+ptx80 O=3" +
                (libdevice.empty() ? "" : " l=" + libdevice) + "}";
-  kernels += ",gpu.module(convert-gpu-to-nvvm),gpu-module-to-binary{format=isa}";
+  kernels += ",gpu.module(mt-lower-warp-reductions,convert-gpu-to-nvvm),gpu-module-to-binary{format=isa}";
   const char *host = "convert-bufferization-to-memref,"
                      "expand-strided-metadata,"
                      "lower-affine,"

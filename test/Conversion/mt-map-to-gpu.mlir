@@ -1,4 +1,7 @@
 // RUN: mt-opt %s -split-input-file -verify-diagnostics --mt-map-to-gpu | FileCheck %s
+// RUN: mt-opt %s -split-input-file -verify-diagnostics --mt-map-to-gpu=warp-rows-per-block=0 | FileCheck %s --check-prefix=THREAD
+// RUN: not mt-opt %s -split-input-file --mt-map-to-gpu=warp-rows-per-block=33 2>&1 | FileCheck %s --check-prefix=BAD
+// BAD: mt-map-to-gpu: warp-rows-per-block must be 0 to 32
 
 // An elementwise op: one dimension, tiles of 256 on blocks, elements on
 // threads, guarded where the last tile runs past the end.
@@ -152,5 +155,123 @@ func.func @column_sums(%a: memref<8x4xf32>, %out: memref<4xf32>) {
     %s = arith.addf %x, %y : f32
     linalg.yield %s : f32
   }
+  return
+}
+
+// -----
+
+// A softmax's rows (six, width 40): a warp per row, four rows per block,
+// lane l taking columns l, l + 32; the row's maximum and sum are combined
+// across the warp; the last block's spare warps skip.
+// CHECK-LABEL: func.func @softmax_rows
+// CHECK-NOT: mt.independent_iterations
+// CHECK: %[[C6:.+]] = arith.constant 6 : index
+// CHECK: %[[C4:.+]] = arith.constant 4 : index
+// CHECK: %[[C32:.+]] = arith.constant 32 : index
+// CHECK: scf.parallel (%[[BLOCK:.+]]) = (%[[Z:.+]]) to (%[[C6]]) step (%[[C4]])
+// CHECK: scf.parallel (%[[WARP:.+]], %[[LANE:.+]]) = (%[[Z]], %[[Z]]) to (%[[C4]], %[[C32]])
+// CHECK: %[[ROW:.+]] = arith.addi %[[BLOCK]], %[[WARP]] : index
+// CHECK: %[[IN:.+]] = arith.cmpi ult, %[[ROW]], %[[C6]] : index
+// CHECK: scf.if %[[IN]]
+// CHECK: %[[PMAX:.+]] = scf.for %[[J:.+]] = %[[LANE]] to %{{.+}} step %[[C32]] iter_args
+// CHECK: memref.load %{{.+}}[%[[ROW]], %[[J]]]
+// CHECK: arith.maximumf
+// CHECK: %[[MAX:.+]] = gpu.subgroup_reduce maximumf %[[PMAX]] uniform : (f32) -> f32
+// CHECK: %[[PART:.+]]:2 = scf.for %[[K:.+]] = %[[LANE]] to %{{.+}} step %[[C32]] iter_args
+// CHECK: arith.subf %{{.+}}, %[[MAX]]
+// CHECK: memref.store %{{.+}}, %{{.+}}[%[[ROW]], %[[K]]]
+// CHECK: %[[SUM:.+]] = gpu.subgroup_reduce add %[[PART]]#1 uniform : (f32) -> f32
+// CHECK: scf.for %[[M:.+]] = %[[LANE]] to %{{.+}} step %[[C32]] iter_args
+// CHECK: arith.divf %{{.+}}, %[[SUM]]
+// CHECK: processor = thread_y
+// CHECK-SAME: processor = thread_x
+// CHECK: processor = block_x
+// THREAD-LABEL: func.func @softmax_rows
+// THREAD-NOT: gpu.subgroup_reduce
+// THREAD: scf.parallel
+// THREAD: scf.for
+func.func @softmax_rows(%a: memref<6x40xf32>, %out: memref<6x40xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c6 = arith.constant 6 : index
+  %c40 = arith.constant 40 : index
+  %ninf = arith.constant 0xFF800000 : f32
+  %zero = arith.constant 0.0 : f32
+  %r = scf.for %i = %c0 to %c6 step %c1 iter_args(%o = %out) -> (memref<6x40xf32>) {
+    %max = scf.for %j = %c0 to %c40 step %c1 iter_args(%m = %ninf) -> (f32) {
+      %v = memref.load %a[%i, %j] : memref<6x40xf32>
+      %n = arith.maximumf %m, %v : f32
+      scf.yield %n : f32
+    } {mt.along_row}
+    %e:2 = scf.for %k = %c0 to %c40 step %c1 iter_args(%o2 = %o, %s = %zero) -> (memref<6x40xf32>, f32) {
+      %v = memref.load %a[%i, %k] : memref<6x40xf32>
+      %d = arith.subf %v, %max : f32
+      %x = math.exp %d : f32
+      memref.store %x, %o2[%i, %k] : memref<6x40xf32>
+      %n = arith.addf %s, %x : f32
+      scf.yield %o2, %n : memref<6x40xf32>, f32
+    } {mt.along_row}
+    %w = scf.for %m = %c0 to %c40 step %c1 iter_args(%o3 = %e#0) -> (memref<6x40xf32>) {
+      %x = memref.load %o3[%i, %m] : memref<6x40xf32>
+      %y = arith.divf %x, %e#1 : f32
+      memref.store %y, %o3[%i, %m] : memref<6x40xf32>
+      scf.yield %o3 : memref<6x40xf32>
+    } {mt.along_row}
+    scf.yield %w : memref<6x40xf32>
+  } {mt.independent_iterations}
+  return
+}
+
+// -----
+
+// A row that reads back a neighbour's column of what it wrote: on a warp
+// that column belongs to another lane, so the row stays on one thread.
+// CHECK-LABEL: func.func @reads_neighbour
+// CHECK-NOT: gpu.subgroup_reduce
+// CHECK: scf.parallel
+// CHECK: scf.for
+// CHECK: thread_x
+func.func @reads_neighbour(%a: memref<8x4xf32>, %out: memref<8x5xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %c8 = arith.constant 8 : index
+  %r = scf.for %i = %c0 to %c8 step %c1 iter_args(%o = %out) -> (memref<8x5xf32>) {
+    %w = scf.for %j = %c0 to %c4 step %c1 iter_args(%o2 = %o) -> (memref<8x5xf32>) {
+      %v = memref.load %a[%i, %j] : memref<8x4xf32>
+      memref.store %v, %o2[%i, %j] : memref<8x5xf32>
+      %j1 = arith.addi %j, %c1 : index
+      %u = memref.load %o2[%i, %j1] : memref<8x5xf32>
+      memref.store %u, %o2[%i, %j] : memref<8x5xf32>
+      scf.yield %o2 : memref<8x5xf32>
+    } {mt.along_row}
+    scf.yield %w : memref<8x5xf32>
+  } {mt.independent_iterations}
+  return
+}
+
+// -----
+
+// A carried value that is neither a sum nor a maximum from its identity (a
+// running product): the row stays on one thread.
+// CHECK-LABEL: func.func @row_product
+// CHECK-NOT: gpu.subgroup_reduce
+// CHECK: scf.parallel
+// CHECK: scf.for
+func.func @row_product(%a: memref<8x4xf32>, %out: memref<8xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %c8 = arith.constant 8 : index
+  %one = arith.constant 1.0 : f32
+  %r = scf.for %i = %c0 to %c8 step %c1 iter_args(%o = %out) -> (memref<8xf32>) {
+    %p = scf.for %j = %c0 to %c4 step %c1 iter_args(%q = %one) -> (f32) {
+      %v = memref.load %a[%i, %j] : memref<8x4xf32>
+      %n = arith.mulf %q, %v : f32
+      scf.yield %n : f32
+    } {mt.along_row}
+    memref.store %p, %o[%i] : memref<8xf32>
+    scf.yield %o : memref<8xf32>
+  } {mt.independent_iterations}
   return
 }

@@ -64,6 +64,9 @@ inline constexpr llvm::StringLiteral kInPlaceOfAttrName = "mt.in_place_of";
 /// A loop whose iterations write disjoint parts of what it carries (a row
 /// kernel's loop over rows): a parallel target may run them at once.
 inline constexpr llvm::StringLiteral kIndependentIterationsAttrName = "mt.independent_iterations";
+/// A loop along one row inside such a loop, over the row's columns in
+/// order: a GPU may spread the columns over a warp's lanes.
+inline constexpr llvm::StringLiteral kAlongRowAttrName = "mt.along_row";
 
 /// An op of an unrolled layer carries the model-wide layer index
 /// (mt-unroll-layers); the adjoint ops mt-derive-gradients builds for it

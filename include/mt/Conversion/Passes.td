@@ -91,7 +91,13 @@ def MapToGPUPass : Pass<"mt-map-to-gpu", "mlir::ModuleOp"> {
       become an `scf.parallel` over their parallel dimensions (reductions
       stay sequential inside each iteration);
     - an `scf.for` marked `mt.independent_iterations` (a row kernel's loop
-      over rows) becomes an `scf.parallel` over the rows;
+      over rows) becomes an `scf.parallel` over the rows; when its body
+      walks the row with loops marked `mt.along_row` (softmax, norms,
+      cross-entropy), each row goes to one warp (`warp-rows-per-block`
+      rows per block): lane l takes columns l, l + 32, ... so neighbouring
+      lanes read neighbouring elements, and the sums and maxima along the
+      row are combined with `gpu.subgroup_reduce` (a fixed order: the
+      result does not change from run to run);
     - any other loop nest (a scatter-add, a sum over rows) runs as it is
       in a single-thread `gpu.launch`, so it stays correct and in order.
     Each top-level `scf.parallel` is collapsed to one dimension and tiled by
@@ -120,7 +126,9 @@ def MapToGPUPass : Pass<"mt-map-to-gpu", "mlir::ModuleOp"> {
     ```
   }];
   let options = [
-    Option<"blockSize", "block-size", "int64_t", "256", "threads per block">
+    Option<"blockSize", "block-size", "int64_t", "256", "threads per block">,
+    Option<"warpRowsPerBlock", "warp-rows-per-block", "int64_t", "4",
+           "rows per block of a row kernel run a warp per row (0: a thread per row)">
   ];
   let dependentDialects = ["::mlir::gpu::GPUDialect", "::mlir::scf::SCFDialect",
                            "::mlir::memref::MemRefDialect", "::mlir::arith::ArithDialect",
@@ -155,6 +163,34 @@ def MergeKernelModulesPass : Pass<"mt-merge-kernel-modules", "mlir::ModuleOp"> {
            "the name of the one gpu.module">
   ];
   let dependentDialects = ["::mlir::gpu::GPUDialect"];
+}
+
+def LowerWarpReductionsPass : Pass<"mt-lower-warp-reductions", "mlir::gpu::GPUModuleOp"> {
+  let summary = "lowers a kernel's warp sums and maxima to shuffles";
+  let description = [{
+    `convert-gpu-to-nvvm` lowers only integer `gpu.subgroup_reduce` (to
+    `redux.sync`); the f32 sums and maxima of a row kernel that runs a warp
+    per row (`mt-map-to-gpu`) become here a butterfly of `gpu.shuffle xor`
+    with offsets 1, 2, ..., `warp-size` / 2. Every lane combines the same
+    values in the same order, so each lane holds the same total, and the
+    total is the same from run to run. A reduction that cannot be lowered
+    this way (one not marked `uniform`, a vector, a 64-bit element)
+    is an error naming it, not a kernel that fails to compile later.
+
+    ```mlir
+    // before
+    %t = gpu.subgroup_reduce add %p uniform : (f32) -> f32
+    // after
+    %s1, %v1 = gpu.shuffle xor %p, %c1_i32, %c32_i32 : f32
+    %a1 = arith.addf %p, %s1 : f32
+    %s2, %v2 = gpu.shuffle xor %a1, %c2_i32, %c32_i32 : f32
+    ...
+    ```
+  }];
+  let options = [
+    Option<"warpSize", "warp-size", "unsigned", "32", "lanes of a warp">
+  ];
+  let dependentDialects = ["::mlir::gpu::GPUDialect", "::mlir::arith::ArithDialect"];
 }
 
 def PlanBuffersPass : Pass<"mt-plan-buffers", "mlir::ModuleOp"> {

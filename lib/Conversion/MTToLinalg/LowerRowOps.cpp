@@ -12,6 +12,7 @@
 //===----------------------------------------------------------------------===//
 #include "Lowerings.h"
 
+#include "mt/Analysis/ModelInfo.h"
 #include "mt/Dialect/MT/IR/MTDialect.h"
 
 #include "mlir/Dialect/SCF/IR/SCF.h"
@@ -82,10 +83,16 @@ SmallVector<Value> overRows(LinalgBuilder &lb, int64_t rows, ValueRange carried,
                      : forRange(lb.builder(), lb.location(), rows, carried, step);
 }
 
+/// A loop over the row's columns, marked mt.along_row (a GPU spreads the
+/// columns over a warp's lanes).
 SmallVector<Value> alongRow(Scalar s, int64_t width, ValueRange carried, ColumnFn body) {
-  return forRange(s.b, s.l, width, carried, [&](OpBuilder &b, Location l, Value j, ValueRange args) {
-    return body(Scalar{b, l}, j, args);
-  });
+  SmallVector<Value> results =
+      forRange(s.b, s.l, width, carried, [&](OpBuilder &b, Location l, Value j, ValueRange args) {
+        return body(Scalar{b, l}, j, args);
+      });
+  if (!results.empty())
+    results.front().getDefiningOp()->setAttr(kAlongRowAttrName, s.b.getUnitAttr());
+  return results;
 }
 
 double negInfinity() { return negInf(); }

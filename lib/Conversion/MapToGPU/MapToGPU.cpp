@@ -3,6 +3,7 @@
 
 #include "mt/Analysis/ModelInfo.h"
 #include "Placement.h"
+#include "WarpRows.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/GPU/Transforms/ParallelLoopMapper.h"
@@ -107,6 +108,11 @@ struct MapToGPUPass : mt::impl::MapToGPUPassBase<MapToGPUPass> {
       getOperation().emitError("mt-map-to-gpu: block-size must be >= 1");
       return signalPassFailure();
     }
+    if (warpRowsPerBlock < 0 || warpRowsPerBlock * mt::kWarpSize > 1024) {
+      getOperation().emitError("mt-map-to-gpu: warp-rows-per-block must be 0 to 32 (at most 1024 "
+                               "threads per block)");
+      return signalPassFailure();
+    }
     IRRewriter rewriter(&getContext());
     for (auto fn : getOperation().getOps<func::FuncOp>()) {
       if (fn.isExternal())
@@ -169,6 +175,8 @@ struct MapToGPUPass : mt::impl::MapToGPUPassBase<MapToGPUPass> {
         if (!carriesBuffersUnchanged(loop))
           continue;
         if (loop->hasAttr(mt::kIndependentIterationsAttrName)) {
+          if (warpRowsPerBlock > 0 && mt::mapRowsToWarps(rewriter, loop, warpRowsPerBlock))
+            continue;
           parallel.push_back(toParallel(rewriter, loop));
           continue;
         }

@@ -1,0 +1,28 @@
+//===- WarpRows.h - a row kernel's rows on warps, its columns on lanes -*- C++ -*-===//
+#ifndef MT_LIB_CONVERSION_MAPTOGPU_WARPROWS_H
+#define MT_LIB_CONVERSION_MAPTOGPU_WARPROWS_H
+
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/PatternMatch.h"
+
+namespace mt {
+
+/// Lanes of a warp (NVIDIA).
+inline constexpr int64_t kWarpSize = 32;
+
+/// Maps a row kernel (`rowLoop`: an scf.for marked mt.independent_iterations
+/// whose body walks the row with loops marked mt.along_row) onto warps: one
+/// row per warp, `rowsPerBlock` warps per block. Each along-row loop starts
+/// at the lane and steps by the warp size, so neighbouring lanes touch
+/// neighbouring elements; the sums and maxima it carries are combined
+/// across the warp with `gpu.subgroup_reduce` (in a fixed order, so the
+/// result does not change from run to run). Returns false, changing
+/// nothing, when the body does not have that form: a carried scalar that is
+/// not a sum or maximum starting from its identity, an along-row loop inside
+/// other control flow, or an access that would read what another lane
+/// wrote.
+bool mapRowsToWarps(mlir::IRRewriter &rewriter, mlir::scf::ForOp rowLoop, int64_t rowsPerBlock);
+
+} // namespace mt
+
+#endif // MT_LIB_CONVERSION_MAPTOGPU_WARPROWS_H
