@@ -31,6 +31,10 @@ void mt::buildTrainingPipeline(OpPassManager &pm, const TrainingOptions &options
     pm.addPass(createFuseBiasDropoutAddPass());
   if (options.fuseAddLayerNorm)
     pm.addPass(createFuseAddLayerNormPass());
+  // After the fusions (they match f32 ops), before the evaluation copies the
+  // forward and the gradients are derived.
+  if (options.activationType != "f32")
+    pm.addPass(createCastActivationsPass(CastActivationsPassOptions{options.activationType}));
   pm.addPass(createBuildEvaluationPass());
   if (options.storeDropoutMasks)
     pm.addPass(createStoreDropoutMasksPass());

@@ -139,6 +139,23 @@ bool Trainer::load(const plan::Plan &plan, int64_t rank, Communicator *comm, std
     error = "the plan's batch configuration is inconsistent";
     return false;
   }
+  // The trainer initializes, updates and checkpoints parameters in fp32 or
+  // f64 and fills float batch inputs in the same; 16-bit storage would be
+  // written past its end.
+  for (const plan::Parameter &p : plan_.parameters())
+    if (p.dtype() != plan::F32 && p.dtype() != plan::F64) {
+      error = "parameter '" + p.name() + "' is stored in " + plan::DType_Name(p.dtype()) +
+              ": mt-run trains parameters in F32 or F64 (write the model in f32; 16-bit "
+              "compute keeps fp32 main parameters)";
+      return false;
+    }
+  for (const plan::Function &f : plan_.functions())
+    for (const plan::TensorSpec &in : f.inputs())
+      if (in.name() == "batch:loss_mask" && in.dtype() != plan::F32 && in.dtype() != plan::F64) {
+        error = "function " + f.name() + " takes the loss mask in " + plan::DType_Name(in.dtype()) +
+                ": mt-run fills it in F32 or F64";
+        return false;
+      }
   const plan::CodeObject *native = nullptr;
   for (const plan::CodeObject &code : plan_.code())
     if (code.kind() == plan::CodeObject::SHARED_OBJECT)

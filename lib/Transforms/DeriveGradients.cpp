@@ -292,6 +292,8 @@ LogicalResult Differentiator::visit(Operation *op) {
                                             c.getNumClassesAttr()));
   } else if (auto r = dyn_cast<ReshapeOp>(op)) {
     accumulate(r.getInput(), b.create<ReshapeOp>(loc, r.getInput().getType(), dy));
+  } else if (auto c = dyn_cast<ConvertOp>(op)) {
+    accumulate(c.getInput(), b.create<ConvertOp>(loc, c.getInput().getType(), dy));
   } else if (auto s = dyn_cast<SliceLayerOp>(op)) {
     auto &perLayer = layerAdjoints[s.getInput()];
     perLayer.resize(tensorTypeOf(s.getInput()).getDimSize(0));

@@ -100,3 +100,50 @@ func.func @elementwise(%x: memref<8x4xf32>, %y: memref<8x4xf32>, %z: memref<8x4x
   }
   return
 }
+
+// -----
+
+#a = affine_map<(d0, d1, d2) -> (d0, d2)>
+#bt = affine_map<(d0, d1, d2) -> (d1, d2)>
+#c = affine_map<(d0, d1, d2) -> (d0, d1)>
+
+// bf16 operands widened and summed in fp32 (--bf16's GEMMs): one bf16 GEMM
+// call with an fp32 result; the bf16 operands' byte offsets use 2 bytes.
+// CHECK: func.func private @mt_blas_gemm_bf16(i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64)
+// CHECK-LABEL: func.func @linear_bf16
+// CHECK: call @mt_blas_gemm_bf16(
+// CHECK-NOT: linalg.generic
+func.func @linear_bf16(%x: memref<8x4xbf16>, %w: memref<3x4xbf16>, %y: memref<8x3xf32>) {
+  linalg.generic {indexing_maps = [#a, #bt, #c], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%x, %w : memref<8x4xbf16>, memref<3x4xbf16>) outs(%y : memref<8x3xf32>) {
+  ^bb0(%in: bf16, %in_0: bf16, %out: f32):
+    %0 = arith.extf %in : bf16 to f32
+    %1 = arith.extf %in_0 : bf16 to f32
+    %2 = arith.mulf %0, %1 : f32
+    %3 = arith.addf %out, %2 : f32
+    linalg.yield %3 : f32
+  }
+  return
+}
+
+// -----
+
+#a = affine_map<(d0, d1, d2) -> (d0, d2)>
+#bt = affine_map<(d0, d1, d2) -> (d1, d2)>
+#c = affine_map<(d0, d1, d2) -> (d0, d1)>
+
+// Only one operand widened: not a GEMM BLAS has; the loops stay.
+// CHECK-LABEL: func.func @half_widened
+// CHECK-NOT: call
+// CHECK: linalg.generic
+func.func @half_widened(%x: memref<8x4xbf16>, %w: memref<3x4xf32>, %y: memref<8x3xf32>) {
+  linalg.generic {indexing_maps = [#a, #bt, #c], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%x, %w : memref<8x4xbf16>, memref<3x4xf32>) outs(%y : memref<8x3xf32>) {
+  ^bb0(%in: bf16, %in_0: f32, %out: f32):
+    %0 = arith.extf %in : bf16 to f32
+    %2 = arith.mulf %0, %in_0 : f32
+    %3 = arith.addf %out, %2 : f32
+    linalg.yield %3 : f32
+  }
+  return
+}

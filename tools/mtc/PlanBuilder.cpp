@@ -394,4 +394,16 @@ bool attachNativeCode(ModuleOp module, plan::Plan &out, std::string &error, unsi
   return ok;
 }
 
+bool checkTrainable(const plan::Plan &plan, std::string &error) {
+  for (const plan::Parameter &p : plan.parameters())
+    if (p.dtype() != plan::F32 && p.dtype() != plan::F64) {
+      error = "parameter '" + p.name() + "' is " + plan::DType_Name(p.dtype()) +
+              ": training keeps parameters in f32 or f64 (write the model in f32 and compile "
+              "with --bf16 for 16-bit compute; --report-memory and --memory-budget accept "
+              "16-bit models)";
+      return false;
+    }
+  return true;
+}
+
 } // namespace mt

@@ -33,6 +33,11 @@ struct CodeTarget {
 bool attachNativeCode(mlir::ModuleOp module, plan::Plan &out, std::string &error,
                       unsigned optLevel = 3, const CodeTarget &target = {});
 
+/// Whether mt-run can train the plan: parameters in f32 or f64 (it
+/// initializes, updates and checkpoints them in those). False with `error`
+/// naming the first that is not.
+bool checkTrainable(const plan::Plan &plan, std::string &error);
+
 } // namespace mt
 
 #endif // MT_TOOLS_MTC_PLANBUILDER_H

@@ -84,6 +84,7 @@ LogicalResult runPipelines(ModuleOp module, bool runFrontend, const CompileSetti
   options.fuseBiasGelu = s.fuseBiasGelu;
   options.fuseBiasDropoutAdd = s.fuseBiasDropoutAdd;
   options.fuseAddLayerNorm = s.fuseAddLayerNorm;
+  options.activationType = s.activationType;
   options.fuseGradientAccumulation = s.fuseGradientAccumulation;
   options.recomputeAllGathers = s.recomputeAllGathers && s.sequenceParallel && s.tp > 1;
   options.recomputeGranularity = activationBudgets.empty() && s.granularity == "auto"

@@ -33,6 +33,8 @@ struct CompileSettings {
   bool fuseBiasGelu = true;
   bool fuseBiasDropoutAdd = true; // with regenerated dropout masks
   bool fuseAddLayerNorm = true;
+  /// "f32", or "bf16": 16-bit activations, fp32 parameters and loss.
+  std::string activationType = "f32";
   bool fuseGradientAccumulation = true;
   // Activations.
   std::string dropoutMasks = "regenerate";

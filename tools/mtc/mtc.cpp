@@ -185,6 +185,12 @@ static cl::opt<bool> fuseBiasDropoutAdd(
              "--dropout-masks=stored)"),
     cl::init(true));
 
+static cl::opt<bool> bf16(
+    "bf16",
+    cl::desc("mixed precision as Megatron's --bf16: activations and GEMM inputs in bf16, "
+             "fp32 accumulation, fp32 main parameters, gradients, optimizer and loss"),
+    cl::init(false));
+
 static cl::opt<bool> fuseAddLayerNorm(
     "fuse-add-layer-norm",
     cl::desc("a residual add and the layer norm of its sum in one kernel each way (default "
@@ -273,6 +279,7 @@ int main(int argc, char **argv) {
   settings.fuseBiasGelu = fuseBiasGelu;
   settings.fuseBiasDropoutAdd = fuseBiasDropoutAdd;
   settings.fuseAddLayerNorm = fuseAddLayerNorm;
+  settings.activationType = bf16 ? "bf16" : "f32";
   settings.fuseGradientAccumulation = fuseGradientAccumulation;
   settings.recomputeAllGathers = recomputeAllGathers && sp && tp > 1;
   settings.granularity = recomputeGranularity;
@@ -417,6 +424,8 @@ int main(int argc, char **argv) {
   }
   if (outputFilename.empty())
     return 0;
+  if (!mt::checkTrainable(plan, error))
+    return fail(error);
   if (optLevel > 3)
     return fail("-O takes 0 to 3, got " + llvm::Twine(static_cast<unsigned>(optLevel)));
   if (!mt::attachNativeCode(*module, plan, error, optLevel, code))

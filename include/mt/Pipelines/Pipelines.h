@@ -79,6 +79,11 @@ struct TrainingOptions : public mlir::PassPipelineOptions<TrainingOptions> {
       *this, "fuse-add-layer-norm",
       llvm::cl::desc("a residual add and the layer norm of its sum in one kernel"),
       llvm::cl::init(false)};
+  Option<std::string> activationType{
+      *this, "activation-type",
+      llvm::cl::desc("f32 (the model as written), or bf16 / f16: activations in 16 bits, "
+                     "parameters and loss in fp32 (mt-cast-activations)"),
+      llvm::cl::init("f32")};
   Option<bool> fuseGradientAccumulation{
       *this, "fuse-gradient-accumulation",
       llvm::cl::desc("the step adds its gradients into the accumulators in place "

@@ -91,6 +91,37 @@ def SplitPipelinePass : Pass<"mt-split-pipeline", "mlir::ModuleOp"> {
   let dependentDialects = ["::mt::MTDialect", "::mlir::func::FuncDialect"];
 }
 
+def CastActivationsPass : Pass<"mt-cast-activations", "mlir::ModuleOp"> {
+  let summary = "runs a model's compute in 16 bits, its parameters and loss in fp32";
+  let description = [{
+    Mixed precision as Megatron's `--bf16`: the model is written in f32 and
+    its parameters stay fp32 (the main parameters the optimizer updates,
+    the main gradients it reads), while the ops that carry the activations
+    (linears and matmuls, norms, softmax, GeLU, dropout, adds, head
+    splits, attention) run on `element-type` tensors. Each f32 operand
+    of such an op gets an `mt.convert` to 16 bits, one per use, so each
+    use's gradient is converted back and summed in fp32 (a tied embedding's
+    two uses); every other op (the loss, collectives, sends, shard slices,
+    layer slices) keeps f32, with its 16-bit operands converted back.
+    Every kernel computes in fp32 inside and rounds what it stores
+    (mt-lower-to-linalg), so a 16-bit tensor is storage, not arithmetic.
+    Runs after mt-unroll-layers and the forward fusions, before the
+    gradients are derived; the model must be written in f32.
+
+    ```mlir
+    // before
+    %h = mt.linear %x, %w : tensor<2x8x16xf32>, tensor<64x16xf32> -> tensor<2x8x64xf32>
+    // after
+    %w16 = mt.convert %w : tensor<64x16xf32> -> tensor<64x16xbf16>
+    %h = mt.linear %x16, %w16 : tensor<2x8x16xbf16>, tensor<64x16xbf16> -> tensor<2x8x64xbf16>
+    ```
+  }];
+  let options = [
+    Option<"elementType", "element-type", "std::string", "\"bf16\"",
+           "the 16-bit type of the activations: bf16 or f16">
+  ];
+}
+
 def FuseBiasGeluPass : Pass<"mt-fuse-bias-gelu", "mlir::ModuleOp"> {
   let summary = "fuses a linear's bias and the GeLU after it into mt.bias_gelu";
   let description = [{

@@ -61,7 +61,14 @@ std::optional<SmallVector<unsigned>> dimsOf(AffineMap map) {
   return dims;
 }
 
-/// out += a * b, in either operand order.
+/// `v`, or what it was widened from when it is an arith.extf.
+Value unwidened(Value v) {
+  auto ext = v.getDefiningOp<arith::ExtFOp>();
+  return ext ? ext.getIn() : v;
+}
+
+/// out += a * b, in either operand order; a and b may both be widened
+/// (bf16 inputs summed in fp32).
 bool isMultiplyAccumulate(linalg::GenericOp op) {
   Block &body = op.getRegion().front();
   auto yield = cast<linalg::YieldOp>(body.getTerminator());
@@ -71,10 +78,29 @@ bool isMultiplyAccumulate(linalg::GenericOp op) {
   Value acc = body.getArgument(2);
   Value product = add.getLhs() == acc ? add.getRhs() : add.getRhs() == acc ? add.getLhs() : Value();
   auto mul = product ? product.getDefiningOp<arith::MulFOp>() : nullptr;
-  if (!mul || body.getOperations().size() != 3)
+  if (!mul)
+    return false;
+  Value x = unwidened(mul.getLhs()), y = unwidened(mul.getRhs());
+  bool widened = x != mul.getLhs();
+  if (widened != (y != mul.getRhs()) || body.getOperations().size() != (widened ? 5u : 3u))
     return false;
   Value a = body.getArgument(0), b = body.getArgument(1);
-  return (mul.getLhs() == a && mul.getRhs() == b) || (mul.getLhs() == b && mul.getRhs() == a);
+  return (x == a && y == b) || (x == b && y == a);
+}
+
+/// The GEMM's name suffix for its operand and result types: f32, f64, or
+/// bf16 (bf16 A and B, fp32 C and arithmetic); empty when there is none.
+std::string gemmType(linalg::GenericOp op) {
+  auto elementOf = [](Value v) { return cast<MemRefType>(v.getType()).getElementType(); };
+  Type a = elementOf(op.getDpsInputs()[0]), b = elementOf(op.getDpsInputs()[1]),
+       c = elementOf(op.getDpsInits()[0]);
+  if (a != b)
+    return "";
+  if (a == c && (c.isF32() || c.isF64()))
+    return c.isF32() ? "f32" : "f64";
+  if (a.isBF16() && c.isF32())
+    return "bf16";
+  return "";
 }
 
 bool rowsContiguous(Value v) {
@@ -88,8 +114,7 @@ bool rowsContiguous(Value v) {
 std::optional<Gemm> match(linalg::GenericOp op) {
   if (op.getNumDpsInputs() != 2 || op.getNumDpsInits() != 1 || !op.hasPureBufferSemantics())
     return std::nullopt;
-  auto element = cast<MemRefType>(op.getDpsInits()[0].getType()).getElementType();
-  if (!(element.isF32() || element.isF64()) || !isMultiplyAccumulate(op))
+  if (gemmType(op).empty() || !isMultiplyAccumulate(op))
     return std::nullopt;
   auto iters = op.getIteratorTypesArray();
   if (llvm::count(iters, utils::IteratorType::reduction) != 1)
@@ -169,10 +194,10 @@ Value matrixAt(OpBuilder &b, Location loc, Value operand, ArrayRef<Value> ivs) {
 /// mt_blas_gemm_<t>: (transA, transB, M, N, K, A, lda, B, ldb, C, ldc),
 /// C += op(A) op(B). mt_blas_gemm_batched_<t>: (transA, transB, M, N, K, A,
 /// lda, strideA, B, ldb, strideB, C, ldc, strideC, count), the same for
-/// `count` matrices at element strides (strideB 0: B shared).
-func::FuncOp declareGemm(ModuleOp module, Type element, bool batched) {
-  std::string name = std::string(batched ? "mt_blas_gemm_batched_" : "mt_blas_gemm_") +
-                     (element.isF32() ? "f32" : "f64");
+/// `count` matrices at element strides (strideB 0: B shared). <t> is f32,
+/// f64, or bf16 (A and B bf16, C and the arithmetic fp32).
+func::FuncOp declareGemm(ModuleOp module, StringRef suffix, bool batched) {
+  std::string name = std::string(batched ? "mt_blas_gemm_batched_" : "mt_blas_gemm_") + suffix.str();
   if (auto fn = module.lookupSymbol<func::FuncOp>(name))
     return fn;
   OpBuilder b(module.getBodyRegion());
@@ -251,11 +276,11 @@ struct ContractionsToBlasPass : mt::impl::ContractionsToBlasPassBase<Contraction
         found.push_back({op, *g});
     });
     for (auto &[op, g] : found) {
-      Type element = cast<MemRefType>(op.getDpsInits()[0].getType()).getElementType();
+      std::string type = gemmType(op);
       if (g.stridedBatch)
-        rewriteBatched(op, g, declareGemm(module, element, /*batched=*/true));
+        rewriteBatched(op, g, declareGemm(module, type, /*batched=*/true));
       else
-        rewrite(op, g, declareGemm(module, element, /*batched=*/false));
+        rewrite(op, g, declareGemm(module, type, /*batched=*/false));
     }
   }
 };

@@ -102,6 +102,25 @@ Value LinalgBuilder::map(ValueRange inputs, Value like, BodyFn body) {
                  parallel(rank), body);
 }
 
+Value LinalgBuilder::convertElements(Value input, Type element) {
+  auto type = tensorOf(input);
+  if (type.getElementType() == element)
+    return input;
+  unsigned rank = type.getRank();
+  unsigned from = type.getElementType().getIntOrFloatBitWidth(),
+           to = element.getIntOrFloatBitWidth();
+  return generic(input, identity(rank), empty(type.getShape(), element), identity(rank),
+                 parallel(rank), [&](OpBuilder &nb, Location nl, ValueRange args) -> Value {
+                   Value x = args[0];
+                   if (to > from)
+                     return nb.create<arith::ExtFOp>(nl, element, x);
+                   // bf16 <-> f16: through f32, which holds both exactly.
+                   if (to == from)
+                     x = nb.create<arith::ExtFOp>(nl, nb.getF32Type(), x);
+                   return nb.create<arith::TruncFOp>(nl, element, x);
+                 });
+}
+
 Value LinalgBuilder::reduceLast(Value input, double initValue, BodyFn combine) {
   auto type = tensorOf(input);
   unsigned rank = type.getRank();
@@ -145,16 +164,25 @@ Value LinalgBuilder::contract(Value lhs, AffineMap lhsMap, Value rhs, AffineMap 
                               ArrayRef<int64_t> outShape, AffineMap outMap,
                               ArrayRef<bool> reduction, Value init) {
   Type element = tensorOf(lhs).getElementType();
+  Type result = init ? tensorOf(init).getElementType() : element;
+  // 16-bit operands are multiplied and summed in fp32 (a bf16 GEMM with
+  // fp32 accumulation), and the sum rounded once at the end.
+  Type acc = element.getIntOrFloatBitWidth() < 32 ? b.getF32Type() : element;
   SmallVector<utils::IteratorType> iters;
   for (bool r : reduction)
     iters.push_back(r ? utils::IteratorType::reduction : utils::IteratorType::parallel);
-  if (!init)
-    init = filled(outShape, element, 0.0);
-  return generic({lhs, rhs}, {lhsMap, rhsMap}, init, outMap, iters,
-                 [](OpBuilder &nb, Location nl, ValueRange a) -> Value {
-                   Value prod = nb.create<arith::MulFOp>(nl, a[0], a[1]);
-                   return nb.create<arith::AddFOp>(nl, a[2], prod);
-                 });
+  init = init ? convertElements(init, acc) : filled(outShape, acc, 0.0);
+  Value sum = generic({lhs, rhs}, {lhsMap, rhsMap}, init, outMap, iters,
+                      [&](OpBuilder &nb, Location nl, ValueRange a) -> Value {
+                        Value x = a[0], y = a[1];
+                        if (x.getType() != acc) {
+                          x = nb.create<arith::ExtFOp>(nl, acc, x);
+                          y = nb.create<arith::ExtFOp>(nl, acc, y);
+                        }
+                        Value prod = nb.create<arith::MulFOp>(nl, x, y);
+                        return nb.create<arith::AddFOp>(nl, a[2], prod);
+                      });
+  return convertElements(sum, result);
 }
 
 namespace {

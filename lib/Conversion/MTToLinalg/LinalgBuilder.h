@@ -76,6 +76,11 @@ public:
   /// The current value of loop `dim` inside a generic body, as i64.
   mlir::Value loopIndexI64(mlir::OpBuilder &nb, mlir::Location nl, unsigned dim);
 
+  /// `input` with each element converted to the float type `element`
+  /// (extended exactly, or truncated to nearest even); `input` itself when
+  /// it has that type.
+  mlir::Value convertElements(mlir::Value input, mlir::Type element);
+
   /// Row-major reshape between static shapes.
   mlir::Value reshape(mlir::Value input, llvm::ArrayRef<int64_t> shape);
 

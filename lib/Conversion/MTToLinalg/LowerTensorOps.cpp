@@ -82,6 +82,9 @@ std::optional<Lowered> lowerTensorOp(Operation *op, LinalgBuilder &lb) {
   }
   if (auto r = dyn_cast<ReshapeOp>(op))
     return Lowered(SmallVector<Value>{lb.reshape(r.getInput(), tensorOf(r.getResult()).getShape())});
+  if (auto c = dyn_cast<ConvertOp>(op))
+    return Lowered(SmallVector<Value>{
+        lb.convertElements(c.getInput(), tensorOf(c.getResult()).getElementType())});
   if (auto c = dyn_cast<ConcatOp>(op))
     return lowerConcat(c, lb);
   if (auto s = dyn_cast<SumToOp>(op))

@@ -45,6 +45,44 @@ void mt_blas_gemm_batched_f64(int64_t ta, int64_t tb, int64_t m, int64_t n, int6
     mt_blas_gemm_f64(ta, tb, m, n, k, a + p * sa * 8, lda, b + p * sb * 8, ldb, c + p * sc * 8, ldc);
 }
 
+/* bf16 A and B, fp32 C: OpenBLAS as Debian builds it has no sbgemm, so the
+ * operands are widened (exactly: bf16 is fp32's upper half) into dense fp32
+ * copies and multiplied by sgemm, which sums in fp32 as a GPU's bf16 GEMM
+ * with fp32 accumulation does. */
+static float *widenBf16(int64_t src, int64_t rows, int64_t cols, int64_t ld) {
+  float *out = (float *)malloc((size_t)(rows * cols) * sizeof(float));
+  if (!out)
+    return NULL;
+  const uint16_t *in = (const uint16_t *)(intptr_t)src;
+  for (int64_t r = 0; r < rows; ++r)
+    for (int64_t c = 0; c < cols; ++c) {
+      uint32_t bits = (uint32_t)in[r * ld + c] << 16;
+      float v;
+      __builtin_memcpy(&v, &bits, sizeof v);
+      out[r * cols + c] = v;
+    }
+  return out;
+}
+
+void mt_blas_gemm_bf16(int64_t ta, int64_t tb, int64_t m, int64_t n, int64_t k, int64_t a,
+                       int64_t lda, int64_t b, int64_t ldb, int64_t c, int64_t ldc) {
+  int64_t aRows = ta ? k : m, aCols = ta ? m : k, bRows = tb ? n : k, bCols = tb ? k : n;
+  float *wa = widenBf16(a, aRows, aCols, lda), *wb = widenBf16(b, bRows, bCols, ldb);
+  if (!wa || !wb)
+    abort(); /* out of host memory: nothing sensible to compute */
+  mt_blas_gemm_f32(ta, tb, m, n, k, (int64_t)(intptr_t)wa, aCols, (int64_t)(intptr_t)wb, bCols,
+                   c, ldc);
+  free(wa);
+  free(wb);
+}
+
+void mt_blas_gemm_batched_bf16(int64_t ta, int64_t tb, int64_t m, int64_t n, int64_t k, int64_t a,
+                               int64_t lda, int64_t sa, int64_t b, int64_t ldb, int64_t sb,
+                               int64_t c, int64_t ldc, int64_t sc, int64_t count) {
+  for (int64_t p = 0; p < count; ++p)
+    mt_blas_gemm_bf16(ta, tb, m, n, k, a + p * sa * 2, lda, b + p * sb * 2, ldb, c + p * sc * 4, ldc);
+}
+
 /* Blocks carry a 64-byte header (keeping the payload 64-byte aligned as
  * malloc's 16 would not) holding their size and the free-list link. */
 typedef struct Block {

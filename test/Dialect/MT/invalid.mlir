@@ -1966,6 +1966,28 @@ func.func @reshape_c2_element_count(%x: tensor<2x8xf32>) -> tensor<4x8xf32> {
 }
 
 //===----------------------------------------------------------------------===//
+// mt.convert
+//===----------------------------------------------------------------------===//
+
+// -----
+
+// mt.convert C1: the shape changes
+func.func @convert_c1_shape(%x: tensor<2x8xf32>) -> tensor<16xbf16> {
+  // expected-error @+1 {{violates C1: input and result must have one shape, got 'tensor<2x8xf32>' and 'tensor<16xbf16>'}}
+  %y = mt.convert %x : tensor<2x8xf32> -> tensor<16xbf16>
+  return %y : tensor<16xbf16>
+}
+
+// -----
+
+// mt.convert C2: an integer tensor
+func.func @convert_c2_integer(%x: tensor<2x8xi32>) -> tensor<2x8xbf16> {
+  // expected-error @+1 {{violates C2: input and result must be float tensors, got 'tensor<2x8xi32>' and 'tensor<2x8xbf16>'}}
+  %y = mt.convert %x : tensor<2x8xi32> -> tensor<2x8xbf16>
+  return %y : tensor<2x8xbf16>
+}
+
+//===----------------------------------------------------------------------===//
 // mt.concat
 //===----------------------------------------------------------------------===//
 

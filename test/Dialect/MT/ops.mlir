@@ -256,3 +256,13 @@ func.func @tensor_parallel(%x: tensor<2x4x8xf32>, %t: tensor<16x8xf32>, %ids: te
   %dlog = mt.vocab_parallel_stats_grad %ds, %dl, %l[%i : tensor<i64>], %ids, %mx {num_classes = 30 : i64} : tensor<2x4xf32>, tensor<2x4xf32>, tensor<2x4x16xf32>, tensor<2x4xi32>, tensor<2x4xf32> -> tensor<2x4x16xf32>
   return %v, %p, %pg, %eg, %loss, %dlog, %d : tensor<2x4x8xf32>, tensor<2x2x8xf32>, tensor<2x4x8xf32>, tensor<16x8xf32>, tensor<f32>, tensor<2x4x16xf32>, tensor<2x4x8xf32>
 }
+
+// CHECK-LABEL: func.func @convert
+// CHECK-SAME: (%[[W:.*]]: tensor<8x4xf32>)
+func.func @convert(%w: tensor<8x4xf32>) -> tensor<8x4xf32> {
+  // CHECK: %[[H:.*]] = mt.convert %[[W]] : tensor<8x4xf32> -> tensor<8x4xbf16>
+  %h = mt.convert %w : tensor<8x4xf32> -> tensor<8x4xbf16>
+  // CHECK: %[[F:.*]] = mt.convert %[[H]] : tensor<8x4xbf16> -> tensor<8x4xf32>
+  %f = mt.convert %h : tensor<8x4xbf16> -> tensor<8x4xf32>
+  return %f : tensor<8x4xf32>
+}

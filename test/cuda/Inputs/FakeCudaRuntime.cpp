@@ -110,9 +110,13 @@ void checkMatrix(const char *what, int64_t address, int64_t rows, int64_t cols, 
 
 /// A GEMM, or `count` of them with operands `stride*` elements apart: the
 /// first and last of each operand's matrices must lie in one allocation.
+/// `element`: bytes of A's and B's elements; `resultElement`: C's (0: the
+/// same).
 void gemm(int64_t ta, int64_t tb, int64_t m, int64_t n, int64_t k, int64_t a, int64_t lda,
           int64_t b, int64_t ldb, int64_t c, int64_t ldc, size_t element, int64_t strideA = 0,
-          int64_t strideB = 0, int64_t strideC = 0, int64_t count = 1) {
+          int64_t strideB = 0, int64_t strideC = 0, int64_t count = 1, size_t resultElement = 0) {
+  if (!resultElement)
+    resultElement = element;
   State &s = state();
   std::lock_guard<std::mutex> lock(s.lock);
   ++s.gemms;
@@ -128,7 +132,8 @@ void gemm(int64_t ta, int64_t tb, int64_t m, int64_t n, int64_t k, int64_t a, in
     int64_t e = static_cast<int64_t>(element);
     checkMatrix("A", a + p * strideA * e, ta ? k : m, ta ? m : k, lda, element);
     checkMatrix("B", b + p * strideB * e, tb ? n : k, tb ? k : n, ldb, element);
-    checkMatrix("C", c + p * strideC * e, m, n, ldc, element);
+    checkMatrix("C", c + p * strideC * static_cast<int64_t>(resultElement), m, n, ldc,
+                resultElement);
   }
 }
 
@@ -263,6 +268,17 @@ void mt_blas_gemm_f32(int64_t ta, int64_t tb, int64_t m, int64_t n, int64_t k, i
 void mt_blas_gemm_f64(int64_t ta, int64_t tb, int64_t m, int64_t n, int64_t k, int64_t a,
                       int64_t lda, int64_t b, int64_t ldb, int64_t c, int64_t ldc) {
   gemm(ta, tb, m, n, k, a, lda, b, ldb, c, ldc, sizeof(double));
+}
+
+void mt_blas_gemm_bf16(int64_t ta, int64_t tb, int64_t m, int64_t n, int64_t k, int64_t a,
+                       int64_t lda, int64_t b, int64_t ldb, int64_t c, int64_t ldc) {
+  gemm(ta, tb, m, n, k, a, lda, b, ldb, c, ldc, 2, 0, 0, 0, 1, sizeof(float));
+}
+
+void mt_blas_gemm_batched_bf16(int64_t ta, int64_t tb, int64_t m, int64_t n, int64_t k, int64_t a,
+                               int64_t lda, int64_t sa, int64_t b, int64_t ldb, int64_t sb,
+                               int64_t c, int64_t ldc, int64_t sc, int64_t count) {
+  gemm(ta, tb, m, n, k, a, lda, b, ldb, c, ldc, 2, sa, sb, sc, count, sizeof(float));
 }
 
 void mt_blas_gemm_batched_f32(int64_t ta, int64_t tb, int64_t m, int64_t n, int64_t k, int64_t a,

@@ -25,6 +25,17 @@ LogicalResult ReshapeOp::verify() {
   return success();
 }
 
+LogicalResult ConvertOp::verify() {
+  auto in = tensorType(getInput()), out = tensorType(getResult());
+  if (in.getShape() != out.getShape())
+    return violates(*this, 1) << "input and result must have one shape, got " << in << " and "
+                              << out;
+  if (!isa<FloatType>(in.getElementType()) || !isa<FloatType>(out.getElementType()))
+    return violates(*this, 2) << "input and result must be float tensors, got " << in << " and "
+                              << out;
+  return success();
+}
+
 SmallVector<Type> ConcatOp::inferResultTypes() {
   auto first = tensorType(getInputs().front());
   SmallVector<int64_t> shape(first.getShape());

@@ -34,6 +34,25 @@ def MT_ReshapeOp : MT_Op<"reshape", [Pure]> {
   let hasVerifier = 1;
 }
 
+def MT_ConvertOp : MT_Op<"convert", [Pure]> {
+  let summary = "the same elements in another floating-point type";
+  let description = [{
+    Each element converted to the result's element type: exactly when the
+    result is at least as wide, rounded to nearest even otherwise.
+    mt-cast-to-16-bit puts one between the fp32 main parameters and the
+    16-bit ops that use them, and around the ops that stay in fp32 (the
+    loss, the collectives); its gradient is the gradient converted back.
+
+    ```mlir
+    %w16 = mt.convert %w : tensor<768x768xf32> -> tensor<768x768xbf16>
+    ```
+  }];
+  let arguments = (ins AnyRankedTensor:$input);
+  let results = (outs AnyRankedTensor:$result);
+  let assemblyFormat = "$input attr-dict `:` type($input) `->` type($result)";
+  let hasVerifier = 1;
+}
+
 def MT_ConcatOp : MT_Op<"concat", [Pure,
     DeclareOpInterfaceMethods<MT_ShapeInferenceOpInterface, ["inferResultTypes"]>]> {
   let summary = "joins tensors along one dimension";

@@ -1,0 +1,108 @@
+//===- CastActivations.cpp - 16-bit activations, fp32 parameters and loss -===//
+//
+// The precision policy lives in one list (runsIn16Bits); everything else
+// stays fp32, and every change of type is an mt.convert later passes see:
+// its gradient is a convert back, so parameter gradients arrive in fp32.
+//
+//===----------------------------------------------------------------------===//
+#include "mt/Transforms/Passes.h"
+
+#include "mt/Analysis/ModelInfo.h"
+#include "mt/Dialect/MT/IR/MTOps.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/Builders.h"
+
+namespace mt {
+#define GEN_PASS_DEF_CASTACTIVATIONSPASS
+#include "mt/Transforms/Passes.h.inc"
+} // namespace mt
+
+using namespace mlir;
+using namespace mt;
+
+namespace {
+
+/// Ops that carry activations and compute in fp32 inside their kernels:
+/// 16-bit storage loses nothing the fp32 model would keep beyond rounding.
+/// The loss (cross-entropy and its vocab-parallel pieces) stays fp32, as in
+/// Megatron; collectives and sends stay fp32 so every rank sums and moves
+/// what the fp32 plan would. Embeddings gather from the fp32 table and
+/// their rows are rounded after (the same values, without converting the
+/// whole table), and their gradients scatter-add in fp32.
+bool runsIn16Bits(Operation *op) {
+  return isa<LinearOp, MatmulOp, LayerNormOp, AddLayerNormOp,
+             RmsNormOp, GeluOp, BiasGeluOp, SoftmaxOp, DropoutOp, BiasDropoutAddOp, MaskedScaleOp,
+             AddOp, MulOp, SplitOp, SplitHeadsOp, MergeHeadsOp, AttentionScoresOp,
+             AttentionContextOp, RotaryOp, AlibiOp, ReshapeOp, ConcatOp>(op);
+}
+
+RankedTensorType floatTensor(Type t) {
+  auto tensor = dyn_cast<RankedTensorType>(t);
+  return tensor && isa<FloatType>(tensor.getElementType()) ? tensor : RankedTensorType();
+}
+
+struct CastActivationsPass : mt::impl::CastActivationsPassBase<CastActivationsPass> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    Builder types(&getContext());
+    Type half = elementType == "bf16"  ? Type(types.getBF16Type())
+                : elementType == "f16" ? Type(types.getF16Type())
+                                       : Type();
+    if (!half) {
+      getOperation().emitError() << "mt-cast-activations: element-type must be bf16 or f16, got '"
+                                 << elementType << "'";
+      return signalPassFailure();
+    }
+    Type f32 = types.getF32Type();
+    for (auto fn : getOperation().getOps<func::FuncOp>())
+      if (!fn.isExternal() && failed(cast(fn, half, f32)))
+        return signalPassFailure();
+  }
+
+  LogicalResult cast(func::FuncOp fn, Type half, Type f32) {
+    for (BlockArgument arg : fn.getArguments())
+      if (auto t = floatTensor(arg.getType()); t && t.getElementType() != f32)
+        return fn.emitError() << "mt-cast-activations: the model must be written in f32 (its "
+                                 "parameters are the fp32 main copy), but argument "
+                              << arg.getArgNumber() << " is " << t;
+    WalkResult nested = fn.walk([&](Operation *op) {
+      if (op != fn && op->getNumRegions()) {
+        op->emitError("mt-cast-activations: run it after mt-unroll-layers (an op with regions "
+                      "is left)");
+        return WalkResult::interrupt();
+      }
+      return WalkResult::advance();
+    });
+    if (nested.wasInterrupted())
+      return failure();
+    OpBuilder b(fn.getContext());
+    auto convert = [&](Operation *user, OpOperand &operand, Type element) {
+      auto t = floatTensor(operand.get().getType());
+      b.setInsertionPoint(user);
+      auto c = b.create<ConvertOp>(user->getLoc(), t.clone(element), operand.get());
+      if (Attribute layer = user->getAttr(kLayerAttrName))
+        c->setAttr(kLayerAttrName, layer);
+      operand.set(c.getResult());
+    };
+    for (Operation &op : llvm::make_early_inc_range(fn.getBody().front())) {
+      if (isa<ConvertOp>(op))
+        continue;
+      bool in16 = runsIn16Bits(&op);
+      Type want = in16 ? half : f32;
+      for (OpOperand &operand : op.getOpOperands()) {
+        auto t = floatTensor(operand.get().getType());
+        if (t && t.getElementType() != want)
+          convert(&op, operand, want);
+      }
+      if (in16)
+        for (OpResult result : op.getResults())
+          if (auto t = floatTensor(result.getType()))
+            result.setType(t.clone(half));
+    }
+    return success();
+  }
+};
+
+} // namespace

@@ -1,0 +1,52 @@
+// RUN: mt-opt %s -split-input-file -verify-diagnostics --mt-cast-activations | FileCheck %s
+
+// A tied embedding: the gather stays fp32 and its rows are rounded after;
+// the LM head's linear runs in bf16 on its own convert of the table (one
+// per use, so each use's gradient returns to fp32 before they are summed);
+// the loss reads fp32 logits.
+// CHECK-LABEL: func.func @tied
+// CHECK-SAME: (%[[TOK:.+]]: tensor<2x8xi32>, %[[MASK:.+]]: tensor<2x8xf32>, %[[WTE:.+]]: tensor<64x16xf32>, %[[B:.+]]: tensor<16xf32>)
+// CHECK: %[[E:.+]] = mt.embedding %[[WTE]][%[[TOK]]] : tensor<64x16xf32>, tensor<2x8xi32> -> tensor<2x8x16xf32>
+// CHECK: %[[E16:.+]] = mt.convert %[[E]] {mt.layer = 3 : i64} : tensor<2x8x16xf32> -> tensor<2x8x16xbf16>
+// CHECK: %[[B16:.+]] = mt.convert %[[B]] {mt.layer = 3 : i64} : tensor<16xf32> -> tensor<16xbf16>
+// CHECK: %[[H:.+]] = mt.add %[[E16]], %[[B16]] {mt.layer = 3 : i64} : tensor<2x8x16xbf16>, tensor<16xbf16>
+// CHECK: %[[W16:.+]] = mt.convert %[[WTE]] : tensor<64x16xf32> -> tensor<64x16xbf16>
+// CHECK: %[[L:.+]] = mt.linear %[[H]], %[[W16]] : tensor<2x8x16xbf16>, tensor<64x16xbf16> -> tensor<2x8x64xbf16>
+// CHECK: %[[L32:.+]] = mt.convert %[[L]] : tensor<2x8x64xbf16> -> tensor<2x8x64xf32>
+// CHECK: %[[LOSS:.+]] = mt.cross_entropy %[[L32]], %[[TOK]] mask %[[MASK]] : tensor<2x8x64xf32>, tensor<2x8xi32>, tensor<2x8xf32> -> tensor<f32>
+// CHECK: return %[[LOSS]] : tensor<f32>
+func.func @tied(%tokens: tensor<2x8xi32>, %mask: tensor<2x8xf32>, %wte: tensor<64x16xf32>, %b: tensor<16xf32>) -> tensor<f32> {
+  %e = mt.embedding %wte[%tokens] : tensor<64x16xf32>, tensor<2x8xi32> -> tensor<2x8x16xf32>
+  %h = mt.add %e, %b {mt.layer = 3 : i64} : tensor<2x8x16xf32>, tensor<16xf32>
+  %logits = mt.linear %h, %wte : tensor<2x8x16xf32>, tensor<64x16xf32> -> tensor<2x8x64xf32>
+  %loss = mt.cross_entropy %logits, %tokens mask %mask : tensor<2x8x64xf32>, tensor<2x8xi32>, tensor<2x8xf32> -> tensor<f32>
+  return %loss : tensor<f32>
+}
+
+// -----
+
+// A collective keeps fp32: its 16-bit operand is converted back, and the
+// op after it converts its result again.
+// CHECK-LABEL: func.func @all_reduce
+// CHECK: %[[Y:.+]] = mt.linear %{{.+}}, %{{.+}} : tensor<8x16xbf16>, tensor<16x16xbf16> -> tensor<8x16xbf16>
+// CHECK: %[[Y32:.+]] = mt.convert %[[Y]] : tensor<8x16xbf16> -> tensor<8x16xf32>
+// CHECK: %[[S:.+]] = mt.all_reduce %[[Y32]] on @mesh
+// CHECK: %[[S16:.+]] = mt.convert %[[S]] : tensor<8x16xf32> -> tensor<8x16xbf16>
+// CHECK: %[[G:.+]] = mt.gelu %[[S16]] approximate = tanh : tensor<8x16xbf16>
+// CHECK: %[[G32:.+]] = mt.convert %[[G]] : tensor<8x16xbf16> -> tensor<8x16xf32>
+// CHECK: return %[[G32]] : tensor<8x16xf32>
+mt.mesh @mesh axes = ["tp"] shape = [2]
+func.func @all_reduce(%x: tensor<8x16xf32>, %w: tensor<16x16xf32>) -> tensor<8x16xf32> {
+  %y = mt.linear %x, %w : tensor<8x16xf32>, tensor<16x16xf32> -> tensor<8x16xf32>
+  %s = mt.all_reduce %y on @mesh axes = ["tp"] reduction = sum : tensor<8x16xf32>
+  %g = mt.gelu %s approximate = tanh : tensor<8x16xf32>
+  return %g : tensor<8x16xf32>
+}
+
+// -----
+
+// A model already in 16 bits has no fp32 main parameters to keep.
+// expected-error @+1 {{mt-cast-activations: the model must be written in f32 (its parameters are the fp32 main copy), but argument 0 is 'tensor<16xbf16>'}}
+func.func @bf16_model(%w: tensor<16xbf16>) -> tensor<16xbf16> {
+  return %w : tensor<16xbf16>
+}
