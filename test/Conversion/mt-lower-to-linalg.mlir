@@ -194,3 +194,63 @@ func.func @sum_to_scalar(%x: tensor<32x32xf32>) -> tensor<f32> {
   %s = mt.sum_to %x : tensor<32x32xf32> -> tensor<f32>
   return %s : tensor<f32>
 }
+
+// -----
+
+// bf16 tensors are storage: a bf16 linear multiplies widened elements and
+// sums them in fp32, then rounds once (a bf16 GEMM with fp32 accumulation);
+// the bias is added in fp32 and the sum rounded.
+// CHECK-LABEL: func.func @linear_bf16
+// CHECK: %[[Z:.*]] = linalg.fill ins(%{{.*}} : f32) outs(%{{.*}} : tensor<6x5xf32>)
+// CHECK: %[[Y:.*]] = linalg.generic {{.*}} ins(%{{.*}}, %{{.*}} : tensor<6x4xbf16>, tensor<5x4xbf16>) outs(%[[Z]] : tensor<6x5xf32>)
+// CHECK: ^bb0(%[[A:.*]]: bf16, %[[B:.*]]: bf16, %[[ACC:.*]]: f32):
+// CHECK: %[[AW:.*]] = arith.extf %[[A]] : bf16 to f32
+// CHECK: %[[BW:.*]] = arith.extf %[[B]] : bf16 to f32
+// CHECK: %[[P:.*]] = arith.mulf %[[AW]], %[[BW]] : f32
+// CHECK: %[[S:.*]] = arith.addf %[[ACC]], %[[P]] : f32
+// CHECK: linalg.yield %[[S]] : f32
+// CHECK: %[[Y16:.*]] = linalg.generic {{.*}} ins(%[[Y]] : tensor<6x5xf32>) outs(%{{.*}} : tensor<6x5xbf16>)
+// CHECK: arith.truncf %{{.*}} : f32 to bf16
+// CHECK: linalg.generic {{.*}} ins(%[[Y16]], %{{.*}} : tensor<6x5xbf16>, tensor<5xbf16>)
+// CHECK: arith.extf
+// CHECK: arith.extf
+// CHECK: arith.addf %{{.*}}, %{{.*}} : f32
+// CHECK: arith.truncf %{{.*}} : f32 to bf16
+func.func @linear_bf16(%x: tensor<2x3x4xbf16>, %w: tensor<5x4xbf16>, %b: tensor<5xbf16>) -> tensor<2x3x5xbf16> {
+  %y = mt.linear %x, %w, %b : tensor<2x3x4xbf16>, tensor<5x4xbf16>, tensor<5xbf16> -> tensor<2x3x5xbf16>
+  return %y : tensor<2x3x5xbf16>
+}
+
+// -----
+
+// A bf16 layer norm: each element is widened as it is read, the row's sums
+// are carried in fp32, and only the stored result is rounded.
+// CHECK-LABEL: func.func @layer_norm_bf16
+// CHECK: scf.for {{.*}} -> (tensor<6x8xbf16>)
+// CHECK: %[[SUM:.*]] = scf.for {{.*}} -> (f32)
+// CHECK: %[[E:.*]] = tensor.extract %{{.*}} : tensor<6x8xbf16>
+// CHECK: arith.extf %[[E]] : bf16 to f32
+// CHECK: scf.for {{.*}} -> (f32)
+// CHECK: math.rsqrt %{{.*}} : f32
+// CHECK: scf.for {{.*}} -> (tensor<6x8xbf16>)
+// CHECK: %[[R:.*]] = arith.truncf %{{.*}} : f32 to bf16
+// CHECK: tensor.insert %[[R]]
+func.func @layer_norm_bf16(%x: tensor<2x3x8xbf16>, %g: tensor<8xbf16>, %b: tensor<8xbf16>) -> tensor<2x3x8xbf16> {
+  %y = mt.layer_norm %x, %g, %b {epsilon = 1.0e-05 : f64} : tensor<2x3x8xbf16>, tensor<8xbf16>
+  return %y : tensor<2x3x8xbf16>
+}
+
+// -----
+
+// A bias gradient over bf16 rows: the column sums run in fp32 and are
+// rounded once.
+// CHECK-LABEL: func.func @sum_to_bf16
+// CHECK: linalg.generic {{.*}} ins(%{{.*}} : tensor<6x5xbf16>) outs(%{{.*}} : tensor<5xf32>)
+// CHECK: arith.extf
+// CHECK: arith.addf %{{.*}}, %{{.*}} : f32
+// CHECK: linalg.generic {{.*}} ins(%{{.*}} : tensor<5xf32>) outs(%{{.*}} : tensor<5xbf16>)
+// CHECK: arith.truncf
+func.func @sum_to_bf16(%x: tensor<2x3x5xbf16>) -> tensor<5xbf16> {
+  %s = mt.sum_to %x : tensor<2x3x5xbf16> -> tensor<5xbf16>
+  return %s : tensor<5xbf16>
+}

@@ -19,6 +19,23 @@ Value scalarOf(OpBuilder &b, Location loc, Value tensor0d) {
   return b.create<tensor::ExtractOp>(loc, tensor0d, ValueRange{});
 }
 
+Type computeType(Type element) {
+  auto f = dyn_cast<FloatType>(element);
+  return f && f.getWidth() < 32 ? Float32Type::get(element.getContext()) : element;
+}
+
+Value castFloat(OpBuilder &b, Location loc, Value v, Type to) {
+  Type from = v.getType();
+  if (from == to)
+    return v;
+  unsigned fromWidth = from.getIntOrFloatBitWidth(), toWidth = to.getIntOrFloatBitWidth();
+  if (toWidth > fromWidth)
+    return b.create<arith::ExtFOp>(loc, to, v);
+  if (toWidth == fromWidth)
+    v = b.create<arith::ExtFOp>(loc, b.getF32Type(), v);
+  return b.create<arith::TruncFOp>(loc, to, v);
+}
+
 SmallVector<Value> forRange(OpBuilder &b, Location loc, int64_t count, ValueRange carried,
                             LoopBody body) {
   Value zero = b.create<arith::ConstantIndexOp>(loc, 0);
@@ -86,10 +103,21 @@ Value LinalgBuilder::generic(ValueRange inputs, ArrayRef<AffineMap> inputMaps, V
                              BodyFn body) {
   SmallVector<AffineMap> maps(inputMaps);
   maps.push_back(outMap);
+  Type out = tensorOf(init).getElementType();
   auto op = b.create<linalg::GenericOp>(
       loc, init.getType(), inputs, ValueRange{init}, maps, iterators,
       [&](OpBuilder &nb, Location nl, ValueRange args) {
-        nb.create<linalg::YieldOp>(nl, body(nb, nl, args));
+        SmallVector<Value> wide;
+        for (Value a : args)
+          wide.push_back(castFloat(nb, nl, a, computeType(a.getType())));
+        Value result = body(nb, nl, wide);
+        if (isa<FloatType>(out))
+          result = castFloat(nb, nl, result, out);
+        nb.create<linalg::YieldOp>(nl, result);
+        // Widened elements nothing reads (an output the body overwrites).
+        for (auto [a, w] : llvm::zip(args, wide))
+          if (w != a && w.use_empty())
+            w.getDefiningOp()->erase();
       });
   return op.getResult(0);
 }
@@ -107,17 +135,10 @@ Value LinalgBuilder::convertElements(Value input, Type element) {
   if (type.getElementType() == element)
     return input;
   unsigned rank = type.getRank();
-  unsigned from = type.getElementType().getIntOrFloatBitWidth(),
-           to = element.getIntOrFloatBitWidth();
+  // generic widens the element and rounds it to `element`.
   return generic(input, identity(rank), empty(type.getShape(), element), identity(rank),
                  parallel(rank), [&](OpBuilder &nb, Location nl, ValueRange args) -> Value {
-                   Value x = args[0];
-                   if (to > from)
-                     return nb.create<arith::ExtFOp>(nl, element, x);
-                   // bf16 <-> f16: through f32, which holds both exactly.
-                   if (to == from)
-                     x = nb.create<arith::ExtFOp>(nl, nb.getF32Type(), x);
-                   return nb.create<arith::TruncFOp>(nl, element, x);
+                   return castFloat(nb, nl, args[0], element);
                  });
 }
 
@@ -167,19 +188,15 @@ Value LinalgBuilder::contract(Value lhs, AffineMap lhsMap, Value rhs, AffineMap 
   Type result = init ? tensorOf(init).getElementType() : element;
   // 16-bit operands are multiplied and summed in fp32 (a bf16 GEMM with
   // fp32 accumulation), and the sum rounded once at the end.
-  Type acc = element.getIntOrFloatBitWidth() < 32 ? b.getF32Type() : element;
+  Type acc = computeType(element);
   SmallVector<utils::IteratorType> iters;
   for (bool r : reduction)
     iters.push_back(r ? utils::IteratorType::reduction : utils::IteratorType::parallel);
   init = init ? convertElements(init, acc) : filled(outShape, acc, 0.0);
   Value sum = generic({lhs, rhs}, {lhsMap, rhsMap}, init, outMap, iters,
                       [&](OpBuilder &nb, Location nl, ValueRange a) -> Value {
-                        Value x = a[0], y = a[1];
-                        if (x.getType() != acc) {
-                          x = nb.create<arith::ExtFOp>(nl, acc, x);
-                          y = nb.create<arith::ExtFOp>(nl, acc, y);
-                        }
-                        Value prod = nb.create<arith::MulFOp>(nl, x, y);
+                        // generic hands in the operands widened to `acc`.
+                        Value prod = nb.create<arith::MulFOp>(nl, a[0], a[1]);
                         return nb.create<arith::AddFOp>(nl, a[2], prod);
                       });
   return convertElements(sum, result);
@@ -227,7 +244,8 @@ int64_t partialSums(int64_t n) {
 
 Value LinalgBuilder::sumAll(Value input) {
   auto type = tensorOf(input);
-  Type element = type.getElementType();
+  // 16-bit elements are summed in fp32 and the total rounded once.
+  Type stored = type.getElementType(), element = computeType(stored);
   int64_t n = type.getNumElements(), parts = partialSums(n);
   if (parts > 1) {
     // Partial p sums elements p, p + parts, ...: on a GPU neighbouring
@@ -235,19 +253,22 @@ Value LinalgBuilder::sumAll(Value input) {
     Value rows = reshape(input, {n / parts, parts});
     Value partial = sumRows({{rows, Read::Cell}}, n / parts, parts, element,
                             [](OpBuilder &, Location, ValueRange a) { return a[0]; });
-    return sumAll(partial);
+    return convertElements(sumAll(partial), stored);
   }
   unsigned rank = type.getRank();
   SmallVector<utils::IteratorType> iters(rank, utils::IteratorType::reduction);
-  return generic(input, identity(rank), filled({}, element, 0.0),
-                 AffineMap::get(rank, 0, {}, b.getContext()), iters,
-                 [](OpBuilder &nb, Location nl, ValueRange a) -> Value {
-                   return nb.create<arith::AddFOp>(nl, a[1], a[0]);
-                 });
+  Value total = generic(input, identity(rank), filled({}, element, 0.0),
+                        AffineMap::get(rank, 0, {}, b.getContext()), iters,
+                        [](OpBuilder &nb, Location nl, ValueRange a) -> Value {
+                          return nb.create<arith::AddFOp>(nl, a[1], a[0]);
+                        });
+  return convertElements(total, stored);
 }
 
 Value LinalgBuilder::sumRows(ArrayRef<std::pair<Value, Read>> operands, int64_t rows, int64_t width,
-                             Type type, BodyFn element) {
+                             Type stored, BodyFn element) {
+  // Sums of 16-bit elements run in fp32 and are rounded once at the end.
+  Type type = computeType(stored);
   int64_t blocks = rowBlocks(rows, width), perBlock = rows / blocks;
   bool split = blocks > 1;
   MLIRContext *ctx = b.getContext();
@@ -281,16 +302,19 @@ Value LinalgBuilder::sumRows(ArrayRef<std::pair<Value, Read>> operands, int64_t 
   };
   using Iter = utils::IteratorType;
   if (!split)
-    return generic(inputs, maps, filled({width}, type, 0.0), AffineMap::get(2, 0, {column}, ctx),
-                   {Iter::reduction, Iter::parallel}, sumBody);
+    return convertElements(generic(inputs, maps, filled({width}, type, 0.0),
+                                   AffineMap::get(2, 0, {column}, ctx),
+                                   {Iter::reduction, Iter::parallel}, sumBody),
+                           stored);
   Value partial = generic(inputs, maps, filled({blocks, width}, type, 0.0),
                           AffineMap::get(3, 0, {row[0], column}, ctx),
                           {Iter::parallel, Iter::reduction, Iter::parallel}, sumBody);
-  return generic(partial, identity(2), filled({width}, type, 0.0), suffixMap(2, 1),
-                 {Iter::reduction, Iter::parallel},
-                 [](OpBuilder &nb, Location nl, ValueRange a) -> Value {
-                   return nb.create<arith::AddFOp>(nl, a[1], a[0]);
-                 });
+  return convertElements(generic(partial, identity(2), filled({width}, type, 0.0),
+                                 suffixMap(2, 1), {Iter::reduction, Iter::parallel},
+                                 [](OpBuilder &nb, Location nl, ValueRange a) -> Value {
+                                   return nb.create<arith::AddFOp>(nl, a[1], a[0]);
+                                 }),
+                         stored);
 }
 
 Value LinalgBuilder::loopIndexI64(OpBuilder &nb, Location nl, unsigned dim) {

@@ -30,6 +30,8 @@ public:
   /// linalg.generic over the output's iteration space (`numDims` loops). Each
   /// input has a map; the output (one) has `outMap`. `body` gets the input
   /// elements then the output element and returns the new output element.
+  /// 16-bit float elements reach `body` widened to computeType, and what it
+  /// returns is rounded to the output's type.
   mlir::Value generic(mlir::ValueRange inputs, llvm::ArrayRef<mlir::AffineMap> inputMaps,
                       mlir::Value init, mlir::AffineMap outMap,
                       llvm::ArrayRef<mlir::utils::IteratorType> iterators, BodyFn body);
@@ -92,6 +94,15 @@ private:
 };
 
 mlir::RankedTensorType tensorOf(mlir::Value v);
+
+/// The type a kernel computes in for elements of type `element`: f32 for
+/// 16-bit floats (they are storage; sums and products run in fp32, as
+/// Megatron's fused kernels do), else `element` itself.
+mlir::Type computeType(mlir::Type element);
+
+/// Float `v` as type `to`: unchanged, extended exactly, or rounded to
+/// nearest even (bf16 <-> f16 through f32).
+mlir::Value castFloat(mlir::OpBuilder &b, mlir::Location loc, mlir::Value v, mlir::Type to);
 
 /// The element of a 0-d tensor: the scalar it was built from when it is a
 /// tensor.from_elements (a rank's axis index), else a tensor.extract. Keeps

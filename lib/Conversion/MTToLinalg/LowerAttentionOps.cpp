@@ -60,7 +60,7 @@ Lowered lowerRotary(RotaryOp op, LinalgBuilder &lb) {
   int64_t offset = op.getPositionOffsetAttr().getInt();
   double sign = op.getInverse() ? -1.0 : 1.0;
   Value input = op.getInput();
-  Type t = type.getElementType();
+  Type t = computeType(type.getElementType());
   Value result = lb.map(input, input, [&](OpBuilder &b, Location l, ValueRange a) {
     auto cf = [&](double v) { return b.create<arith::ConstantOp>(l, b.getFloatAttr(t, v)); };
     auto ci = [&](int64_t v) { return b.create<arith::ConstantIndexOp>(l, v); };
@@ -79,7 +79,8 @@ Lowered lowerRotary(RotaryOp op, LinalgBuilder &lb) {
     Value partnerIdx = b.create<arith::XOrIOp>(l, d, ci(1));
     Value inRange = b.create<arith::CmpIOp>(l, arith::CmpIPredicate::ult, d, ci(rotary));
     Value safePartner = b.create<arith::SelectOp>(l, inRange, partnerIdx, d);
-    Value partner = b.create<tensor::ExtractOp>(l, input, ValueRange{bIdx, h, s, safePartner});
+    Value partner = castFloat(
+        b, l, b.create<tensor::ExtractOp>(l, input, ValueRange{bIdx, h, s, safePartner}), t);
     Value odd = b.create<arith::CmpIOp>(l, arith::CmpIPredicate::ne,
                                         b.create<arith::AndIOp>(l, d, ci(1)), ci(0));
     Value signedSin = b.create<arith::SelectOp>(l, odd, sin, b.create<arith::NegFOp>(l, sin));
@@ -131,7 +132,7 @@ Lowered lowerAlibi(AlibiOp op, LinalgBuilder &lb) {
         Value i = lb.loopIndexI64(b, l, 2), j = lb.loopIndexI64(b, l, 3);
         Value dist = b.create<arith::SubIOp>(
             l, b.create<arith::AddIOp>(l, i, b.create<arith::ConstantOp>(l, b.getI64IntegerAttr(sk - sq))), j);
-        Value distF = b.create<arith::SIToFPOp>(l, t, dist);
+        Value distF = b.create<arith::SIToFPOp>(l, computeType(t), dist);
         return b.create<arith::SubFOp>(l, a[0], b.create<arith::MulFOp>(l, a[1], distF)).getResult();
       });
   return SmallVector<Value>{result};

@@ -232,21 +232,24 @@ std::pair<Value, Value> localLabel(OpBuilder &b, Location l, Value label, Value 
 Lowered lowerVocabMax(VocabParallelMaxOp op, LinalgBuilder &lb) {
   auto type = tensorOf(op.getLogits());
   int64_t v = type.getShape().back(), rows = type.getNumElements() / v;
-  Type t = type.getElementType();
+  // 16-bit logits are compared in fp32 and the maxima stored rounded.
+  Type stored = type.getElementType(), t = computeType(stored);
   Value logits = lb.reshape(op.getLogits(), {rows, v});
   Value offset = shardOffset(lb, op.getShard(), v);
   int64_t classes = op.getNumClassesAttr().getInt();
   Value max = forEachRow(
-      lb.builder(), lb.location(), rows, lb.empty({rows}, t),
+      lb.builder(), lb.location(), rows, lb.empty({rows}, stored),
       [&](OpBuilder &rb, Location rl, Value r, ValueRange outs) {
         Value m = forRange(rb, rl, v, cst(rb, rl, t, negInf()),
                            [&](OpBuilder &b, Location l, Value j, ValueRange acc) {
-                             Value x = b.create<tensor::ExtractOp>(l, logits, ValueRange{r, j});
+                             Value x = castFloat(
+                                 b, l, b.create<tensor::ExtractOp>(l, logits, ValueRange{r, j}), t);
                              Value z = b.create<arith::SelectOp>(
                                  l, validClassAt(b, l, j, offset, classes), x, cst(b, l, t, negInf()));
                              return SmallVector<Value>{b.create<arith::MaximumFOp>(l, z, acc[0])};
                            })[0];
-        return SmallVector<Value>{rb.create<tensor::InsertOp>(rl, m, outs[0], ValueRange{r})};
+        return SmallVector<Value>{
+            rb.create<tensor::InsertOp>(rl, castFloat(rb, rl, m, stored), outs[0], ValueRange{r})};
       })[0];
   return SmallVector<Value>{lb.reshape(max, tensorOf(op.getResult()).getShape())};
 }
@@ -255,19 +258,23 @@ Lowered lowerVocabMax(VocabParallelMaxOp op, LinalgBuilder &lb) {
 Lowered lowerVocabStats(VocabParallelStatsOp op, LinalgBuilder &lb) {
   auto type = tensorOf(op.getLogits());
   int64_t v = type.getShape().back(), rows = type.getNumElements() / v;
-  Type t = type.getElementType();
+  // Sums of 16-bit logits run in fp32; the statistics are stored rounded.
+  Type stored = type.getElementType(), t = computeType(stored);
   Value logits = lb.reshape(op.getLogits(), {rows, v});
   Value labels = lb.reshape(op.getLabels(), {rows});
   Value max = lb.reshape(op.getMax(), {rows});
   Value offset = shardOffset(lb, op.getShard(), v);
   int64_t classes = op.getNumClassesAttr().getInt();
+  auto read = [&](OpBuilder &b, Location l, Value tensor, ValueRange at) {
+    return castFloat(b, l, b.create<tensor::ExtractOp>(l, tensor, at), t);
+  };
   SmallVector<Value> stats = forEachRow(
-      lb.builder(), lb.location(), rows, {lb.empty({rows}, t), lb.empty({rows}, t)},
+      lb.builder(), lb.location(), rows, {lb.empty({rows}, stored), lb.empty({rows}, stored)},
       [&](OpBuilder &rb, Location rl, Value r, ValueRange outs) {
-        Value m = rb.create<tensor::ExtractOp>(rl, max, ValueRange{r});
+        Value m = read(rb, rl, max, ValueRange{r});
         Value sum = forRange(rb, rl, v, cst(rb, rl, t, 0.0),
                              [&](OpBuilder &b, Location l, Value j, ValueRange acc) {
-                               Value x = b.create<tensor::ExtractOp>(l, logits, ValueRange{r, j});
+                               Value x = read(b, l, logits, ValueRange{r, j});
                                Value e = b.create<math::ExpOp>(l, b.create<arith::SubFOp>(l, x, m));
                                e = b.create<arith::SelectOp>(l, validClassAt(b, l, j, offset, classes),
                                                              e, cst(b, l, t, 0.0));
@@ -275,10 +282,13 @@ Lowered lowerVocabStats(VocabParallelStatsOp op, LinalgBuilder &lb) {
                              })[0];
         Value label = rb.create<tensor::ExtractOp>(rl, labels, ValueRange{r});
         auto [local, inside] = localLabel(rb, rl, label, offset, v);
-        Value picked = rb.create<tensor::ExtractOp>(rl, logits, ValueRange{r, local});
+        Value picked = read(rb, rl, logits, ValueRange{r, local});
         picked = rb.create<arith::SelectOp>(rl, inside, picked, cst(rb, rl, t, 0.0));
-        return SmallVector<Value>{rb.create<tensor::InsertOp>(rl, sum, outs[0], ValueRange{r}),
-                                  rb.create<tensor::InsertOp>(rl, picked, outs[1], ValueRange{r})};
+        auto put = [&](Value x, Value into) {
+          return rb.create<tensor::InsertOp>(rl, castFloat(rb, rl, x, stored), into, ValueRange{r})
+              .getResult();
+        };
+        return SmallVector<Value>{put(sum, outs[0]), put(picked, outs[1])};
       });
   auto rowShape = tensorOf(op.getSumExp()).getShape();
   return SmallVector<Value>{lb.reshape(stats[0], rowShape), lb.reshape(stats[1], rowShape)};
@@ -287,7 +297,7 @@ Lowered lowerVocabStats(VocabParallelStatsOp op, LinalgBuilder &lb) {
 Lowered lowerVocabStatsGrad(VocabParallelStatsGradOp op, LinalgBuilder &lb) {
   auto type = tensorOf(op.getLogits());
   int64_t v = type.getShape().back(), rows = type.getNumElements() / v;
-  Type t = type.getElementType();
+  Type stored = type.getElementType(), t = computeType(stored);
   Value logits = lb.reshape(op.getLogits(), {rows, v});
   Value labels = lb.reshape(op.getLabels(), {rows});
   Value max = lb.reshape(op.getMax(), {rows});
@@ -298,7 +308,7 @@ Lowered lowerVocabStatsGrad(VocabParallelStatsGradOp op, LinalgBuilder &lb) {
   Value dx = lb.generic(
       {logits, max, dSumExp, dLabel, labels},
       {lb.identity(2), lb.dropLastMap(2), lb.dropLastMap(2), lb.dropLastMap(2), lb.dropLastMap(2)},
-      lb.empty({rows, v}, t), lb.identity(2), lb.parallel(2),
+      lb.empty({rows, v}, stored), lb.identity(2), lb.parallel(2),
       [&](OpBuilder &b, Location l, ValueRange a) -> Value {
         Value e = b.create<math::ExpOp>(l, b.create<arith::SubFOp>(l, a[0], a[1]));
         Value g = b.create<arith::MulFOp>(l, a[2], e);
@@ -320,14 +330,15 @@ Value rowMask(LinalgBuilder &lb, Value mask, int64_t rows, Type t) {
   if (tensorOf(mask).getElementType() == t)
     return mask;
   return lb.map(mask, lb.empty({rows}, t), [&](OpBuilder &b, Location l, ValueRange a) -> Value {
-    return b.create<arith::ExtFOp>(l, t, a[0]);
+    return castFloat(b, l, a[0], t);
   });
 }
 
 Lowered lowerFromStats(CrossEntropyFromStatsOp op, LinalgBuilder &lb) {
   auto type = tensorOf(op.getSumExp());
   int64_t rows = type.getNumElements();
-  Type t = type.getElementType();
+  // The loss of 16-bit statistics is computed in fp32.
+  Type t = computeType(type.getElementType());
   MLIRContext *ctx = lb.builder().getContext();
   Value sumExp = lb.reshape(op.getSumExp(), {rows}), label = lb.reshape(op.getLabelLogit(), {rows});
   Value max = lb.reshape(op.getMax(), {rows});
@@ -349,9 +360,7 @@ Lowered lowerFromStats(CrossEntropyFromStatsOp op, LinalgBuilder &lb) {
                                                                   a[1], cst(b, l, t, 0.0));
                             Value denom = b.create<arith::SelectOp>(l, empty, cst(b, l, t, 1.0), a[1]);
                             Value mean = b.create<arith::DivFOp>(l, a[0], denom);
-                            if (t == lossType)
-                              return mean;
-                            return b.create<arith::ExtFOp>(l, lossType, mean);
+                            return castFloat(b, l, mean, lossType);
                           });
   return SmallVector<Value>{loss};
 }
@@ -359,7 +368,7 @@ Lowered lowerFromStats(CrossEntropyFromStatsOp op, LinalgBuilder &lb) {
 Lowered lowerFromStatsGrad(CrossEntropyFromStatsGradOp op, LinalgBuilder &lb) {
   auto type = tensorOf(op.getSumExp());
   int64_t rows = type.getNumElements();
-  Type t = type.getElementType();
+  Type stored = type.getElementType(), t = computeType(stored);
   MLIRContext *ctx = lb.builder().getContext();
   Value sumExp = lb.reshape(op.getSumExp(), {rows});
   Value mask = rowMask(lb, op.getLossMask(), rows, t);
@@ -372,11 +381,7 @@ Lowered lowerFromStatsGrad(CrossEntropyFromStatsGradOp op, LinalgBuilder &lb) {
                          Value empty = b.create<arith::CmpFOp>(l, arith::CmpFPredicate::OEQ, a[1],
                                                                cst(b, l, t, 0.0));
                          Value denom = b.create<arith::SelectOp>(l, empty, cst(b, l, t, 1.0), a[1]);
-                         Value g = a[2];
-                         if (g.getType() != t)
-                           g = t.getIntOrFloatBitWidth() > 32
-                                   ? b.create<arith::ExtFOp>(l, t, g).getResult()
-                                   : b.create<arith::TruncFOp>(l, t, g).getResult();
+                         Value g = castFloat(b, l, a[2], t);
                          return b.create<arith::DivFOp>(l, b.create<arith::MulFOp>(l, a[0], g), denom);
                        });
   Value dSumExp = lb.map({w, sumExp}, w, [](OpBuilder &b, Location l, ValueRange a) -> Value {
@@ -385,7 +390,8 @@ Lowered lowerFromStatsGrad(CrossEntropyFromStatsGradOp op, LinalgBuilder &lb) {
   Value dLabel = lb.map(w, w, [](OpBuilder &b, Location l, ValueRange a) -> Value {
     return b.create<arith::NegFOp>(l, a[0]);
   });
-  return SmallVector<Value>{lb.reshape(dSumExp, type.getShape()), lb.reshape(dLabel, type.getShape())};
+  return SmallVector<Value>{lb.reshape(lb.convertElements(dSumExp, stored), type.getShape()),
+                            lb.reshape(lb.convertElements(dLabel, stored), type.getShape())};
 }
 
 } // namespace

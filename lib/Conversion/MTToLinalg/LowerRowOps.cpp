@@ -41,10 +41,16 @@ struct Scalar {
   Value select(Value cond, Value x, Value y) const {
     return b.create<arith::SelectOp>(l, cond, x, y);
   }
+  /// An element, widened to computeType: a 16-bit row is computed in fp32.
   Value at(Value tensor, ValueRange indices) const {
-    return b.create<tensor::ExtractOp>(l, tensor, indices);
+    Value v = b.create<tensor::ExtractOp>(l, tensor, indices);
+    return isa<FloatType>(v.getType()) ? castFloat(b, l, v, computeType(v.getType())) : v;
   }
+  /// Stores `v`, rounded to the tensor's element type.
   Value put(Value v, Value tensor, ValueRange indices) const {
+    Type element = tensorOf(tensor).getElementType();
+    if (isa<FloatType>(element))
+      v = castFloat(b, l, v, element);
     return b.create<tensor::InsertOp>(l, v, tensor, indices);
   }
   /// `v` (a float) in type `t`, extended or truncated.
@@ -104,19 +110,19 @@ std::pair<Value, Value> normStats(Scalar s, Value x, Value r, int64_t h, double 
   Type t = tensorOf(x).getElementType();
   Value mean;
   if (centered) {
-    Value sum = rowSum ? rowSum : alongRow(s, h, s.c(t, 0.0), [&](Scalar q, Value j, ValueRange acc) {
+    Value sum = rowSum ? rowSum : alongRow(s, h, s.c(computeType(t), 0.0), [&](Scalar q, Value j, ValueRange acc) {
       return SmallVector<Value>{q.add(acc[0], q.at(x, {r, j}))};
     })[0];
-    mean = s.div(sum, s.c(t, h));
+    mean = s.div(sum, s.c(computeType(t), h));
   }
-  Value squares = alongRow(s, h, s.c(t, 0.0), [&](Scalar q, Value j, ValueRange acc) {
+  Value squares = alongRow(s, h, s.c(computeType(t), 0.0), [&](Scalar q, Value j, ValueRange acc) {
     Value d = q.at(x, {r, j});
     if (centered)
       d = q.sub(d, mean);
     return SmallVector<Value>{q.add(acc[0], q.mul(d, d))};
   })[0];
-  Value var = s.div(squares, s.c(t, h));
-  Value rstd = s.b.create<math::RsqrtOp>(s.l, s.add(var, s.c(t, eps)));
+  Value var = s.div(squares, s.c(computeType(t), h));
+  Value rstd = s.b.create<math::RsqrtOp>(s.l, s.add(var, s.c(computeType(t), eps)));
   return {mean, rstd};
 }
 
@@ -139,7 +145,7 @@ Lowered lowerNorm(Value input, Value gamma, Value beta, double eps, LinalgBuilde
     SmallVector<Value> next(outs);
     if (residual) {
       SmallVector<Value> added =
-          alongRow(s, h, {outs[1], s.c(t, 0.0)}, [&](Scalar q, Value j, ValueRange acc) {
+          alongRow(s, h, {outs[1], s.c(computeType(t), 0.0)}, [&](Scalar q, Value j, ValueRange acc) {
             Value v = q.add(q.at(x, {r, j}), q.at(res, {r, j}));
             return SmallVector<Value>{q.put(v, acc[0], {r, j}), q.add(acc[1], v)};
           });
@@ -178,9 +184,9 @@ Lowered lowerNormGrad(Value dyIn, Value xIn, Value gamma, double eps, bool cente
   Value x = lb.reshape(xIn, {rows, h}), dy = lb.reshape(dyIn, {rows, h});
   Value plus = plusIn ? lb.reshape(plusIn, {rows, h}) : Value();
   // dx, rstd and (centered) mean.
-  SmallVector<Value> inits{lb.empty({rows, h}, t), lb.empty({rows}, t)};
+  SmallVector<Value> inits{lb.empty({rows, h}, t), lb.empty({rows}, computeType(t))};
   if (centered)
-    inits.push_back(lb.empty({rows}, t));
+    inits.push_back(lb.empty({rows}, computeType(t)));
   SmallVector<Value> results = overRows(lb, rows, inits, [&](Scalar s, Value r, ValueRange outs) {
     auto [mean, rstd] = normStats(s, x, r, h, eps, centered);
     auto xhat = [&](Scalar q, Value j) {
@@ -190,14 +196,14 @@ Lowered lowerNormGrad(Value dyIn, Value xIn, Value gamma, double eps, bool cente
     auto dxhat = [&](Scalar q, Value j) { return q.mul(q.at(dy, {r, j}), q.at(gamma, {j})); };
     // sum(dxhat * xhat) and sum(dxhat).
     SmallVector<Value> sums =
-        alongRow(s, h, {s.c(t, 0.0), s.c(t, 0.0)}, [&](Scalar q, Value j, ValueRange acc) {
+        alongRow(s, h, {s.c(computeType(t), 0.0), s.c(computeType(t), 0.0)}, [&](Scalar q, Value j, ValueRange acc) {
           Value xh = xhat(q, j), dxh = dxhat(q, j);
           SmallVector<Value> next{q.add(acc[0], q.mul(dxh, xh)), acc[1]};
           if (centered)
             next[1] = q.add(acc[1], dxh);
           return next;
         });
-    Value meanProd = s.div(sums[0], s.c(t, h)), meanDxhat = s.div(sums[1], s.c(t, h));
+    Value meanProd = s.div(sums[0], s.c(computeType(t), h)), meanDxhat = s.div(sums[1], s.c(computeType(t), h));
     Value dx = alongRow(s, h, outs[0], [&](Scalar q, Value j, ValueRange acc) {
       Value inner = q.sub(dxhat(q, j), q.mul(xhat(q, j), meanProd));
       if (centered)
@@ -242,7 +248,7 @@ Lowered lowerSoftmax(SoftmaxOp op, LinalgBuilder &lb) {
   Type t = type.getElementType();
   Value x = lb.reshape(op.getInput(), {rows, sk}), keyMask = op.getKeyMask();
   auto z = [&](Scalar q, Value r, Value j) -> Value {
-    Value scaled = q.mul(q.at(x, {r, j}), q.c(t, scale));
+    Value scaled = q.mul(q.at(x, {r, j}), q.c(computeType(t), scale));
     Value keep;
     if (causal) {
       // query i sees keys j <= i + (Sk - Sq)
@@ -255,18 +261,18 @@ Lowered lowerSoftmax(SoftmaxOp op, LinalgBuilder &lb) {
       Value seen = q.at(keyMask, {batch, j});
       keep = keep ? q.b.create<arith::AndIOp>(q.l, keep, seen).getResult() : seen;
     }
-    return keep ? q.select(keep, scaled, q.c(t, negInfinity())) : scaled;
+    return keep ? q.select(keep, scaled, q.c(computeType(t), negInfinity())) : scaled;
   };
   Value out = lb.empty({rows, sk}, t);
   Value p = overRows(lb, rows, out, [&](Scalar s, Value r, ValueRange outs) {
-    Value max = alongRow(s, sk, s.c(t, negInfinity()), [&](Scalar q, Value j, ValueRange acc) {
+    Value max = alongRow(s, sk, s.c(computeType(t), negInfinity()), [&](Scalar q, Value j, ValueRange acc) {
       return SmallVector<Value>{q.max(z(q, r, j), acc[0])};
     })[0];
     // e = exp(z - max) into the output, a row that is all -inf gets zeros.
     SmallVector<Value> expSum =
-        alongRow(s, sk, {outs[0], s.c(t, 0.0)}, [&](Scalar q, Value j, ValueRange acc) {
+        alongRow(s, sk, {outs[0], s.c(computeType(t), 0.0)}, [&](Scalar q, Value j, ValueRange acc) {
           Value zj = z(q, r, j);
-          Value e = q.select(q.eq(zj, q.c(t, negInfinity())), q.c(t, 0.0), q.exp(q.sub(zj, max)));
+          Value e = q.select(q.eq(zj, q.c(computeType(t), negInfinity())), q.c(computeType(t), 0.0), q.exp(q.sub(zj, max)));
           return SmallVector<Value>{q.put(e, acc[0], {r, j}), q.add(acc[1], e)};
         });
     return alongRow(s, sk, expSum[0], [&](Scalar q, Value j, ValueRange acc) {
@@ -285,12 +291,12 @@ Lowered lowerSoftmaxGrad(SoftmaxGradOp op, LinalgBuilder &lb) {
   double scale = op.getScale().convertToDouble();
   Value dy = lb.reshape(op.getGrad(), {rows, w}), y = lb.reshape(op.getOutput(), {rows, w});
   Value dx = overRows(lb, rows, lb.empty({rows, w}, t), [&](Scalar s, Value r, ValueRange outs) {
-    Value sum = alongRow(s, w, s.c(t, 0.0), [&](Scalar q, Value j, ValueRange acc) {
+    Value sum = alongRow(s, w, s.c(computeType(t), 0.0), [&](Scalar q, Value j, ValueRange acc) {
       return SmallVector<Value>{q.add(acc[0], q.mul(q.at(dy, {r, j}), q.at(y, {r, j})))};
     })[0];
     return alongRow(s, w, outs, [&](Scalar q, Value j, ValueRange acc) {
       Value d = q.mul(q.at(y, {r, j}), q.sub(q.at(dy, {r, j}), sum));
-      return SmallVector<Value>{q.put(q.mul(d, q.c(t, scale)), acc[0], {r, j})};
+      return SmallVector<Value>{q.put(q.mul(d, q.c(computeType(t), scale)), acc[0], {r, j})};
     });
   }, /*independent=*/true)[0];
   return SmallVector<Value>{lb.reshape(dx, type.getShape())};
@@ -318,14 +324,14 @@ struct LossRows {
 
   Value z(Scalar q, Value r, Value j) const {
     Value valid = q.b.create<arith::CmpIOp>(q.l, arith::CmpIPredicate::slt, j, q.index(classes));
-    return q.select(valid, q.at(logits, {r, j}), q.c(t, negInfinity()));
+    return q.select(valid, q.at(logits, {r, j}), q.c(computeType(t), negInfinity()));
   }
-  Value weight(Scalar q, Value r) const { return mask ? q.cast(q.at(mask, {r}), t) : q.c(t, 1.0); }
+  Value weight(Scalar q, Value r) const { return mask ? q.cast(q.at(mask, {r}), computeType(t)) : q.c(computeType(t), 1.0); }
   Value label(Scalar q, Value r) const {
     return q.b.create<arith::IndexCastOp>(q.l, q.b.getIndexType(), q.at(labels, {r}));
   }
   Value rowMax(Scalar s, Value r) const {
-    return alongRow(s, v, s.c(t, negInfinity()), [&](Scalar q, Value j, ValueRange acc) {
+    return alongRow(s, v, s.c(computeType(t), negInfinity()), [&](Scalar q, Value j, ValueRange acc) {
       return SmallVector<Value>{q.max(z(q, r, j), acc[0])};
     })[0];
   }
@@ -335,11 +341,12 @@ struct LossRows {
 /// divisor.
 Value lossCount(const LossRows &in, LinalgBuilder &lb) {
   if (!in.mask)
-    return lb.filled({}, in.t, static_cast<double>(in.rows));
+    return lb.filled({}, computeType(in.t), static_cast<double>(in.rows));
   Value weights = in.mask;
-  if (tensorOf(weights).getElementType() != in.t)
-    weights = lb.map(weights, lb.empty({in.rows}, in.t), [&](OpBuilder &b, Location l, ValueRange a) {
-      return Scalar{b, l}.cast(a[0], in.t);
+  Type ct = computeType(in.t);
+  if (tensorOf(weights).getElementType() != ct)
+    weights = lb.map(weights, lb.empty({in.rows}, ct), [&](OpBuilder &b, Location l, ValueRange a) {
+      return Scalar{b, l}.cast(a[0], ct);
     });
   return lb.sumAll(weights);
 }
@@ -349,9 +356,10 @@ Value lossCount(const LossRows &in, LinalgBuilder &lb) {
 Lowered lowerCrossEntropy(CrossEntropyOp op, LinalgBuilder &lb) {
   LossRows in(op, lb);
   Type t = in.t;
-  Value perRow = overRows(lb, in.rows, lb.empty({in.rows}, t), [&](Scalar s, Value r, ValueRange outs) {
+  // Each row's loss in fp32 (for 16-bit logits too): they are summed next.
+  Value perRow = overRows(lb, in.rows, lb.empty({in.rows}, computeType(t)), [&](Scalar s, Value r, ValueRange outs) {
     Value max = in.rowMax(s, r);
-    Value sumExp = alongRow(s, in.v, s.c(t, 0.0), [&](Scalar q, Value j, ValueRange a) {
+    Value sumExp = alongRow(s, in.v, s.c(computeType(t), 0.0), [&](Scalar q, Value j, ValueRange a) {
       return SmallVector<Value>{q.add(a[0], q.exp(q.sub(in.z(q, r, j), max)))};
     })[0];
     Value picked = s.at(in.logits, {r, in.label(s, r)});
@@ -372,21 +380,21 @@ Lowered lowerCrossEntropyGrad(CrossEntropyGradOp op, LinalgBuilder &lb) {
   Type t = in.t;
   Scalar top{lb.builder(), lb.location()};
   Value denom = top.nonZero(top.at(lossCount(in, lb), {}));
-  Value dloss = top.cast(top.at(op.getGrad(), {}), t);
+  Value dloss = top.cast(top.at(op.getGrad(), {}), computeType(t));
   Value dx = overRows(lb, in.rows, lb.empty({in.rows, in.v}, t), [&](Scalar s, Value r, ValueRange outs) {
     Value max = in.rowMax(s, r);
     auto e = [&](Scalar q, Value j) {
       Value zj = in.z(q, r, j);
-      return q.select(q.eq(zj, q.c(t, negInfinity())), q.c(t, 0.0), q.exp(q.sub(zj, max)));
+      return q.select(q.eq(zj, q.c(computeType(t), negInfinity())), q.c(computeType(t), 0.0), q.exp(q.sub(zj, max)));
     };
-    Value sum = alongRow(s, in.v, s.c(t, 0.0), [&](Scalar q, Value j, ValueRange acc) {
+    Value sum = alongRow(s, in.v, s.c(computeType(t), 0.0), [&](Scalar q, Value j, ValueRange acc) {
       return SmallVector<Value>{q.add(acc[0], e(q, j))};
     })[0];
     Value label = in.label(s, r);
     Value w = s.div(s.mul(in.weight(s, r), dloss), denom);
     return alongRow(s, in.v, outs, [&](Scalar q, Value j, ValueRange acc) {
       Value hit = q.b.create<arith::CmpIOp>(q.l, arith::CmpIPredicate::eq, j, label);
-      Value onehot = q.select(hit, q.c(t, 1.0), q.c(t, 0.0));
+      Value onehot = q.select(hit, q.c(computeType(t), 1.0), q.c(computeType(t), 0.0));
       Value g = q.mul(q.sub(q.divOrZero(e(q, j), sum), onehot), w);
       return SmallVector<Value>{q.put(g, acc[0], {r, j})};
     });
