@@ -34,7 +34,8 @@ void mt::buildTrainingPipeline(OpPassManager &pm, const TrainingOptions &options
   // After the fusions (they match f32 ops), before the evaluation copies the
   // forward and the gradients are derived.
   if (options.activationType != "f32")
-    pm.addPass(createCastActivationsPass(CastActivationsPassOptions{options.activationType}));
+    pm.addPass(createCastActivationsPass(CastActivationsPassOptions{
+        options.activationType, /*scaleLoss=*/options.activationType == "f16"}));
   pm.addPass(createBuildEvaluationPass());
   if (options.storeDropoutMasks)
     pm.addPass(createStoreDropoutMasksPass());

@@ -156,6 +156,24 @@ bool Trainer::load(const plan::Plan &plan, int64_t rank, Communicator *comm, std
                 ": mt-run fills it in F32 or F64";
         return false;
       }
+  bool scaled = false;
+  for (const plan::Function &f : plan_.functions())
+    for (const plan::TensorSpec &in : f.inputs())
+      if (in.name() == "batch:loss_scale")
+        scaled = true;
+  const plan::LossScaling &ls = c.loss_scaling();
+  if (scaled != (ls.initial_scale() > 0) ||
+      (scaled && (!(ls.min_scale() > 0) || ls.min_scale() > ls.initial_scale() ||
+                  ls.window() < 0 || ls.hysteresis() < 1))) {
+    error = "the plan is corrupt: its loss scaling (initial " +
+            std::to_string(ls.initial_scale()) + ", min " + std::to_string(ls.min_scale()) +
+            ", window " + std::to_string(ls.window()) + ", hysteresis " +
+            std::to_string(ls.hysteresis()) + ") does not match its functions (" +
+            (scaled ? "which take" : "which do not take") + " a loss scale)";
+    return false;
+  }
+  lossScale_ = scaled ? ls.initial_scale() : 0;
+  overflowsLeft_ = ls.hysteresis();
   const plan::CodeObject *native = nullptr;
   for (const plan::CodeObject &code : plan_.code())
     if (code.kind() == plan::CodeObject::SHARED_OBJECT)
@@ -462,6 +480,8 @@ bool Trainer::setBatch(const MicroBatch &batch, int64_t iteration, int64_t micro
     b->as<int64_t>()[0] = static_cast<int64_t>(
         splitmix64(c.seed() ^ splitmix64(static_cast<uint64_t>(iteration) << 20 |
                                          static_cast<uint64_t>(micro))));
+  if (Buffer *b = buffer("batch:loss_scale"))
+    b->as<float>()[0] = static_cast<float>(lossScale_);
   if (Buffer *b = buffer("batch:loss_mask"))
     for (size_t i = 0; i < n; ++i) {
       if (dtypes_["batch:loss_mask"] == plan::F64)
@@ -740,9 +760,14 @@ bool Trainer::step(int64_t iteration, BatchSource &data, StepStats &stats, std::
       !sumOver(tpGroup_, sqNorm, "grad_sq_norm", error) ||
       (c.parallel().distributed_optimizer() && !sumOver(dpGroup_, sqNorm, "grad_sq_norm", error)))
     return false;
-  stats.gradNorm = std::sqrt(sqNorm) / static_cast<double>(micro);
+  // With loss scaling the gradients are `lossScale_` times the true ones.
+  double unscale = lossScale_ > 0 ? lossScale_ : 1.0;
+  stats.gradNorm = std::sqrt(sqNorm) / static_cast<double>(micro) / unscale;
   stats.lr = schedule_.at(iteration);
+  stats.lossScale = lossScale_;
   stats.skipped = !std::isfinite(stats.loss) || !std::isfinite(stats.gradNorm);
+  if (lossScale_ > 0)
+    updateLossScale(stats);
   if (stats.skipped)
     return true;
   double clip = 1.0;
@@ -758,10 +783,35 @@ bool Trainer::step(int64_t iteration, BatchSource &data, StepStats &stats, std::
                             o.weight_decay(),
                             1.0 - std::pow(o.adam_beta1(), t),
                             1.0 - std::pow(o.adam_beta2(), t),
-                            clip / static_cast<double>(micro)};
+                            clip / static_cast<double>(micro) / unscale};
   for (int i = 0; i < 8; ++i)
     hyper[i] = static_cast<float>(values[i]);
   return optimize(error);
+}
+
+void Trainer::updateLossScale(StepStats &stats) {
+  const plan::LossScaling &ls = plan_.config().loss_scaling();
+  if (ls.window() == 0)
+    return; // a constant scale
+  if (stats.skipped && std::isfinite(stats.loss)) {
+    // Gradients overflowed fp16: try again at a lower scale (after
+    // `hysteresis` overflows), and start counting good steps anew.
+    goodSteps_ = 0;
+    if (--overflowsLeft_ <= 0) {
+      double lower = std::max(lossScale_ / 2, ls.min_scale());
+      stats.overflow = lower < lossScale_;
+      lossScale_ = lower;
+      overflowsLeft_ = ls.hysteresis();
+    } else {
+      stats.overflow = true;
+    }
+    return;
+  }
+  if (!stats.skipped && ++goodSteps_ == ls.window()) {
+    goodSteps_ = 0;
+    overflowsLeft_ = ls.hysteresis();
+    lossScale_ *= 2;
+  }
 }
 
 bool Trainer::evaluate(BatchSource &data, int64_t batches, double &loss, std::string &error) {

@@ -80,13 +80,22 @@ void TrainingLog::step(int64_t it, const StepStats &s, double tokensPerSecond, d
     train_.push_back({it, s.loss});
   if (print) {
     char line[512];
+    std::string scale, note;
+    if (s.lossScale > 0) {
+      char buf[64];
+      std::snprintf(buf, sizeof buf, " | loss scale %.6g", s.lossScale);
+      scale = buf;
+    }
+    if (s.overflow)
+      note = " | SKIPPED (gradient overflow at this loss scale; " + std::to_string(skipped) +
+             " skipped so far)";
+    else if (s.skipped)
+      note = " | SKIPPED (non-finite; " + std::to_string(skipped) + " so far)";
     std::snprintf(line, sizeof line,
-                  "iteration %6lld/%lld | loss %.6f | lr %.4e | grad norm %.4f | %.0f tokens/s | "
+                  "iteration %6lld/%lld | loss %.6f | lr %.4e | grad norm %.4f%s | %.0f tokens/s | "
                   "elapsed %.1f s%s",
                   static_cast<long long>(it), static_cast<long long>(total_), s.loss, s.lr,
-                  s.gradNorm, tokensPerSecond, elapsed,
-                  s.skipped ? (" | SKIPPED (non-finite; " + std::to_string(skipped) + " so far)").c_str()
-                            : "");
+                  s.gradNorm, scale.c_str(), tokensPerSecond, elapsed, note.c_str());
     emit(line);
   }
   if (print_ && terminal_ && it < total_) {

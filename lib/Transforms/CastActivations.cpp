@@ -56,9 +56,21 @@ struct CastActivationsPass : mt::impl::CastActivationsPassBase<CastActivationsPa
       return signalPassFailure();
     }
     Type f32 = types.getF32Type();
-    for (auto fn : getOperation().getOps<func::FuncOp>())
-      if (!fn.isExternal() && failed(cast(fn, half, f32)))
+    for (auto fn : getOperation().getOps<func::FuncOp>()) {
+      if (fn.isExternal())
+        continue;
+      if (failed(cast(fn, half, f32)))
         return signalPassFailure();
+      if (scaleLoss && fn.getNumResults() == 1 && floatTensor(fn.getResultTypes()[0]) &&
+          floatTensor(fn.getResultTypes()[0]).getRank() == 0) {
+        Builder b(fn.getContext());
+        unsigned index = fn.getNumArguments();
+        (void)fn.insertArgument(index, RankedTensorType::get({}, f32),
+                                b.getDictionaryAttr(b.getNamedAttr(
+                                    kBatchAttrName, b.getStringAttr(kLossScaleBatchName))),
+                                fn.getLoc());
+      }
+    }
   }
 
   LogicalResult cast(func::FuncOp fn, Type half, Type f32) {

@@ -313,6 +313,15 @@ LogicalResult Differentiator::visit(Operation *op) {
   return success();
 }
 
+/// The argument marked mt.batch = "loss_scale", if there is one.
+std::optional<unsigned> lossScaleArgument(func::FuncOp fn) {
+  for (unsigned i = 0; i < fn.getNumArguments(); ++i)
+    if (auto name = fn.getArgAttrOfType<StringAttr>(i, kBatchAttrName);
+        name && name.getValue() == kLossScaleBatchName)
+      return i;
+  return std::nullopt;
+}
+
 LogicalResult deriveGradients(func::FuncOp forward) {
   if (!forward.getBody().hasOneBlock())
     return forward.emitError("mt-derive-gradients: the model must be a single block");
@@ -360,6 +369,15 @@ LogicalResult deriveGradients(func::FuncOp forward) {
                         b.getDictionaryAttr(b.getNamedAttr(kCotangentAttrName, b.getUnitAttr())),
                         grad.getLoc());
     seed = entry.getArgument(index);
+  } else if (std::optional<unsigned> scale = lossScaleArgument(grad)) {
+    // fp16: the backward starts from the loss scale; the trainer divides
+    // the gradients by it.
+    seed = entry.getArgument(*scale);
+    if (seed.getType() != lossType) {
+      grad.emitError("mt-derive-gradients: the loss scale must have the loss's type ")
+          << lossType << ", got " << seed.getType();
+      return failure();
+    }
   } else {
     seed = b.create<arith::ConstantOp>(
         grad.getLoc(),

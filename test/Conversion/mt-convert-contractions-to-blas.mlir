@@ -147,3 +147,25 @@ func.func @half_widened(%x: memref<8x4xbf16>, %w: memref<3x4xf32>, %y: memref<8x
   }
   return
 }
+
+// -----
+
+#a = affine_map<(d0, d1, d2) -> (d0, d2)>
+#bt = affine_map<(d0, d1, d2) -> (d1, d2)>
+#c = affine_map<(d0, d1, d2) -> (d0, d1)>
+
+// fp16 operands summed in fp32 (--fp16): mt_blas_gemm_f16.
+// CHECK-LABEL: func.func @linear_f16
+// CHECK: call @mt_blas_gemm_f16(
+func.func @linear_f16(%x: memref<8x4xf16>, %w: memref<3x4xf16>, %y: memref<8x3xf32>) {
+  linalg.generic {indexing_maps = [#a, #bt, #c], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%x, %w : memref<8x4xf16>, memref<3x4xf16>) outs(%y : memref<8x3xf32>) {
+  ^bb0(%in: f16, %in_0: f16, %out: f32):
+    %0 = arith.extf %in : f16 to f32
+    %1 = arith.extf %in_0 : f16 to f32
+    %2 = arith.mulf %0, %1 : f32
+    %3 = arith.addf %out, %2 : f32
+    linalg.yield %3 : f32
+  }
+  return
+}

@@ -50,3 +50,16 @@ func.func @all_reduce(%x: tensor<8x16xf32>, %w: tensor<16x16xf32>) -> tensor<8x1
 func.func @bf16_model(%w: tensor<16xbf16>) -> tensor<16xbf16> {
   return %w : tensor<16xbf16>
 }
+
+// -----
+
+// fp16 with scale-loss: the function returning the loss takes the scale.
+// RUN: mt-opt %s -split-input-file -verify-diagnostics --mt-cast-activations="element-type=f16 scale-loss" | FileCheck %s --check-prefix=FP16
+// FP16-LABEL: func.func @loss_fp16
+// FP16-SAME: (%{{.+}}: tensor<2x8xf32>, %{{.+}}: tensor<4x8xf32>, %{{.+}}: tensor<2xi32>, %{{.+}}: tensor<f32> {mt.batch = "loss_scale"}) -> tensor<f32>
+// FP16: mt.linear %{{.+}}, %{{.+}} : tensor<2x8xf16>, tensor<4x8xf16> -> tensor<2x4xf16>
+func.func @loss_fp16(%x: tensor<2x8xf32>, %w: tensor<4x8xf32>, %labels: tensor<2xi32>) -> tensor<f32> {
+  %y = mt.linear %x, %w : tensor<2x8xf32>, tensor<4x8xf32> -> tensor<2x4xf32>
+  %loss = mt.cross_entropy %y, %labels : tensor<2x4xf32>, tensor<2xi32> -> tensor<f32>
+  return %loss : tensor<f32>
+}

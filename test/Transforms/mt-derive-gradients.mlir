@@ -190,3 +190,27 @@ func.func @tp_region(%w: tensor<4x8xf32> {mt.param = #mt.param<name = "w", init 
   %loss = mt.cross_entropy %r, %labels : tensor<2x4xf32>, tensor<2xi32> -> tensor<f32>
   return %loss : tensor<f32>
 }
+
+// -----
+
+// fp16's loss scale: the backward starts from the mt.batch = "loss_scale"
+// argument instead of 1, and converts carry the gradient back to the fp32
+// parameter.
+// CHECK-LABEL: func.func @scaled_grad
+// CHECK-SAME: (%[[W:.*]]: tensor<4x8xf32> {{.*}}, %[[X:.*]]: tensor<2x8xf16>, %[[L:.*]]: tensor<2xi32>, %[[S:.*]]: tensor<f32> {mt.batch = "loss_scale"})
+// CHECK: %[[W16:.*]] = mt.convert %[[W]] : tensor<4x8xf32> -> tensor<4x8xf16>
+// CHECK: %[[LOSS:.*]] = mt.cross_entropy
+// CHECK-NOT: arith.constant
+// CHECK: %[[DY:.*]] = mt.cross_entropy_grad %[[S]],
+// CHECK: %[[DW16:.*]] = mt.matmul
+// CHECK: %[[DW:.*]] = mt.convert %[[DW16]] {mt.backward} : tensor<4x8xf16> -> tensor<4x8xf32>
+// CHECK: return %[[LOSS]], %[[DW]]
+func.func @scaled(%w: tensor<4x8xf32> {mt.param = #mt.param<name = "w", init = normal, std = 0.02>},
+                  %x: tensor<2x8xf16>, %labels: tensor<2xi32>,
+                  %scale: tensor<f32> {mt.batch = "loss_scale"}) -> tensor<f32> {
+  %w16 = mt.convert %w : tensor<4x8xf32> -> tensor<4x8xf16>
+  %y = mt.linear %x, %w16 : tensor<2x8xf16>, tensor<4x8xf16> -> tensor<2x4xf16>
+  %y32 = mt.convert %y : tensor<2x4xf16> -> tensor<2x4xf32>
+  %loss = mt.cross_entropy %y32, %labels : tensor<2x4xf32>, tensor<2xi32> -> tensor<f32>
+  return %loss : tensor<f32>
+}

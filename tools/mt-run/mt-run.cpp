@@ -145,7 +145,10 @@ int runRank(const Options &o, const mt::plan::Plan &plan, mt::Communicator &comm
       return rankFail(error);
     double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    if (stats.skipped) {
+    if (stats.overflow) {
+      // fp16 overflow: the loss scale was lowered; expected while it settles.
+      ++skippedTotal;
+    } else if (stats.skipped) {
       ++skippedTotal;
       if (++skippedInARow > o.maxSkipped)
         return rankFail("aborting: " + std::to_string(skippedInARow) +

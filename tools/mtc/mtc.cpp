@@ -191,6 +191,32 @@ static cl::opt<bool> bf16(
              "fp32 accumulation, fp32 main parameters, gradients, optimizer and loss"),
     cl::init(false));
 
+static cl::opt<bool> fp16(
+    "fp16",
+    cl::desc("mixed precision as Megatron's --fp16: activations and GEMM inputs in fp16, fp32 "
+             "accumulation, main parameters, gradients and loss, with dynamic loss scaling"),
+    cl::init(false));
+
+static cl::opt<double> lossScale(
+    "loss-scale", cl::desc("--fp16: a constant loss scale instead of the dynamic one"),
+    cl::init(0.0));
+
+static cl::opt<double> initialLossScale(
+    "initial-loss-scale", cl::desc("--fp16: the dynamic loss scale to start from (2^32)"),
+    cl::init(4294967296.0));
+
+static cl::opt<double> minLossScale("min-loss-scale",
+                                    cl::desc("--fp16: the dynamic loss scale's floor (1)"),
+                                    cl::init(1.0));
+
+static cl::opt<int64_t> lossScaleWindow(
+    "loss-scale-window",
+    cl::desc("--fp16: steps without overflow before the loss scale doubles (1000)"),
+    cl::init(1000));
+
+static cl::opt<int64_t> hysteresis(
+    "hysteresis", cl::desc("--fp16: overflows before the loss scale halves (2)"), cl::init(2));
+
 static cl::opt<bool> fuseAddLayerNorm(
     "fuse-add-layer-norm",
     cl::desc("a residual add and the layer norm of its sum in one kernel each way (default "
@@ -279,7 +305,19 @@ int main(int argc, char **argv) {
   settings.fuseBiasGelu = fuseBiasGelu;
   settings.fuseBiasDropoutAdd = fuseBiasDropoutAdd;
   settings.fuseAddLayerNorm = fuseAddLayerNorm;
-  settings.activationType = bf16 ? "bf16" : "f32";
+  if (bf16 && fp16)
+    return fail("--bf16 and --fp16 choose different 16-bit types: give one");
+  settings.activationType = bf16 ? "bf16" : fp16 ? "f16" : "f32";
+  bool scaleFlags = lossScale.getNumOccurrences() || initialLossScale.getNumOccurrences() ||
+                    minLossScale.getNumOccurrences() || lossScaleWindow.getNumOccurrences() ||
+                    hysteresis.getNumOccurrences();
+  if (scaleFlags && !fp16)
+    return fail("--loss-scale, --initial-loss-scale, --min-loss-scale, --loss-scale-window and "
+                "--hysteresis scale fp16's loss: they need --fp16");
+  if (fp16 && (lossScale < 0 || !(initialLossScale > 0) || !(minLossScale > 0) ||
+               minLossScale > initialLossScale || lossScaleWindow < 1 || hysteresis < 1))
+    return fail("--fp16's loss scaling needs --loss-scale >= 0, --initial-loss-scale >= "
+                "--min-loss-scale > 0, --loss-scale-window >= 1 and --hysteresis >= 1");
   settings.fuseGradientAccumulation = fuseGradientAccumulation;
   settings.recomputeAllGathers = recomputeAllGathers && sp && tp > 1;
   settings.granularity = recomputeGranularity;
@@ -391,6 +429,15 @@ int main(int argc, char **argv) {
                 "non-negative rates, --adam-eps > 0 and Adam betas in [0, 1)");
   config.set_train_iters(trainIters);
   config.set_seed(seed);
+  config.set_activation_type(settings.activationType);
+  if (fp16) {
+    mt::plan::LossScaling &ls = *config.mutable_loss_scaling();
+    bool constant = lossScale > 0;
+    ls.set_initial_scale(constant ? lossScale : initialLossScale);
+    ls.set_min_scale(constant ? lossScale : minLossScale);
+    ls.set_window(constant ? 0 : lossScaleWindow);
+    ls.set_hysteresis(hysteresis);
+  }
   std::string commandLine;
   for (int i = 0; i < argc; ++i)
     commandLine += (i ? " " : "") + std::string(argv[i]);

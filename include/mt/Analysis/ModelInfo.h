@@ -64,6 +64,11 @@ inline constexpr llvm::StringLiteral kInPlaceOfAttrName = "mt.in_place_of";
 /// A loop whose iterations write disjoint parts of what it carries (a row
 /// kernel's loop over rows): a parallel target may run them at once.
 inline constexpr llvm::StringLiteral kIndependentIterationsAttrName = "mt.independent_iterations";
+/// A model argument the data loader (or trainer) fills: mt.batch = "tokens",
+/// "labels", "loss_mask", "dropout_seed", "loss_scale".
+inline constexpr llvm::StringLiteral kBatchAttrName = "mt.batch";
+/// The loss scale (fp16): the backward starts from it instead of 1.
+inline constexpr llvm::StringLiteral kLossScaleBatchName = "loss_scale";
 /// A loop along one row inside such a loop, over the row's columns in
 /// order: a GPU may spread the columns over a warp's lanes.
 inline constexpr llvm::StringLiteral kAlongRowAttrName = "mt.along_row";

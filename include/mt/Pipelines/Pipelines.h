@@ -82,7 +82,8 @@ struct TrainingOptions : public mlir::PassPipelineOptions<TrainingOptions> {
   Option<std::string> activationType{
       *this, "activation-type",
       llvm::cl::desc("f32 (the model as written), or bf16 / f16: activations in 16 bits, "
-                     "parameters and loss in fp32 (mt-cast-activations)"),
+                     "parameters and loss in fp32 (mt-cast-activations; f16 also takes a "
+                     "loss scale)"),
       llvm::cl::init("f32")};
   Option<bool> fuseGradientAccumulation{
       *this, "fuse-gradient-accumulation",

@@ -39,6 +39,11 @@ struct StepStats {
   double gradNorm = 0; // global L2 norm before clipping
   double lr = 0;
   bool skipped = false; // non-finite loss or gradient: parameters unchanged
+  /// fp16: the loss scale the step ran with (0 without loss scaling), and
+  /// whether the skip was a gradient overflow the scale answers (the scale
+  /// was lowered), not a diverging run.
+  double lossScale = 0;
+  bool overflow = false;
 };
 
 /// The plan's rank mesh: axes [pp, dp, tp], tp fastest (Megatron's order).
@@ -140,6 +145,9 @@ private:
   bool reduceTiedGradients(std::string &error);
   bool reduceGradients(std::string &error);
   bool optimize(std::string &error);
+  /// Lowers the loss scale after gradient overflows and raises it after a
+  /// window of good steps (Megatron's dynamic grad scaler).
+  void updateLossScale(StepStats &stats);
   int64_t shardElements(const Slice &s) const { return (s.elements + dp_ - 1) / dp_; }
   int64_t stageRank(int64_t virtualStage) const;
   bool isLastStage(const Stage &st) const { return st.index == numStages_ - 1; }
@@ -161,6 +169,9 @@ private:
   std::vector<Stage> stages_;
   std::vector<TimelineEntry> timeline_; // this rank's passes in the last step
   int64_t optimizerSteps_ = 0;
+  /// Dynamic loss scaling (plan::LossScaling); scale 0: none.
+  double lossScale_ = 0;
+  int64_t goodSteps_ = 0, overflowsLeft_ = 0;
   int64_t rank_ = 0, dp_ = 1, dpIndex_ = 0, pp_ = 1, ppIndex_ = 0, tp_ = 1, tpIndex_ = 0,
           numStages_ = 1;
   MeshShape mesh_;

@@ -106,7 +106,11 @@ def CastActivationsPass : Pass<"mt-cast-activations", "mlir::ModuleOp"> {
     Every kernel computes in fp32 inside and rounds what it stores
     (mt-lower-to-linalg), so a 16-bit tensor is storage, not arithmetic.
     Runs after mt-unroll-layers and the forward fusions, before the
-    gradients are derived; the model must be written in f32.
+    gradients are derived; the model must be written in f32. With
+    `scale-loss` (fp16, whose gradients would underflow), each function
+    that returns the loss gets a `loss_scale` input: the backward starts
+    from it instead of 1, and the trainer divides the gradients by it
+    (dynamic loss scaling, mt-run).
 
     ```mlir
     // before
@@ -118,7 +122,11 @@ def CastActivationsPass : Pass<"mt-cast-activations", "mlir::ModuleOp"> {
   }];
   let options = [
     Option<"elementType", "element-type", "std::string", "\"bf16\"",
-           "the 16-bit type of the activations: bf16 or f16">
+           "the 16-bit type of the activations: bf16 or f16">,
+    Option<"scaleLoss", "scale-loss", "bool", "false",
+           "give each function that returns the loss a `loss_scale` input "
+           "(`tensor<f32> {mt.batch = \"loss_scale\"}`) that mt-derive-gradients "
+           "starts the backward from (fp16's loss scaling)">
   ];
 }
 

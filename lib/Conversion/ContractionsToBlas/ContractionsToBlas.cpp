@@ -89,7 +89,8 @@ bool isMultiplyAccumulate(linalg::GenericOp op) {
 }
 
 /// The GEMM's name suffix for its operand and result types: f32, f64, or
-/// bf16 (bf16 A and B, fp32 C and arithmetic); empty when there is none.
+/// bf16 / f16 (16-bit A and B, fp32 C and arithmetic); empty when there is
+/// none.
 std::string gemmType(linalg::GenericOp op) {
   auto elementOf = [](Value v) { return cast<MemRefType>(v.getType()).getElementType(); };
   Type a = elementOf(op.getDpsInputs()[0]), b = elementOf(op.getDpsInputs()[1]),
@@ -100,6 +101,8 @@ std::string gemmType(linalg::GenericOp op) {
     return c.isF32() ? "f32" : "f64";
   if (a.isBF16() && c.isF32())
     return "bf16";
+  if (a.isF16() && c.isF32())
+    return "f16";
   return "";
 }
 
@@ -195,7 +198,7 @@ Value matrixAt(OpBuilder &b, Location loc, Value operand, ArrayRef<Value> ivs) {
 /// C += op(A) op(B). mt_blas_gemm_batched_<t>: (transA, transB, M, N, K, A,
 /// lda, strideA, B, ldb, strideB, C, ldc, strideC, count), the same for
 /// `count` matrices at element strides (strideB 0: B shared). <t> is f32,
-/// f64, or bf16 (A and B bf16, C and the arithmetic fp32).
+/// f64, or bf16 / f16 (A and B 16-bit, C and the arithmetic fp32).
 func::FuncOp declareGemm(ModuleOp module, StringRef suffix, bool batched) {
   std::string name = std::string(batched ? "mt_blas_gemm_batched_" : "mt_blas_gemm_") + suffix.str();
   if (auto fn = module.lookupSymbol<func::FuncOp>(name))

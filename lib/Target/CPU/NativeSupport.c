@@ -45,29 +45,57 @@ void mt_blas_gemm_batched_f64(int64_t ta, int64_t tb, int64_t m, int64_t n, int6
     mt_blas_gemm_f64(ta, tb, m, n, k, a + p * sa * 8, lda, b + p * sb * 8, ldb, c + p * sc * 8, ldc);
 }
 
-/* bf16 A and B, fp32 C: OpenBLAS as Debian builds it has no sbgemm, so the
- * operands are widened (exactly: bf16 is fp32's upper half) into dense fp32
- * copies and multiplied by sgemm, which sums in fp32 as a GPU's bf16 GEMM
- * with fp32 accumulation does. */
-static float *widenBf16(int64_t src, int64_t rows, int64_t cols, int64_t ld) {
+/* 16-bit A and B, fp32 C: OpenBLAS as Debian builds it has no sbgemm or
+ * hgemm, so the operands are widened (exactly) into dense fp32 copies and
+ * multiplied by sgemm, which sums in fp32 as a GPU's 16-bit GEMM with fp32
+ * accumulation does. */
+static float bf16ToFloat(uint16_t h) {
+  uint32_t bits = (uint32_t)h << 16; /* bf16 is fp32's upper half */
+  float v;
+  __builtin_memcpy(&v, &bits, sizeof v);
+  return v;
+}
+
+static float f16ToFloat(uint16_t h) {
+  uint32_t sign = (uint32_t)(h & 0x8000) << 16, exponent = (h >> 10) & 0x1f, mantissa = h & 0x3ff;
+  uint32_t bits;
+  if (exponent == 0x1f) {
+    bits = sign | 0x7f800000u | (mantissa << 13); /* inf, nan */
+  } else if (exponent) {
+    bits = sign | ((exponent + 112) << 23) | (mantissa << 13);
+  } else if (mantissa) {
+    /* A subnormal half is a normal float: shift the mantissa up. */
+    int shift = 0;
+    while (!(mantissa & 0x400)) {
+      mantissa <<= 1;
+      ++shift;
+    }
+    bits = sign | ((uint32_t)(113 - shift) << 23) | ((mantissa & 0x3ff) << 13);
+  } else {
+    bits = sign;
+  }
+  float v;
+  __builtin_memcpy(&v, &bits, sizeof v);
+  return v;
+}
+
+static float *widen(float (*convert)(uint16_t), int64_t src, int64_t rows, int64_t cols,
+                    int64_t ld) {
   float *out = (float *)malloc((size_t)(rows * cols) * sizeof(float));
   if (!out)
     return NULL;
   const uint16_t *in = (const uint16_t *)(intptr_t)src;
   for (int64_t r = 0; r < rows; ++r)
-    for (int64_t c = 0; c < cols; ++c) {
-      uint32_t bits = (uint32_t)in[r * ld + c] << 16;
-      float v;
-      __builtin_memcpy(&v, &bits, sizeof v);
-      out[r * cols + c] = v;
-    }
+    for (int64_t c = 0; c < cols; ++c)
+      out[r * cols + c] = convert(in[r * ld + c]);
   return out;
 }
 
-void mt_blas_gemm_bf16(int64_t ta, int64_t tb, int64_t m, int64_t n, int64_t k, int64_t a,
-                       int64_t lda, int64_t b, int64_t ldb, int64_t c, int64_t ldc) {
+static void gemm16(float (*convert)(uint16_t), int64_t ta, int64_t tb, int64_t m, int64_t n,
+                   int64_t k, int64_t a, int64_t lda, int64_t b, int64_t ldb, int64_t c,
+                   int64_t ldc) {
   int64_t aRows = ta ? k : m, aCols = ta ? m : k, bRows = tb ? n : k, bCols = tb ? k : n;
-  float *wa = widenBf16(a, aRows, aCols, lda), *wb = widenBf16(b, bRows, bCols, ldb);
+  float *wa = widen(convert, a, aRows, aCols, lda), *wb = widen(convert, b, bRows, bCols, ldb);
   if (!wa || !wb)
     abort(); /* out of host memory: nothing sensible to compute */
   mt_blas_gemm_f32(ta, tb, m, n, k, (int64_t)(intptr_t)wa, aCols, (int64_t)(intptr_t)wb, bCols,
@@ -76,11 +104,28 @@ void mt_blas_gemm_bf16(int64_t ta, int64_t tb, int64_t m, int64_t n, int64_t k, 
   free(wb);
 }
 
+void mt_blas_gemm_bf16(int64_t ta, int64_t tb, int64_t m, int64_t n, int64_t k, int64_t a,
+                       int64_t lda, int64_t b, int64_t ldb, int64_t c, int64_t ldc) {
+  gemm16(bf16ToFloat, ta, tb, m, n, k, a, lda, b, ldb, c, ldc);
+}
+
+void mt_blas_gemm_f16(int64_t ta, int64_t tb, int64_t m, int64_t n, int64_t k, int64_t a,
+                      int64_t lda, int64_t b, int64_t ldb, int64_t c, int64_t ldc) {
+  gemm16(f16ToFloat, ta, tb, m, n, k, a, lda, b, ldb, c, ldc);
+}
+
 void mt_blas_gemm_batched_bf16(int64_t ta, int64_t tb, int64_t m, int64_t n, int64_t k, int64_t a,
                                int64_t lda, int64_t sa, int64_t b, int64_t ldb, int64_t sb,
                                int64_t c, int64_t ldc, int64_t sc, int64_t count) {
   for (int64_t p = 0; p < count; ++p)
     mt_blas_gemm_bf16(ta, tb, m, n, k, a + p * sa * 2, lda, b + p * sb * 2, ldb, c + p * sc * 4, ldc);
+}
+
+void mt_blas_gemm_batched_f16(int64_t ta, int64_t tb, int64_t m, int64_t n, int64_t k, int64_t a,
+                              int64_t lda, int64_t sa, int64_t b, int64_t ldb, int64_t sb,
+                              int64_t c, int64_t ldc, int64_t sc, int64_t count) {
+  for (int64_t p = 0; p < count; ++p)
+    mt_blas_gemm_f16(ta, tb, m, n, k, a + p * sa * 2, lda, b + p * sb * 2, ldb, c + p * sc * 4, ldc);
 }
 
 /* Blocks carry a 64-byte header (keeping the payload 64-byte aligned as
