@@ -23,16 +23,20 @@ micro="--micro-batch-size=2 --seq-length=8 --global-batch-size=4 --train-iters=1
 "$mtc" "$out/data/gpt-micro-4h.mlir" $micro --target=cuda --cuda-arch="$arch" -o "$out/plans/micro-cuda"
 "$mtc" "$out/data/gpt-micro-4h.mlir" $micro --target=cuda --cuda-arch="$arch" --tp=2 --pp=2 \
   -o "$out/plans/micro-cuda-tp2pp2"
+"$mtc" "$out/data/gpt-micro-4h.mlir" $micro --target=cuda --cuda-arch="$arch" --bf16 \
+  -o "$out/plans/micro-cuda-bf16"
 "$build/bin/mt-run" "$out/plans/micro-cpu" --data "$out/data/micro.tokens" --record "$out/cpu/micro" \
   > "$out/cpu/micro.log"
 
-# GPT-2 124M at seq 1024 for throughput (fp32 for now; bf16 comes with cuBLASLt).
+# GPT-2 124M at seq 1024 for throughput, fp32 and bf16 (docs/precision.md).
 python3 -c "
 import random
 random.seed(0)
 print(' '.join(str(random.randrange(50257)) for _ in range(400000)))" > "$out/data/random.tokens"
 "$mtc" "$root/examples/gpt2.mlir" --micro-batch-size=4 --seq-length=1024 --global-batch-size=4 \
   --train-iters=10 --target=cuda --cuda-arch="$arch" -o "$out/plans/gpt2-124m-cuda"
+"$mtc" "$root/examples/gpt2.mlir" --micro-batch-size=4 --seq-length=1024 --global-batch-size=4 \
+  --train-iters=10 --target=cuda --cuda-arch="$arch" --bf16 -o "$out/plans/gpt2-124m-cuda-bf16"
 
 # mt-run and what it loads.
 cp "$build/bin/mt-run" "$out/bin/"

@@ -35,6 +35,17 @@ mtrun "$bundle/plans/micro-cuda-tp2pp2" --data "$bundle/data/micro.tokens" \
 tail -3 "$results/micro-cuda-tp2pp2.log"
 python3 "$bundle/bin/compare_runs.py" "$bundle/cpu/micro" "$results/micro-cuda-tp2pp2" --rtol 1e-2 --param-tol 1e-2
 
+echo "== tiny GPT, 100 steps: CUDA bf16 against the CPU fp32 (1% per step)"
+mtrun "$bundle/plans/micro-cuda-bf16" --data "$bundle/data/micro.tokens" \
+  --record "$results/micro-cuda-bf16" > "$results/micro-cuda-bf16.log" 2>&1; echo "exit $?"
+tail -3 "$results/micro-cuda-bf16.log"
+python3 "$bundle/bin/compare_runs.py" "$bundle/cpu/micro" "$results/micro-cuda-bf16" --rtol 1e-2 --param-tol 1
+
+echo "== GPT-2 124M, micro-batch 4, seq 1024, bf16, 10 steps"
+mtrun "$bundle/plans/gpt2-124m-cuda-bf16" --data "$bundle/data/random.tokens" \
+  > "$results/gpt2-124m-bf16.log" 2>&1; echo "exit $?"
+tail -4 "$results/gpt2-124m-bf16.log"
+
 echo "== GPT-2 124M, micro-batch 4, seq 1024, fp32, 10 steps"
 mtrun "$bundle/plans/gpt2-124m-cuda" --data "$bundle/data/random.tokens" \
   > "$results/gpt2-124m.log" 2>&1; echo "exit $?"

@@ -60,6 +60,21 @@ void splitIntoContributions(Value g, std::optional<int64_t> layer,
 Value accumulate(OpBuilder &b, Value v, Value target, SmallVectorImpl<Operation *> &replaced) {
   Operation *def = v.getDefiningOp();
   if (def && v.hasOneUse() && v.getType() == target.getType()) {
+    // A 16-bit weight gradient widened for its fp32 accumulator: the GEMM
+    // writes fp32 into the accumulator itself, never rounding to 16 bits.
+    if (auto widen = dyn_cast<ConvertOp>(def)) {
+      auto m = widen.getInput().getDefiningOp<MatmulOp>();
+      auto t = cast<RankedTensorType>(target.getType());
+      if (m && !m.getPlus() && m->hasOneUse() && t.getElementType().isF32() &&
+          cast<RankedTensorType>(m.getLhs().getType()).getElementType().getIntOrFloatBitWidth() == 16) {
+        auto fused = cast<MatmulOp>(b.clone(*m));
+        fused.getResult().setType(t);
+        fused.getPlusMutable().assign(target);
+        replaced.push_back(def);
+        replaced.push_back(m);
+        return fused.getResult();
+      }
+    }
     if (auto m = dyn_cast<MatmulOp>(def); m && !m.getPlus()) {
       auto fused = cast<MatmulOp>(b.clone(*def));
       fused.getPlusMutable().assign(target);

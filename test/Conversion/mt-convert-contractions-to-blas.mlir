@@ -169,3 +169,82 @@ func.func @linear_f16(%x: memref<8x4xf16>, %w: memref<3x4xf16>, %y: memref<8x3xf
   }
   return
 }
+
+// -----
+
+#a = affine_map<(d0, d1, d2) -> (d0, d2)>
+#bt = affine_map<(d0, d1, d2) -> (d1, d2)>
+#c = affine_map<(d0, d1, d2) -> (d0, d1)>
+#id = affine_map<(d0, d1) -> (d0, d1)>
+
+// A bf16 product summed in fp32 into a fresh zero-filled buffer that is
+// only rounded into a bf16 buffer: the GEMM writes the bf16 buffer itself
+// (one rounding, as cuBLAS's bf16-output GEMM), and the fp32 temporary, its
+// fill and the rounding loop are gone.
+// CHECK: func.func private @mt_blas_gemm_bf16_into_bf16(i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64)
+// CHECK-LABEL: func.func @rounded_bf16
+// CHECK-SAME: (%[[X:.*]]: memref<8x4xbf16>, %[[W:.*]]: memref<3x4xbf16>, %[[Y:.*]]: memref<8x3xbf16>)
+// CHECK-NOT: memref.alloc
+// CHECK-NOT: linalg.fill
+// CHECK: memref.extract_aligned_pointer_as_index %[[Y]]
+// CHECK: call @mt_blas_gemm_bf16_into_bf16(
+// CHECK-NOT: linalg.generic
+// CHECK: return
+func.func @rounded_bf16(%x: memref<8x4xbf16>, %w: memref<3x4xbf16>, %y: memref<8x3xbf16>) {
+  %t = memref.alloc() : memref<8x3xf32>
+  %zero = arith.constant 0.0 : f32
+  linalg.fill ins(%zero : f32) outs(%t : memref<8x3xf32>)
+  linalg.generic {indexing_maps = [#a, #bt, #c], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%x, %w : memref<8x4xbf16>, memref<3x4xbf16>) outs(%t : memref<8x3xf32>) {
+  ^bb0(%in: bf16, %in_0: bf16, %out: f32):
+    %0 = arith.extf %in : bf16 to f32
+    %1 = arith.extf %in_0 : bf16 to f32
+    %2 = arith.mulf %0, %1 : f32
+    %3 = arith.addf %out, %2 : f32
+    linalg.yield %3 : f32
+  }
+  linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%t : memref<8x3xf32>) outs(%y : memref<8x3xbf16>) {
+  ^bb0(%in: f32, %out: bf16):
+    %0 = arith.truncf %in : f32 to bf16
+    linalg.yield %0 : bf16
+  }
+  return
+}
+
+// -----
+
+#a = affine_map<(d0, d1, d2) -> (d0, d2)>
+#bt = affine_map<(d0, d1, d2) -> (d1, d2)>
+#c = affine_map<(d0, d1, d2) -> (d0, d1)>
+#id = affine_map<(d0, d1) -> (d0, d1)>
+
+// The fp32 product is read by something besides the rounding: it stays, and
+// the GEMM writes it.
+// CHECK-LABEL: func.func @rounded_and_read
+// CHECK: memref.alloc
+// CHECK: call @mt_blas_gemm_bf16(
+// CHECK: linalg.generic
+// CHECK: memref.copy
+func.func @rounded_and_read(%x: memref<8x4xbf16>, %w: memref<3x4xbf16>, %y: memref<8x3xbf16>, %z: memref<8x3xf32>) {
+  %t = memref.alloc() : memref<8x3xf32>
+  %zero = arith.constant 0.0 : f32
+  linalg.fill ins(%zero : f32) outs(%t : memref<8x3xf32>)
+  linalg.generic {indexing_maps = [#a, #bt, #c], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%x, %w : memref<8x4xbf16>, memref<3x4xbf16>) outs(%t : memref<8x3xf32>) {
+  ^bb0(%in: bf16, %in_0: bf16, %out: f32):
+    %0 = arith.extf %in : bf16 to f32
+    %1 = arith.extf %in_0 : bf16 to f32
+    %2 = arith.mulf %0, %1 : f32
+    %3 = arith.addf %out, %2 : f32
+    linalg.yield %3 : f32
+  }
+  linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%t : memref<8x3xf32>) outs(%y : memref<8x3xbf16>) {
+  ^bb0(%in: f32, %out: bf16):
+    %0 = arith.truncf %in : f32 to bf16
+    linalg.yield %0 : bf16
+  }
+  memref.copy %t, %z : memref<8x3xf32> to memref<8x3xf32>
+  return
+}

@@ -71,3 +71,24 @@ func.func @shared(%x: tensor<8x4xf32>, %dy: tensor<8x4xf32>)
 func.func @forward(%x: tensor<4xf32>) -> tensor<4xf32> {
   return %x : tensor<4xf32>
 }
+
+// -----
+
+// Mixed precision: a bf16 weight-gradient GEMM widened for its fp32
+// accumulator becomes one GEMM of the bf16 operands writing fp32 into the
+// accumulator (never rounded to bf16); a bias gradient's convert stays and
+// is added by mt.accumulate.
+// CHECK-LABEL: func.func @widened
+// CHECK-SAME: (%[[X:.*]]: tensor<8x4xbf16>, %[[DY:.*]]: tensor<8x4xbf16>, %[[DB:.*]]: tensor<4xbf16>, %[[ACCW:.*]]: tensor<4x4xf32> {mt.accumulator_of = "w"}, %[[ACCB:.*]]: tensor<4xf32> {mt.accumulator_of = "b"})
+// CHECK-NOT: mt.convert %{{.*}} : tensor<4x4xbf16>
+// CHECK: %[[DW:.*]] = mt.matmul %[[X]], %[[DY]] plus %[[ACCW]] : tensor<4x4xf32> {mt.backward, transpose_lhs} : tensor<8x4xbf16>, tensor<8x4xbf16> -> tensor<4x4xf32>
+// CHECK: %[[DB32:.*]] = mt.convert %[[DB]] : tensor<4xbf16> -> tensor<4xf32>
+// CHECK: %[[B:.*]] = mt.accumulate %[[DB32]] into %[[ACCB]]
+// CHECK: return %[[DW]], %[[B]]
+func.func @widened(%x: tensor<8x4xbf16>, %dy: tensor<8x4xbf16>, %db: tensor<4xbf16>)
+    -> (tensor<4x4xf32> {mt.grad_of = "w"}, tensor<4xf32> {mt.grad_of = "b"}) {
+  %d16 = mt.matmul %x, %dy {mt.backward, transpose_lhs} : tensor<8x4xbf16>, tensor<8x4xbf16> -> tensor<4x4xbf16>
+  %dw = mt.convert %d16 : tensor<4x4xbf16> -> tensor<4x4xf32>
+  %db32 = mt.convert %db : tensor<4xbf16> -> tensor<4xf32>
+  return %dw, %db32 : tensor<4x4xf32>, tensor<4xf32>
+}

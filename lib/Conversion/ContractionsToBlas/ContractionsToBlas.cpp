@@ -24,6 +24,10 @@ struct Gemm {
   /// Every operand's batch dimensions collapse into one with a static
   /// stride: one strided-batched call covers the whole batch.
   bool stridedBatch = false;
+  /// 16-bit operands whose fp32 product is only rounded into a 16-bit
+  /// buffer: the GEMM writes that buffer itself (C = round(op(A) op(B))),
+  /// and the fp32 temporary, its zero fill and the rounding loop go.
+  linalg::GenericOp rounding;
 };
 
 /// The static strides of `v`'s type, if it has them.
@@ -114,6 +118,53 @@ bool rowsContiguous(Value v) {
          strides.back() == 1;
 }
 
+/// When `op` (16-bit operands, fp32 result) writes a fresh buffer that is
+/// zero-filled before it and only read, after it, by an elementwise loop
+/// rounding it into a 16-bit buffer of its shape: that loop.
+linalg::GenericOp roundingOf(linalg::GenericOp op) {
+  Value t = op.getDpsInits()[0];
+  auto alloc = t.getDefiningOp<memref::AllocOp>();
+  if (!alloc || alloc->getBlock() != op->getBlock())
+    return nullptr;
+  linalg::FillOp fill;
+  linalg::GenericOp rounding;
+  for (Operation *user : t.getUsers()) {
+    if (user == op)
+      continue;
+    if (auto f = dyn_cast<linalg::FillOp>(user); f && !fill && f.getOutputs()[0] == t) {
+      auto zero = f.getInputs()[0].getDefiningOp<arith::ConstantOp>();
+      auto value = zero ? dyn_cast<FloatAttr>(zero.getValue()) : FloatAttr();
+      if (!value || !value.getValue().isPosZero() || !f->isBeforeInBlock(op))
+        return nullptr;
+      fill = f;
+      continue;
+    }
+    auto g = dyn_cast<linalg::GenericOp>(user);
+    if (!g || rounding || g->getBlock() != op->getBlock() || !op->isBeforeInBlock(g) ||
+        g.getNumDpsInputs() != 1 || g.getNumDpsInits() != 1 || g.getDpsInputs()[0] != t ||
+        !llvm::all_of(g.getIndexingMapsArray(), [](AffineMap m) { return m.isIdentity(); }))
+      return nullptr;
+    Block &body = g.getRegion().front();
+    auto trunc = dyn_cast<arith::TruncFOp>(&body.front());
+    if (body.getOperations().size() != 2 || !trunc || trunc.getIn() != body.getArgument(0) ||
+        cast<linalg::YieldOp>(body.getTerminator()).getOperand(0) != trunc.getResult())
+      return nullptr;
+    Type out = cast<MemRefType>(g.getDpsInits()[0].getType()).getElementType();
+    if (out != cast<MemRefType>(op.getDpsInputs()[0].getType()).getElementType())
+      return nullptr;
+    rounding = g;
+  }
+  if (!fill || !rounding)
+    return nullptr;
+  // Nothing but scalar arithmetic and fresh allocations (the 16-bit
+  // buffer's) between the GEMM and the rounding, where the call will go:
+  // the operands are unchanged there.
+  for (Operation *o = op->getNextNode(); o != rounding; o = o->getNextNode())
+    if (!isa<arith::ArithDialect>(o->getDialect()) && !isa<memref::AllocOp>(o))
+      return nullptr;
+  return rounding;
+}
+
 std::optional<Gemm> match(linalg::GenericOp op) {
   if (op.getNumDpsInputs() != 2 || op.getNumDpsInits() != 1 || !op.hasPureBufferSemantics())
     return std::nullopt;
@@ -154,10 +205,19 @@ std::optional<Gemm> match(linalg::GenericOp op) {
   for (Value v : op->getOperands())
     if (!rowsContiguous(v))
       return std::nullopt;
+  g.rounding = roundingOf(op);
+  if (g.rounding && !rowsContiguous(g.rounding.getDpsInits()[0]))
+    g.rounding = nullptr;
+  Value result = g.rounding ? g.rounding.getDpsInits()[0] : op.getDpsInits()[0];
   g.stridedBatch = !g.batch.empty() && batchCollapses(op.getDpsInputs()[0]) &&
-                   (g.sharedB || batchCollapses(op.getDpsInputs()[1])) &&
-                   batchCollapses(op.getDpsInits()[0]);
+                   (g.sharedB || batchCollapses(op.getDpsInputs()[1])) && batchCollapses(result);
   return g;
+}
+
+/// The buffer the GEMM's result finally goes to: the rounding loop's output
+/// when there is one (Gemm::rounding), else its own.
+Value resultOf(linalg::GenericOp op, Gemm g) {
+  return g.rounding ? g.rounding.getDpsInits()[0] : op.getDpsInits()[0];
 }
 
 /// The address of element [0, 0] of a rank-2 view, and its row stride.
@@ -198,7 +258,9 @@ Value matrixAt(OpBuilder &b, Location loc, Value operand, ArrayRef<Value> ivs) {
 /// C += op(A) op(B). mt_blas_gemm_batched_<t>: (transA, transB, M, N, K, A,
 /// lda, strideA, B, ldb, strideB, C, ldc, strideC, count), the same for
 /// `count` matrices at element strides (strideB 0: B shared). <t> is f32,
-/// f64, or bf16 / f16 (A and B 16-bit, C and the arithmetic fp32).
+/// f64, or bf16 / f16 (A and B 16-bit, C and the arithmetic fp32), or
+/// bf16_into_bf16 / f16_into_f16: C (16-bit) = op(A) op(B) summed in fp32
+/// and rounded once, overwriting C.
 func::FuncOp declareGemm(ModuleOp module, StringRef suffix, bool batched) {
   std::string name = std::string(batched ? "mt_blas_gemm_batched_" : "mt_blas_gemm_") + suffix.str();
   if (auto fn = module.lookupSymbol<func::FuncOp>(name))
@@ -214,7 +276,9 @@ func::FuncOp declareGemm(ModuleOp module, StringRef suffix, bool batched) {
 /// One strided-batched call: each operand's first matrix, its row stride
 /// (dynamic, from the view) and its static batch stride.
 void rewriteBatched(linalg::GenericOp op, const Gemm &g, func::FuncOp gemm) {
-  OpBuilder b(op);
+  // Where the rounding loop was, when the GEMM rounds itself: after the
+  // 16-bit buffer is allocated.
+  OpBuilder b(g.rounding ? linalg::GenericOp(g.rounding).getOperation() : op.getOperation());
   Location loc = op.getLoc();
   auto ranges = op.getStaticLoopRanges();
   auto c64 = [&](int64_t v) { return b.create<arith::ConstantIntOp>(loc, v, 64).getResult(); };
@@ -232,17 +296,17 @@ void rewriteBatched(linalg::GenericOp op, const Gemm &g, func::FuncOp gemm) {
   };
   operand(op.getDpsInputs()[0], false);
   operand(op.getDpsInputs()[1], g.sharedB);
-  operand(op.getDpsInits()[0], false);
+  operand(resultOf(op, g), false);
   args.push_back(c64(count));
   b.create<func::CallOp>(loc, gemm, args);
   op.erase();
 }
 
 void rewrite(linalg::GenericOp op, const Gemm &g, func::FuncOp gemm) {
-  OpBuilder b(op);
+  OpBuilder b(g.rounding ? linalg::GenericOp(g.rounding).getOperation() : op.getOperation());
   Location loc = op.getLoc();
   auto ranges = op.getStaticLoopRanges();
-  Value A = op.getDpsInputs()[0], B = op.getDpsInputs()[1], C = op.getDpsInits()[0];
+  Value A = op.getDpsInputs()[0], B = op.getDpsInputs()[1], C = resultOf(op, g);
   auto c64 = [&](int64_t v) { return b.create<arith::ConstantIntOp>(loc, v, 64).getResult(); };
   std::function<void(OpBuilder &, SmallVector<Value>)> emit = [&](OpBuilder &ob,
                                                                    SmallVector<Value> ivs) {
@@ -280,10 +344,25 @@ struct ContractionsToBlasPass : mt::impl::ContractionsToBlasPassBase<Contraction
     });
     for (auto &[op, g] : found) {
       std::string type = gemmType(op);
+      if (g.rounding)
+        type += "_into_" + type;
+      // The fp32 temporary, its zero fill and the rounding loop, when the
+      // GEMM rounds into the 16-bit buffer itself.
+      SmallVector<Operation *> replaced;
+      if (g.rounding) {
+        Value temp = op.getDpsInits()[0];
+        replaced.push_back(g.rounding);
+        for (Operation *user : temp.getUsers())
+          if (isa<linalg::FillOp>(user))
+            replaced.push_back(user);
+        replaced.push_back(temp.getDefiningOp());
+      }
       if (g.stridedBatch)
         rewriteBatched(op, g, declareGemm(module, type, /*batched=*/true));
       else
         rewrite(op, g, declareGemm(module, type, /*batched=*/false));
+      for (Operation *dead : replaced)
+        dead->erase();
     }
   }
 };

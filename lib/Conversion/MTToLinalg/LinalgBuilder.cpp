@@ -183,9 +183,9 @@ Value LinalgBuilder::reshape(Value input, ArrayRef<int64_t> shape) {
 
 Value LinalgBuilder::contract(Value lhs, AffineMap lhsMap, Value rhs, AffineMap rhsMap,
                               ArrayRef<int64_t> outShape, AffineMap outMap,
-                              ArrayRef<bool> reduction, Value init) {
+                              ArrayRef<bool> reduction, Value init, Type resultElement) {
   Type element = tensorOf(lhs).getElementType();
-  Type result = init ? tensorOf(init).getElementType() : element;
+  Type result = resultElement ? resultElement : init ? tensorOf(init).getElementType() : element;
   // 16-bit operands are multiplied and summed in fp32 (a bf16 GEMM with
   // fp32 accumulation), and the sum rounded once at the end.
   Type acc = computeType(element);

@@ -54,10 +54,12 @@ public:
   /// out[outMap] = init + sum over the reduction loops of lhs[lhsMap] *
   /// rhs[rhsMap], with `init` zeros when null; `reduction` marks which of
   /// the `numDims` loops are summed.
+  /// The result has `resultElement` (default: init's, else lhs's); 16-bit
+  /// operands are summed in fp32 either way.
   mlir::Value contract(mlir::Value lhs, mlir::AffineMap lhsMap, mlir::Value rhs,
                        mlir::AffineMap rhsMap, llvm::ArrayRef<int64_t> outShape,
                        mlir::AffineMap outMap, llvm::ArrayRef<bool> reduction,
-                       mlir::Value init = {});
+                       mlir::Value init = {}, mlir::Type resultElement = {});
 
   /// Sums every element of `input` into a 0-d tensor. Large inputs are summed
   /// in levels (partial sums over interleaved slices, then their sum), so a

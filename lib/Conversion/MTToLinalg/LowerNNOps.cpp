@@ -108,7 +108,7 @@ Lowered lowerMatmul(MatmulOp op, LinalgBuilder &lb) {
   return SmallVector<Value>{lb.contract(op.getLhs(), AffineMap::get(numDims, 0, l, ctx),
                                         op.getRhs(), AffineMap::get(numDims, 0, r, ctx),
                                         out.getShape(), AffineMap::get(numDims, 0, o, ctx),
-                                        reduction, op.getPlus())};
+                                        reduction, op.getPlus(), out.getElementType())};
 }
 
 /// GeLU, exact or tanh-approximated.

@@ -104,6 +104,66 @@ static void gemm16(float (*convert)(uint16_t), int64_t ta, int64_t tb, int64_t m
   free(wb);
 }
 
+/* Round to nearest even (NaN stays NaN). */
+static uint16_t floatToBf16(float v) {
+  uint32_t bits;
+  __builtin_memcpy(&bits, &v, sizeof bits);
+  if ((bits & 0x7fffffffu) > 0x7f800000u)
+    return (uint16_t)((bits >> 16) | 0x40);
+  return (uint16_t)((bits + 0x7fffu + ((bits >> 16) & 1)) >> 16);
+}
+
+static uint16_t floatToF16(float v) {
+  _Float16 h = (_Float16)v; /* GCC's conversion: round to nearest even */
+  uint16_t bits;
+  __builtin_memcpy(&bits, &h, sizeof bits);
+  return bits;
+}
+
+/* C (16-bit) = op(A) op(B): summed in fp32, rounded once, C overwritten. */
+static void gemm16Into16(float (*convert)(uint16_t), uint16_t (*round)(float), int64_t ta,
+                         int64_t tb, int64_t m, int64_t n, int64_t k, int64_t a, int64_t lda,
+                         int64_t b, int64_t ldb, int64_t c, int64_t ldc) {
+  float *product = (float *)calloc((size_t)(m * n), sizeof(float));
+  if (!product)
+    abort();
+  gemm16(convert, ta, tb, m, n, k, a, lda, b, ldb, (int64_t)(intptr_t)product, n);
+  uint16_t *out = (uint16_t *)(intptr_t)c;
+  for (int64_t r = 0; r < m; ++r)
+    for (int64_t col = 0; col < n; ++col)
+      out[r * ldc + col] = round(product[r * n + col]);
+  free(product);
+}
+
+void mt_blas_gemm_bf16_into_bf16(int64_t ta, int64_t tb, int64_t m, int64_t n, int64_t k,
+                                 int64_t a, int64_t lda, int64_t b, int64_t ldb, int64_t c,
+                                 int64_t ldc) {
+  gemm16Into16(bf16ToFloat, floatToBf16, ta, tb, m, n, k, a, lda, b, ldb, c, ldc);
+}
+
+void mt_blas_gemm_f16_into_f16(int64_t ta, int64_t tb, int64_t m, int64_t n, int64_t k, int64_t a,
+                               int64_t lda, int64_t b, int64_t ldb, int64_t c, int64_t ldc) {
+  gemm16Into16(f16ToFloat, floatToF16, ta, tb, m, n, k, a, lda, b, ldb, c, ldc);
+}
+
+void mt_blas_gemm_batched_bf16_into_bf16(int64_t ta, int64_t tb, int64_t m, int64_t n, int64_t k,
+                                         int64_t a, int64_t lda, int64_t sa, int64_t b,
+                                         int64_t ldb, int64_t sb, int64_t c, int64_t ldc,
+                                         int64_t sc, int64_t count) {
+  for (int64_t p = 0; p < count; ++p)
+    mt_blas_gemm_bf16_into_bf16(ta, tb, m, n, k, a + p * sa * 2, lda, b + p * sb * 2, ldb,
+                                c + p * sc * 2, ldc);
+}
+
+void mt_blas_gemm_batched_f16_into_f16(int64_t ta, int64_t tb, int64_t m, int64_t n, int64_t k,
+                                       int64_t a, int64_t lda, int64_t sa, int64_t b, int64_t ldb,
+                                       int64_t sb, int64_t c, int64_t ldc, int64_t sc,
+                                       int64_t count) {
+  for (int64_t p = 0; p < count; ++p)
+    mt_blas_gemm_f16_into_f16(ta, tb, m, n, k, a + p * sa * 2, lda, b + p * sb * 2, ldb,
+                              c + p * sc * 2, ldc);
+}
+
 void mt_blas_gemm_bf16(int64_t ta, int64_t tb, int64_t m, int64_t n, int64_t k, int64_t a,
                        int64_t lda, int64_t b, int64_t ldb, int64_t c, int64_t ldc) {
   gemm16(bf16ToFloat, ta, tb, m, n, k, a, lda, b, ldb, c, ldc);

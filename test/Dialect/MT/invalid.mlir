@@ -575,16 +575,25 @@ func.func @matmul_c4_result_shape(%a: tensor<4x16x32xf32>, %b: tensor<32x8xf32>)
 
 // mt.matmul C5: operands of different element types
 func.func @matmul_c5_element_type(%a: tensor<16x32xf32>, %b: tensor<32x8xf16>) -> tensor<16x8xf32> {
-  // expected-error @+1 {{violates C5: operands and result must share one floating-point element type}}
+  // expected-error @+1 {{violates C5: operands must share one floating-point element type, and the result must have it (or be f32 when it is 16-bit)}}
   %c = mt.matmul %a, %b : tensor<16x32xf32>, tensor<32x8xf16> -> tensor<16x8xf32>
   return %c : tensor<16x8xf32>
 }
 
 // -----
 
+// mt.matmul C5: 16-bit operands widen only to f32
+func.func @matmul_c5_widen_to_f64(%a: tensor<16x32xbf16>, %b: tensor<32x8xbf16>) -> tensor<16x8xf64> {
+  // expected-error @+1 {{violates C5: operands must share one floating-point element type, and the result must have it (or be f32 when it is 16-bit)}}
+  %c = mt.matmul %a, %b : tensor<16x32xbf16>, tensor<32x8xbf16> -> tensor<16x8xf64>
+  return %c : tensor<16x8xf64>
+}
+
+// -----
+
 // mt.matmul C5: integer operands
 func.func @matmul_c5_integer(%a: tensor<16x32xi32>, %b: tensor<32x8xi32>) -> tensor<16x8xi32> {
-  // expected-error @+1 {{violates C5: operands and result must share one floating-point element type}}
+  // expected-error @+1 {{violates C5: operands must share one floating-point element type, and the result must have it (or be f32 when it is 16-bit)}}
   %c = mt.matmul %a, %b : tensor<16x32xi32>, tensor<32x8xi32> -> tensor<16x8xi32>
   return %c : tensor<16x8xi32>
 }

@@ -266,3 +266,10 @@ func.func @convert(%w: tensor<8x4xf32>) -> tensor<8x4xf32> {
   %f = mt.convert %h : tensor<8x4xbf16> -> tensor<8x4xf32>
   return %f : tensor<8x4xf32>
 }
+
+// CHECK-LABEL: func.func @matmul_bf16_into_f32
+func.func @matmul_bf16_into_f32(%a: tensor<16x8xbf16>, %b: tensor<16x4xbf16>, %acc: tensor<8x4xf32>) -> tensor<8x4xf32> {
+  // CHECK: mt.matmul %{{.*}}, %{{.*}} plus %{{.*}} : tensor<8x4xf32> {transpose_lhs} : tensor<16x8xbf16>, tensor<16x4xbf16> -> tensor<8x4xf32>
+  %c = mt.matmul %a, %b plus %acc : tensor<8x4xf32> {transpose_lhs} : tensor<16x8xbf16>, tensor<16x4xbf16> -> tensor<8x4xf32>
+  return %c : tensor<8x4xf32>
+}

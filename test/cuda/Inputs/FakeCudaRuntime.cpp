@@ -281,6 +281,31 @@ void mt_blas_gemm_batched_bf16(int64_t ta, int64_t tb, int64_t m, int64_t n, int
   gemm(ta, tb, m, n, k, a, lda, b, ldb, c, ldc, 2, sa, sb, sc, count, sizeof(float));
 }
 
+void mt_blas_gemm_bf16_into_bf16(int64_t ta, int64_t tb, int64_t m, int64_t n, int64_t k,
+                                 int64_t a, int64_t lda, int64_t b, int64_t ldb, int64_t c,
+                                 int64_t ldc) {
+  gemm(ta, tb, m, n, k, a, lda, b, ldb, c, ldc, 2);
+}
+
+void mt_blas_gemm_f16_into_f16(int64_t ta, int64_t tb, int64_t m, int64_t n, int64_t k, int64_t a,
+                               int64_t lda, int64_t b, int64_t ldb, int64_t c, int64_t ldc) {
+  gemm(ta, tb, m, n, k, a, lda, b, ldb, c, ldc, 2);
+}
+
+void mt_blas_gemm_batched_bf16_into_bf16(int64_t ta, int64_t tb, int64_t m, int64_t n, int64_t k,
+                                         int64_t a, int64_t lda, int64_t sa, int64_t b,
+                                         int64_t ldb, int64_t sb, int64_t c, int64_t ldc,
+                                         int64_t sc, int64_t count) {
+  gemm(ta, tb, m, n, k, a, lda, b, ldb, c, ldc, 2, sa, sb, sc, count);
+}
+
+void mt_blas_gemm_batched_f16_into_f16(int64_t ta, int64_t tb, int64_t m, int64_t n, int64_t k,
+                                       int64_t a, int64_t lda, int64_t sa, int64_t b, int64_t ldb,
+                                       int64_t sb, int64_t c, int64_t ldc, int64_t sc,
+                                       int64_t count) {
+  gemm(ta, tb, m, n, k, a, lda, b, ldb, c, ldc, 2, sa, sb, sc, count);
+}
+
 void mt_blas_gemm_f16(int64_t ta, int64_t tb, int64_t m, int64_t n, int64_t k, int64_t a,
                       int64_t lda, int64_t b, int64_t ldb, int64_t c, int64_t ldc) {
   gemm(ta, tb, m, n, k, a, lda, b, ldb, c, ldc, 2, 0, 0, 0, 1, sizeof(float));

@@ -109,10 +109,14 @@ LogicalResult MatmulOp::verify() {
     return violates(*this, 4) << "the result must be " << shapeStr(expected) << ", got "
                               << result;
   Type elt = lhs.getElementType();
+  // 16-bit operands may give an fp32 result (accumulated in fp32 and not
+  // rounded: a weight gradient going straight into its fp32 accumulator).
+  bool widened = isa<FloatType>(elt) && elt.getIntOrFloatBitWidth() == 16 &&
+                 result.getElementType().isF32();
   if (!isSupportedFloatType(elt) || rhs.getElementType() != elt ||
-      result.getElementType() != elt)
-    return violates(*this, 5) << "operands and result must share one floating-point "
-                                 "element type";
+      (result.getElementType() != elt && !widened))
+    return violates(*this, 5) << "operands must share one floating-point element type, and "
+                                 "the result must have it (or be f32 when it is 16-bit)";
   if (getPlus() && getPlus().getType() != getResult().getType())
     return violates(*this, 6) << "the tensor added with `plus` must have the result's type "
                               << getResult().getType() << ", got " << getPlus().getType();
