@@ -763,7 +763,9 @@ bool Trainer::step(int64_t iteration, BatchSource &data, StepStats &stats, std::
   // With loss scaling the gradients are `lossScale_` times the true ones.
   double unscale = lossScale_ > 0 ? lossScale_ : 1.0;
   stats.gradNorm = std::sqrt(sqNorm) / static_cast<double>(micro) / unscale;
-  stats.lr = schedule_.at(iteration);
+  // The schedule counts updates, not iterations: a skipped step (an fp16
+  // overflow, a non-finite loss) does not advance it (as Megatron's).
+  stats.lr = schedule_.at(optimizerSteps_ + 1);
   stats.lossScale = lossScale_;
   stats.skipped = !std::isfinite(stats.loss) || !std::isfinite(stats.gradNorm);
   if (lossScale_ > 0)

@@ -1,5 +1,6 @@
 // RUN: mt-opt %s -split-input-file -verify-diagnostics --mt-map-to-gpu | FileCheck %s
 // RUN: mt-opt %s -split-input-file -verify-diagnostics --mt-map-to-gpu=warp-rows-per-block=0 | FileCheck %s --check-prefix=THREAD
+// RUN: mt-opt %s -split-input-file -verify-diagnostics --mt-map-to-gpu=vector-bytes=0 | FileCheck %s --check-prefix=SCALAR
 // RUN: not mt-opt %s -split-input-file --mt-map-to-gpu=warp-rows-per-block=33 2>&1 | FileCheck %s --check-prefix=BAD
 // BAD: mt-map-to-gpu: warp-rows-per-block must be 0 to 32
 
@@ -273,5 +274,81 @@ func.func @row_product(%a: memref<8x4xf32>, %out: memref<8xf32>) {
     memref.store %p, %o[%i] : memref<8xf32>
     scf.yield %o : memref<8xf32>
   } {mt.independent_iterations}
+  return
+}
+
+// -----
+
+// An elementwise bias add: chunks of four f32 per thread, one aligned
+// 16-byte load of x, one of the bias (j is a multiple of four), a vector
+// add and one 16-byte store; the chunks are tiled on blocks and threads.
+// CHECK-LABEL: func.func @bias_add
+// CHECK-SAME: (%[[X:.*]]: memref<8x16xf32>, %[[B:.*]]: memref<16xf32>, %[[Y:.*]]: memref<8x16xf32>)
+// CHECK: scf.parallel
+// CHECK: scf.parallel
+// CHECK: %[[XV:.*]] = vector.load %[[X]][%[[I:.*]], %[[J:.*]]] {alignment = 16 : i64} : memref<8x16xf32>, vector<4xf32>
+// CHECK: %[[BV:.*]] = vector.load %[[B]][%[[J]]] {alignment = 16 : i64} : memref<16xf32>, vector<4xf32>
+// CHECK: %[[S:.*]] = arith.addf %[[XV]], %[[BV]] : vector<4xf32>
+// CHECK: vector.store %[[S]], %[[Y]][%[[I]], %[[J]]] {alignment = 16 : i64} : memref<8x16xf32>, vector<4xf32>
+// CHECK: thread_x
+// CHECK: block_x
+// SCALAR-LABEL: func.func @bias_add
+// SCALAR-NOT: vector.
+// SCALAR: memref.load
+func.func @bias_add(%x: memref<8x16xf32>, %b: memref<16xf32>, %y: memref<8x16xf32>) {
+  linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]}
+    ins(%x, %b : memref<8x16xf32>, memref<16xf32>) outs(%y : memref<8x16xf32>) {
+  ^bb0(%a: f32, %c: f32, %o: f32):
+    %s = arith.addf %a, %c : f32
+    linalg.yield %s : f32
+  }
+  return
+}
+
+// -----
+
+// bf16 storage, fp32 arithmetic: the widest element is f32, so chunks of
+// four (8-byte bf16 accesses, 16-byte f32 ones); a per-row scale is loaded
+// once and broadcast; a constant becomes a splat.
+// CHECK-LABEL: func.func @mixed_widths
+// CHECK: vector.load %{{.*}} {alignment = 8 : i64} : memref<4x8xbf16>, vector<4xbf16>
+// CHECK: %[[R:.*]] = memref.load %{{.*}} : memref<4xf32>
+// CHECK: vector.broadcast %[[R]] : f32 to vector<4xf32>
+// CHECK: arith.constant dense<2.000000e+00> : vector<4xf32>
+// CHECK: arith.extf %{{.*}} : vector<4xbf16> to vector<4xf32>
+// CHECK: vector.store %{{.*}} {alignment = 16 : i64} : memref<4x8xf32>, vector<4xf32>
+func.func @mixed_widths(%x: memref<4x8xbf16>, %r: memref<4xf32>, %y: memref<4x8xf32>) {
+  linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]}
+    ins(%x, %r : memref<4x8xbf16>, memref<4xf32>) outs(%y : memref<4x8xf32>) {
+  ^bb0(%a: bf16, %s: f32, %o: f32):
+    %two = arith.constant 2.0 : f32
+    %w = arith.extf %a : bf16 to f32
+    %m = arith.mulf %w, %s : f32
+    %n = arith.mulf %m, %two : f32
+    linalg.yield %n : f32
+  }
+  return
+}
+
+// -----
+
+// An innermost size that is not a multiple of four, and a view whose
+// offset breaks the alignment: one element per thread.
+// CHECK-LABEL: func.func @not_vectorizable
+// CHECK-NOT: vector.
+// CHECK: memref.load
+func.func @not_vectorizable(%x: memref<8x6xf32>, %y: memref<8x6xf32>, %z: memref<16xf32, strided<[1], offset: 2>>, %w: memref<16xf32>) {
+  linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]}
+    ins(%x : memref<8x6xf32>) outs(%y : memref<8x6xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %s = arith.negf %a : f32
+    linalg.yield %s : f32
+  }
+  linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]}
+    ins(%z : memref<16xf32, strided<[1], offset: 2>>) outs(%w : memref<16xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %s = arith.negf %a : f32
+    linalg.yield %s : f32
+  }
   return
 }

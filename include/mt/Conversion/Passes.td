@@ -87,6 +87,14 @@ def MapToGPUPass : Pass<"mt-map-to-gpu", "mlir::ModuleOp"> {
     Runs on bufferized IR after mt-convert-contractions-to-blas (GEMMs are
     library calls and stay on the host). Every other loop nest at the top of
     a function becomes device work:
+    - an elementwise `linalg.generic` (every loop parallel, an arith/math
+      body, static layouts) becomes an `scf.parallel` over chunks of
+      `vector-bytes` bytes of its widest element: each thread reads its
+      chunk of every operand with one aligned `vector.load` (one 16-byte
+      access; an operand constant along the innermost loop is loaded once
+      and broadcast), computes on vectors and writes with one
+      `vector.store`; where the innermost size or a layout does not allow
+      aligned chunks, it is handled as the other linalg ops;
     - a linalg op (generic, fill, transpose, copy) and a `memref.copy`
       become an `scf.parallel` over their parallel dimensions (reductions
       stay sequential inside each iteration);
@@ -128,11 +136,13 @@ def MapToGPUPass : Pass<"mt-map-to-gpu", "mlir::ModuleOp"> {
   let options = [
     Option<"blockSize", "block-size", "int64_t", "256", "threads per block">,
     Option<"warpRowsPerBlock", "warp-rows-per-block", "int64_t", "4",
-           "rows per block of a row kernel run a warp per row (0: a thread per row)">
+           "rows per block of a row kernel run a warp per row (0: a thread per row)">,
+    Option<"vectorBytes", "vector-bytes", "int64_t", "16",
+           "bytes an elementwise kernel's thread loads per operand at once (0: one element)">
   ];
   let dependentDialects = ["::mlir::gpu::GPUDialect", "::mlir::scf::SCFDialect",
                            "::mlir::memref::MemRefDialect", "::mlir::arith::ArithDialect",
-                           "::mlir::affine::AffineDialect"];
+                           "::mlir::affine::AffineDialect", "::mlir::vector::VectorDialect"];
 }
 
 def MergeKernelModulesPass : Pass<"mt-merge-kernel-modules", "mlir::ModuleOp"> {

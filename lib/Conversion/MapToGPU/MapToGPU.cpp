@@ -3,6 +3,7 @@
 
 #include "mt/Analysis/ModelInfo.h"
 #include "Placement.h"
+#include "VectorizeElementwise.h"
 #include "WarpRows.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
@@ -108,6 +109,10 @@ struct MapToGPUPass : mt::impl::MapToGPUPassBase<MapToGPUPass> {
       getOperation().emitError("mt-map-to-gpu: block-size must be >= 1");
       return signalPassFailure();
     }
+    if (vectorBytes < 0 || (vectorBytes & (vectorBytes - 1))) {
+      getOperation().emitError("mt-map-to-gpu: vector-bytes must be 0 or a power of two");
+      return signalPassFailure();
+    }
     if (warpRowsPerBlock < 0 || warpRowsPerBlock * mt::kWarpSize > 1024) {
       getOperation().emitError("mt-map-to-gpu: warp-rows-per-block must be 0 to 32 (at most 1024 "
                                "threads per block)");
@@ -134,6 +139,11 @@ struct MapToGPUPass : mt::impl::MapToGPUPassBase<MapToGPUPass> {
             return signalPassFailure();
           }
           rewriter.setInsertionPoint(&op);
+          if (auto generic = dyn_cast<linalg::GenericOp>(op))
+            if (scf::ParallelOp chunks = mt::vectorizeElementwise(rewriter, generic, vectorBytes)) {
+              parallel.push_back(chunks);
+              continue;
+            }
           // Parallel dimensions first (a bias gradient sums over rows before
           // its columns): each output element still sums in the same order,
           // but the columns run on threads instead of all on one.

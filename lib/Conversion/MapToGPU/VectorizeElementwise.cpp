@@ -1,0 +1,173 @@
+//===- VectorizeElementwise.cpp - elementwise kernels on 16-byte vectors ---===//
+//
+// A memory-bound kernel is as fast as its loads: a thread that loads one
+// f32 at a time issues four times the instructions of one that loads a
+// 16-byte vector, and an element type narrower than the widest one in the
+// body still moves whole vectors. NVPTX emits ld.global.v4 only for a
+// vector access whose alignment is stated, so each access carries the
+// vector's size as its alignment; the checks below make that true (the
+// arena's buffers and the runtime's allocations start 64-byte aligned).
+//
+//===----------------------------------------------------------------------===//
+#include "VectorizeElementwise.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/IR/IRMapping.h"
+
+#include <optional>
+
+using namespace mlir;
+
+namespace mt {
+namespace {
+
+/// How an operand is read in a chunk.
+enum class Access { Vector, Broadcast };
+
+/// The operand's access, if a chunk of `width` elements along the innermost
+/// loop is one run of it aligned to the vector's size.
+std::optional<Access> accessOf(Value operand, AffineMap map, unsigned innermost, int64_t width) {
+  auto type = dyn_cast<MemRefType>(operand.getType());
+  if (!type || !map.isProjectedPermutation() || !type.getElementType().isIntOrFloat())
+    return std::nullopt;
+  bool varies = false;
+  for (unsigned r = 0; r < map.getNumResults(); ++r)
+    if (map.getDimPosition(r) == innermost) {
+      if (r + 1 != map.getNumResults())
+        return std::nullopt; // the innermost loop walks a strided dimension
+      varies = true;
+    }
+  if (!varies)
+    return Access::Broadcast;
+  SmallVector<int64_t> strides;
+  int64_t offset;
+  if (failed(type.getStridesAndOffset(strides, offset)) || ShapedType::isDynamic(offset) ||
+      strides.back() != 1 || offset % width)
+    return std::nullopt;
+  for (int64_t s : ArrayRef<int64_t>(strides).drop_back())
+    if (ShapedType::isDynamic(s) || s % width)
+      return std::nullopt;
+  return Access::Vector;
+}
+
+bool vectorizableBody(Block &body) {
+  for (Operation &op : body.without_terminator()) {
+    if (!isa<arith::ArithDialect, math::MathDialect>(op.getDialect()) || op.getNumRegions())
+      return false;
+    for (Type t : op.getResultTypes())
+      if (!t.isIntOrIndexOrFloat() || t.isIndex())
+        return false;
+  }
+  return true;
+}
+
+} // namespace
+
+scf::ParallelOp vectorizeElementwise(IRRewriter &rewriter, linalg::GenericOp op,
+                                     int64_t vectorBytes) {
+  if (vectorBytes <= 0 || !op.hasPureBufferSemantics() || op.getNumLoops() == 0 ||
+      op.getNumParallelLoops() != op.getNumLoops() || !vectorizableBody(*op.getBlock()))
+    return nullptr;
+  SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+  if (llvm::any_of(ranges, ShapedType::isDynamic))
+    return nullptr;
+  // W elements of the widest type fill `vectorBytes`.
+  int64_t widest = 0;
+  for (Value v : op->getOperands())
+    if (auto t = dyn_cast<MemRefType>(v.getType()))
+      widest = std::max<int64_t>(widest, t.getElementTypeBitWidth() / 8);
+  if (widest == 0 || vectorBytes % widest)
+    return nullptr;
+  int64_t width = vectorBytes / widest;
+  unsigned innermost = op.getNumLoops() - 1;
+  if (width < 2 || ranges[innermost] % width)
+    return nullptr;
+  SmallVector<Access> access;
+  for (OpOperand &operand : op->getOpOperands()) {
+    AffineMap map = op.getMatchingIndexingMap(&operand);
+    std::optional<Access> a = accessOf(operand.get(), map, innermost, width);
+    bool isOutput = op.isDpsInit(&operand);
+    if (!a || (isOutput && (*a != Access::Vector || !map.isIdentity())))
+      return nullptr;
+    access.push_back(*a);
+  }
+
+  Location loc = op.getLoc();
+  rewriter.setInsertionPoint(op);
+  int64_t total = 1;
+  for (int64_t r : ranges)
+    total *= r;
+  auto index = [&](int64_t v) { return rewriter.create<arith::ConstantIndexOp>(loc, v); };
+  auto chunks = rewriter.create<scf::ParallelOp>(loc, ValueRange{index(0)},
+                                                 ValueRange{index(total / width)},
+                                                 ValueRange{index(1)});
+  rewriter.setInsertionPointToStart(chunks.getBody());
+  // The chunk's first element, as loop indices (row-major).
+  Value rest = rewriter.create<arith::MulIOp>(loc, chunks.getInductionVars()[0], index(width));
+  SmallVector<Value> ivs(ranges.size());
+  for (int64_t d = static_cast<int64_t>(ranges.size()) - 1; d >= 0; --d) {
+    Value size = index(ranges[d]);
+    ivs[d] = d ? rewriter.create<arith::RemUIOp>(loc, rest, size).getResult() : rest;
+    if (d)
+      rest = rewriter.create<arith::DivUIOp>(loc, rest, size);
+  }
+  auto vectorOf = [&](Type element) { return VectorType::get({width}, element); };
+  auto alignmentOf = [&](Type element) {
+    return llvm::MaybeAlign(width * element.getIntOrFloatBitWidth() / 8);
+  };
+
+  IRMapping mapping;
+  Block &body = *op.getBlock();
+  for (OpOperand &operand : op->getOpOperands()) {
+    BlockArgument arg = body.getArgument(operand.getOperandNumber());
+    if (arg.use_empty())
+      continue;
+    AffineMap map = op.getMatchingIndexingMap(&operand);
+    SmallVector<Value> at;
+    for (unsigned r = 0; r < map.getNumResults(); ++r)
+      at.push_back(ivs[map.getDimPosition(r)]);
+    Type element = arg.getType();
+    Value value;
+    if (access[operand.getOperandNumber()] == Access::Vector) {
+      value = rewriter.create<vector::LoadOp>(loc, vectorOf(element), operand.get(), at,
+                                              /*nontemporal=*/false, alignmentOf(element));
+    } else {
+      Value scalar = rewriter.create<memref::LoadOp>(loc, operand.get(), at);
+      value = rewriter.create<vector::BroadcastOp>(loc, vectorOf(element), scalar);
+    }
+    mapping.map(arg, value);
+  }
+  for (Operation &inner : body.without_terminator()) {
+    if (auto constant = dyn_cast<arith::ConstantOp>(inner)) {
+      auto splat = DenseElementsAttr::get(vectorOf(constant.getType()), constant.getValue());
+      mapping.map(constant.getResult(),
+                  rewriter.create<arith::ConstantOp>(loc, vectorOf(constant.getType()), splat));
+      continue;
+    }
+    // A scalar from outside the body (a hyperparameter) is the same in
+    // every lane.
+    for (Value operand : inner.getOperands())
+      if (!mapping.contains(operand) && operand.getParentBlock() != &body)
+        mapping.map(operand,
+                    rewriter.create<vector::BroadcastOp>(loc, vectorOf(operand.getType()), operand));
+    Operation *copy = rewriter.clone(inner, mapping);
+    for (OpResult result : copy->getResults())
+      result.setType(vectorOf(result.getType()));
+  }
+  auto yield = cast<linalg::YieldOp>(body.getTerminator());
+  for (auto [k, output] : llvm::enumerate(op.getDpsInits())) {
+    Value value = mapping.lookupOrDefault(yield.getOperand(k));
+    Type element = cast<MemRefType>(output.getType()).getElementType();
+    if (!isa<VectorType>(value.getType())) // the body passes a block argument through
+      value = rewriter.create<vector::BroadcastOp>(loc, vectorOf(element), value);
+    rewriter.create<vector::StoreOp>(loc, value, output, ivs, /*nontemporal=*/false,
+                                     alignmentOf(element));
+  }
+  rewriter.eraseOp(op);
+  return chunks;
+}
+
+} // namespace mt
