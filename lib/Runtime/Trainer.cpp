@@ -172,8 +172,8 @@ bool Trainer::load(const plan::Plan &plan, int64_t rank, Communicator *comm, std
             (scaled ? "which take" : "which do not take") + " a loss scale)";
     return false;
   }
-  lossScale_ = scaled ? ls.initial_scale() : 0;
-  overflowsLeft_ = ls.hysteresis();
+  if (scaled)
+    lossScaler_.emplace(ls.initial_scale(), ls.min_scale(), ls.window(), ls.hysteresis());
   const plan::CodeObject *native = nullptr;
   for (const plan::CodeObject &code : plan_.code())
     if (code.kind() == plan::CodeObject::SHARED_OBJECT)
@@ -481,7 +481,7 @@ bool Trainer::setBatch(const MicroBatch &batch, int64_t iteration, int64_t micro
         splitmix64(c.seed() ^ splitmix64(static_cast<uint64_t>(iteration) << 20 |
                                          static_cast<uint64_t>(micro))));
   if (Buffer *b = buffer("batch:loss_scale"))
-    b->as<float>()[0] = static_cast<float>(lossScale_);
+    b->as<float>()[0] = static_cast<float>(lossScaler_ ? lossScaler_->scale() : 1.0);
   if (Buffer *b = buffer("batch:loss_mask"))
     for (size_t i = 0; i < n; ++i) {
       if (dtypes_["batch:loss_mask"] == plan::F64)
@@ -760,16 +760,16 @@ bool Trainer::step(int64_t iteration, BatchSource &data, StepStats &stats, std::
       !sumOver(tpGroup_, sqNorm, "grad_sq_norm", error) ||
       (c.parallel().distributed_optimizer() && !sumOver(dpGroup_, sqNorm, "grad_sq_norm", error)))
     return false;
-  // With loss scaling the gradients are `lossScale_` times the true ones.
-  double unscale = lossScale_ > 0 ? lossScale_ : 1.0;
+  // With loss scaling the gradients are the scale times the true ones.
+  double unscale = lossScaler_ ? lossScaler_->scale() : 1.0;
   stats.gradNorm = std::sqrt(sqNorm) / static_cast<double>(micro) / unscale;
   // The schedule counts updates, not iterations: a skipped step (an fp16
   // overflow, a non-finite loss) does not advance it (as Megatron's).
   stats.lr = schedule_.at(optimizerSteps_ + 1);
-  stats.lossScale = lossScale_;
+  stats.lossScale = lossScaler_ ? lossScaler_->scale() : 0;
   stats.skipped = !std::isfinite(stats.loss) || !std::isfinite(stats.gradNorm);
-  if (lossScale_ > 0)
-    updateLossScale(stats);
+  if (lossScaler_ && (!stats.skipped || std::isfinite(stats.loss)))
+    stats.overflow = lossScaler_->update(/*overflowed=*/stats.skipped);
   if (stats.skipped)
     return true;
   double clip = 1.0;
@@ -789,31 +789,6 @@ bool Trainer::step(int64_t iteration, BatchSource &data, StepStats &stats, std::
   for (int i = 0; i < 8; ++i)
     hyper[i] = static_cast<float>(values[i]);
   return optimize(error);
-}
-
-void Trainer::updateLossScale(StepStats &stats) {
-  const plan::LossScaling &ls = plan_.config().loss_scaling();
-  if (ls.window() == 0)
-    return; // a constant scale
-  if (stats.skipped && std::isfinite(stats.loss)) {
-    // Gradients overflowed fp16: try again at a lower scale (after
-    // `hysteresis` overflows), and start counting good steps anew.
-    goodSteps_ = 0;
-    if (--overflowsLeft_ <= 0) {
-      double lower = std::max(lossScale_ / 2, ls.min_scale());
-      stats.overflow = lower < lossScale_;
-      lossScale_ = lower;
-      overflowsLeft_ = ls.hysteresis();
-    } else {
-      stats.overflow = true;
-    }
-    return;
-  }
-  if (!stats.skipped && ++goodSteps_ == ls.window()) {
-    goodSteps_ = 0;
-    overflowsLeft_ = ls.hysteresis();
-    lossScale_ *= 2;
-  }
 }
 
 bool Trainer::evaluate(BatchSource &data, int64_t batches, double &loss, std::string &error) {

@@ -6,6 +6,7 @@
 #include "mt/Runtime/Communicator.h"
 #include "mt/Runtime/CpuModule.h"
 #include "mt/Runtime/CudaBackend.h"
+#include "mt/Runtime/LossScaler.h"
 #include "mt/Runtime/LrSchedule.h"
 #include "mt/Schedule/PipelineSchedule.h"
 #include "mt/Runtime/CompiledCollectives.h"
@@ -14,6 +15,7 @@
 
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -145,9 +147,6 @@ private:
   bool reduceTiedGradients(std::string &error);
   bool reduceGradients(std::string &error);
   bool optimize(std::string &error);
-  /// Lowers the loss scale after gradient overflows and raises it after a
-  /// window of good steps (Megatron's dynamic grad scaler).
-  void updateLossScale(StepStats &stats);
   int64_t shardElements(const Slice &s) const { return (s.elements + dp_ - 1) / dp_; }
   int64_t stageRank(int64_t virtualStage) const;
   bool isLastStage(const Stage &st) const { return st.index == numStages_ - 1; }
@@ -169,9 +168,8 @@ private:
   std::vector<Stage> stages_;
   std::vector<TimelineEntry> timeline_; // this rank's passes in the last step
   int64_t optimizerSteps_ = 0;
-  /// Dynamic loss scaling (plan::LossScaling); scale 0: none.
-  double lossScale_ = 0;
-  int64_t goodSteps_ = 0, overflowsLeft_ = 0;
+  /// fp16's loss scaling (plan::LossScaling); none without it.
+  std::optional<LossScaler> lossScaler_;
   int64_t rank_ = 0, dp_ = 1, dpIndex_ = 0, pp_ = 1, ppIndex_ = 0, tp_ = 1, tpIndex_ = 0,
           numStages_ = 1;
   MeshShape mesh_;
