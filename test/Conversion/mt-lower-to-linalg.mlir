@@ -151,15 +151,29 @@ func.func @accumulate_in_place(%x: tensor<8x4xf32>, %dy: tensor<8x4xf32>, %db: t
 
 // -----
 
-// The scatter-add starts from the accumulator. Columns are the outer loop,
-// independent, each adding the rows in order: parallel without atomics.
+// The scatter-add starts from the accumulator. The rows of one id form a
+// chain (the next row with that id, found by a scan forward); the first row
+// of each id (a scan backward) walks its chain for every column, adding in
+// row order: rows independent, columns along the row, no atomics, the same
+// sums as a sequential loop.
 // CHECK-LABEL: func.func @embedding_grad_plus
-// CHECK-SAME: %[[ACC:[^:]*]]: tensor<16x4xf32>)
+// CHECK-SAME: %[[G:[^:]*]]: tensor<2x4xf32>, %[[IDS:[^:]*]]: tensor<2xi32>, %[[ACC:[^:]*]]: tensor<16x4xf32>)
 // CHECK-NOT: linalg.fill
-// CHECK: %[[C4:.*]] = arith.constant 4 : index
-// CHECK: scf.for %{{.*}} = %{{.*}} to %[[C4]] {{.*}} iter_args(%{{.*}} = %[[ACC]])
+// CHECK: %[[NEXT:.*]] = linalg.generic {{.*}} ins(%[[IDS]] : tensor<2xi32>) outs(%{{.*}} : tensor<2xi32>)
+// CHECK: scf.while
 // CHECK: %[[C2:.*]] = arith.constant 2 : index
-// CHECK: scf.for %{{.*}} = %{{.*}} to %[[C2]]
+// CHECK: scf.for %[[R:.*]] = %{{.*}} to %[[C2]] {{.*}} iter_args(%[[TABLE:.*]] = %[[ACC]])
+// CHECK: %[[FIRST:.*]] = scf.while
+// CHECK: %[[LEADS:.*]] = arith.cmpi slt, %[[FIRST]]
+// CHECK: %[[WALKS:.*]] = arith.andi %{{.*}}, %[[LEADS]]
+// CHECK: %[[COLS:.*]] = arith.select %[[WALKS]]
+// CHECK: scf.for %[[C:.*]] = %{{.*}} to %[[COLS]] {{.*}} iter_args(%[[T:.*]] = %[[TABLE]])
+// CHECK: %[[START:.*]] = tensor.extract %[[T]]
+// CHECK: %[[SUM:.*]]:2 = scf.while ({{.*}} = %[[R]], {{.*}} = %[[START]])
+// CHECK: tensor.extract %[[G]]
+// CHECK: tensor.extract %[[NEXT]]
+// CHECK: tensor.insert %[[SUM]]#1 into %[[T]]
+// CHECK: } {mt.along_row}
 // CHECK: } {mt.independent_iterations}
 func.func @embedding_grad_plus(%g: tensor<2x4xf32>, %ids: tensor<2xi32>, %acc: tensor<16x4xf32>) -> tensor<16x4xf32> {
   %d = mt.embedding_grad %g[%ids] plus %acc : tensor<16x4xf32> : tensor<2x4xf32>, tensor<2xi32> -> tensor<16x4xf32>

@@ -225,6 +225,59 @@ func.func @softmax_rows(%a: memref<6x40xf32>, %out: memref<6x40xf32>) {
 
 // -----
 
+// The embedding gradient's walk (mt-lower-to-linalg): a row writes the
+// table's row of its id, not its own, but only at the lane's own column, and
+// reads it there: rows on warps, the columns from the lane by 32; rows that
+// do not walk run no columns.
+// CHECK-LABEL: func.func @embedding_walk
+// CHECK-SAME: %[[G:[^:]*]]: memref<2x64xf32>, %[[IDS:[^:]*]]: memref<2xi32>, %[[NEXT:[^:]*]]: memref<2xi32>, %[[TABLE:[^:]*]]: memref<16x64xf32>)
+// CHECK-DAG: %[[C32:.*]] = arith.constant 32 : index
+// CHECK: scf.parallel (%[[BLOCK:.*]]) =
+// CHECK: scf.parallel (%[[WARP:.*]], %[[LANE:.*]]) =
+// CHECK: %[[ROW:.*]] = arith.addi %[[BLOCK]], %[[WARP]]
+// CHECK: %[[ID:.*]] = memref.load %[[IDS]][%[[ROW]]]
+// CHECK: %[[COLS:.*]] = arith.select
+// CHECK: scf.for %[[C:.*]] = %[[LANE]] to %[[COLS]] step %[[C32]]
+// CHECK: scf.while
+// CHECK: memref.load %[[G]][%{{.*}}, %[[C]]]
+// CHECK: memref.load %[[NEXT]]
+// CHECK: memref.store %{{.*}}, %[[TABLE]][%{{.*}}, %[[C]]]
+// CHECK: {mapping = [#gpu.loop_dim_map<processor = thread_y{{.*}}#gpu.loop_dim_map<processor = thread_x
+// CHECK: {mapping = [#gpu.loop_dim_map<processor = block_x
+// THREAD-LABEL: func.func @embedding_walk
+// THREAD-NOT: thread_y
+func.func @embedding_walk(%g: memref<2x64xf32>, %ids: memref<2xi32>, %next: memref<2xi32>, %table: memref<16x64xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %c64 = arith.constant 64 : index
+  %zero = arith.constant 0 : i32
+  scf.for %r = %c0 to %c2 step %c1 {
+    %raw = memref.load %ids[%r] : memref<2xi32>
+    %id = arith.index_cast %raw : i32 to index
+    %walks = arith.cmpi sge, %raw, %zero : i32
+    %cols = arith.select %walks, %c64, %c0 : index
+    scf.for %c = %c0 to %cols step %c1 {
+      %start = memref.load %table[%id, %c] : memref<16x64xf32>
+      %sum:2 = scf.while (%t = %r, %acc = %start) : (index, f32) -> (index, f32) {
+        %more = arith.cmpi slt, %t, %c2 : index
+        scf.condition(%more) %t, %acc : index, f32
+      } do {
+      ^bb0(%t: index, %acc: f32):
+        %v = memref.load %g[%t, %c] : memref<2x64xf32>
+        %a = arith.addf %acc, %v : f32
+        %n = memref.load %next[%t] : memref<2xi32>
+        %ni = arith.index_cast %n : i32 to index
+        scf.yield %ni, %a : index, f32
+      }
+      memref.store %sum#1, %table[%id, %c] : memref<16x64xf32>
+    } {mt.along_row}
+  } {mt.independent_iterations}
+  return
+}
+
+// -----
+
 // A row that reads back a neighbour's column of what it wrote: on a warp
 // that column belongs to another lane, so the row stays on one thread.
 // CHECK-LABEL: func.func @reads_neighbour

@@ -1,6 +1,8 @@
 //===- LowerGradOps.cpp - backward ops -------------------------------------===//
 #include "Lowerings.h"
 
+#include "mt/Analysis/ModelInfo.h"
+
 #include "mlir/Dialect/SCF/IR/SCF.h"
 
 #include <cmath>
@@ -19,10 +21,65 @@ Value addF(OpBuilder &b, Location l, Value x, Value y) { return b.create<arith::
 Value mulF(OpBuilder &b, Location l, Value x, Value y) { return b.create<arith::MulFOp>(l, x, y); }
 Value subF(OpBuilder &b, Location l, Value x, Value y) { return b.create<arith::SubFOp>(l, x, y); }
 
-/// Scatter-add of gradient rows into the table. Each column is its own
-/// loop over the rows in order (marked independent: a parallel target runs
-/// the columns at once, neighbouring threads on neighbouring elements), so
-/// repeated ids add in the same order everywhere, with no atomics.
+/// Index `i` as an index value (from an integer id element).
+Value asIndex(OpBuilder &b, Location l, Value i) {
+  return b.create<arith::IndexCastOp>(l, b.getIndexType(), i);
+}
+
+/// For each row r of `ids` [rows], the next row with the same id, or `rows`
+/// when r is its id's last: one thread per row scanning forward (i32).
+Value nextSameId(LinalgBuilder &lb, Value ids, int64_t rows) {
+  Type i32 = lb.builder().getI32Type();
+  return lb.generic(
+      ids, lb.identity(1), lb.empty({rows}, i32), lb.identity(1), lb.parallel(1),
+      [&](OpBuilder &b, Location l, ValueRange a) -> Value {
+        Value id = a[0];
+        Value one = b.create<arith::ConstantIndexOp>(l, 1);
+        Value end = b.create<arith::ConstantIndexOp>(l, rows);
+        Value last = b.create<arith::ConstantIndexOp>(l, rows - 1);
+        Value start = b.create<arith::AddIOp>(l, b.create<linalg::IndexOp>(l, 0), one);
+        auto scan = b.create<scf::WhileOp>(
+            l, TypeRange{b.getIndexType()}, ValueRange{start},
+            [&](OpBuilder &cb, Location cl, ValueRange j) {
+              Value inside = cb.create<arith::CmpIOp>(cl, arith::CmpIPredicate::slt, j[0], end);
+              Value at = cb.create<arith::MinSIOp>(cl, j[0], last);
+              Value other = cb.create<tensor::ExtractOp>(cl, ids, ValueRange{at});
+              Value differs = cb.create<arith::CmpIOp>(cl, arith::CmpIPredicate::ne, other, id);
+              cb.create<scf::ConditionOp>(cl, cb.create<arith::AndIOp>(cl, inside, differs), j);
+            },
+            [&](OpBuilder &db, Location dl, ValueRange j) {
+              db.create<scf::YieldOp>(dl, ValueRange{db.create<arith::AddIOp>(dl, j[0], one)});
+            });
+        return b.create<arith::IndexCastOp>(l, i32, scan.getResult(0));
+      });
+}
+
+/// Whether row r is the first row of `ids` with its id: a scan backward.
+Value firstOfItsId(OpBuilder &b, Location l, Value ids, Value r, Value id) {
+  Value zero = b.create<arith::ConstantIndexOp>(l, 0);
+  Value one = b.create<arith::ConstantIndexOp>(l, 1);
+  auto scan = b.create<scf::WhileOp>(
+      l, TypeRange{b.getIndexType()}, ValueRange{b.create<arith::SubIOp>(l, r, one)},
+      [&](OpBuilder &cb, Location cl, ValueRange j) {
+        Value inside = cb.create<arith::CmpIOp>(cl, arith::CmpIPredicate::sge, j[0], zero);
+        Value at = cb.create<arith::MaxSIOp>(cl, j[0], zero);
+        Value other = cb.create<tensor::ExtractOp>(cl, ids, ValueRange{at});
+        Value differs = cb.create<arith::CmpIOp>(cl, arith::CmpIPredicate::ne, other, id);
+        cb.create<scf::ConditionOp>(cl, cb.create<arith::AndIOp>(cl, inside, differs), j);
+      },
+      [&](OpBuilder &db, Location dl, ValueRange j) {
+        db.create<scf::YieldOp>(dl, ValueRange{db.create<arith::SubIOp>(dl, j[0], one)});
+      });
+  return b.create<arith::CmpIOp>(l, arith::CmpIPredicate::slt, scan.getResult(0), zero);
+}
+
+/// Scatter-add of gradient rows into the table, deterministic and parallel
+/// without atomics. The rows with one id form a chain in row order (`next`);
+/// the first row of each id walks its chain for every column, adding in row
+/// order, so each table element sums exactly as a sequential loop over the
+/// rows would, bit for bit, on any target. The rows are independent (no two
+/// first rows share an id) and the columns along a row (a GPU runs a warp
+/// per row, a lane per column).
 Lowered lowerEmbeddingGrad(EmbeddingGradOp op, LinalgBuilder &lb) {
   auto table = tensorOf(op.getResult());
   int64_t vocab = table.getDimSize(0), h = table.getDimSize(1);
@@ -32,35 +89,51 @@ Lowered lowerEmbeddingGrad(EmbeddingGradOp op, LinalgBuilder &lb) {
   Location loc = lb.location();
   Value init = op.getPlus() ? op.getPlus()
                             : lb.filled(table.getShape(), table.getElementType(), 0.0);
+  Value next = nextSameId(lb, ids, rows);
   Value zero = lb.index(0);
-  // A vocabulary shard holds rows [offset, offset + vocab); other ids add 0.
+  // A vocabulary shard holds rows [offset, offset + vocab); other ids add
+  // nothing.
   Value offset = zero;
   if (op.getShard()) {
     Value i = scalarOf(b, loc, op.getShard());
     i = b.create<arith::MulIOp>(loc, i, b.create<arith::ConstantOp>(loc, b.getI64IntegerAttr(vocab)));
-    offset = b.create<arith::IndexCastOp>(loc, b.getIndexType(), i);
+    offset = asIndex(b, loc, i);
   }
-  Type t = table.getElementType();
-  Value result = forEachRow(b, loc, h, ValueRange{init}, [&](OpBuilder &cb, Location cl, Value c,
-                                                              ValueRange column) {
-    return forRange(cb, cl, rows, column, [&](OpBuilder &ob, Location ol, Value r, ValueRange acc) {
-      Value id = ob.create<arith::IndexCastOp>(ol, ob.getIndexType(),
-                                               ob.create<tensor::ExtractOp>(ol, ids, ValueRange{r}));
-      id = ob.create<arith::SubIOp>(ol, id, offset);
-      Value last = ob.create<arith::ConstantIndexOp>(ol, vocab - 1);
-      Value inside = ob.create<arith::AndIOp>(
-          ol, ob.create<arith::CmpIOp>(ol, arith::CmpIPredicate::sge, id, zero),
-          ob.create<arith::CmpIOp>(ol, arith::CmpIPredicate::sle, id, last));
-      id = ob.create<arith::MinSIOp>(ol, ob.create<arith::MaxSIOp>(ol, id, zero), last);
-      Value cur = ob.create<tensor::ExtractOp>(ol, acc[0], ValueRange{id, c});
-      Value g = ob.create<tensor::ExtractOp>(ol, grad, ValueRange{r, c});
-      if (op.getShard()) {
-        Value scale = ob.create<arith::SelectOp>(ol, inside, cst(ob, ol, t, 1.0), cst(ob, ol, t, 0.0));
-        g = mulF(ob, ol, g, scale);
-      }
-      Value upd = ob.create<tensor::InsertOp>(ol, addF(ob, ol, cur, g), acc[0], ValueRange{id, c});
-      return SmallVector<Value>{upd};
-    });
+  Value result = forEachRow(b, loc, rows, ValueRange{init}, [&](OpBuilder &rb, Location rl,
+                                                                 Value r, ValueRange carried) {
+    Value rawId = rb.create<tensor::ExtractOp>(rl, ids, ValueRange{r});
+    Value id = rb.create<arith::SubIOp>(rl, asIndex(rb, rl, rawId), offset);
+    Value inside = rb.create<arith::AndIOp>(
+        rl, rb.create<arith::CmpIOp>(rl, arith::CmpIPredicate::sge, id, zero),
+        rb.create<arith::CmpIOp>(rl, arith::CmpIPredicate::slt, id,
+                                 rb.create<arith::ConstantIndexOp>(rl, vocab)));
+    Value walks = rb.create<arith::AndIOp>(rl, inside, firstOfItsId(rb, rl, ids, r, rawId));
+    // Rows that do not walk run no columns.
+    Value columns = rb.create<arith::SelectOp>(rl, walks, rb.create<arith::ConstantIndexOp>(rl, h),
+                                               zero);
+    Value one = rb.create<arith::ConstantIndexOp>(rl, 1);
+    Value end = rb.create<arith::ConstantIndexOp>(rl, rows);
+    auto alongRow = rb.create<scf::ForOp>(
+        rl, zero, columns, one, carried,
+        [&](OpBuilder &cb, Location cl, Value c, ValueRange acc) {
+          Value start = cb.create<tensor::ExtractOp>(cl, acc[0], ValueRange{id, c});
+          auto walk = cb.create<scf::WhileOp>(
+              cl, TypeRange{cb.getIndexType(), start.getType()}, ValueRange{r, start},
+              [&](OpBuilder &wb, Location wl, ValueRange s) {
+                Value more = wb.create<arith::CmpIOp>(wl, arith::CmpIPredicate::slt, s[0], end);
+                wb.create<scf::ConditionOp>(wl, more, s);
+              },
+              [&](OpBuilder &wb, Location wl, ValueRange s) {
+                Value g = wb.create<tensor::ExtractOp>(wl, grad, ValueRange{s[0], c});
+                Value sum = addF(wb, wl, s[1], g);
+                Value n = asIndex(wb, wl, wb.create<tensor::ExtractOp>(wl, next, ValueRange{s[0]}));
+                wb.create<scf::YieldOp>(wl, ValueRange{n, sum});
+              });
+          Value updated = cb.create<tensor::InsertOp>(cl, walk.getResult(1), acc[0], ValueRange{id, c});
+          cb.create<scf::YieldOp>(cl, updated);
+        });
+    alongRow->setAttr(kAlongRowAttrName, rb.getUnitAttr());
+    return SmallVector<Value>{alongRow.getResult(0)};
   })[0];
   return SmallVector<Value>{result};
 }
