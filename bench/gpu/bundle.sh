@@ -37,6 +37,16 @@ print(' '.join(str(random.randrange(50257)) for _ in range(400000)))" > "$out/da
   --train-iters=10 --target=cuda --cuda-arch="$arch" -o "$out/plans/gpt2-124m-cuda"
 "$mtc" "$root/examples/gpt2.mlir" --micro-batch-size=4 --seq-length=1024 --global-batch-size=4 \
   --train-iters=10 --target=cuda --cuda-arch="$arch" --bf16 -o "$out/plans/gpt2-124m-cuda-bf16"
+# GPT-2 medium (350M), bf16, the same batch.
+"$mtc" "$root/examples/gpt2-medium.mlir" --micro-batch-size=4 --seq-length=1024 --global-batch-size=4 \
+  --train-iters=10 --target=cuda --cuda-arch="$arch" --bf16 -o "$out/plans/gpt2-350m-cuda-bf16"
+
+# Kernel bandwidth on tensors far larger than L2 (50 MB on H100): one GPT-2
+# small layer at micro-batch 64 (its [65536, 768] activations are 100 MB
+# in bf16, attention's scores 1.6 GB).
+python3 "$root/examples/gen_gpt.py" "$out/data" gpt2-1layer
+"$mtc" "$out/data/gpt2-1layer.mlir" --micro-batch-size=64 --seq-length=1024 --global-batch-size=64 \
+  --train-iters=3 --target=cuda --cuda-arch="$arch" --bf16 -o "$out/plans/gpt2-1layer-mb64-bf16"
 
 # mt-run and what it loads.
 cp "$build/bin/mt-run" "$out/bin/"
@@ -44,5 +54,5 @@ cp "$build/lib/libmt-cuda-runtime.so" "$out/lib/"
 for f in $(ldd "$build/bin/mt-run" | awk '/=>/ {print $3}') /lib64/ld-linux-x86-64.so.2; do
   cp -L "$f" "$out/lib/"
 done
-cp "$root/test/parallel/Inputs/compare_runs.py" "$out/bin/"
+cp "$root/test/parallel/Inputs/compare_runs.py" "$root/bench/gpu/mfu.py" "$out/bin/"
 du -sh "$out"

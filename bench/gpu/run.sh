@@ -41,18 +41,37 @@ mtrun "$bundle/plans/micro-cuda-bf16" --data "$bundle/data/micro.tokens" \
 tail -3 "$results/micro-cuda-bf16.log"
 python3 "$bundle/bin/compare_runs.py" "$bundle/cpu/micro" "$results/micro-cuda-bf16" --rtol 1e-2 --param-tol 1
 
+peak="${MT_PEAK_TFLOPS:-989}"   # dense bf16 of H100 SXM and H200
 echo "== GPT-2 124M, micro-batch 4, seq 1024, bf16, 10 steps"
 mtrun "$bundle/plans/gpt2-124m-cuda-bf16" --data "$bundle/data/random.tokens" \
   > "$results/gpt2-124m-bf16.log" 2>&1; echo "exit $?"
 tail -4 "$results/gpt2-124m-bf16.log"
+python3 "$bundle/bin/mfu.py" "$results/gpt2-124m-bf16.log" --layers 12 --hidden 768 --peak-tflops "$peak"
+
+echo "== GPT-2 350M, micro-batch 4, seq 1024, bf16, 10 steps"
+mtrun "$bundle/plans/gpt2-350m-cuda-bf16" --data "$bundle/data/random.tokens" \
+  > "$results/gpt2-350m-bf16.log" 2>&1; echo "exit $?"
+tail -4 "$results/gpt2-350m-bf16.log"
+python3 "$bundle/bin/mfu.py" "$results/gpt2-350m-bf16.log" --layers 24 --hidden 1024 --peak-tflops "$peak"
+
+echo "== where the 124M bf16 step's time goes: each kernel's bandwidth, each GEMM's TFLOP/s"
+mtrun "$bundle/plans/gpt2-124m-cuda-bf16" --data "$bundle/data/random.tokens" --train-iters 4 \
+  --profile > "$results/gpt2-124m-bf16-profile.log" 2>&1; echo "exit $?"
+sed -n '/^profile of/,$p' "$results/gpt2-124m-bf16-profile.log"
 
 echo "== GPT-2 124M, micro-batch 4, seq 1024, fp32, 10 steps"
 mtrun "$bundle/plans/gpt2-124m-cuda" --data "$bundle/data/random.tokens" \
   > "$results/gpt2-124m.log" 2>&1; echo "exit $?"
 tail -4 "$results/gpt2-124m.log"
 
+echo "== kernel bandwidth far beyond L2: one GPT-2 small layer, micro-batch 64, bf16"
+mtrun "$bundle/plans/gpt2-1layer-mb64-bf16" --data "$bundle/data/random.tokens" --profile \
+  > "$results/gpt2-1layer-profile.log" 2>&1; echo "exit $?"
+sed -n '/^profile of/,$p' "$results/gpt2-1layer-profile.log"
+
 echo "== PyTorch side by side (GPT-2 124M, micro-batch 4, seq 1024)"
 here="$(cd "$(dirname "$0")" && pwd)"
 python3 "$here/torch_gpt2.py" --dtype fp32
 python3 "$here/torch_gpt2.py" --dtype bf16
-python3 "$here/torch_gpt2.py" --dtype bf16 --compile
+python3 "$here/torch_gpt2.py" --dtype bf16 --compile --peak-tflops "$peak"
+python3 "$here/torch_gpt2.py" --dtype bf16 --compile --peak-tflops "$peak" --layers 24 --hidden 1024 --heads 16

@@ -99,7 +99,7 @@ LogicalResult mt::buildGpuBuffersToLLVMPipeline(OpPassManager &pm, const GpuOpti
   if (chips.empty())
     chips = {"sm_80", "sm_90"};
   std::string kernels =
-      "convert-parallel-loops-to-gpu,gpu-kernel-outlining,mt-merge-kernel-modules,"
+      "convert-parallel-loops-to-gpu,gpu-kernel-outlining,mt-merge-kernel-modules,mt-describe-kernels,"
       "lower-affine,convert-scf-to-cf";
   // sm_90 needs PTX 8.0; sm_80's code is the same at that version.
   for (const std::string &chip : chips)

@@ -23,6 +23,9 @@ struct CudaBackend::Api {
   void *(*alloc)(size_t, char *, size_t) = nullptr;
   void (*free)(void *) = nullptr;
   int (*sync)(char *, size_t) = nullptr;
+  void (*profile)(int) = nullptr;
+  size_t (*profileEntries)() = nullptr;
+  int (*profileEntry)(size_t, char *, size_t, int64_t *, double *, double *) = nullptr;
 };
 
 CudaBackend::CudaBackend() : api_(std::make_unique<Api>()) {}
@@ -82,6 +85,9 @@ std::unique_ptr<CudaBackend> CudaBackend::load(const plan::Plan &plan, std::stri
   find(api.alloc, "mt_cuda_alloc");
   find(api.free, "mt_cuda_free");
   find(api.sync, "mt_cuda_sync");
+  find(api.profile, "mt_cuda_profile");
+  find(api.profileEntries, "mt_cuda_profile_entries");
+  find(api.profileEntry, "mt_cuda_profile_entry");
   if (!complete) {
     error = "the CUDA runtime library is incomplete (built by another mtc version?)";
     return nullptr;
@@ -129,6 +135,20 @@ std::string CudaBackend::device() const {
   char text[512] = {0};
   api_->describe(text, sizeof(text));
   return text;
+}
+
+void CudaBackend::profile(Profiling mode) { api_->profile(static_cast<int>(mode)); }
+
+std::vector<CudaBackend::ProfileEntry> CudaBackend::profileEntries() const {
+  std::vector<ProfileEntry> entries(api_->profileEntries());
+  for (size_t i = 0; i < entries.size(); ++i) {
+    char name[512] = {0};
+    ProfileEntry &e = entries[i];
+    if (!api_->profileEntry(i, name, sizeof(name), &e.calls, &e.ms, &e.flops))
+      return {};
+    e.name = name;
+  }
+  return entries;
 }
 
 } // namespace mt

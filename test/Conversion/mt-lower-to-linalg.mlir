@@ -1,4 +1,9 @@
 // RUN: mt-opt %s -split-input-file -mt-lower-to-linalg -verify-diagnostics | FileCheck %s
+// RUN: mt-opt %s -split-input-file -mt-lower-to-linalg -verify-diagnostics --mlir-print-debuginfo | FileCheck %s --check-prefix=NAMED
+// Every op a lowering creates is named after the mt op it lowers
+// (mt-describe-kernels names kernels after it).
+// NAMED: #[[$AT:loc[0-9]+]] = loc("{{.*}}mt-lower-to-linalg.mlir":[[@LINE+16]]:
+// NAMED: loc("linear"(#[[$AT]]))
 
 // A linear layer: rows flattened, a contraction over in_features, the bias
 // broadcast, the result reshaped back; the function is exported.

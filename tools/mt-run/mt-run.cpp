@@ -4,6 +4,7 @@
 #include "mt/Runtime/RunRecorder.h"
 #include "mt/Runtime/ThreadTransport.h"
 #include "mt/Runtime/Timeline.h"
+#include "mt/Runtime/KernelProfile.h"
 #include "mt/Runtime/Trainer.h"
 #include "mt/Runtime/TrainingData.h"
 #include "mt/Runtime/TrainingLog.h"
@@ -27,6 +28,8 @@ namespace {
 struct Options {
   std::string plan, data, logDir, record, timeline;
   bool measureArena = false;
+  bool profile = false;
+  double peakBandwidth = 0, peakTflops = 0; // 0: the device's known peaks
   bool dump = false;
   int64_t trainIters = 0, evalInterval = 0, evalIters = 4, logInterval = 1, maxSkipped = 10;
   std::string split = "949,50,1";
@@ -55,6 +58,12 @@ void usage() {
                "                        (timeline.txt, timeline.svg)\n"
                "  --measure-arena       print how far each function writes into rank 0's arena\n"
                "                        against the plan (fills and scans it around every call)\n"
+               "  --profile             CUDA plans: time every kernel and GEMM after the first\n"
+               "                        step and print them per step, kernels grouped by op with\n"
+               "                        the bandwidth they reach, GEMMs by shape with TFLOP/s\n"
+               "  --peak-bandwidth GB/s --peak-tflops T\n"
+               "                        the device's peaks for --profile's percentages (known\n"
+               "                        for A100, H100, H200)\n"
                "  --comm-timeout SEC    report a rank that waits longer on a peer and exit (300)\n"
                "  --inject-fault=kill:RANK:STEP\n"
                "                        testing: rank RANK dies at step STEP\n"
@@ -99,6 +108,34 @@ struct RankThreads {
     std::this_thread::sleep_for(std::chrono::hours(1));
 }
 
+/// --profile's report, printed by rank 0 once every rank of the process is
+/// done (their kernels are counted too).
+bool reportProfile(const Options &o, const mt::plan::Plan &plan, mt::Trainer &trainer,
+                   mt::Communicator &comm, int64_t steps, std::string &error) {
+  if (comm.size() > 1) {
+    mt::Group world{{}, "world"};
+    for (int64_t r = 0; r < comm.size(); ++r)
+      world.ranks.push_back(r);
+    int64_t done = 1;
+    if (!comm.allReduce(world, &done, 1, mt::ElementType::I64, mt::ReduceOp::Sum,
+                        "the end of --profile", error))
+      return false;
+  }
+  mt::CudaBackend *gpu = trainer.gpu();
+  if (comm.rank() != 0 || !gpu)
+    return true;
+  gpu->profile(mt::CudaBackend::Profiling::Pause);
+  mt::DevicePeaks peaks = mt::peaksOf(gpu->device());
+  if (o.peakBandwidth > 0)
+    peaks.bandwidthGBs = o.peakBandwidth;
+  if (o.peakTflops > 0)
+    peaks.tflops16 = peaks.tflops32 = o.peakTflops;
+  std::fputs(("\n" + mt::profileReport(gpu->profileEntries(), plan, steps, gpu->device(), peaks))
+                 .c_str(),
+             stdout);
+  return true;
+}
+
 /// Trains on one rank: loads its part of the plan, reads the data, runs
 /// every step. Rank 0 logs and records.
 int runRank(const Options &o, const mt::plan::Plan &plan, mt::Communicator &comm) {
@@ -134,9 +171,20 @@ int runRank(const Options &o, const mt::plan::Plan &plan, mt::Communicator &comm
   auto start = std::chrono::steady_clock::now();
   int64_t skippedInARow = 0, skippedTotal = 0;
   double tokensPerStep = static_cast<double>(c.global_batch_size() * c.seq_length());
+  // --profile: rank 0 starts the timing after the first step (cuBLAS and the
+  // driver settle in it) unless there is only one, and pauses it around
+  // evaluations.
+  mt::CudaBackend *profiled = o.profile && lead ? trainer.gpu() : nullptr;
+  int64_t profiledSteps = 0;
+  if (profiled && iters == 1)
+    profiled->profile(mt::CudaBackend::Profiling::Start);
   for (int64_t it = 1; it <= iters; ++it) {
     if (rank == o.killRank && it == o.killStep)
       dieNow(comm);
+    if (profiled && it == 2)
+      profiled->profile(mt::CudaBackend::Profiling::Start);
+    if (profiled && (it >= 2 || iters == 1))
+      ++profiledSteps;
     auto t0 = std::chrono::steady_clock::now();
     mt::StepStats stats;
     if (!trainer.step(it, trainSource, stats, error))
@@ -160,13 +208,19 @@ int runRank(const Options &o, const mt::plan::Plan &plan, mt::Communicator &comm
     log.step(it, stats, tokensPerStep / seconds, elapsed, skippedTotal, it % o.logInterval == 0 || it == iters);
     bool evalNow = o.evalInterval ? (it % o.evalInterval == 0 || it == iters) : it == iters;
     if (evalNow && valid.numSamples() > 0) {
+      if (profiled)
+        profiled->profile(mt::CudaBackend::Profiling::Pause);
       double loss = 0;
       if (!trainer.evaluate(valid, o.evalIters, loss, error))
         return rankFail("evaluation: " + error);
       log.validation(it, loss);
+      if (profiled)
+        profiled->profile(mt::CudaBackend::Profiling::Resume);
     }
   }
   if (!log.finish(error) || (recorder.enabled() && !recorder.end(trainer, error)))
+    return rankFail(error);
+  if (o.profile && !reportProfile(o, plan, trainer, comm, profiledSteps, error))
     return rankFail(error);
   if (o.measureArena && lead) {
     std::printf("arena of rank 0: %lld bytes planned\n",
@@ -235,6 +289,15 @@ int main(int argc, char **argv) {
     if (a == "--data") o.data = value("--data");
     else if (a == "--dump") o.dump = true;
     else if (a == "--measure-arena") o.measureArena = true;
+    else if (a == "--profile") o.profile = true;
+    else if (a == "--peak-bandwidth" || a == "--peak-tflops") {
+      const char *v = value(a.c_str());
+      char *end = nullptr;
+      double peak = std::strtod(v, &end);
+      if (!*v || *end || !(peak > 0))
+        return fail(a + " needs a positive number, got '" + v + "'");
+      (a == "--peak-bandwidth" ? o.peakBandwidth : o.peakTflops) = peak;
+    }
     else if (a == "--split") o.split = value("--split");
     else if (a == "--log-dir") o.logDir = value("--log-dir");
     else if (a == "--record") o.record = value("--record");
@@ -278,6 +341,9 @@ int main(int argc, char **argv) {
   }
   if (o.data.empty())
     return fail("no training data: pass --data PATH");
+  if (o.profile && !mt::planTargetsCuda(plan))
+    return fail("--profile times GPU kernels; this plan is for the CPU (compile it with "
+                "--target=cuda)");
   if (!o.timeline.empty() && plan.stages_size() < 2)
     return fail("--timeline draws pipeline schedules; this plan has one stage (compile with --pp)");
   int64_t ranks = mt::planMesh(plan.config()).numRanks();

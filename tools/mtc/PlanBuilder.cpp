@@ -386,6 +386,12 @@ bool attachNativeCode(ModuleOp module, plan::Plan &out, std::string &error, unsi
         gpuCode.set_cpu(image.chip);
         gpuCode.set_kernels(image.kernels);
         gpuCode.set_data(image.data);
+        for (const KernelTraffic &t : image.traffic) {
+          plan::KernelTraffic &traffic = *gpuCode.add_kernel_traffic();
+          traffic.set_kernel(t.kernel);
+          traffic.set_bytes(t.bytes);
+          traffic.set_indirect(t.indirect);
+        }
       }
     }
   }

@@ -175,6 +175,41 @@ def MergeKernelModulesPass : Pass<"mt-merge-kernel-modules", "mlir::ModuleOp"> {
   let dependentDialects = ["::mlir::gpu::GPUDialect"];
 }
 
+def DescribeKernelsPass : Pass<"mt-describe-kernels", "mlir::ModuleOp"> {
+  let summary = "names each kernel after the op it computes and counts the bytes it must move";
+  let description = [{
+    Outlined kernels are named after the function they came from
+    (`train_step_kernel_17`), which says nothing in a profile. mt-lower-to-linalg
+    gives every op it creates the name of the mt op it lowers (a `NameLoc`);
+    this pass renames each kernel of the module's `gpu.module`s after that
+    name (`layer_norm_grad`, then `layer_norm_grad_1`, ...; kernels without one
+    keep theirs) and points each `gpu.launch_func` at the new name.
+
+    It also records, on the module, what each kernel must move at the least:
+    `mt.kernels = {name = {bytes = N}}`, the size of every buffer argument
+    the kernel reads plus the size of every one it writes (read and written:
+    twice). A buffer the kernel reaches only at indices computed from loaded
+    values (a gather or scatter, like the embedding's table) is left out of the sum,
+    since how much of it moves depends on the data, and the kernel is marked
+    `indirect`. `mt-run --profile` divides these bytes by the kernel's time.
+
+    ```mlir
+    // before
+    gpu.module @mt_kernels {
+      gpu.func @train_step_kernel_3(%x: memref<64x128xf32>, %y: memref<64x128xf32>) kernel
+          // reads %x, writes %y; loc("softmax"(...))
+    }
+    // after
+    module attributes {mt.kernels = {softmax = {bytes = 65536 : i64}}} {
+      gpu.module @mt_kernels {
+        gpu.func @softmax(%x: memref<64x128xf32>, %y: memref<64x128xf32>) kernel
+      }
+    }
+    ```
+  }];
+  let dependentDialects = ["::mlir::gpu::GPUDialect"];
+}
+
 def LowerWarpReductionsPass : Pass<"mt-lower-warp-reductions", "mlir::gpu::GPUModuleOp"> {
   let summary = "lowers a kernel's warp sums and maxima to shuffles";
   let description = [{

@@ -18,6 +18,7 @@
 
 #include <memory>
 #include <string>
+#include <vector>
 
 namespace mt {
 
@@ -40,6 +41,18 @@ public:
   bool bindThread(std::string &error);
   /// "NVIDIA H100 80GB HBM3 (sm_90)".
   std::string device() const;
+
+  /// Kernel and GEMM timing (mt-run --profile): start from zero, pause,
+  /// resume; what was timed, after synchronize().
+  enum class Profiling { Pause = 0, Start = 1, Resume = 2 };
+  void profile(Profiling mode);
+  struct ProfileEntry {
+    std::string name; // a kernel's, or "gemm <types> MxNxK <ops>"
+    int64_t calls = 0;
+    double ms = 0;
+    double flops = 0; // GEMMs
+  };
+  std::vector<ProfileEntry> profileEntries() const;
 
 private:
   struct Api;

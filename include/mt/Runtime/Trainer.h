@@ -77,6 +77,8 @@ public:
   const plan::Plan &plan() const { return plan_; }
   /// The GPU the plan runs on ("NVIDIA H100 ... (sm_90)"), or empty for the CPU.
   std::string device() const { return cuda_ ? cuda_->device() : std::string(); }
+  /// The GPU the plan runs on; null for a CPU plan.
+  CudaBackend *gpu() const { return cuda_.get(); }
   int64_t rank() const { return rank_; }
   const MeshShape &mesh() const { return mesh_; }
   /// A named buffer ("wte", "grad:wte", "s1/exp_avg:wte", ...), or null.

@@ -15,6 +15,20 @@ using namespace mt;
 
 namespace {
 
+/// Gives the ops lowering `op` created (those between `before` and it) the
+/// name of `op` ("layer_norm_grad") around their location, so the kernels
+/// made of them can be named after it (mt-describe-kernels) and profiles
+/// say what ran.
+void nameAfter(Operation *op, Operation *before) {
+  auto name = StringAttr::get(op->getContext(), op->getName().stripDialect());
+  Operation *first = before ? before->getNextNode() : &op->getBlock()->front();
+  for (Operation *created = first; created && created != op; created = created->getNextNode())
+    created->walk([&](Operation *inner) {
+      if (!isa<NameLoc>(inner->getLoc()))
+        inner->setLoc(NameLoc::get(name, inner->getLoc()));
+    });
+}
+
 /// Replaces the mt ops of `func` in program order; each lowering sees its
 /// operands already lowered.
 LogicalResult lowerFunction(func::FuncOp func) {
@@ -44,6 +58,7 @@ LogicalResult lowerFunction(func::FuncOp func) {
       if (auto r = dyn_cast<RankedTensorType>(t); r && !r.hasStaticShape())
         return op->emitError("mt-lower-to-linalg: run mt-specialize-shapes first");
     OpBuilder builder(op);
+    Operation *before = op->getPrevNode();
     LinalgBuilder lb(builder, op->getLoc());
     std::optional<Lowered> lowered = lowerRowOp(op, lb);
     if (!lowered)
@@ -62,6 +77,7 @@ LogicalResult lowerFunction(func::FuncOp func) {
       return op->emitError() << "mt-lower-to-linalg: no lowering for '" << op->getName() << "'";
     if (failed(*lowered))
       return failure();
+    nameAfter(op, before);
     op->replaceAllUsesWith(**lowered);
     op->erase();
   }

@@ -5,6 +5,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "CudaState.h"
+#include "Profile.h"
 
 #include <cstring>
 
@@ -67,6 +68,8 @@ int mt_cuda_sync(char *error, size_t capacity) {
   if (!mt::cuda::bindThread())
     return fail(error, capacity, mt::cuda::takeError());
   CUresult r = cuStreamSynchronize(mt::cuda::threadStream());
+  if (r == CUDA_SUCCESS)
+    mt::cuda::collectProfile();
   std::string recorded = mt::cuda::takeError();
   if (!recorded.empty())
     return fail(error, capacity, recorded);

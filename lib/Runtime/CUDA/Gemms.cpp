@@ -8,6 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "CudaState.h"
+#include "Profile.h"
 
 #include <cublas_v2.h>
 
@@ -48,6 +49,20 @@ bool check(cublasStatus_t s, const char *what) {
 
 cublasOperation_t op(int64_t transposed) { return transposed ? CUBLAS_OP_T : CUBLAS_OP_N; }
 
+/// Times one GEMM call for a profile, named by its types and shape:
+/// "gemm bf16>bf16 4096x2304x768 NT", "... x48" when batched.
+mt::cuda::ProfiledSpan profiled(const char *types, int64_t ta, int64_t tb, int64_t m, int64_t n,
+                                int64_t k, int64_t count = 1) {
+  return mt::cuda::ProfiledSpan(
+      [&] {
+        return std::string("gemm ") + types + " " + std::to_string(m) + "x" + std::to_string(n) +
+               "x" + std::to_string(k) + " " + (ta ? "T" : "N") + (tb ? "T" : "N") +
+               (count > 1 ? " x" + std::to_string(count) : "");
+      },
+      2.0 * static_cast<double>(m) * static_cast<double>(n) * static_cast<double>(k) *
+          static_cast<double>(count));
+}
+
 } // namespace
 
 extern "C" {
@@ -57,6 +72,7 @@ void mt_blas_gemm_f32(int64_t ta, int64_t tb, int64_t m, int64_t n, int64_t k, i
   cublasHandle_t h = handle();
   if (!h)
     return;
+  auto span = profiled("f32", ta, tb, m, n, k);
   const float one = 1.0f;
   check(cublasSgemm(h, op(tb), op(ta), static_cast<int>(n), static_cast<int>(m),
                     static_cast<int>(k), &one, reinterpret_cast<const float *>(b),
@@ -71,6 +87,7 @@ void mt_blas_gemm_f64(int64_t ta, int64_t tb, int64_t m, int64_t n, int64_t k, i
   cublasHandle_t h = handle();
   if (!h)
     return;
+  auto span = profiled("f64", ta, tb, m, n, k);
   const double one = 1.0;
   check(cublasDgemm(h, op(tb), op(ta), static_cast<int>(n), static_cast<int>(m),
                     static_cast<int>(k), &one, reinterpret_cast<const double *>(b),
@@ -90,6 +107,7 @@ static void gemm16(cudaDataType type, const char *what, int64_t ta, int64_t tb, 
   cublasHandle_t h = handle();
   if (!h)
     return;
+  auto span = profiled(type == CUDA_R_16BF ? (into16 ? "bf16>bf16" : "bf16>f32") : (into16 ? "f16>f16" : "f16>f32"), ta, tb, m, n, k, count);
   const float one = 1.0f, zero = 0.0f;
   check(cublasGemmStridedBatchedEx(
             h, op(tb), op(ta), static_cast<int>(n), static_cast<int>(m), static_cast<int>(k), &one,
@@ -162,6 +180,7 @@ void mt_blas_gemm_batched_f32(int64_t ta, int64_t tb, int64_t m, int64_t n, int6
   cublasHandle_t h = handle();
   if (!h)
     return;
+  auto span = profiled("f32", ta, tb, m, n, k, count);
   const float one = 1.0f;
   check(cublasSgemmStridedBatched(h, op(tb), op(ta), static_cast<int>(n), static_cast<int>(m),
                                   static_cast<int>(k), &one, reinterpret_cast<const float *>(b),
@@ -177,6 +196,7 @@ void mt_blas_gemm_batched_f64(int64_t ta, int64_t tb, int64_t m, int64_t n, int6
   cublasHandle_t h = handle();
   if (!h)
     return;
+  auto span = profiled("f64", ta, tb, m, n, k, count);
   const double one = 1.0;
   check(cublasDgemmStridedBatched(h, op(tb), op(ta), static_cast<int>(n), static_cast<int>(m),
                                   static_cast<int>(k), &one, reinterpret_cast<const double *>(b),

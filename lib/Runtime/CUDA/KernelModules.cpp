@@ -9,6 +9,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "CudaState.h"
+#include "Profile.h"
 
 #include <map>
 #include <mutex>
@@ -125,6 +126,8 @@ void *mgpuModuleGetFunction(void *module, const char *name) {
   CUresult r = cuModuleGetFunction(&function, static_cast<CUmodule>(module), name);
   if (r != CUDA_SUCCESS)
     mt::cuda::record(std::string("finding kernel ") + name, r);
+  else if (mt::cuda::profiling())
+    mt::cuda::rememberKernelName(function, name);
   return function;
 }
 

@@ -9,6 +9,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "CudaState.h"
+#include "Profile.h"
 
 #include <cstdint>
 
@@ -26,6 +27,8 @@ void mgpuLaunchKernel(void *function, intptr_t gridX, intptr_t gridY, intptr_t g
   (void)paramsCount;
   if (!function)
     return; // a failed load or lookup, recorded already
+  mt::cuda::ProfiledSpan span(
+      [&] { return mt::cuda::kernelName(static_cast<CUfunction>(function)); });
   CUresult r = cuLaunchKernel(static_cast<CUfunction>(function), static_cast<unsigned>(gridX),
                               static_cast<unsigned>(gridY), static_cast<unsigned>(gridZ),
                               static_cast<unsigned>(blockX), static_cast<unsigned>(blockY),

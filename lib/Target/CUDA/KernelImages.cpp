@@ -17,6 +17,15 @@ using namespace mlir;
 namespace mt {
 
 bool takeKernelImages(ModuleOp module, std::vector<KernelImage> &images, std::string &error) {
+  std::vector<KernelTraffic> traffic;
+  if (auto described = module->getAttrOfType<DictionaryAttr>("mt.kernels"))
+    for (NamedAttribute kernel : described) {
+      auto fields = dyn_cast<DictionaryAttr>(kernel.getValue());
+      auto bytes = fields ? fields.getAs<IntegerAttr>("bytes") : IntegerAttr();
+      if (!bytes)
+        continue;
+      traffic.push_back({kernel.getName().str(), bytes.getInt(), fields.contains("indirect")});
+    }
   for (auto binary : module.getOps<gpu::BinaryOp>()) {
     Attribute firstTarget;
     for (Attribute attr : binary.getObjectsAttr()) {
@@ -39,6 +48,7 @@ bool takeKernelImages(ModuleOp module, std::vector<KernelImage> &images, std::st
       for (size_t at = image.data.find(".entry"); at != std::string::npos;
            at = image.data.find(".entry", at + 6))
         ++image.kernels;
+      image.traffic = traffic;
       images.push_back(std::move(image));
     }
     if (!firstTarget) {

@@ -40,6 +40,15 @@ struct State {
   long launches = 0, singleThread = 0, gemms = 0, batchedGemms = 0;
   std::set<std::string> kernelsLaunched;
   std::vector<std::string> problems;
+  // mt_cuda_profile: made-up times (1 us a launch, 2 us a GEMM), so mt-run's
+  // report can be checked.
+  struct Timed {
+    int64_t calls = 0;
+    double ms = 0, flops = 0;
+  };
+  bool profiling = false;
+  std::map<std::string, Timed> profile;
+  std::vector<std::pair<std::string, Timed>> snapshot;
 
   void problem(const std::string &p) {
     if (problems.size() < 20)
@@ -122,6 +131,19 @@ void gemm(int64_t ta, int64_t tb, int64_t m, int64_t n, int64_t k, int64_t a, in
   ++s.gemms;
   if (count != 1)
     ++s.batchedGemms;
+  if (s.profiling) {
+    // Named as lib/Runtime/CUDA/Gemms.cpp names them (16-bit: bf16).
+    std::string types = element == 4   ? "f32"
+                        : element == 8 ? "f64"
+                                       : (resultElement == 2 ? "bf16>bf16" : "bf16>f32");
+    State::Timed &t = s.profile["gemm " + types + " " + std::to_string(m) + "x" +
+                                std::to_string(n) + "x" + std::to_string(k) + " " +
+                                (ta ? "T" : "N") + (tb ? "T" : "N") +
+                                (count > 1 ? " x" + std::to_string(count) : "")];
+    ++t.calls;
+    t.ms += 0.002;
+    t.flops += 2.0 * static_cast<double>(m * n * k * count);
+  }
   if (count < 1 || strideA < 0 || strideB < 0 || strideC < 0) {
     s.problem("batched GEMM with count " + std::to_string(count) + " and strides " +
               std::to_string(strideA) + ", " + std::to_string(strideB) + ", " +
@@ -165,10 +187,13 @@ void mt_cuda_add_image(const char *module, int cubin, const char *chip, const vo
   s.kernels[module] = entriesOf(s.ptx[module]);
 }
 
-void *mt_cuda_alloc(size_t bytes, char *, size_t) {
+void *mt_cuda_alloc(size_t bytes, char *error, size_t capacity) {
   void *p = nullptr;
-  if (posix_memalign(&p, 256, bytes ? bytes : 1) != 0)
+  if (posix_memalign(&p, 256, bytes ? bytes : 1) != 0) {
+    fill(error, capacity, "the stand-in runtime found no " + std::to_string(bytes) +
+                              " bytes of host memory");
     return nullptr;
+  }
   std::memset(p, 0, bytes);
   State &s = state();
   std::lock_guard<std::mutex> lock(s.lock);
@@ -191,6 +216,34 @@ int mt_cuda_sync(char *error, size_t capacity) {
   if (s.problems.empty())
     return 1;
   return fill(error, capacity, "fake CUDA runtime: " + s.problems.front());
+}
+
+void mt_cuda_profile(int mode) {
+  State &s = state();
+  std::lock_guard<std::mutex> lock(s.lock);
+  if (mode == 1)
+    s.profile.clear();
+  s.profiling = mode != 0;
+}
+
+size_t mt_cuda_profile_entries() {
+  State &s = state();
+  std::lock_guard<std::mutex> lock(s.lock);
+  s.snapshot.assign(s.profile.begin(), s.profile.end());
+  return s.snapshot.size();
+}
+
+int mt_cuda_profile_entry(size_t i, char *name, size_t capacity, int64_t *calls, double *ms,
+                          double *flops) {
+  State &s = state();
+  std::lock_guard<std::mutex> lock(s.lock);
+  if (i >= s.snapshot.size())
+    return 0;
+  fill(name, capacity, s.snapshot[i].first);
+  *calls = s.snapshot[i].second.calls;
+  *ms = s.snapshot[i].second.ms;
+  *flops = s.snapshot[i].second.flops;
+  return 1;
 }
 
 void *mgpuModuleLoad(void *data, size_t size) {
@@ -247,6 +300,10 @@ void mgpuLaunchKernel(void *function, intptr_t gridX, intptr_t gridY, intptr_t g
   }
   const Kernel &k = *static_cast<const Kernel *>(function);
   s.kernelsLaunched.insert(k.name);
+  if (s.profiling) {
+    ++s.profile[k.name].calls;
+    s.profile[k.name].ms += 0.001;
+  }
   if (paramsCount != k.params || (paramsCount && !params) || extra)
     s.problem("kernel " + k.name + " takes " + std::to_string(k.params) +
               " parameters but is launched with " + std::to_string(paramsCount));

@@ -17,12 +17,20 @@
 
 namespace mt {
 
+/// What a kernel must move per launch (mt-describe-kernels' `mt.kernels`).
+struct KernelTraffic {
+  std::string kernel;
+  int64_t bytes = 0;
+  bool indirect = false; // also gathers or scatters (not counted)
+};
+
 struct KernelImage {
   std::string module;   // the gpu.binary's name ("mt_kernels")
   std::string chip;     // "sm_80"
   bool cubin = false;   // PTX text otherwise
   std::string data;
   int64_t kernels = 0;  // kernels in the module
+  std::vector<KernelTraffic> traffic;
 };
 
 /// Moves the PTX of every `gpu.binary` in `module` into `images` and leaves
