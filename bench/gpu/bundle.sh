@@ -6,7 +6,10 @@
 # glibc does not matter). Run the bundle there with bench/gpu/run.sh.
 #
 # Usage: bench/gpu/bundle.sh [OUT]   (default: build/gpu-bundle, git-ignored)
-# Then:  device run --carry build/gpu-bundle -- bash bench/gpu/run.sh build/gpu-bundle
+# It also writes OUT.tar.gz (about 20 MB; the bundle itself is over 100 MB,
+# more than a device run carries). Then, on the device:
+#   carry build/gpu-bundle.tar.gz, run
+#   tar -xzf build/gpu-bundle.tar.gz -C build && bash bench/gpu/run.sh build/gpu-bundle
 set -euo pipefail
 root="$(cd "$(dirname "$0")/../.." && pwd)"
 build="${MT_BUILD_DIR:-$root/build}"
@@ -55,4 +58,5 @@ for f in $(ldd "$build/bin/mt-run" | awk '/=>/ {print $3}') /lib64/ld-linux-x86-
   cp -L "$f" "$out/lib/"
 done
 cp "$root/test/parallel/Inputs/compare_runs.py" "$root/bench/gpu/mfu.py" "$out/bin/"
-du -sh "$out"
+tar -C "$(dirname "$out")" -czf "$out.tar.gz" "$(basename "$out")"
+du -sh "$out" "$out.tar.gz"

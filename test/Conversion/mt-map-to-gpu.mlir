@@ -161,32 +161,67 @@ func.func @column_sums(%a: memref<8x4xf32>, %out: memref<4xf32>) {
 
 // -----
 
-// A softmax's rows (six, width 40): a warp per row, four rows per block,
-// lane l taking columns l, l + 32; the row's maximum and sum are combined
-// across the warp; the last block's spare warps skip.
+// A softmax's rows (six, width 40): a warp per row, four rows per block;
+// each lane takes 4 neighbouring columns at a time (one 16-byte load),
+// columns 4l to 4l + 3, then 128 further; the row's maximum and sum are
+// kept per vector element, combined in order, then across the warp; the
+// last block's spare warps skip. SCALAR (vector-bytes=0): lane l takes
+// columns l, l + 32.
 // CHECK-LABEL: func.func @softmax_rows
-// CHECK-NOT: mt.independent_iterations
 // CHECK: %[[C6:.+]] = arith.constant 6 : index
 // CHECK: %[[C4:.+]] = arith.constant 4 : index
 // CHECK: %[[C32:.+]] = arith.constant 32 : index
 // CHECK: scf.parallel (%[[BLOCK:.+]]) = (%[[Z:.+]]) to (%[[C6]]) step (%[[C4]])
 // CHECK: scf.parallel (%[[WARP:.+]], %[[LANE:.+]]) = (%[[Z]], %[[Z]]) to (%[[C4]], %[[C32]])
 // CHECK: %[[ROW:.+]] = arith.addi %[[BLOCK]], %[[WARP]] : index
-// CHECK: %[[IN:.+]] = arith.cmpi ult, %[[ROW]], %[[C6]] : index
-// CHECK: scf.if %[[IN]]
-// CHECK: %[[PMAX:.+]] = scf.for %[[J:.+]] = %[[LANE]] to %{{.+}} step %[[C32]] iter_args
-// CHECK: memref.load %{{.+}}[%[[ROW]], %[[J]]]
-// CHECK: arith.maximumf
-// CHECK: %[[MAX:.+]] = gpu.subgroup_reduce maximumf %[[PMAX]] uniform : (f32) -> f32
-// CHECK: %[[PART:.+]]:2 = scf.for %[[K:.+]] = %[[LANE]] to %{{.+}} step %[[C32]] iter_args
-// CHECK: arith.subf %{{.+}}, %[[MAX]]
-// CHECK: memref.store %{{.+}}, %{{.+}}[%[[ROW]], %[[K]]]
-// CHECK: %[[SUM:.+]] = gpu.subgroup_reduce add %[[PART]]#1 uniform : (f32) -> f32
-// CHECK: scf.for %[[M:.+]] = %[[LANE]] to %{{.+}} step %[[C32]] iter_args
-// CHECK: arith.divf %{{.+}}, %[[SUM]]
+// CHECK: scf.if
+// CHECK: %[[FIRST:.+]] = arith.muli %[[LANE]], %{{.+}} : index
+// CHECK: %[[NINF:.+]] = vector.broadcast %{{.+}} : f32 to vector<4xf32>
+// CHECK: %[[C128:.+]] = arith.constant 128 : index
+// CHECK: %[[VMAX:.+]] = scf.for %[[J:.+]] = %[[FIRST]] to %{{.+}} step %[[C128]] iter_args(%[[M:.+]] = %[[NINF]]) -> (vector<4xf32>)
+// CHECK: %[[V:.+]] = vector.load %{{.+}}[%[[ROW]], %[[J]]] {alignment = 16 : i64} : memref<6x40xf32>, vector<4xf32>
+// CHECK: arith.maximumf %[[M]], %[[V]] : vector<4xf32>
+// CHECK: %[[E0:.+]] = vector.extract %[[VMAX]][0]
+// CHECK: %[[E1:.+]] = vector.extract %[[VMAX]][1]
+// CHECK: arith.maximumf %[[E0]], %[[E1]] : f32
+// CHECK: vector.extract %[[VMAX]][3]
+// CHECK: %[[LANEMAX:.+]] = arith.maximumf %{{.+}}, %{{.+}} : f32
+// CHECK: %[[MAX:.+]] = gpu.subgroup_reduce maximumf %[[LANEMAX]] uniform : (f32) -> f32
+// CHECK: %[[PART:.+]]:2 = scf.for %[[K:.+]] = %{{.+}} to %{{.+}} step %{{.+}} iter_args({{.+}}) -> (memref<6x40xf32>, vector<4xf32>)
+// CHECK: arith.subf %{{.+}}, %{{.+}} : vector<4xf32>
+// CHECK: math.exp %{{.+}} : vector<4xf32>
+// CHECK: vector.store %{{.+}}, %{{.+}}[%[[ROW]], %[[K]]] {alignment = 16 : i64}
+// CHECK: vector.extract %[[PART]]#1[3]
+// CHECK: %[[LANESUM:.+]] = arith.addf %{{.+}}, %{{.+}} : f32
+// CHECK: %[[SUM:.+]] = gpu.subgroup_reduce add %[[LANESUM]] uniform : (f32) -> f32
+// CHECK: scf.for
+// CHECK: arith.divf %{{.+}}, %{{.+}} : vector<4xf32>
 // CHECK: processor = thread_y
 // CHECK-SAME: processor = thread_x
 // CHECK: processor = block_x
+// SCALAR-LABEL: func.func @softmax_rows
+// SCALAR-NOT: mt.independent_iterations
+// SCALAR: %[[C6:.+]] = arith.constant 6 : index
+// SCALAR: %[[C4:.+]] = arith.constant 4 : index
+// SCALAR: %[[C32:.+]] = arith.constant 32 : index
+// SCALAR: scf.parallel (%[[BLOCK:.+]]) = (%[[Z:.+]]) to (%[[C6]]) step (%[[C4]])
+// SCALAR: scf.parallel (%[[WARP:.+]], %[[LANE:.+]]) = (%[[Z]], %[[Z]]) to (%[[C4]], %[[C32]])
+// SCALAR: %[[ROW:.+]] = arith.addi %[[BLOCK]], %[[WARP]] : index
+// SCALAR: %[[IN:.+]] = arith.cmpi ult, %[[ROW]], %[[C6]] : index
+// SCALAR: scf.if %[[IN]]
+// SCALAR: %[[PMAX:.+]] = scf.for %[[J:.+]] = %[[LANE]] to %{{.+}} step %[[C32]] iter_args
+// SCALAR: memref.load %{{.+}}[%[[ROW]], %[[J]]]
+// SCALAR: arith.maximumf
+// SCALAR: %[[MAX:.+]] = gpu.subgroup_reduce maximumf %[[PMAX]] uniform : (f32) -> f32
+// SCALAR: %[[PART:.+]]:2 = scf.for %[[K:.+]] = %[[LANE]] to %{{.+}} step %[[C32]] iter_args
+// SCALAR: arith.subf %{{.+}}, %[[MAX]]
+// SCALAR: memref.store %{{.+}}, %{{.+}}[%[[ROW]], %[[K]]]
+// SCALAR: %[[SUM:.+]] = gpu.subgroup_reduce add %[[PART]]#1 uniform : (f32) -> f32
+// SCALAR: scf.for %[[M:.+]] = %[[LANE]] to %{{.+}} step %[[C32]] iter_args
+// SCALAR: arith.divf %{{.+}}, %[[SUM]]
+// SCALAR: processor = thread_y
+// SCALAR-SAME: processor = thread_x
+// SCALAR: processor = block_x
 // THREAD-LABEL: func.func @softmax_rows
 // THREAD-NOT: gpu.subgroup_reduce
 // THREAD: scf.parallel
@@ -219,6 +254,61 @@ func.func @softmax_rows(%a: memref<6x40xf32>, %out: memref<6x40xf32>) {
       scf.yield %o3 : memref<6x40xf32>
     } {mt.along_row}
     scf.yield %w : memref<6x40xf32>
+  } {mt.independent_iterations}
+  return
+}
+
+// -----
+
+// The column itself in arithmetic (a loss picking its label's logit): the
+// lane's 4 column indices as a vector. A width that is not a multiple of 4
+// keeps one column at a time.
+// CHECK-LABEL: func.func @label_pick
+// CHECK: %[[LABEL:.+]] = memref.load %{{.+}}[%[[ROW:.+]]] : memref<8xindex>
+// CHECK: scf.for %[[J:.+]] = %{{.+}} to %{{.+}} step %{{.+}} iter_args(%{{.+}} = %{{.+}}) -> (vector<4xf32>)
+// CHECK: %[[FIRST:.+]] = vector.broadcast %[[J]] : index to vector<4xindex>
+// CHECK: %[[STEP:.+]] = arith.constant dense<[0, 1, 2, 3]> : vector<4xindex>
+// CHECK: %[[COLS:.+]] = arith.addi %[[FIRST]], %[[STEP]] : vector<4xindex>
+// CHECK: %[[L:.+]] = vector.broadcast %[[LABEL]] : index to vector<4xindex>
+// CHECK: arith.cmpi eq, %[[COLS]], %[[L]] : vector<4xindex>
+// CHECK: gpu.subgroup_reduce add
+// CHECK-LABEL: func.func @odd_width
+// CHECK: scf.for %{{.+}} = %{{.+}} to %{{.+}} step %{{.+}} iter_args(%{{.+}} = %{{.+}}) -> (f32)
+// CHECK: memref.load %{{.+}} : memref<8x42xf32>
+func.func @label_pick(%x: memref<8x64xf32>, %labels: memref<8xindex>, %out: memref<8xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c8 = arith.constant 8 : index
+  %c64 = arith.constant 64 : index
+  %zero = arith.constant 0.0 : f32
+  %r = scf.for %i = %c0 to %c8 step %c1 iter_args(%o = %out) -> (memref<8xf32>) {
+    %label = memref.load %labels[%i] : memref<8xindex>
+    %picked = scf.for %j = %c0 to %c64 step %c1 iter_args(%s = %zero) -> (f32) {
+      %v = memref.load %x[%i, %j] : memref<8x64xf32>
+      %is = arith.cmpi eq, %j, %label : index
+      %p = arith.select %is, %v, %zero : f32
+      %n = arith.addf %s, %p : f32
+      scf.yield %n : f32
+    } {mt.along_row}
+    memref.store %picked, %o[%i] : memref<8xf32>
+    scf.yield %o : memref<8xf32>
+  } {mt.independent_iterations}
+  return
+}
+func.func @odd_width(%x: memref<8x42xf32>, %out: memref<8xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c8 = arith.constant 8 : index
+  %c42 = arith.constant 42 : index
+  %zero = arith.constant 0.0 : f32
+  %r = scf.for %i = %c0 to %c8 step %c1 iter_args(%o = %out) -> (memref<8xf32>) {
+    %sum = scf.for %j = %c0 to %c42 step %c1 iter_args(%s = %zero) -> (f32) {
+      %v = memref.load %x[%i, %j] : memref<8x42xf32>
+      %n = arith.addf %s, %v : f32
+      scf.yield %n : f32
+    } {mt.along_row}
+    memref.store %sum, %o[%i] : memref<8xf32>
+    scf.yield %o : memref<8xf32>
   } {mt.independent_iterations}
   return
 }

@@ -101,11 +101,17 @@ def MapToGPUPass : Pass<"mt-map-to-gpu", "mlir::ModuleOp"> {
     - an `scf.for` marked `mt.independent_iterations` (a row kernel's loop
       over rows) becomes an `scf.parallel` over the rows; when its body
       walks the row with loops marked `mt.along_row` (softmax, norms,
-      cross-entropy), each row goes to one warp (`warp-rows-per-block`
-      rows per block): lane l takes columns l, l + 32, ... so neighbouring
-      lanes read neighbouring elements, and the sums and maxima along the
-      row are combined with `gpu.subgroup_reduce` (a fixed order: the
-      result does not change from run to run);
+      cross-entropy, the embedding gradient), each row goes to one warp
+      (`warp-rows-per-block` rows per block): lane l takes columns l,
+      l + 32, ... so neighbouring lanes read neighbouring elements, and the
+      sums and maxima along the row are combined with `gpu.subgroup_reduce`
+      (a fixed order: the result does not change from run to run). Where
+      the row's width and layouts allow it and the loop only computes on
+      what it loads at its column, lane l takes `vector-bytes` of
+      neighbouring columns at a time instead (W columns from W l, then
+      32 W further: aligned `vector.load`/`vector.store`, the arithmetic on
+      vectors, sums and maxima kept per element and combined in order
+      before the warp combines the lanes);
     - any other loop nest (a scatter-add, a sum over rows) runs as it is
       in a single-thread `gpu.launch`, so it stays correct and in order.
     Each top-level `scf.parallel` is collapsed to one dimension and tiled by
@@ -138,7 +144,7 @@ def MapToGPUPass : Pass<"mt-map-to-gpu", "mlir::ModuleOp"> {
     Option<"warpRowsPerBlock", "warp-rows-per-block", "int64_t", "4",
            "rows per block of a row kernel run a warp per row (0: a thread per row)">,
     Option<"vectorBytes", "vector-bytes", "int64_t", "16",
-           "bytes an elementwise kernel's thread loads per operand at once (0: one element)">
+           "bytes an elementwise kernel's thread, or a row kernel's lane, loads per operand at once (0: one element)">
   ];
   let dependentDialects = ["::mlir::gpu::GPUDialect", "::mlir::scf::SCFDialect",
                            "::mlir::memref::MemRefDialect", "::mlir::arith::ArithDialect",

@@ -185,7 +185,7 @@ struct MapToGPUPass : mt::impl::MapToGPUPassBase<MapToGPUPass> {
         if (!carriesBuffersUnchanged(loop))
           continue;
         if (loop->hasAttr(mt::kIndependentIterationsAttrName)) {
-          if (warpRowsPerBlock > 0 && mt::mapRowsToWarps(rewriter, loop, warpRowsPerBlock))
+          if (warpRowsPerBlock > 0 && mt::mapRowsToWarps(rewriter, loop, warpRowsPerBlock, vectorBytes))
             continue;
           parallel.push_back(toParallel(rewriter, loop));
           continue;

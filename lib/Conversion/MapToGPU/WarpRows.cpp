@@ -10,6 +10,8 @@
 //===----------------------------------------------------------------------===//
 #include "WarpRows.h"
 
+#include "VectorizeRows.h"
+
 #include "mt/Analysis/ModelInfo.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -150,7 +152,8 @@ std::optional<SmallVector<AlongRow>> analyze(scf::ForOp rowLoop) {
 
 } // namespace
 
-bool mapRowsToWarps(IRRewriter &rewriter, scf::ForOp rowLoop, int64_t rowsPerBlock) {
+bool mapRowsToWarps(IRRewriter &rewriter, scf::ForOp rowLoop, int64_t rowsPerBlock,
+                    int64_t vectorBytes) {
   if (!isConstantIndex(rowLoop.getLowerBound(), 0) || !isConstantIndex(rowLoop.getStep(), 1))
     return false;
   auto upper = rowLoop.getUpperBound().getDefiningOp<arith::ConstantIndexOp>();
@@ -203,15 +206,24 @@ bool mapRowsToWarps(IRRewriter &rewriter, scf::ForOp rowLoop, int64_t rowsPerBlo
   rewriter.replaceOp(rowLoop, rowLoop.getInitArgs());
 
   for (AlongRow &a : *loops) {
-    rewriter.modifyOpInPlace(a.loop, [&] {
-      a.loop.getLowerBoundMutable().assign(lane);
-      a.loop.getStepMutable().assign(warp);
-    });
-    rewriter.setInsertionPointAfter(a.loop);
+    // The lane's partial results: a chunk of 16 bytes at a time where the
+    // loop allows it, else an element at a time.
+    SmallVector<Value> partials;
+    if (auto vectorized =
+            vectorizeAlongRow(rewriter, a.loop, lane, kWarpSize, a.kinds, vectorBytes)) {
+      partials = *vectorized;
+    } else {
+      rewriter.modifyOpInPlace(a.loop, [&] {
+        a.loop.getLowerBoundMutable().assign(lane);
+        a.loop.getStepMutable().assign(warp);
+      });
+      partials.assign(a.loop.getResults().begin(), a.loop.getResults().end());
+    }
     for (auto [i, kind] : llvm::enumerate(a.kinds)) {
       if (!kind)
         continue;
-      Value partial = a.loop.getResult(i);
+      Value partial = partials[i];
+      rewriter.setInsertionPointAfterValue(partial);
       auto total = rewriter.create<gpu::SubgroupReduceOp>(loc, partial, *kind, /*uniform=*/true,
                                                           /*cluster_size=*/IntegerAttr());
       rewriter.replaceAllUsesExcept(partial, total, total);

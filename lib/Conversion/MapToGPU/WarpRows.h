@@ -20,8 +20,10 @@ inline constexpr int64_t kWarpSize = 32;
 /// nothing, when the body does not have that form: a carried scalar that is
 /// not a sum or maximum starting from its identity, an along-row loop inside
 /// other control flow, or an access that would read what another lane
-/// wrote.
-bool mapRowsToWarps(mlir::IRRewriter &rewriter, mlir::scf::ForOp rowLoop, int64_t rowsPerBlock);
+/// wrote. With `vectorBytes`, each lane takes that many bytes of neighbouring
+/// columns at a time where the loop allows it (vectorizeAlongRow).
+bool mapRowsToWarps(mlir::IRRewriter &rewriter, mlir::scf::ForOp rowLoop, int64_t rowsPerBlock,
+                    int64_t vectorBytes);
 
 } // namespace mt
 
