@@ -25,6 +25,7 @@ TEST_MODELS = {
     "gpt-micro-4h": (4, 16, 4, 64, 32, "a micro GPT with 4 layers of 4 heads, for tensor parallelism", "f32"),
     "gpt-small-bf16": (2, 64, 4, 128, 32, "a small GPT in bf16, for memory accounting", "bf16"),
     "gpt-micro-plain": (2, 16, 2, 64, 32, "a micro GPT without dropout ops", "f32", None),
+    "gpt-wide": (2, 256, 4, 512, 160, "a small GPT with rows wider than a warp's 16-byte loads, for emulated GPU kernels", "f32"),
     "gpt2-1layer": (1, 768, 12, 50257, 1024, "one GPT-2 small layer, for kernel bandwidth at large batches", "f32"),
 }
 

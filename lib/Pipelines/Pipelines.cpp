@@ -131,6 +131,8 @@ LogicalResult mt::buildBuffersToLLVMPipeline(OpPassManager &pm) {
       "expand-strided-metadata,"
       "lower-affine,"
       "convert-scf-to-cf,"
+      // Vector ops come only from GPU kernels emulated on the CPU.
+      "convert-vector-to-llvm,"
       "finalize-memref-to-llvm{use-generic-functions},"
       "convert-math-to-llvm,"
       "convert-math-to-libm,"

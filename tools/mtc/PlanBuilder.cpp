@@ -2,6 +2,7 @@
 #include "PlanBuilder.h"
 
 #include "mt/Analysis/ModelInfo.h"
+#include "mt/Conversion/Passes.h"
 #include "mt/Pipelines/Pipelines.h"
 #include "mt/Target/CPU/SharedObject.h"
 #include "mt/Target/CUDA/KernelImages.h"
@@ -324,7 +325,13 @@ bool attachNativeCode(ModuleOp module, plan::Plan &out, std::string &error, unsi
   // Bufferize first: the arena each function's temporaries need goes into
   // the plan, then on to LLVM.
   PassManager bufferize(module.getContext());
-  if (failed(buildBufferizePipeline(bufferize, target.cuda)) || failed(bufferize.run(module))) {
+  if (failed(buildBufferizePipeline(bufferize, target.cuda || target.emulateGpuKernels))) {
+    error = "lowering to native code failed";
+    return false;
+  }
+  if (target.emulateGpuKernels)
+    bufferize.addPass(createEmulateGpuKernelsPass());
+  if (failed(bufferize.run(module))) {
     error = "lowering to native code failed";
     return false;
   }

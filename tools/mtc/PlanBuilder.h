@@ -24,6 +24,9 @@ struct CodeTarget {
   /// ptxas to assemble cubins with; empty: PTX only (the driver compiles it
   /// when the plan is loaded).
   std::string ptxas;
+  /// A CPU plan whose code is the CUDA plan's kernels run on the CPU, in
+  /// the GPU's order (mt-emulate-gpu-kernels), to check them without a GPU.
+  bool emulateGpuKernels = false;
 };
 
 /// Lowers the module to native code and adds it to the plan: for the CPU,

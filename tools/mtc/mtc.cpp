@@ -91,6 +91,12 @@ static cl::opt<std::string> ptxasPath(
              "'none': PTX only, compiled by the driver when the plan loads)"),
     cl::init(""), cl::cat(mtcCategory));
 
+static cl::opt<bool> emulateGpuKernels(
+    "emulate-gpu-kernels",
+    cl::desc("a CPU plan whose code is the CUDA plan's kernels run on the CPU, adding in the "
+             "GPU's order (warps, vectors, shuffles), to check them without a GPU"),
+    cl::init(false), cl::cat(mtcCategory));
+
 static cl::opt<int64_t> microBatchSize("micro-batch-size",
                                       cl::desc("sequences per micro-batch (default 1)"),
                                       cl::init(1), cl::cat(mtcCategory));
@@ -331,7 +337,11 @@ int main(int argc, char **argv) {
   if (!settings.check(error))
     return fail(error);
   mt::CodeTarget code;
-  if (target == "cuda" || (target == "auto" && mt::countCudaDevices() > 0))
+  code.emulateGpuKernels = emulateGpuKernels;
+  if (emulateGpuKernels && target == "cuda")
+    return fail("--emulate-gpu-kernels makes a CPU plan that runs the GPU's kernels on the CPU; "
+                "drop --target=cuda");
+  if (target == "cuda" || (target == "auto" && !emulateGpuKernels && mt::countCudaDevices() > 0))
     code.cuda = true;
   else if (target != "cpu" && target != "auto")
     return fail("--target must be cpu, cuda or auto, got '" + target + "'");

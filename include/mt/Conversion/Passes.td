@@ -181,6 +181,49 @@ def MergeKernelModulesPass : Pass<"mt-merge-kernel-modules", "mlir::ModuleOp"> {
   let dependentDialects = ["::mlir::gpu::GPUDialect"];
 }
 
+def EmulateGpuKernelsPass : Pass<"mt-emulate-gpu-kernels", "mlir::ModuleOp"> {
+  let summary = "makes mt-map-to-gpu's kernels runnable on the CPU, adding as the GPU adds";
+  let description = [{
+    For checking GPU kernels without a GPU (`mtc --emulate-gpu-kernels`):
+    after mt-map-to-gpu, this pass turns its output into CPU code that
+    computes exactly what the kernels compute. Thread loops stay loops
+    (the CPU runs the threads one after another); single-thread
+    `gpu.launch`es are inlined; each warp of a row kernel runs its 32
+    lanes one after another in phases cut at each `gpu.subgroup_reduce`,
+    and the reduction is the GPU's butterfly: lane l combines its value
+    with lane l ^ 1's, then l ^ 2's, ..., l ^ 16's, its own first (as
+    mt-lower-warp-reductions' shuffles do). What a lane computes in one
+    phase and uses in a later one waits in a 32-element stack buffer. The
+    vector loads, the lanes' columns and every sum keep the GPU's order,
+    so a plan built this way trains as the CUDA plan would, up to the
+    library GEMMs (OpenBLAS here, cuBLAS there).
+
+    ```mlir
+    // before (a warp: 32 lanes, a row's sum)
+    scf.parallel (%w, %l) = (%c0, %c0) to (%c4, %c32) step (%c1, %c1) {
+      %p = scf.for %j = %l to %c64 step %c32 iter_args(%s = %zero) -> (f32) {...}
+      %t = gpu.subgroup_reduce add %p uniform : (f32) -> f32
+      ...
+    }
+    // after
+    scf.for %w = %c0 to %c4 step %c1 {
+      scf.for %l = %c0 to %c32 step %c1 {
+        %p = scf.for ...
+        memref.store %p, %lanes[%l] : memref<32xf32>
+      }
+      scf.for %l = %c0 to %c32 step %c1 {   // offsets 1, 2, 4, 8, 16
+        %own = memref.load %lanes[%l]
+        %theirs = memref.load %lanes[%l ^ 1]
+        memref.store (%own + %theirs), %next[%l]
+      }
+      ...
+    }
+    ```
+  }];
+  let dependentDialects = ["::mlir::memref::MemRefDialect", "::mlir::scf::SCFDialect",
+                           "::mlir::arith::ArithDialect"];
+}
+
 def DescribeKernelsPass : Pass<"mt-describe-kernels", "mlir::ModuleOp"> {
   let summary = "names each kernel after the op it computes and counts the bytes it must move";
   let description = [{

@@ -1,0 +1,105 @@
+// RUN: mt-opt %s -split-input-file -verify-diagnostics --mt-emulate-gpu-kernels | FileCheck %s
+
+// A warp's row sum: the lanes run one after another in phases cut at the
+// reduction; the row index (computed before the guard) waits in a lane
+// buffer; the reduction is the GPU's butterfly (lane l with l ^ 1, ^ 2,
+// ^ 4, ^ 8, ^ 16, its own value first); the guard, the same for every
+// lane, is computed once per warp.
+// CHECK-LABEL: func.func @row_sum
+// CHECK-DAG: %[[ROWS:.+]] = memref.alloca() : memref<32xindex>
+// CHECK: scf.parallel (%[[B:.+]]) =
+// CHECK: scf.for %[[W:.+]] = %{{.+}} to %{{.+}} step
+// CHECK: scf.for %[[L0:.+]] = %{{.+}} to %{{.+}} step
+// CHECK: %[[ROW:.+]] = arith.addi %[[B]], %[[W]]
+// CHECK: memref.store %[[ROW]], %[[ROWS]][%[[L0]]]
+// CHECK: %[[UROW:.+]] = arith.addi %[[B]], %[[W]]
+// CHECK: %[[IN:.+]] = arith.cmpi ult, %[[UROW]]
+// CHECK: scf.if %[[IN]]
+// CHECK: scf.for %[[L1:.+]] = %{{.+}} to %{{.+}} step
+// CHECK: %[[R:.+]] = memref.load %[[ROWS]][%[[L1]]]
+// CHECK: %[[P:.+]] = scf.for %{{.+}} = %[[L1]] to
+// CHECK: memref.load %{{.+}}[%[[R]],
+// CHECK: memref.store %[[P]], %[[PARTS:.+]][%[[L1]]]
+// CHECK: scf.for %[[L2:.+]] = %{{.+}} to %{{.+}} step
+// CHECK: %[[PARTNER:.+]] = arith.xori %[[L2]], %[[C1:.+]] : index
+// CHECK: %[[OWN:.+]] = memref.load %[[PARTS]][%[[L2]]]
+// CHECK: %[[THEIRS:.+]] = memref.load %[[PARTS]][%[[PARTNER]]]
+// CHECK: arith.addf %[[OWN]], %[[THEIRS]] : f32
+// CHECK: arith.xori %{{.+}}, %{{.+}} : index
+// CHECK: arith.xori %{{.+}}, %{{.+}} : index
+// CHECK: arith.xori %{{.+}}, %{{.+}} : index
+// CHECK: %[[C16:.+]] = arith.constant 16 : index
+// CHECK: arith.xori %{{.+}}, %[[C16]] : index
+// CHECK: memref.store %{{.+}}, %[[TOTALS:.+]][%{{.+}}]
+// CHECK: scf.for %[[L3:.+]] = %{{.+}} to %{{.+}} step
+// CHECK: %[[T:.+]] = memref.load %[[TOTALS]][%[[L3]]]
+// CHECK: memref.store %[[T]]
+// CHECK-NOT: gpu.subgroup_reduce
+func.func @row_sum(%a: memref<6x64xf32>, %out: memref<6xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %c6 = arith.constant 6 : index
+  %c32 = arith.constant 32 : index
+  %c64 = arith.constant 64 : index
+  %zero = arith.constant 0.0 : f32
+  scf.parallel (%b) = (%c0) to (%c6) step (%c4) {
+    scf.parallel (%w, %l) = (%c0, %c0) to (%c4, %c32) step (%c1, %c1) {
+      %row = arith.addi %b, %w : index
+      %in = arith.cmpi ult, %row, %c6 : index
+      scf.if %in {
+        %p = scf.for %j = %l to %c64 step %c32 iter_args(%s = %zero) -> (f32) {
+          %v = memref.load %a[%row, %j] : memref<6x64xf32>
+          %n = arith.addf %s, %v : f32
+          scf.yield %n : f32
+        }
+        %t = gpu.subgroup_reduce add %p uniform : (f32) -> f32
+        %first = arith.cmpi eq, %l, %c0 : index
+        scf.if %first {
+          memref.store %t, %out[%row] : memref<6xf32>
+        }
+      }
+      scf.reduce
+    } {mapping = [#gpu.loop_dim_map<processor = thread_y, map = (d0) -> (d0), bound = (d0) -> (d0)>, #gpu.loop_dim_map<processor = thread_x, map = (d0) -> (d0), bound = (d0) -> (d0)>]}
+    scf.reduce
+  } {mapping = [#gpu.loop_dim_map<processor = block_x, map = (d0) -> (d0), bound = (d0) -> (d0)>]}
+  return
+}
+
+// -----
+
+// A single-thread kernel runs where it was launched.
+// CHECK-LABEL: func.func @one_thread
+// CHECK-NOT: gpu.launch
+// CHECK: memref.load
+// CHECK: memref.store
+func.func @one_thread(%a: memref<8xf32>, %out: memref<f32>) {
+  %c1 = arith.constant 1 : index
+  gpu.launch blocks(%bx, %by, %bz) in (%gx = %c1, %gy = %c1, %gz = %c1) threads(%tx, %ty, %tz) in (%sx = %c1, %sy = %c1, %sz = %c1) {
+    %v = memref.load %a[%tx] : memref<8xf32>
+    memref.store %v, %out[] : memref<f32>
+    gpu.terminator
+  }
+  return
+}
+
+// -----
+
+// A guard that differs from lane to lane cannot hold a warp reduction.
+func.func @lane_guard(%a: memref<64xf32>, %out: memref<32xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c16 = arith.constant 16 : index
+  %c32 = arith.constant 32 : index
+  scf.parallel (%w, %l) = (%c0, %c0) to (%c1, %c32) step (%c1, %c1) {
+    %low = arith.cmpi ult, %l, %c16 : index
+    // expected-error @+1 {{mt-emulate-gpu-kernels: a lane-dependent row guard}}
+    scf.if %low {
+      %v = memref.load %a[%l] : memref<64xf32>
+      %t = gpu.subgroup_reduce add %v uniform : (f32) -> f32
+      memref.store %t, %out[%l] : memref<32xf32>
+    }
+    scf.reduce
+  } {mapping = [#gpu.loop_dim_map<processor = thread_y, map = (d0) -> (d0), bound = (d0) -> (d0)>, #gpu.loop_dim_map<processor = thread_x, map = (d0) -> (d0), bound = (d0) -> (d0)>]}
+  return
+}
