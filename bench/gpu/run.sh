@@ -23,6 +23,10 @@ mtrun() {
   "$bundle/lib/ld-linux-x86-64.so.2" --library-path "$libs" "$bundle/bin/mt-run" "$@"
 }
 export MT_CUDA_RUNTIME="$bundle/lib/libmt-cuda-runtime.so"
+# The --profile report of a log, or how the run ended when it has none.
+profile_or_error() {
+  if grep -q '^profile of' "$1"; then sed -n '/^profile of/,$p' "$1"; else tail -3 "$1"; fi
+}
 
 echo "== tiny GPT, 100 steps: CUDA fp32 against the CPU"
 mtrun "$bundle/plans/micro-cuda" --data "$bundle/data/micro.tokens" --record "$results/micro-cuda" \
@@ -57,7 +61,7 @@ python3 "$bundle/bin/mfu.py" "$results/gpt2-350m-bf16.log" --layers 24 --hidden 
 echo "== where the 124M bf16 step's time goes: each kernel's bandwidth, each GEMM's TFLOP/s"
 mtrun "$bundle/plans/gpt2-124m-cuda-bf16" --data "$bundle/data/random.tokens" --train-iters 4 \
   --profile > "$results/gpt2-124m-bf16-profile.log" 2>&1; echo "exit $?"
-sed -n '/^profile of/,$p' "$results/gpt2-124m-bf16-profile.log"
+profile_or_error "$results/gpt2-124m-bf16-profile.log"
 
 echo "== GPT-2 124M, micro-batch 4, seq 1024, fp32, 10 steps"
 mtrun "$bundle/plans/gpt2-124m-cuda" --data "$bundle/data/random.tokens" \
@@ -67,7 +71,7 @@ tail -4 "$results/gpt2-124m.log"
 echo "== kernel bandwidth far beyond L2: one GPT-2 small layer, micro-batch 64, bf16"
 mtrun "$bundle/plans/gpt2-1layer-mb64-bf16" --data "$bundle/data/random.tokens" --profile \
   > "$results/gpt2-1layer-profile.log" 2>&1; echo "exit $?"
-sed -n '/^profile of/,$p' "$results/gpt2-1layer-profile.log"
+profile_or_error "$results/gpt2-1layer-profile.log"
 
 echo "== PyTorch side by side (GPT-2 124M, micro-batch 4, seq 1024)"
 here="$(cd "$(dirname "$0")" && pwd)"
