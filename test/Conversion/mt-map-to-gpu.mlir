@@ -20,12 +20,27 @@ func.func @transpose(%a: memref<8x4xf32>, %b: memref<4x8xf32>) {
 
 // -----
 
-// A sum of everything: in order, on one thread.
+// A sum of everything: one warp, lane l adding elements l, l + 32, ... in
+// order, the lanes combined by a warp reduction, lane 0 adding the total to
+// the output. THREAD (no warps): in order, on one thread.
 // CHECK-LABEL: func.func @sum
-// CHECK: gpu.launch
-// CHECK: scf.for
-// CHECK: scf.for
-// CHECK: gpu.terminator
+// CHECK-SAME: (%[[A:.+]]: memref<8x4xf32>, %[[OUT:.+]]: memref<f32>)
+// CHECK: scf.parallel (%[[W:.+]], %[[LANE:.+]]) = (%{{.+}}, %{{.+}}) to (%{{.+}}, %{{.+}}) step
+// CHECK: %[[PART:.+]] = scf.for %[[I:.+]] = %[[LANE]] to %{{.+}} step %{{.+}} iter_args
+// CHECK: memref.load %[[A]]
+// CHECK: %[[TOTAL:.+]] = gpu.subgroup_reduce add %[[PART]] uniform : (f32) -> f32
+// CHECK: %[[FIRST:.+]] = arith.cmpi eq, %[[LANE]], %{{.+}}
+// CHECK: scf.if %[[FIRST]]
+// CHECK: %[[OLD:.+]] = memref.load %[[OUT]][]
+// CHECK: %[[NEW:.+]] = arith.addf %[[OLD]], %[[TOTAL]]
+// CHECK: memref.store %[[NEW]], %[[OUT]][]
+// CHECK: processor = thread_y
+// CHECK-SAME: processor = thread_x
+// THREAD-LABEL: func.func @sum
+// THREAD: gpu.launch
+// THREAD: scf.for
+// THREAD: scf.for
+// THREAD: gpu.terminator
 func.func @sum(%a: memref<8x4xf32>, %out: memref<f32>) {
   linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> ()>], iterator_types = ["reduction", "reduction"]}
     ins(%a : memref<8x4xf32>) outs(%out : memref<f32>) {
@@ -209,15 +224,15 @@ func.func @column_sums(%a: memref<8x4xf32>, %out: memref<4xf32>) {
 // SCALAR: %[[ROW:.+]] = arith.addi %[[BLOCK]], %[[WARP]] : index
 // SCALAR: %[[IN:.+]] = arith.cmpi ult, %[[ROW]], %[[C6]] : index
 // SCALAR: scf.if %[[IN]]
-// SCALAR: %[[PMAX:.+]] = scf.for %[[J:.+]] = %[[LANE]] to %{{.+}} step %[[C32]] iter_args
+// SCALAR: %[[PMAX:.+]] = scf.for %[[J:.+]] = %[[LANE]] to %{{.+}} step %{{.+}} iter_args
 // SCALAR: memref.load %{{.+}}[%[[ROW]], %[[J]]]
 // SCALAR: arith.maximumf
 // SCALAR: %[[MAX:.+]] = gpu.subgroup_reduce maximumf %[[PMAX]] uniform : (f32) -> f32
-// SCALAR: %[[PART:.+]]:2 = scf.for %[[K:.+]] = %[[LANE]] to %{{.+}} step %[[C32]] iter_args
+// SCALAR: %[[PART:.+]]:2 = scf.for %[[K:.+]] = %[[LANE]] to %{{.+}} step %{{.+}} iter_args
 // SCALAR: arith.subf %{{.+}}, %[[MAX]]
 // SCALAR: memref.store %{{.+}}, %{{.+}}[%[[ROW]], %[[K]]]
 // SCALAR: %[[SUM:.+]] = gpu.subgroup_reduce add %[[PART]]#1 uniform : (f32) -> f32
-// SCALAR: scf.for %[[M:.+]] = %[[LANE]] to %{{.+}} step %[[C32]] iter_args
+// SCALAR: scf.for %[[M:.+]] = %[[LANE]] to %{{.+}} step %{{.+}} iter_args
 // SCALAR: arith.divf %{{.+}}, %[[SUM]]
 // SCALAR: processor = thread_y
 // SCALAR-SAME: processor = thread_x

@@ -112,8 +112,12 @@ def MapToGPUPass : Pass<"mt-map-to-gpu", "mlir::ModuleOp"> {
       32 W further: aligned `vector.load`/`vector.store`, the arithmetic on
       vectors, sums and maxima kept per element and combined in order
       before the warp combines the lanes);
-    - any other loop nest (a scatter-add, a sum over rows) runs as it is
-      in a single-thread `gpu.launch`, so it stays correct and in order.
+    - a sum of a whole buffer into a 0-d f32 one (the leaf of a levelled
+      sum) runs on one warp: lane l adds elements l, l + 32, ... in order,
+      `gpu.subgroup_reduce` combines the lanes, lane 0 adds the total to
+      the output (with `warp-rows-per-block` 0: one thread);
+    - any other loop nest (a sum over rows) runs as it is in a
+      single-thread `gpu.launch`, so it stays correct and in order.
     Each top-level `scf.parallel` is collapsed to one dimension and tiled by
     `block-size`, so `gpu-map-parallel-loops` maps the tiles to blocks and
     the elements of a tile to threads, and `convert-parallel-loops-to-gpu`

@@ -5,6 +5,7 @@
 #include "Placement.h"
 #include "VectorizeElementwise.h"
 #include "WarpRows.h"
+#include "WarpSums.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/GPU/Transforms/ParallelLoopMapper.h"
@@ -139,6 +140,9 @@ struct MapToGPUPass : mt::impl::MapToGPUPassBase<MapToGPUPass> {
             return signalPassFailure();
           }
           rewriter.setInsertionPoint(&op);
+          if (auto generic = dyn_cast<linalg::GenericOp>(op);
+              generic && warpRowsPerBlock > 0 && mt::sumOnOneWarp(rewriter, generic))
+            continue;
           if (auto generic = dyn_cast<linalg::GenericOp>(op))
             if (scf::ParallelOp chunks = mt::vectorizeElementwise(rewriter, generic, vectorBytes)) {
               parallel.push_back(chunks);

@@ -152,26 +152,12 @@ std::optional<SmallVector<AlongRow>> analyze(scf::ForOp rowLoop) {
 
 } // namespace
 
-bool mapRowsToWarps(IRRewriter &rewriter, scf::ForOp rowLoop, int64_t rowsPerBlock,
-                    int64_t vectorBytes) {
-  if (!isConstantIndex(rowLoop.getLowerBound(), 0) || !isConstantIndex(rowLoop.getStep(), 1))
-    return false;
-  auto upper = rowLoop.getUpperBound().getDefiningOp<arith::ConstantIndexOp>();
-  if (!upper)
-    return false;
-  std::optional<SmallVector<AlongRow>> loops = analyze(rowLoop);
-  if (!loops)
-    return false;
-  int64_t rows = upper.value();
-  Location loc = rowLoop.getLoc();
+std::pair<scf::ParallelOp, scf::ParallelOp> buildWarpLoops(IRRewriter &rewriter, Location loc,
+                                                           Value count, int64_t warpsPerBlock) {
   MLIRContext *ctx = rewriter.getContext();
-  rewriter.setInsertionPoint(rowLoop);
   auto index = [&](int64_t v) { return rewriter.create<arith::ConstantIndexOp>(loc, v); };
-  // Blocks of `rowsPerBlock` rows (block x); in a block, a row per warp
-  // (thread y) and a column per lane (thread x).
-  Value zero = index(0), one = index(1), perBlock = index(rowsPerBlock),
-        warp = index(kWarpSize);
-  auto blocks = rewriter.create<scf::ParallelOp>(loc, ValueRange{zero}, ValueRange{upper},
+  Value zero = index(0), one = index(1), perBlock = index(warpsPerBlock), warp = index(kWarpSize);
+  auto blocks = rewriter.create<scf::ParallelOp>(loc, ValueRange{zero}, ValueRange{count},
                                                  ValueRange{perBlock});
   rewriter.setInsertionPointToStart(blocks.getBody());
   auto lanes = rewriter.create<scf::ParallelOp>(loc, ValueRange{zero, zero},
@@ -185,6 +171,28 @@ bool mapRowsToWarps(IRRewriter &rewriter, scf::ForOp rowLoop, int64_t rowsPerBlo
   };
   map(blocks, {gpu::Processor::BlockX});
   map(lanes, {gpu::Processor::ThreadY, gpu::Processor::ThreadX});
+  rewriter.setInsertionPointToStart(lanes.getBody());
+  return {blocks, lanes};
+}
+
+bool mapRowsToWarps(IRRewriter &rewriter, scf::ForOp rowLoop, int64_t rowsPerBlock,
+                    int64_t vectorBytes) {
+  if (!isConstantIndex(rowLoop.getLowerBound(), 0) || !isConstantIndex(rowLoop.getStep(), 1))
+    return false;
+  auto upper = rowLoop.getUpperBound().getDefiningOp<arith::ConstantIndexOp>();
+  if (!upper)
+    return false;
+  std::optional<SmallVector<AlongRow>> loops = analyze(rowLoop);
+  if (!loops)
+    return false;
+  int64_t rows = upper.value();
+  Location loc = rowLoop.getLoc();
+  rewriter.setInsertionPoint(rowLoop);
+  auto index = [&](int64_t v) { return rewriter.create<arith::ConstantIndexOp>(loc, v); };
+  // Blocks of `rowsPerBlock` rows; in a block, a row per warp and a column
+  // per lane.
+  Value warp = index(kWarpSize);
+  auto [blocks, lanes] = buildWarpLoops(rewriter, loc, upper, rowsPerBlock);
 
   Block *laneBody = lanes.getBody();
   rewriter.setInsertionPointToStart(laneBody);
