@@ -1,5 +1,6 @@
 //===- ParallelReport.cpp - what each rank of a plan holds and sends -------===//
 #include "mt/Plan/ParallelReport.h"
+#include "mt/Plan/PlanFile.h"
 
 #include "mt/Schedule/PipelineSchedule.h"
 #include "mt/Sharding/MeshShape.h"
@@ -12,10 +13,6 @@
 namespace mt {
 
 namespace {
-
-int64_t bytesOf(plan::DType t) {
-  return t == plan::F64 || t == plan::I64 ? 8 : t == plan::BF16 || t == plan::F16 ? 2 : 4;
-}
 
 int64_t elementsOf(const plan::TensorSpec &s) {
   int64_t n = 1;
@@ -56,7 +53,7 @@ bool stageParameterBytes(const plan::Plan &plan, std::vector<int64_t> &bytes,
       int64_t n = 1;
       for (int64_t d : p.shape())
         n *= d;
-      bytes[0] += n * bytesOf(p.dtype()) / shardsOf(p, tp);
+      bytes[0] += n * dtypeBytes(p.dtype()) / shardsOf(p, tp);
     }
     return true;
   }
@@ -70,7 +67,7 @@ bool stageParameterBytes(const plan::Plan &plan, std::vector<int64_t> &bytes,
       int64_t n = 1;
       for (int i = 0; i < p->shape_size(); ++i)
         n *= (i == 0 && sp.layer_end() > 0) ? sp.layer_end() - sp.layer_begin() : p->shape(i);
-      bytes[static_cast<size_t>(k)] += n * bytesOf(p->dtype()) / shardsOf(*p, tp);
+      bytes[static_cast<size_t>(k)] += n * dtypeBytes(p->dtype()) / shardsOf(*p, tp);
     }
   return true;
 }
@@ -108,7 +105,7 @@ bool parallelReport(const plan::Plan &plan, std::string &out, std::string &error
       if (f.stage() == k && f.role() == "forward")
         for (const plan::TensorSpec &o : f.outputs())
           if (o.name().find("act_out") != std::string::npos)
-            actBytes[static_cast<size_t>(k)] = elementsOf(o) * bytesOf(o.dtype());
+            actBytes[static_cast<size_t>(k)] = elementsOf(o) * dtypeBytes(o.dtype());
   }
 
   std::ostringstream r;
@@ -157,14 +154,14 @@ bool parallelReport(const plan::Plan &plan, std::string &out, std::string &error
             int64_t n = 1;
             for (int i = 0; i < p->shape_size(); ++i)
               n *= (i == 0 && sp.layer_end() > 0) ? sp.layer_end() - sp.layer_begin() : p->shape(i);
-            partial += n * bytesOf(p->dtype());
+            partial += n * dtypeBytes(p->dtype());
           }
           if (sp.layer_end() == 0 && holders[sp.name()] > 1) {
             const plan::Parameter *p = byName[sp.name()];
             int64_t n = 1;
             for (int64_t d : p->shape())
               n *= d;
-            tied += n * bytesOf(p->dtype()) / shardsOf(*p, tp);
+            tied += n * dtypeBytes(p->dtype()) / shardsOf(*p, tp);
           }
         }
       else
@@ -173,7 +170,7 @@ bool parallelReport(const plan::Plan &plan, std::string &out, std::string &error
             int64_t n = 1;
             for (int64_t d : p.shape())
               n *= d;
-            partial += n * bytesOf(p.dtype());
+            partial += n * dtypeBytes(p.dtype());
           }
     }
     // Ring-equivalent volumes: all-reduce 2(n-1)/n, reduce-scatter and

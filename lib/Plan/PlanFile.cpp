@@ -29,6 +29,29 @@ uint64_t getU64(const std::string &in, size_t at) {
 
 } // namespace
 
+int64_t dtypeBytes(plan::DType type) {
+  switch (type) {
+  case plan::F64:
+  case plan::I64:
+    return 8;
+  case plan::BF16:
+  case plan::F16:
+    return 2;
+  case plan::I1:
+    return 1;
+  default:
+    return 4;
+  }
+}
+
+MeshShape planMesh(const plan::Config &config) {
+  const plan::Parallelism &p = config.parallel();
+  auto atLeastOne = [](int64_t v) { return v > 0 ? v : 1; };
+  return MeshShape({"pp", "dp", "tp"},
+                   {atLeastOne(p.pipeline_parallel_size()), atLeastOne(p.data_parallel_size()),
+                    atLeastOne(p.tensor_parallel_size())});
+}
+
 uint64_t fnv1a64(const std::string &data) {
   uint64_t h = 1469598103934665603ull;
   for (unsigned char c : data) {

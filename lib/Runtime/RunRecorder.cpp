@@ -124,8 +124,10 @@ bool RunRecorder::begin(Trainer &trainer, std::string &error) {
 bool RunRecorder::step(Trainer &trainer, int64_t iteration, const StepStats &stats,
                        std::string &error) {
   if (lead_) {
-    std::fprintf(losses_, "%.9e %.9e %.9e %d\n", stats.loss, stats.gradNorm, stats.lr,
-                 stats.skipped ? 1 : 0);
+    // Every digit (17 significant), so resumed runs can be compared exactly;
+    // the step number last.
+    std::fprintf(losses_, "%.17g %.17g %.17g %d %lld\n", stats.loss, stats.gradNorm, stats.lr,
+                 stats.skipped ? 1 : 0, static_cast<long long>(iteration));
     std::fflush(losses_);
   }
   return iteration != 1 || writeParams(trainer, "grads_step1", "grad_acc:", error);

@@ -17,21 +17,6 @@ namespace mt {
 
 namespace {
 
-int64_t bytesOf(plan::DType t) {
-  switch (t) {
-  case plan::F64:
-  case plan::I64:
-    return 8;
-  case plan::BF16:
-  case plan::F16:
-    return 2;
-  case plan::I1:
-    return 1;
-  default:
-    return 4;
-  }
-}
-
 bool hostHas(const std::string &feature) {
 #if defined(__x86_64__)
   __builtin_cpu_init();
@@ -64,14 +49,6 @@ ElementType commType(plan::DType t) {
 
 } // namespace
 
-MeshShape planMesh(const plan::Config &config) {
-  const plan::Parallelism &p = config.parallel();
-  auto atLeastOne = [](int64_t v) { return v > 0 ? v : 1; };
-  return MeshShape({"pp", "dp", "tp"},
-                   {atLeastOne(p.pipeline_parallel_size()), atLeastOne(p.data_parallel_size()),
-                    atLeastOne(p.tensor_parallel_size())});
-}
-
 Buffer *Trainer::buffer(const std::string &name) {
   auto it = buffers_.find(name);
   return it == buffers_.end() ? nullptr : it->second.get();
@@ -81,7 +58,7 @@ Buffer &Trainer::ensure(const plan::TensorSpec &spec) {
   auto &slot = buffers_[spec.name()];
   if (!slot) {
     slot = std::make_unique<Buffer>(std::vector<int64_t>(spec.shape().begin(), spec.shape().end()),
-                                    bytesOf(spec.dtype()), cuda_.get());
+                                    dtypeBytes(spec.dtype()), cuda_.get());
     if (!slot->allocated() && allocationError_.empty())
       allocationError_ = "buffer '" + spec.name() + "': " + slot->allocationError();
     dtypes_[spec.name()] = spec.dtype();
@@ -654,7 +631,7 @@ bool Trainer::reduceGradients(std::string &error) {
         continue;
       }
       Buffer *shard = buffer(st.prefix + "grad_shard:" + p.name());
-      int64_t s = shardElements(sl), bytes = bytesOf(p.dtype());
+      int64_t s = shardElements(sl), bytes = dtypeBytes(p.dtype());
       if (!shard || shard->numElements() != s) {
         error = "the plan's optimizer does not take " + std::to_string(s) +
                 "-element shards of '" + st.prefix + p.name() + "'";
@@ -683,7 +660,7 @@ bool Trainer::optimize(std::string &error) {
     for (const Slice &sl : st.slices) {
       Buffer &param = *buffer(sl.buffer);
       Buffer &shard = *buffer(st.prefix + "param_shard:" + sl.param->name());
-      int64_t s = shardElements(sl), bytes = bytesOf(sl.param->dtype());
+      int64_t s = shardElements(sl), bytes = dtypeBytes(sl.param->dtype());
       int64_t begin = std::min(dpIndex_ * s, param.numElements());
       int64_t end = std::min(begin + s, param.numElements());
       auto *dst = static_cast<unsigned char *>(shard.data());
@@ -696,7 +673,7 @@ bool Trainer::optimize(std::string &error) {
     for (const Slice &sl : st.slices) {
       Buffer &param = *buffer(sl.buffer);
       Buffer &shard = *buffer(st.prefix + "param_shard:" + sl.param->name());
-      int64_t s = shardElements(sl), bytes = bytesOf(sl.param->dtype());
+      int64_t s = shardElements(sl), bytes = dtypeBytes(sl.param->dtype());
       std::vector<unsigned char> padded(static_cast<size_t>(s * dp_ * bytes));
       if (dp_ == 1)
         std::memcpy(padded.data(), shard.data(), padded.size());
@@ -722,7 +699,7 @@ bool Trainer::step(int64_t iteration, BatchSource &data, StepStats &stats, std::
     for (const Slice &sl : st.slices) {
       Buffer &acc = *buffer(st.prefix + "grad_acc:" + sl.param->name());
       std::fill_n(static_cast<unsigned char *>(acc.data()),
-                  acc.numElements() * bytesOf(sl.param->dtype()), 0);
+                  acc.numElements() * dtypeBytes(sl.param->dtype()), 0);
     }
   std::vector<MicroBatch> batches(static_cast<size_t>(micro / dp_));
   for (MicroBatch &b : batches)

@@ -71,6 +71,9 @@ struct PadVocabPass : mt::impl::PadVocabPassBase<PadVocabPass> {
           continue;
         if (failed(padTable(func, arg, vocab, padded)))
           return signalPassFailure();
+        // Checkpoints tell padding rows from real ones by it.
+        func.setArgAttr(p.argNumber, kUnpaddedRowsAttrName,
+                        IntegerAttr::get(IntegerType::get(&getContext(), 64), vocab));
       }
       SmallVector<Type> inputs(func.getBody().getArgumentTypes());
       func.setType(FunctionType::get(&getContext(), inputs,

@@ -1,5 +1,6 @@
 //===- mt-run.cpp - trains a model from an mtc plan ------------------------===//
 #include "mt/Plan/PlanFile.h"
+#include "mt/Runtime/Checkpointing.h"
 #include "mt/Runtime/MpiTransport.h"
 #include "mt/Runtime/RunRecorder.h"
 #include "mt/Runtime/ThreadTransport.h"
@@ -27,6 +28,8 @@ namespace {
 
 struct Options {
   std::string plan, data, logDir, record, timeline;
+  std::string save, load;
+  int64_t saveInterval = 0, saveKeep = 0;
   bool measureArena = false;
   bool profile = false;
   double peakBandwidth = 0, peakTflops = 0; // 0: the device's known peaks
@@ -46,7 +49,14 @@ void usage() {
                "                        Megatron), JSON lines (*.jsonl, \"text\" field), a text file,\n"
                "                        or whitespace-separated ids, one document per line (*.tokens)\n"
                "  --split A,B,C         train/valid/test weights over the data (949,50,1)\n"
-               "  --train-iters N       override the plan's number of steps\n"
+               "  --train-iters N       stop after step N (the plan's schedule, learning rates and\n"
+               "                        data order unchanged: a later --load goes on from there)\n"
+               "  --save DIR            save checkpoints into DIR (at the end of the run and every\n"
+               "                        --save-interval steps); each rank writes its own file\n"
+               "  --save-interval N     also save every N steps (0: only at the end)\n"
+               "  --save-keep N         keep the newest N checkpoints in DIR (0: all)\n"
+               "  --load PATH           resume from a checkpoint: PATH/iter_* or a save directory\n"
+               "                        (its newest complete one); any layout loads into any other\n"
                "  --eval-interval N     validation loss and perplexity every N steps (0: at the end)\n"
                "  --eval-iters N        validation micro-batches per evaluation (4)\n"
                "  --log-interval N      print every N steps (1)\n"
@@ -151,13 +161,55 @@ int runRank(const Options &o, const mt::plan::Plan &plan, mt::Communicator &comm
   if (o.measureArena)
     trainer.measureArena();
   const mt::plan::Config &c = trainer.config();
+  // --train-iters stops the run early; the data are laid out for the whole
+  // schedule either way, so a resumed run continues the same order.
   int64_t iters = o.trainIters ? o.trainIters : c.train_iters();
 
   mt::TrainingData data;
   if (!data.open(o.data, c.vocab_size(), error) ||
-      !data.build(o.split, c.seq_length(), c.seed(), iters * c.global_batch_size(), error))
+      !data.build(o.split, c.seq_length(), c.seed(),
+                  std::max(iters, c.train_iters()) * c.global_batch_size(), error))
     return rankFail(error);
   mt::SplitSource &train = data.train(), &valid = data.valid();
+
+  int64_t first = 1; // the first step this run takes
+  std::string loadedFrom;
+  std::vector<std::string> notes;
+  if (!o.load.empty()) {
+    mt::RunPosition at;
+    if (!mt::loadCheckpoint(trainer, comm, o.load, loadedFrom, at, notes, error))
+      return rankFail(error);
+    if (at.trainSplitSamples != train.numSamples())
+      notes.push_back("the training split holds " + std::to_string(train.numSamples()) +
+                      " samples, the checkpoint's run had " +
+                      std::to_string(at.trainSplitSamples) +
+                      " (other data, --split, sequence length or train iterations): the data "
+                      "order does not continue exactly");
+    train.seek(at.trainSamples);
+    valid.seek(at.validSamples);
+    first = at.iteration + 1;
+    if (first > iters)
+      return rankFail("checkpoint '" + loadedFrom + "' is at iteration " +
+                      std::to_string(at.iteration) + ", the run stops at " +
+                      std::to_string(iters) + ": nothing to do (raise --train-iters or compile "
+                      "a plan with more)");
+  }
+  auto position = [&](int64_t it) {
+    return mt::RunPosition{it, train.position(), valid.position(), train.numSamples()};
+  };
+  auto save = [&](int64_t it) -> bool {
+    auto t0 = std::chrono::steady_clock::now();
+    uint64_t bytes = 0;
+    if (!mt::saveCheckpoint(trainer, comm, o.save, o.saveKeep, position(it), bytes, error))
+      return false;
+    double seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    if (lead)
+      std::printf("saved checkpoint %s/iter_%07lld in %.2f s (rank 0 wrote %.1f MB)\n",
+                  o.save.c_str(), static_cast<long long>(it), seconds, bytes / 1e6);
+    std::fflush(stdout);
+    return true;
+  };
 
   mt::RunRecorder recorder(o.record, lead);
   if (recorder.enabled() && !recorder.begin(trainer, error))
@@ -168,6 +220,13 @@ int runRank(const Options &o, const mt::plan::Plan &plan, mt::Communicator &comm
   if (!log.open(error))
     return rankFail(error);
   log.header(c, train.numSamples(), valid.numSamples(), trainer.device());
+  if (lead && !loadedFrom.empty()) {
+    std::printf("resumed from %s at iteration %lld\n", loadedFrom.c_str(),
+                static_cast<long long>(first - 1));
+    for (const std::string &note : notes)
+      std::printf("  note: %s\n", note.c_str());
+    std::fflush(stdout);
+  }
   auto start = std::chrono::steady_clock::now();
   int64_t skippedInARow = 0, skippedTotal = 0;
   double tokensPerStep = static_cast<double>(c.global_batch_size() * c.seq_length());
@@ -176,14 +235,14 @@ int runRank(const Options &o, const mt::plan::Plan &plan, mt::Communicator &comm
   // evaluations.
   mt::CudaBackend *profiled = o.profile && lead ? trainer.gpu() : nullptr;
   int64_t profiledSteps = 0;
-  if (profiled && iters == 1)
+  if (profiled && iters == first)
     profiled->profile(mt::CudaBackend::Profiling::Start);
-  for (int64_t it = 1; it <= iters; ++it) {
+  for (int64_t it = first; it <= iters; ++it) {
     if (rank == o.killRank && it == o.killStep)
       dieNow(comm);
-    if (profiled && it == 2)
+    if (profiled && it == first + 1)
       profiled->profile(mt::CudaBackend::Profiling::Start);
-    if (profiled && (it >= 2 || iters == 1))
+    if (profiled && (it > first || iters == first))
       ++profiledSteps;
     auto t0 = std::chrono::steady_clock::now();
     mt::StepStats stats;
@@ -217,7 +276,11 @@ int runRank(const Options &o, const mt::plan::Plan &plan, mt::Communicator &comm
       if (profiled)
         profiled->profile(mt::CudaBackend::Profiling::Resume);
     }
+    if (o.saveInterval > 0 && it % o.saveInterval == 0 && !save(it))
+      return rankFail(error);
   }
+  if (!o.save.empty() && (o.saveInterval == 0 || iters % o.saveInterval != 0) && !save(iters))
+    return rankFail(error);
   if (!log.finish(error) || (recorder.enabled() && !recorder.end(trainer, error)))
     return rankFail(error);
   if (o.profile && !reportProfile(o, plan, trainer, comm, profiledSteps, error))
@@ -302,6 +365,10 @@ int main(int argc, char **argv) {
     else if (a == "--log-dir") o.logDir = value("--log-dir");
     else if (a == "--record") o.record = value("--record");
     else if (a == "--timeline") o.timeline = value("--timeline");
+    else if (a == "--save") o.save = value("--save");
+    else if (a == "--load") o.load = value("--load");
+    else if (a == "--save-interval") intValue("--save-interval", o.saveInterval, 0);
+    else if (a == "--save-keep") intValue("--save-keep", o.saveKeep, 0);
     else if (a == "--train-iters") intValue("--train-iters", o.trainIters, 1);
     else if (a == "--eval-interval") intValue("--eval-interval", o.evalInterval, 0);
     else if (a == "--eval-iters") intValue("--eval-iters", o.evalIters, 1);
@@ -341,6 +408,8 @@ int main(int argc, char **argv) {
   }
   if (o.data.empty())
     return fail("no training data: pass --data PATH");
+  if (o.save.empty() && (o.saveInterval > 0 || o.saveKeep > 0))
+    return fail("--save-interval and --save-keep need --save DIR");
   if (o.profile && !mt::planTargetsCuda(plan))
     return fail("--profile times GPU kernels; this plan is for the CPU (compile it with "
                 "--target=cuda)");

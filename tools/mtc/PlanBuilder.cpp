@@ -261,6 +261,8 @@ bool describePlan(ModuleOp module, plan::Plan &out, std::string &error) {
                                                                              : plan::Init::ONES);
         param.mutable_init()->set_std(p.attr.getStd().convertToDouble());
         param.set_weight_decay(p.decays());
+        if (auto rows = model.getArgAttrOfType<IntegerAttr>(p.argNumber, kUnpaddedRowsAttrName))
+          param.set_unpadded_rows(rows.getInt());
       }
       if (first) {
         param.set_shape(0, std::max<int64_t>(added ? end : param.shape(0), end));

@@ -114,6 +114,9 @@ inline constexpr llvm::StringLiteral kFirstLayerAttrName = "mt.first_layer";
 /// several segments each split separately ([q; k; v]), their number.
 inline constexpr llvm::StringLiteral kShardingAttrName = "mt.sharding";
 inline constexpr llvm::StringLiteral kSegmentsAttrName = "mt.segments";
+/// On a parameter padded along dimension 0 (mt-pad-vocab): its rows before
+/// padding; the rows from there on are padding.
+inline constexpr llvm::StringLiteral kUnpaddedRowsAttrName = "mt.unpadded_rows";
 
 } // namespace mt
 

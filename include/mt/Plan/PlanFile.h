@@ -4,6 +4,8 @@
 
 #include "plan.pb.h"
 
+#include "mt/Sharding/MeshShape.h"
+
 #include <string>
 
 namespace mt {
@@ -24,6 +26,12 @@ bool readPlanFile(const std::string &path, plan::Plan &plan, std::string &error)
 /// A human-readable rendering of `plan` (code objects summarized by size and
 /// checksum instead of their bytes).
 std::string dumpPlan(const plan::Plan &plan);
+
+/// Bytes of one element of `type`.
+int64_t dtypeBytes(plan::DType type);
+
+/// The plan's rank mesh: axes [pp, dp, tp], tp fastest (Megatron's order).
+MeshShape planMesh(const plan::Config &config);
 
 /// FNV-1a 64 of `data`.
 uint64_t fnv1a64(const std::string &data);

@@ -18,6 +18,18 @@ public:
 
   double scale() const { return scale_; }
 
+  /// What the scaler carries from one step to the next (for checkpoints).
+  struct State {
+    double scale = 0;
+    int64_t goodSteps = 0, overflowsLeft = 0;
+  };
+  State state() const { return {scale_, goodSteps_, overflowsLeft_}; }
+  void restore(const State &s) {
+    scale_ = s.scale;
+    goodSteps_ = s.goodSteps;
+    overflowsLeft_ = s.overflowsLeft;
+  }
+
   /// Records a step; `overflowed`: its gradients were not finite while its
   /// loss was. Returns whether the overflow is one the scale answers (the
   /// scale will be or was lowered), as opposed to one at the floor, which

@@ -48,9 +48,6 @@ struct StepStats {
   bool overflow = false;
 };
 
-/// The plan's rank mesh: axes [pp, dp, tp], tp fastest (Megatron's order).
-MeshShape planMesh(const plan::Config &config);
-
 class Trainer {
 public:
   /// Checks the plan against this machine, loads its native code and
@@ -90,6 +87,13 @@ public:
   /// rank 0 only.
   bool gather(const std::string &prefix, const plan::Parameter &param, std::vector<double> &out,
               std::string &error);
+
+  /// Updates applied so far (skipped steps excluded): Adam's step and the
+  /// learning-rate schedule's position. Checkpoints save and restore it.
+  int64_t optimizerSteps() const { return optimizerSteps_; }
+  void setOptimizerSteps(int64_t steps) { optimizerSteps_ = steps; }
+  /// fp16's loss scaler, or null without loss scaling.
+  LossScaler *lossScaler() { return lossScaler_ ? &*lossScaler_ : nullptr; }
 
   /// The arena this rank's compiled functions keep their temporaries in:
   /// as large as the largest of their planned arenas.

@@ -25,6 +25,9 @@ namespace mt {
 class SplitSource : public BatchSource {
 public:
   int64_t numSamples() const { return dataset_.numSamples(); }
+  /// Samples served so far (the data order's position), and moving it.
+  int64_t position() const { return cursor_; }
+  void seek(int64_t samples) { cursor_ = samples; }
   bool next(int64_t rows, int64_t seq, MicroBatch &batch, std::string &error) override;
 
 private:

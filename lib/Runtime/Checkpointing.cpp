@@ -1,0 +1,192 @@
+//===- Checkpointing.cpp - saves and restores a trainer's state ------------===//
+#include "mt/Runtime/Checkpointing.h"
+
+#include "mt/Checkpoint/CheckpointReader.h"
+#include "mt/Checkpoint/CheckpointWriter.h"
+
+#include <cstring>
+
+namespace mt {
+
+namespace {
+
+constexpr int kChecksumChannel = (1 << 22);
+
+Group world(const Communicator &comm) {
+  Group g{{}, "world"};
+  for (int64_t r = 0; r < comm.size(); ++r)
+    g.ranks.push_back(r);
+  return g;
+}
+
+/// Every rank learns whether all succeeded; a rank that did not fail itself
+/// reports that another did.
+bool agree(Communicator &comm, bool ok, const std::string &what, std::string &error) {
+  if (comm.size() <= 1)
+    return ok;
+  int64_t failed = ok ? 0 : 1;
+  std::string commError;
+  if (!comm.allReduce(world(comm), &failed, 1, ElementType::I64, ReduceOp::Max, what, commError)) {
+    if (ok)
+      error = commError;
+    return false;
+  }
+  if (failed && ok)
+    error = "another rank failed to " + what + " (its error is reported above)";
+  return failed == 0;
+}
+
+std::string layoutText(const plan::Config &c) {
+  const plan::Parallelism &p = c.parallel();
+  std::string s = "tp " + std::to_string(std::max<int64_t>(p.tensor_parallel_size(), 1)) +
+                  ", pp " + std::to_string(std::max<int64_t>(p.pipeline_parallel_size(), 1));
+  if (p.virtual_stages() > 1)
+    s += " (" + std::to_string(p.virtual_stages()) + " virtual stages)";
+  s += ", dp " + std::to_string(std::max<int64_t>(p.data_parallel_size(), 1));
+  if (p.distributed_optimizer())
+    s += " (distributed optimizer)";
+  return s;
+}
+
+} // namespace
+
+bool saveCheckpoint(Trainer &trainer, Communicator &comm, const std::string &dir, int64_t keep,
+                    const RunPosition &position, uint64_t &bytes, std::string &error) {
+  const plan::Plan &plan = trainer.plan();
+  int64_t rank = trainer.rank(), iteration = position.iteration;
+  bytes = 0;
+  bool ok = rank != 0 || beginCheckpoint(dir, iteration, error);
+  if (!agree(comm, ok, "begin checkpoint " + std::to_string(iteration), error))
+    return false;
+
+  std::vector<SavedPiece> pieces;
+  std::vector<uint64_t> sums;
+  std::vector<void *> sources;
+  ok = savedPieces(plan, rank, pieces, error);
+  for (size_t i = 0; ok && i < pieces.size(); ++i) {
+    const SavedPiece &p = pieces[i];
+    Buffer *b = trainer.buffer(p.held.buffer);
+    if (!b || b->numElements() < p.held.elements()) {
+      error = "rank " + std::to_string(rank) + " has no " + std::to_string(p.held.elements()) +
+              "-element buffer '" + p.held.buffer + "' to save";
+      ok = false;
+      break;
+    }
+    sources.push_back(b->data());
+    bytes += p.bytes;
+  }
+  ok = ok && writeRankFile(dir, iteration, rank, pieces,
+                           [&](size_t i) { return static_cast<const void *>(sources[i]); }, sums,
+                           error);
+  // Rank 0 collects every file's piece checksums (a count of -1: that rank failed).
+  std::vector<std::vector<uint64_t>> all(static_cast<size_t>(comm.size()));
+  int64_t count = ok ? static_cast<int64_t>(sums.size()) : -1;
+  std::string what = "checksums of checkpoint " + std::to_string(iteration);
+  if (rank != 0) {
+    if (!comm.send(0, kChecksumChannel, &count, 1, ElementType::I64, what, error) ||
+        (count > 0 && !comm.send(0, kChecksumChannel, sums.data(), count, ElementType::I64, what,
+                                 error)))
+      return false;
+  } else {
+    all[0] = sums;
+    for (int64_t r = 1; r < comm.size(); ++r) {
+      int64_t n = 0;
+      if (!comm.recv(r, kChecksumChannel, &n, 1, ElementType::I64, what, error))
+        return false;
+      if (n < 0) {
+        ok = false;
+        continue;
+      }
+      all[static_cast<size_t>(r)].resize(static_cast<size_t>(n));
+      if (n > 0 && !comm.recv(r, kChecksumChannel, all[static_cast<size_t>(r)].data(), n,
+                              ElementType::I64, what, error))
+        return false;
+    }
+    if (ok) {
+      ckpt::TrainingState state;
+      state.set_iteration(iteration);
+      state.set_optimizer_steps(trainer.optimizerSteps());
+      state.set_consumed_train_samples(position.trainSamples);
+      state.set_consumed_valid_samples(position.validSamples);
+      state.set_train_split_samples(position.trainSplitSamples);
+      state.set_seed(plan.config().seed());
+      if (LossScaler *scaler = trainer.lossScaler()) {
+        LossScaler::State s = scaler->state();
+        state.mutable_loss_scaler()->set_scale(s.scale);
+        state.mutable_loss_scaler()->set_good_steps(s.goodSteps);
+        state.mutable_loss_scaler()->set_overflows_left(s.overflowsLeft);
+      }
+      ckpt::Manifest manifest;
+      ok = describeCheckpoint(plan, state, all, manifest, error) &&
+           finishCheckpoint(dir, iteration, manifest, keep, error);
+    }
+  }
+  return agree(comm, ok, "save checkpoint " + std::to_string(iteration), error);
+}
+
+bool loadCheckpoint(Trainer &trainer, Communicator &comm, const std::string &path,
+                    std::string &loaded, RunPosition &position, std::vector<std::string> &notes,
+                    std::string &error) {
+  const plan::Plan &plan = trainer.plan();
+  CheckpointReader reader;
+  bool ok = reader.open(path, error);
+  if (ok) {
+    std::string diff = reader.differences(plan);
+    if (!diff.empty()) {
+      diff.pop_back();
+      error = "checkpoint '" + reader.directory() + "' (model '" + reader.manifest().model() +
+              "') is not of this plan's model '" + plan.config().model() + "':\n  " + diff;
+      for (size_t at = 0; (at = error.find('\n', at + 1)) != std::string::npos;)
+        error.insert(at + 1, "  ");
+      ok = false;
+    }
+  }
+  std::vector<HeldPiece> held;
+  ok = ok && heldPieces(plan, trainer.rank(), held, error);
+  for (size_t i = 0; ok && i < held.size(); ++i) {
+    const HeldPiece &h = held[i];
+    Buffer *b = trainer.buffer(h.buffer);
+    if (!b || b->numElements() < h.elements()) {
+      error = "this rank has no " + std::to_string(h.elements()) + "-element buffer '" +
+              h.buffer + "' to load into";
+      ok = false;
+      break;
+    }
+    // Distributed-optimizer shards are padded: the padding stays zero.
+    std::memset(b->data(), 0, static_cast<size_t>(b->numElements() * h.elementBytes()));
+    ok = reader.fill(*h.param, h.role, h.shape, b->data(), error);
+  }
+  if (!agree(comm, ok, "load checkpoint '" + path + "'", error))
+    return false;
+
+  const ckpt::Manifest &m = reader.manifest();
+  const ckpt::TrainingState &s = m.state();
+  loaded = reader.directory();
+  position.iteration = s.iteration();
+  position.trainSamples = s.consumed_train_samples();
+  position.validSamples = s.consumed_valid_samples();
+  position.trainSplitSamples = s.train_split_samples();
+  trainer.setOptimizerSteps(s.optimizer_steps());
+  const plan::Config &c = plan.config(), &saved = m.saved_from();
+  if (layoutText(saved) != layoutText(c))
+    notes.push_back("reshaped from " + layoutText(saved) + " to " + layoutText(c));
+  if (saved.padded_vocab_size() != c.padded_vocab_size())
+    notes.push_back("vocabulary padding " + std::to_string(saved.padded_vocab_size()) + " -> " +
+                    std::to_string(c.padded_vocab_size()) + " rows (padding rows start at zero)");
+  if (s.seed() != c.seed())
+    notes.push_back("the checkpoint's run used seed " + std::to_string(s.seed()) +
+                    ", this plan " + std::to_string(c.seed()) +
+                    ": dropout masks from here on follow this plan's");
+  if (LossScaler *scaler = trainer.lossScaler()) {
+    if (s.loss_scaler().scale() > 0)
+      scaler->restore({s.loss_scaler().scale(), s.loss_scaler().good_steps(),
+                       s.loss_scaler().overflows_left()});
+    else
+      notes.push_back("the checkpoint has no loss scale: starting from the plan's");
+  } else if (s.loss_scaler().scale() > 0) {
+    notes.push_back("the checkpoint's loss scale is not used: this plan has no loss scaling");
+  }
+  return true;
+}
+
+} // namespace mt
