@@ -125,9 +125,10 @@ bool RunRecorder::step(Trainer &trainer, int64_t iteration, const StepStats &sta
                        std::string &error) {
   if (lead_) {
     // Every digit (17 significant), so resumed runs can be compared exactly;
-    // the step number last.
-    std::fprintf(losses_, "%.17g %.17g %.17g %d %lld\n", stats.loss, stats.gradNorm, stats.lr,
-                 stats.skipped ? 1 : 0, static_cast<long long>(iteration));
+    // then the step and the loss scale (fp16; 0 without).
+    std::fprintf(losses_, "%.17g %.17g %.17g %d %lld %.17g\n", stats.loss, stats.gradNorm,
+                 stats.lr, stats.skipped ? 1 : 0, static_cast<long long>(iteration),
+                 stats.lossScale);
     std::fflush(losses_);
   }
   return iteration != 1 || writeParams(trainer, "grads_step1", "grad_acc:", error);

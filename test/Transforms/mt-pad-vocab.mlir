@@ -2,9 +2,10 @@
 // RUN: mt-opt %s -split-input-file -mt-pad-vocab | FileCheck %s --check-prefix=NOPAD
 
 // A tied head: the table grows to 16 rows, the logits to 16 classes, and the
-// loss ignores the 6 padded ones.
+// loss ignores the 6 padded ones. The table records its 10 real rows
+// (checkpoints drop or add the padding by it).
 // CHECK-LABEL: func.func @tied
-// CHECK-SAME: (%[[WTE:.*]]: tensor<16x4xf32> {mt.param = {{.*}}}, %[[TOK:.*]]: tensor<2x3xi32>, %[[LAB:.*]]: tensor<2x3xi32>) -> tensor<f32>
+// CHECK-SAME: (%[[WTE:.*]]: tensor<16x4xf32> {mt.param = {{.*}}, mt.unpadded_rows = 10 : i64}, %[[TOK:.*]]: tensor<2x3xi32>, %[[LAB:.*]]: tensor<2x3xi32>) -> tensor<f32>
 // CHECK-NEXT: %[[E:.*]] = mt.embedding %[[WTE]][%[[TOK]]] : tensor<16x4xf32>, tensor<2x3xi32> -> tensor<2x3x4xf32>
 // CHECK-NEXT: %[[LOGITS:.*]] = mt.linear %[[E]], %[[WTE]] : tensor<2x3x4xf32>, tensor<16x4xf32> -> tensor<2x3x16xf32>
 // CHECK-NEXT: %[[LOSS:.*]] = mt.cross_entropy %[[LOGITS]], %[[LAB]] {num_classes = 10 : i64} : tensor<2x3x16xf32>, tensor<2x3xi32> -> tensor<f32>

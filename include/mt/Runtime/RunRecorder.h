@@ -3,7 +3,8 @@
 // With `mt-run --record DIR`, a run writes what an independent implementation
 // (test/reference/torch_gpt.py, in PyTorch) needs to reproduce it: the
 // configuration, the initial parameters, every micro-batch, the first step's
-// accumulated gradients, every step's loss and the final parameters. Tensors
+// accumulated gradients, every step's loss (losses.txt: loss, gradient norm,
+// learning rate, skipped, step, loss scale) and the final parameters. Tensors
 // are raw little-endian float32 / int32 files.
 //
 //===----------------------------------------------------------------------===//

@@ -1,0 +1,171 @@
+//===- mt-ckpt.cpp - looks inside, verifies and converts checkpoints -------===//
+//
+//   mt-ckpt show PATH                    what a checkpoint holds
+//   mt-ckpt verify PATH                  reads every byte against its checksum
+//   mt-ckpt convert PATH --plan P -o DIR the same checkpoint in plan P's layout
+//
+// PATH is a checkpoint (DIR/iter_*) or a save directory (its newest).
+//
+//===----------------------------------------------------------------------===//
+#include "mt/Checkpoint/CheckpointFiles.h"
+#include "mt/Checkpoint/CheckpointReader.h"
+#include "mt/Checkpoint/CheckpointWriter.h"
+#include "mt/Plan/PlanFile.h"
+
+#include <llvm/Support/CommandLine.h>
+
+#include <cstdio>
+#include <map>
+
+using namespace llvm;
+
+namespace {
+
+cl::SubCommand showCmd("show", "List a checkpoint's tensors, shapes, step, layout and files");
+cl::SubCommand verifyCmd("verify", "Read every file of a checkpoint against its checksums");
+cl::SubCommand convertCmd("convert", "Write a checkpoint in another plan's layout (offline reshape)");
+
+cl::opt<std::string> showPath(cl::Positional, cl::Required, cl::desc("<checkpoint>"),
+                              cl::sub(showCmd));
+cl::opt<std::string> verifyPath(cl::Positional, cl::Required, cl::desc("<checkpoint>"),
+                                cl::sub(verifyCmd));
+cl::opt<std::string> convertPath(cl::Positional, cl::Required, cl::desc("<checkpoint>"),
+                                 cl::sub(convertCmd));
+cl::opt<std::string> planPath("plan", cl::Required, cl::desc("the plan whose layout to write"),
+                              cl::value_desc("PLAN"), cl::sub(convertCmd));
+cl::opt<std::string> outDir("o", cl::Required, cl::desc("save directory to write into"),
+                            cl::value_desc("DIR"), cl::sub(convertCmd));
+
+int fail(const std::string &message) {
+  std::fprintf(stderr, "mt-ckpt: error: %s\n", message.c_str());
+  return 1;
+}
+
+std::string layoutOf(const mt::plan::Config &c) {
+  const mt::plan::Parallelism &p = c.parallel();
+  auto one = [](int64_t v) { return std::to_string(v > 0 ? v : 1); };
+  std::string s = "tp " + one(p.tensor_parallel_size()) +
+                  (p.sequence_parallel() ? " (sequence parallel)" : "") + ", pp " +
+                  one(p.pipeline_parallel_size());
+  if (p.virtual_stages() > 1)
+    s += " (" + std::to_string(p.virtual_stages()) + " virtual stages, interleaved)";
+  s += ", dp " + one(p.data_parallel_size()) +
+       (p.distributed_optimizer() ? " (distributed optimizer)" : "");
+  return s;
+}
+
+int show(const std::string &path) {
+  mt::CheckpointReader reader;
+  std::string error;
+  if (!reader.open(path, error))
+    return fail(error);
+  const mt::ckpt::Manifest &m = reader.manifest();
+  const mt::ckpt::TrainingState &s = m.state();
+  const mt::plan::Config &c = m.saved_from();
+  std::printf("checkpoint %s\n", reader.directory().c_str());
+  std::printf("  format %llu, written %s by %s\n",
+              static_cast<unsigned long long>(m.format_version()), m.created().c_str(),
+              m.producer().c_str());
+  std::printf("  model %s, fingerprint %s\n", m.model().c_str(), m.fingerprint().c_str());
+  std::printf("  iteration %lld (%lld optimizer steps), consumed samples: %lld train, %lld "
+              "validation; seed %llu\n",
+              static_cast<long long>(s.iteration()), static_cast<long long>(s.optimizer_steps()),
+              static_cast<long long>(s.consumed_train_samples()),
+              static_cast<long long>(s.consumed_valid_samples()),
+              static_cast<unsigned long long>(s.seed()));
+  if (s.loss_scaler().scale() > 0)
+    std::printf("  loss scale %g (%lld good steps, %lld overflows left)\n", s.loss_scaler().scale(),
+                static_cast<long long>(s.loss_scaler().good_steps()),
+                static_cast<long long>(s.loss_scaler().overflows_left()));
+  std::printf("  saved from: %s; vocabulary %lld padded to %lld; micro-batch %lld, global batch "
+              "%lld, seq %lld, %s\n",
+              layoutOf(c).c_str(), static_cast<long long>(c.vocab_size()),
+              static_cast<long long>(c.padded_vocab_size()),
+              static_cast<long long>(c.micro_batch_size()),
+              static_cast<long long>(c.global_batch_size()),
+              static_cast<long long>(c.seq_length()),
+              c.activation_type().empty() ? "f32" : c.activation_type().c_str());
+  std::printf("tensors (%d):\n", m.tensors_size());
+  for (const mt::ckpt::Tensor &t : m.tensors()) {
+    std::string pad = t.unpadded_rows() > 0
+                          ? " (rows from " + std::to_string(t.unpadded_rows()) + " are padding)"
+                          : "";
+    std::printf("  %-32s %-10s %s %s%s\n", t.name().c_str(), mt::roleName(t.role()),
+                mt::plan::DType_Name(t.dtype()).c_str(),
+                mt::shapeText({t.shape().begin(), t.shape().end()}).c_str(), pad.c_str());
+  }
+  std::printf("files (%d):\n", m.files_size());
+  for (const mt::ckpt::File &f : m.files())
+    std::printf("  %s: rank %lld, %llu bytes, %d pieces, xxh3 %016llx\n", f.name().c_str(),
+                static_cast<long long>(f.rank()), static_cast<unsigned long long>(f.bytes()),
+                f.pieces_size(), static_cast<unsigned long long>(f.checksum()));
+  return 0;
+}
+
+int verify(const std::string &path) {
+  mt::CheckpointReader reader;
+  std::string error;
+  uint64_t bytes = 0;
+  if (!reader.open(path, error) || !reader.verify(bytes, error))
+    return fail(error);
+  std::printf("ok: %s: %d tensors, %llu bytes in %d files, every checksum matches\n",
+              reader.directory().c_str(), reader.manifest().tensors_size(),
+              static_cast<unsigned long long>(bytes), reader.manifest().files_size());
+  return 0;
+}
+
+int convert(const std::string &path, const std::string &planFile, const std::string &dir) {
+  mt::CheckpointReader reader;
+  mt::plan::Plan plan;
+  std::string error;
+  if (!reader.open(path, error) || !mt::readPlanFile(planFile, plan, error))
+    return fail(error);
+  std::string diff = reader.differences(plan);
+  if (!diff.empty())
+    return fail("checkpoint '" + reader.directory() + "' is not of the plan's model:\n" + diff);
+  int64_t iteration = reader.manifest().state().iteration();
+  int64_t ranks = mt::planMesh(plan.config()).numRanks();
+  std::vector<std::vector<uint64_t>> sums(static_cast<size_t>(ranks));
+  if (!mt::beginCheckpoint(dir, iteration, error))
+    return fail(error);
+  // Rank by rank, through the same reads a resumed run makes.
+  for (int64_t r = 0; r < ranks; ++r) {
+    std::vector<mt::SavedPiece> pieces;
+    if (!mt::savedPieces(plan, r, pieces, error))
+      return fail(error);
+    std::vector<std::vector<unsigned char>> data(pieces.size());
+    for (size_t i = 0; i < pieces.size(); ++i) {
+      data[i].resize(pieces[i].bytes);
+      if (!reader.fill(*pieces[i].held.param, pieces[i].held.role, pieces[i].held.shape,
+                       data[i].data(), error))
+        return fail(error);
+    }
+    if (!mt::writeRankFile(dir, iteration, r, pieces,
+                           [&](size_t i) { return static_cast<const void *>(data[i].data()); },
+                           sums[static_cast<size_t>(r)], error))
+      return fail(error);
+  }
+  mt::ckpt::Manifest manifest;
+  if (!mt::describeCheckpoint(plan, reader.manifest().state(), sums, manifest, error) ||
+      !mt::finishCheckpoint(dir, iteration, manifest, 0, error))
+    return fail(error);
+  std::printf("wrote %s/%s: iteration %lld of model %s in the plan's layout (%s), %lld files\n",
+              dir.c_str(), mt::iterationDirName(iteration).c_str(),
+              static_cast<long long>(iteration), plan.config().model().c_str(),
+              layoutOf(plan.config()).c_str(), static_cast<long long>(ranks));
+  return 0;
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  cl::ParseCommandLineOptions(argc, argv,
+                              "mt-ckpt: looks inside, verifies and converts mt checkpoints\n");
+  if (showCmd)
+    return show(showPath);
+  if (verifyCmd)
+    return verify(verifyPath);
+  if (convertCmd)
+    return convert(convertPath, planPath, outDir);
+  return fail("name a subcommand: show, verify or convert (mt-ckpt --help)");
+}
