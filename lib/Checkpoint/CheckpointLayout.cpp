@@ -226,29 +226,39 @@ std::string modelDifferences(const std::vector<ckpt::Tensor> &saved,
     have[tensorKey(t)] = &t;
   std::ostringstream diff;
   std::map<std::string, bool> wanted;
+  // A parameter that differs is named once; its moments differ with it.
+  std::map<std::string, bool> paramDiffers;
   for (const ckpt::Tensor &t : target) {
     std::string key = tensorKey(t);
     wanted[key] = true;
-    auto it = have.find(key);
-    if (it == have.end()) {
-      diff << "tensor '" << key << "' of shape " << shapeText({t.shape().begin(), t.shape().end()})
-           << " is not in the checkpoint\n";
+    if (t.role() != ckpt::PARAM && paramDiffers[t.name()])
       continue;
+    auto it = have.find(key);
+    std::ostringstream line;
+    if (it == have.end()) {
+      line << "tensor '" << key << "' of shape " << shapeText({t.shape().begin(), t.shape().end()})
+           << " is not in the checkpoint\n";
+    } else {
+      const ckpt::Tensor &s = *it->second;
+      if (unpaddedShape(s) != unpaddedShape(t))
+        line << "tensor '" << key << "' has shape "
+             << shapeText({s.shape().begin(), s.shape().end()})
+             << (s.unpadded_rows() ? " (" + std::to_string(s.unpadded_rows()) + " rows unpadded)"
+                                   : "")
+             << " in the checkpoint but " << shapeText({t.shape().begin(), t.shape().end()})
+             << (t.unpadded_rows() ? " (" + std::to_string(t.unpadded_rows()) + " rows unpadded)"
+                                   : "")
+             << " in the plan\n";
+      else if (s.dtype() != t.dtype())
+        line << "tensor '" << key << "' is " << plan::DType_Name(s.dtype())
+             << " in the checkpoint but " << plan::DType_Name(t.dtype()) << " in the plan\n";
     }
-    const ckpt::Tensor &s = *it->second;
-    if (unpaddedShape(s) != unpaddedShape(t))
-      diff << "tensor '" << key << "' has shape "
-           << shapeText({s.shape().begin(), s.shape().end()})
-           << (s.unpadded_rows() ? " (" + std::to_string(s.unpadded_rows()) + " rows unpadded)" : "")
-           << " in the checkpoint but " << shapeText({t.shape().begin(), t.shape().end()})
-           << (t.unpadded_rows() ? " (" + std::to_string(t.unpadded_rows()) + " rows unpadded)" : "")
-           << " in the plan\n";
-    else if (s.dtype() != t.dtype())
-      diff << "tensor '" << key << "' is " << plan::DType_Name(s.dtype())
-           << " in the checkpoint but " << plan::DType_Name(t.dtype()) << " in the plan\n";
+    if (!line.str().empty() && t.role() == ckpt::PARAM)
+      paramDiffers[t.name()] = true;
+    diff << line.str();
   }
   for (const ckpt::Tensor &t : saved)
-    if (!wanted.count(tensorKey(t)))
+    if (!wanted.count(tensorKey(t)) && (t.role() == ckpt::PARAM || wanted.count(t.name())))
       diff << "the checkpoint's tensor '" << tensorKey(t) << "' of shape "
            << shapeText({t.shape().begin(), t.shape().end()}) << " is not in the plan's model\n";
   return diff.str();

@@ -4,6 +4,7 @@
 #include "mt/Checkpoint/CheckpointReader.h"
 #include "mt/Checkpoint/CheckpointWriter.h"
 
+#include <algorithm>
 #include <cstring>
 
 namespace mt {
@@ -19,8 +20,8 @@ Group world(const Communicator &comm) {
   return g;
 }
 
-/// Every rank learns whether all succeeded; a rank that did not fail itself
-/// reports that another did.
+/// Every rank learns whether all succeeded. A rank that did not fail itself
+/// gets an empty error: the rank that failed reports why, once.
 bool agree(Communicator &comm, bool ok, const std::string &what, std::string &error) {
   if (comm.size() <= 1)
     return ok;
@@ -32,7 +33,7 @@ bool agree(Communicator &comm, bool ok, const std::string &what, std::string &er
     return false;
   }
   if (failed && ok)
-    error = "another rank failed to " + what + " (its error is reported above)";
+    error.clear();
   return failed == 0;
 }
 
@@ -129,34 +130,45 @@ bool loadCheckpoint(Trainer &trainer, Communicator &comm, const std::string &pat
                     std::string &error) {
   const plan::Plan &plan = trainer.plan();
   CheckpointReader reader;
-  bool ok = reader.open(path, error);
-  if (ok) {
+  auto load = [&]() {
+    if (!reader.open(path, error))
+      return false;
     std::string diff = reader.differences(plan);
     if (!diff.empty()) {
       diff.pop_back();
       error = "checkpoint '" + reader.directory() + "' (model '" + reader.manifest().model() +
-              "') is not of this plan's model '" + plan.config().model() + "':\n  " + diff;
-      for (size_t at = 0; (at = error.find('\n', at + 1)) != std::string::npos;)
-        error.insert(at + 1, "  ");
-      ok = false;
+              "') is not of this plan's model '" + plan.config().model() + "':";
+      for (size_t begin = 0, end; begin <= diff.size(); begin = end + 1) {
+        end = std::min(diff.find('\n', begin), diff.size());
+        error += "\n  " + diff.substr(begin, end - begin);
+      }
+      return false;
     }
-  }
-  std::vector<HeldPiece> held;
-  ok = ok && heldPieces(plan, trainer.rank(), held, error);
-  for (size_t i = 0; ok && i < held.size(); ++i) {
-    const HeldPiece &h = held[i];
-    Buffer *b = trainer.buffer(h.buffer);
-    if (!b || b->numElements() < h.elements()) {
-      error = "this rank has no " + std::to_string(h.elements()) + "-element buffer '" +
-              h.buffer + "' to load into";
-      ok = false;
-      break;
+    std::vector<HeldPiece> held;
+    if (!heldPieces(plan, trainer.rank(), held, error))
+      return false;
+    for (const HeldPiece &h : held) {
+      Buffer *b = trainer.buffer(h.buffer);
+      if (!b || b->numElements() < h.elements()) {
+        error = "this rank has no " + std::to_string(h.elements()) + "-element buffer '" +
+                h.buffer + "' to load into";
+        return false;
+      }
+      // Distributed-optimizer shards are padded: the padding stays zero.
+      std::memset(b->data(), 0, static_cast<size_t>(b->numElements() * h.elementBytes()));
+      if (!reader.fill(*h.param, h.role, h.shape, b->data(), error))
+        return false;
     }
-    // Distributed-optimizer shards are padded: the padding stays zero.
-    std::memset(b->data(), 0, static_cast<size_t>(b->numElements() * h.elementBytes()));
-    ok = reader.fill(*h.param, h.role, h.shape, b->data(), error);
-  }
-  if (!agree(comm, ok, "load checkpoint '" + path + "'", error))
+    return true;
+  };
+  // Rank 0 first: a checkpoint that is damaged or of another model is
+  // reported once, not by every rank.
+  std::string what = "load checkpoint '" + path + "'";
+  bool ok = trainer.rank() != 0 || load();
+  if (!agree(comm, ok, what, error))
+    return false;
+  ok = trainer.rank() == 0 || load();
+  if (!agree(comm, ok, what, error))
     return false;
 
   const ckpt::Manifest &m = reader.manifest();

@@ -153,6 +153,8 @@ int runRank(const Options &o, const mt::plan::Plan &plan, mt::Communicator &comm
   int rank = comm.rank();
   bool lead = rank == 0; // logs, records and prints progress
   auto rankFail = [&](const std::string &message) {
+    if (message.empty())
+      return 1; // another rank failed and said why
     return fail(comm.size() > 1 ? "rank " + std::to_string(rank) + ": " + message : message);
   };
   mt::Trainer trainer;
