@@ -7,6 +7,7 @@
 #include <cerrno>
 #include <cstring>
 #include <ctime>
+#include <filesystem>
 #include <fcntl.h>
 #include <map>
 #include <sys/stat.h>
@@ -78,8 +79,16 @@ bool savedPieces(const plan::Plan &plan, int64_t rank, std::vector<SavedPiece> &
 
 bool beginCheckpoint(const std::string &dir, int64_t iteration, std::string &error) {
   std::string partial = dir + "/" + partialDirName(iteration);
-  if (!makeDirs(dir, error) || !removeTree(partial, error))
+  if (!makeDirs(dir, error))
     return false;
+  // What killed saves and removals left: never complete, never loaded.
+  std::error_code ec;
+  for (const std::filesystem::directory_entry &e : std::filesystem::directory_iterator(dir, ec)) {
+    std::string name = e.path().filename().string();
+    if ((name.rfind(".partial.", 0) == 0 || name.rfind(".old.", 0) == 0) &&
+        !removeTree(e.path().string(), error))
+      return false;
+  }
   if (mkdir(partial.c_str(), 0755) != 0) {
     error = "cannot create '" + partial + "': " + std::strerror(errno);
     return false;

@@ -30,8 +30,8 @@ struct SavedPiece {
 bool savedPieces(const plan::Plan &plan, int64_t rank, std::vector<SavedPiece> &out,
                  std::string &error);
 
-/// Creates `dir` if needed and an empty partial directory for `iteration`
-/// (removing one a killed save left).
+/// Creates `dir` if needed and an empty partial directory for `iteration`,
+/// removing what killed saves left (.partial.* and .old.* directories).
 bool beginCheckpoint(const std::string &dir, int64_t iteration, std::string &error);
 
 /// Writes rank `rank`'s file into the partial directory: piece i's bytes
