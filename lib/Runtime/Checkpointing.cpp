@@ -5,6 +5,7 @@
 #include "mt/Checkpoint/CheckpointWriter.h"
 
 #include <algorithm>
+#include <chrono>
 #include <cstring>
 
 namespace mt {
@@ -51,21 +52,49 @@ std::string layoutText(const plan::Config &c) {
 
 } // namespace
 
-bool saveCheckpoint(Trainer &trainer, Communicator &comm, const std::string &dir, int64_t keep,
-                    const RunPosition &position, uint64_t &bytes, std::string &error) {
+CheckpointSaver::CheckpointSaver(std::string dir, int64_t keep, bool background)
+    : dir_(std::move(dir)), keep_(keep), background_(background) {}
+
+CheckpointSaver::~CheckpointSaver() {
+  if (writer_.joinable())
+    writer_.join();
+}
+
+bool CheckpointSaver::save(Trainer &trainer, Communicator &comm, const RunPosition &position,
+                           std::string &error) {
+  // One save at a time: the one in flight is finished first.
+  if (pending() && !finish(comm, /*wait=*/true, error))
+    return false;
+  auto t0 = std::chrono::steady_clock::now();
   const plan::Plan &plan = trainer.plan();
-  int64_t rank = trainer.rank(), iteration = position.iteration;
-  bytes = 0;
-  bool ok = rank != 0 || beginCheckpoint(dir, iteration, error);
-  if (!agree(comm, ok, "begin checkpoint " + std::to_string(iteration), error))
+  int64_t rank = trainer.rank();
+  iteration_ = position.iteration;
+  bool ok = rank != 0 || beginCheckpoint(dir_, iteration_, error);
+  if (!agree(comm, ok, "begin checkpoint " + std::to_string(iteration_), error))
     return false;
 
-  std::vector<SavedPiece> pieces;
-  std::vector<uint64_t> sums;
-  std::vector<void *> sources;
-  ok = savedPieces(plan, rank, pieces, error);
-  for (size_t i = 0; ok && i < pieces.size(); ++i) {
-    const SavedPiece &p = pieces[i];
+  // What the manifest will say, as of now.
+  state_.Clear();
+  state_.set_iteration(iteration_);
+  state_.set_optimizer_steps(trainer.optimizerSteps());
+  state_.set_consumed_train_samples(position.trainSamples);
+  state_.set_consumed_valid_samples(position.validSamples);
+  state_.set_train_split_samples(position.trainSplitSamples);
+  state_.set_seed(plan.config().seed());
+  if (LossScaler *scaler = trainer.lossScaler()) {
+    LossScaler::State s = scaler->state();
+    state_.mutable_loss_scaler()->set_scale(s.scale);
+    state_.mutable_loss_scaler()->set_good_steps(s.goodSteps);
+    state_.mutable_loss_scaler()->set_overflows_left(s.overflowsLeft);
+  }
+  plan_ = &plan;
+  rank_ = rank;
+  bytes_ = 0;
+  pieces_.clear();
+  sources_.clear();
+  ok = savedPieces(plan, rank, pieces_, error);
+  for (size_t i = 0; ok && i < pieces_.size(); ++i) {
+    const SavedPiece &p = pieces_[i];
     Buffer *b = trainer.buffer(p.held.buffer);
     if (!b || b->numElements() < p.held.elements()) {
       error = "rank " + std::to_string(rank) + " has no " + std::to_string(p.held.elements()) +
@@ -73,26 +102,77 @@ bool saveCheckpoint(Trainer &trainer, Communicator &comm, const std::string &dir
       ok = false;
       break;
     }
-    sources.push_back(b->data());
-    bytes += p.bytes;
+    sources_.push_back(b->data());
+    bytes_ += p.bytes;
   }
-  ok = ok && writeRankFile(dir, iteration, rank, pieces,
-                           [&](size_t i) { return static_cast<const void *>(sources[i]); }, sums,
-                           error);
+  written_ = false;
+  writeOk_ = ok;
+  writeError_ = ok ? std::string() : error;
+  inFlight_ = true;
+  if (ok && background_) {
+    // Training goes on and changes the buffers: write from a copy.
+    snapshot_.resize(bytes_);
+    for (size_t i = 0; i < pieces_.size(); ++i) {
+      std::memcpy(snapshot_.data() + pieces_[i].offset, sources_[i], pieces_[i].bytes);
+      sources_[i] = snapshot_.data() + pieces_[i].offset;
+    }
+    holdSeconds_ = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    writer_ = std::thread([this] { write(); });
+    return true;
+  }
+  if (ok)
+    write();
+  holdSeconds_ = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  return finish(comm, /*wait=*/true, error);
+}
+
+void CheckpointSaver::write() {
+  std::string error;
+  bool ok = writeRankFile(dir_, iteration_, rank_, pieces_,
+                          [&](size_t i) { return static_cast<const void *>(sources_[i]); }, sums_,
+                          error);
+  writeOk_ = ok;
+  if (!ok)
+    writeError_ = error;
+  written_ = true;
+}
+
+bool CheckpointSaver::finish(Communicator &comm, bool wait, std::string &error) {
+  if (!inFlight_)
+    return true;
+  std::string what = "checkpoint " + std::to_string(iteration_);
+  if (!wait) {
+    // Finish only once every rank has written its file; all ranks decide
+    // alike.
+    int64_t busy = written_ || !background_ ? 0 : 1;
+    if (comm.size() > 1 && !comm.allReduce(world(comm), &busy, 1, ElementType::I64,
+                                           ReduceOp::Max, "progress of " + what, error))
+      return false;
+    if (busy)
+      return true;
+  }
+  if (writer_.joinable())
+    writer_.join();
+  inFlight_ = false;
+  snapshot_.clear();
+  snapshot_.shrink_to_fit();
+  bool ok = writeOk_;
+  if (!ok)
+    error = writeError_;
   // Rank 0 collects every file's piece checksums (a count of -1: that rank failed).
   std::vector<std::vector<uint64_t>> all(static_cast<size_t>(comm.size()));
-  int64_t count = ok ? static_cast<int64_t>(sums.size()) : -1;
-  std::string what = "checksums of checkpoint " + std::to_string(iteration);
-  if (rank != 0) {
-    if (!comm.send(0, kChecksumChannel, &count, 1, ElementType::I64, what, error) ||
-        (count > 0 && !comm.send(0, kChecksumChannel, sums.data(), count, ElementType::I64, what,
-                                 error)))
+  int64_t count = ok ? static_cast<int64_t>(sums_.size()) : -1;
+  std::string sumsWhat = "checksums of " + what;
+  if (rank_ != 0) {
+    if (!comm.send(0, kChecksumChannel, &count, 1, ElementType::I64, sumsWhat, error) ||
+        (count > 0 && !comm.send(0, kChecksumChannel, sums_.data(), count, ElementType::I64,
+                                 sumsWhat, error)))
       return false;
   } else {
-    all[0] = sums;
+    all[0] = sums_;
     for (int64_t r = 1; r < comm.size(); ++r) {
       int64_t n = 0;
-      if (!comm.recv(r, kChecksumChannel, &n, 1, ElementType::I64, what, error))
+      if (!comm.recv(r, kChecksumChannel, &n, 1, ElementType::I64, sumsWhat, error))
         return false;
       if (n < 0) {
         ok = false;
@@ -100,29 +180,17 @@ bool saveCheckpoint(Trainer &trainer, Communicator &comm, const std::string &dir
       }
       all[static_cast<size_t>(r)].resize(static_cast<size_t>(n));
       if (n > 0 && !comm.recv(r, kChecksumChannel, all[static_cast<size_t>(r)].data(), n,
-                              ElementType::I64, what, error))
+                              ElementType::I64, sumsWhat, error))
         return false;
     }
-    if (ok) {
-      ckpt::TrainingState state;
-      state.set_iteration(iteration);
-      state.set_optimizer_steps(trainer.optimizerSteps());
-      state.set_consumed_train_samples(position.trainSamples);
-      state.set_consumed_valid_samples(position.validSamples);
-      state.set_train_split_samples(position.trainSplitSamples);
-      state.set_seed(plan.config().seed());
-      if (LossScaler *scaler = trainer.lossScaler()) {
-        LossScaler::State s = scaler->state();
-        state.mutable_loss_scaler()->set_scale(s.scale);
-        state.mutable_loss_scaler()->set_good_steps(s.goodSteps);
-        state.mutable_loss_scaler()->set_overflows_left(s.overflowsLeft);
-      }
-      ckpt::Manifest manifest;
-      ok = describeCheckpoint(plan, state, all, manifest, error) &&
-           finishCheckpoint(dir, iteration, manifest, keep, error);
-    }
+    ckpt::Manifest manifest;
+    ok = ok && describeCheckpoint(*plan_, state_, all, manifest, error) &&
+         finishCheckpoint(dir_, iteration_, manifest, keep_, error);
   }
-  return agree(comm, ok, "save checkpoint " + std::to_string(iteration), error);
+  if (!agree(comm, ok, "save " + what, error))
+    return false;
+  published_ = iteration_;
+  return true;
 }
 
 bool loadCheckpoint(Trainer &trainer, Communicator &comm, const std::string &path,

@@ -30,6 +30,7 @@ struct Options {
   std::string plan, data, logDir, record, timeline;
   std::string save, load;
   int64_t saveInterval = 0, saveKeep = 0;
+  bool asyncSave = false;
   bool measureArena = false;
   bool profile = false;
   double peakBandwidth = 0, peakTflops = 0; // 0: the device's known peaks
@@ -55,6 +56,8 @@ void usage() {
                "                        --save-interval steps); each rank writes its own file\n"
                "  --save-interval N     also save every N steps (0: only at the end)\n"
                "  --save-keep N         keep the newest N checkpoints in DIR (0: all)\n"
+               "  --async-save          write checkpoints in the background: training waits only\n"
+               "                        for a copy of the state (which takes its memory again)\n"
                "  --load PATH           resume from a checkpoint: PATH/iter_* or a save directory\n"
                "                        (its newest complete one); any layout loads into any other\n"
                "  --eval-interval N     validation loss and perplexity every N steps (0: at the end)\n"
@@ -199,17 +202,38 @@ int runRank(const Options &o, const mt::plan::Plan &plan, mt::Communicator &comm
   auto position = [&](int64_t it) {
     return mt::RunPosition{it, train.position(), valid.position(), train.numSamples()};
   };
+  mt::CheckpointSaver saver(o.save, o.saveKeep, o.asyncSave);
+  auto reportSave = [&](double writeSeconds) {
+    if (!lead || saver.published() < 0)
+      return;
+    if (o.asyncSave)
+      std::printf("saved checkpoint %s/iter_%07lld (rank 0 wrote %.1f MB in the background; "
+                  "training held %.2f s for the copy)\n",
+                  o.save.c_str(), static_cast<long long>(saver.published()), saver.bytes() / 1e6,
+                  saver.holdSeconds());
+    else
+      std::printf("saved checkpoint %s/iter_%07lld in %.2f s (rank 0 wrote %.1f MB)\n",
+                  o.save.c_str(), static_cast<long long>(saver.published()), writeSeconds,
+                  saver.bytes() / 1e6);
+    std::fflush(stdout);
+  };
   auto save = [&](int64_t it) -> bool {
     auto t0 = std::chrono::steady_clock::now();
-    uint64_t bytes = 0;
-    if (!mt::saveCheckpoint(trainer, comm, o.save, o.saveKeep, position(it), bytes, error))
+    int64_t before = saver.published();
+    if (!saver.save(trainer, comm, position(it), error))
       return false;
-    double seconds =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    if (lead)
-      std::printf("saved checkpoint %s/iter_%07lld in %.2f s (rank 0 wrote %.1f MB)\n",
-                  o.save.c_str(), static_cast<long long>(it), seconds, bytes / 1e6);
-    std::fflush(stdout);
+    if (saver.published() != before)
+      reportSave(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+    return true;
+  };
+  // A background save is published as soon as every rank has written it.
+  auto finishSave = [&](bool wait) -> bool {
+    if (!saver.pending())
+      return true;
+    if (!saver.finish(comm, wait, error))
+      return false;
+    if (!saver.pending())
+      reportSave(0);
     return true;
   };
 
@@ -278,10 +302,14 @@ int runRank(const Options &o, const mt::plan::Plan &plan, mt::Communicator &comm
       if (profiled)
         profiled->profile(mt::CudaBackend::Profiling::Resume);
     }
+    if (!finishSave(/*wait=*/false))
+      return rankFail(error);
     if (o.saveInterval > 0 && it % o.saveInterval == 0 && !save(it))
       return rankFail(error);
   }
   if (!o.save.empty() && (o.saveInterval == 0 || iters % o.saveInterval != 0) && !save(iters))
+    return rankFail(error);
+  if (!finishSave(/*wait=*/true))
     return rankFail(error);
   if (!log.finish(error) || (recorder.enabled() && !recorder.end(trainer, error)))
     return rankFail(error);
@@ -371,6 +399,7 @@ int main(int argc, char **argv) {
     else if (a == "--load") o.load = value("--load");
     else if (a == "--save-interval") intValue("--save-interval", o.saveInterval, 0);
     else if (a == "--save-keep") intValue("--save-keep", o.saveKeep, 0);
+    else if (a == "--async-save") o.asyncSave = true;
     else if (a == "--train-iters") intValue("--train-iters", o.trainIters, 1);
     else if (a == "--eval-interval") intValue("--eval-interval", o.evalInterval, 0);
     else if (a == "--eval-iters") intValue("--eval-iters", o.evalIters, 1);
@@ -410,8 +439,8 @@ int main(int argc, char **argv) {
   }
   if (o.data.empty())
     return fail("no training data: pass --data PATH");
-  if (o.save.empty() && (o.saveInterval > 0 || o.saveKeep > 0))
-    return fail("--save-interval and --save-keep need --save DIR");
+  if (o.save.empty() && (o.saveInterval > 0 || o.saveKeep > 0 || o.asyncSave))
+    return fail("--save-interval, --save-keep and --async-save need --save DIR");
   if (o.profile && !mt::planTargetsCuda(plan))
     return fail("--profile times GPU kernels; this plan is for the CPU (compile it with "
                 "--target=cuda)");

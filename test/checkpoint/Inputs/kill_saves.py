@@ -50,8 +50,11 @@ def main():
         if checkpoints(args.dir):
             cmd += ["--load", args.dir]
         proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-        # Let it load (and save at least once after the first round), then
-        # kill it at a random moment.
+        # The first round waits for a first checkpoint (a loaded machine
+        # starts slowly); then kill at a random moment.
+        deadline = time.time() + 120
+        while not checkpoints(args.dir) and proc.poll() is None and time.time() < deadline:
+            time.sleep(0.01)
         time.sleep(rng.uniform(0.1, args.max_wait))
         if proc.poll() is not None:
             print(f"FAIL round {k}: mt-run exited before the kill: {proc.stderr.read().decode()}")
