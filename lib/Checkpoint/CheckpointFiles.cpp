@@ -1,5 +1,6 @@
 //===- CheckpointFiles.cpp - a checkpoint directory on disk ----------------===//
 #include "mt/Checkpoint/CheckpointFiles.h"
+#include "mt/Support/FramedFile.h"
 
 #include <llvm/Support/xxhash.h>
 
@@ -21,19 +22,7 @@ namespace mt {
 namespace {
 
 constexpr char kMagic[8] = {'M', 'T', 'C', 'K', 'P', 'T', 0, 0};
-constexpr size_t kHeaderBytes = 32;
-
-void putU64(std::string &out, uint64_t v) {
-  for (int i = 0; i < 8; ++i)
-    out.push_back(static_cast<char>((v >> (8 * i)) & 0xff));
-}
-
-uint64_t getU64(const std::string &in, size_t at) {
-  uint64_t v = 0;
-  for (int i = 7; i >= 0; --i)
-    v = (v << 8) | static_cast<unsigned char>(in[at + i]);
-  return v;
-}
+constexpr size_t kHeaderBytes = kFrameHeaderBytes;
 
 bool isFile(const std::string &path) {
   struct stat st;
@@ -74,7 +63,7 @@ uint64_t checksumOf(const void *data, size_t bytes) {
 uint64_t fileChecksum(const ckpt::File &file) {
   std::string sums;
   for (const ckpt::Piece &p : file.pieces())
-    putU64(sums, p.checksum());
+    putU64LE(sums, p.checksum());
   return checksumOf(sums.data(), sums.size());
 }
 
@@ -88,11 +77,8 @@ bool writeManifest(const ckpt::Manifest &manifest, const std::string &path, std:
     error = "cannot serialize the checkpoint manifest";
     return false;
   }
-  std::string file(kMagic, sizeof kMagic);
-  putU64(file, kCheckpointFormatVersion);
-  putU64(file, payload.size());
-  putU64(file, checksumOf(payload.data(), payload.size()));
-  file += payload;
+  std::string file =
+      frame(kMagic, kCheckpointFormatVersion, payload, checksumOf(payload.data(), payload.size()));
   return writeDurably(path, file.data(), file.size(), error);
 }
 
@@ -105,11 +91,12 @@ bool readManifest(const std::string &path, ckpt::Manifest &manifest, std::string
   std::stringstream buffer;
   buffer << in.rdbuf();
   std::string file = buffer.str();
-  if (file.size() < kHeaderBytes || std::memcmp(file.data(), kMagic, sizeof kMagic) != 0) {
+  FrameHeader header;
+  if (!parseFrameHeader(file, kMagic, header)) {
     error = "'" + path + "' is not an mt checkpoint manifest (bad magic)";
     return false;
   }
-  uint64_t version = getU64(file, 8), length = getU64(file, 16), checksum = getU64(file, 24);
+  uint64_t version = header.version, length = header.length, checksum = header.checksum;
   if (version > kCheckpointFormatVersion) {
     error = "'" + path + "' is in checkpoint format " + std::to_string(version) +
             ", newer than this tool's " + std::to_string(kCheckpointFormatVersion) +
@@ -137,31 +124,48 @@ bool readManifest(const std::string &path, ckpt::Manifest &manifest, std::string
   return true;
 }
 
-bool writeDurably(const std::string &path, const void *data, size_t bytes, std::string &error) {
+int createFile(const std::string &path, std::string &error) {
   int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  if (fd < 0) {
+  if (fd < 0)
     error = "cannot create '" + path + "': " + std::strerror(errno);
-    return false;
-  }
+  return fd;
+}
+
+bool writeAll(int fd, const void *data, size_t bytes, const std::string &path,
+              std::string &error) {
   const char *p = static_cast<const char *>(data);
-  size_t left = bytes;
-  while (left > 0) {
-    ssize_t n = ::write(fd, p, left);
+  while (bytes > 0) {
+    ssize_t n = ::write(fd, p, bytes);
     if (n < 0 && errno == EINTR)
       continue;
     if (n <= 0) {
       error = "cannot write '" + path + "': " + std::strerror(errno);
-      ::close(fd);
       return false;
     }
     p += n;
-    left -= static_cast<size_t>(n);
+    bytes -= static_cast<size_t>(n);
   }
-  if (::fsync(fd) != 0 || ::close(fd) != 0) {
+  return true;
+}
+
+bool syncAndClose(int fd, const std::string &path, std::string &error) {
+  bool synced = ::fsync(fd) == 0;
+  if (::close(fd) != 0 || !synced) {
     error = "cannot flush '" + path + "' to disk: " + std::strerror(errno);
     return false;
   }
   return true;
+}
+
+bool writeDurably(const std::string &path, const void *data, size_t bytes, std::string &error) {
+  int fd = createFile(path, error);
+  if (fd < 0)
+    return false;
+  if (!writeAll(fd, data, bytes, path, error)) {
+    ::close(fd);
+    return false;
+  }
+  return syncAndClose(fd, path, error);
 }
 
 bool syncDirectory(const std::string &path, std::string &error) {

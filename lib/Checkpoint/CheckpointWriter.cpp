@@ -101,34 +101,19 @@ bool writeRankFile(const std::string &dir, int64_t iteration, int64_t rank,
                    const std::function<const void *(size_t)> &data,
                    std::vector<uint64_t> &checksums, std::string &error) {
   std::string path = dir + "/" + partialDirName(iteration) + "/" + rankFileName(rank);
-  int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  if (fd < 0) {
-    error = "cannot create '" + path + "': " + std::strerror(errno);
+  int fd = createFile(path, error);
+  if (fd < 0)
     return false;
-  }
   checksums.clear();
   for (size_t i = 0; i < pieces.size(); ++i) {
-    const char *p = static_cast<const char *>(data(i));
-    size_t left = pieces[i].bytes;
-    checksums.push_back(checksumOf(p, left));
-    while (left > 0) {
-      ssize_t n = ::write(fd, p, left);
-      if (n < 0 && errno == EINTR)
-        continue;
-      if (n <= 0) {
-        error = "cannot write '" + path + "': " + std::strerror(errno);
-        ::close(fd);
-        return false;
-      }
-      p += n;
-      left -= static_cast<size_t>(n);
+    const void *p = data(i);
+    checksums.push_back(checksumOf(p, pieces[i].bytes));
+    if (!writeAll(fd, p, pieces[i].bytes, path, error)) {
+      ::close(fd);
+      return false;
     }
   }
-  if (::fsync(fd) != 0 || ::close(fd) != 0) {
-    error = "cannot flush '" + path + "' to disk: " + std::strerror(errno);
-    return false;
-  }
-  return true;
+  return syncAndClose(fd, path, error);
 }
 
 bool describeCheckpoint(const plan::Plan &plan, const ckpt::TrainingState &state,

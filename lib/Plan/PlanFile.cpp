@@ -1,5 +1,6 @@
 //===- PlanFile.cpp - reading and writing plan files -----------------------===//
 #include "mt/Plan/PlanFile.h"
+#include "mt/Support/FramedFile.h"
 
 #include <google/protobuf/text_format.h>
 
@@ -13,19 +14,7 @@ namespace mt {
 namespace {
 
 constexpr char kMagic[8] = {'M', 'T', 'P', 'L', 'A', 'N', 0, 0};
-constexpr size_t kHeaderBytes = 32;
-
-void putU64(std::string &out, uint64_t v) {
-  for (int i = 0; i < 8; ++i)
-    out.push_back(static_cast<char>((v >> (8 * i)) & 0xff));
-}
-
-uint64_t getU64(const std::string &in, size_t at) {
-  uint64_t v = 0;
-  for (int i = 7; i >= 0; --i)
-    v = (v << 8) | static_cast<unsigned char>(in[at + i]);
-  return v;
-}
+constexpr size_t kHeaderBytes = kFrameHeaderBytes;
 
 } // namespace
 
@@ -67,11 +56,7 @@ bool writePlanFile(const plan::Plan &plan, const std::string &path, std::string 
     error = "cannot serialize the plan";
     return false;
   }
-  std::string file(kMagic, sizeof kMagic);
-  putU64(file, kPlanFormatVersion);
-  putU64(file, payload.size());
-  putU64(file, fnv1a64(payload));
-  file += payload;
+  std::string file = frame(kMagic, kPlanFormatVersion, payload, fnv1a64(payload));
   std::string tmp = path + ".tmp";
   {
     std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
@@ -98,11 +83,12 @@ bool readPlanFile(const std::string &path, plan::Plan &plan, std::string &error)
   std::stringstream buffer;
   buffer << in.rdbuf();
   std::string file = buffer.str();
-  if (file.size() < kHeaderBytes || std::memcmp(file.data(), kMagic, sizeof kMagic) != 0) {
+  FrameHeader header;
+  if (!parseFrameHeader(file, kMagic, header)) {
     error = "'" + path + "' is not an mtc plan (bad magic; compile one with mtc ... -o PLAN)";
     return false;
   }
-  uint64_t version = getU64(file, 8), length = getU64(file, 16), checksum = getU64(file, 24);
+  uint64_t version = header.version, length = header.length, checksum = header.checksum;
   if (version != kPlanFormatVersion) {
     error = "'" + path + "' has plan format version " + std::to_string(version) +
             " but this mt-run reads version " + std::to_string(kPlanFormatVersion) +

@@ -1,0 +1,38 @@
+//===- FramedFile.cpp - a payload behind a checked 32-byte header ----------===//
+#include "mt/Support/FramedFile.h"
+
+#include <cstring>
+
+namespace mt {
+
+void putU64LE(std::string &out, uint64_t v) {
+  for (int i = 0; i < 8; ++i)
+    out.push_back(static_cast<char>((v >> (8 * i)) & 0xff));
+}
+
+uint64_t getU64LE(const std::string &in, size_t at) {
+  uint64_t v = 0;
+  for (int i = 7; i >= 0; --i)
+    v = (v << 8) | static_cast<unsigned char>(in[at + i]);
+  return v;
+}
+
+std::string frame(const char (&magic)[8], uint64_t version, const std::string &payload,
+                  uint64_t checksum) {
+  std::string file(magic, sizeof magic);
+  putU64LE(file, version);
+  putU64LE(file, payload.size());
+  putU64LE(file, checksum);
+  return file + payload;
+}
+
+bool parseFrameHeader(const std::string &file, const char (&magic)[8], FrameHeader &out) {
+  if (file.size() < kFrameHeaderBytes || std::memcmp(file.data(), magic, sizeof magic) != 0)
+    return false;
+  out.version = getU64LE(file, 8);
+  out.length = getU64LE(file, 16);
+  out.checksum = getU64LE(file, 24);
+  return true;
+}
+
+} // namespace mt
