@@ -1,9 +1,10 @@
 #!/usr/bin/env python3
 """Kills mt-run with SIGKILL at random moments while it saves, then resumes.
 
-usage: kill_saves.py PLAN DATA DIR [--kills N] [--seed S] [--max-wait SECONDS]
+usage: kill_saves.py PLAN DATA DIR [--kills N] [--seed S] [--max-wait SECONDS] [--async-save]
 
 Each round starts `mt-run PLAN --save DIR --save-interval 1 --save-keep 3`
+(with --async-save: writing in the background)
 (resuming with --load DIR once DIR has a checkpoint), waits a random time
 and kills the process outright. After every kill each iter_* directory in
 DIR must verify (mt-ckpt verify: every byte against its checksum), and the
@@ -37,6 +38,7 @@ def main():
     ap.add_argument("--kills", type=int, default=20)
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--max-wait", type=float, default=0.6)
+    ap.add_argument("--async-save", action="store_true", help="save in the background")
     args = ap.parse_args()
     rng = random.Random(args.seed)
     mid_save, newest, k = 0, -1, 0
@@ -49,6 +51,8 @@ def main():
                "--save-keep", "3", "--log-interval", "1000000"]
         if checkpoints(args.dir):
             cmd += ["--load", args.dir]
+        if args.async_save:
+            cmd.append("--async-save")
         proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
         # The first round waits for a first checkpoint (a loaded machine
         # starts slowly); then kill at a random moment.
