@@ -17,7 +17,7 @@ class MT_CollectiveOp<string mnemonic, list<Trait> traits = []>
 }
 
 def MT_AllReduceOp : MT_CollectiveOp<"all_reduce",
-    [MT_ShapeInferenceOpInterface, AllTypesMatch<["input", "result"]>]> {
+    [MT_Differentiable, MT_ShapeInferenceOpInterface, AllTypesMatch<["input", "result"]>]> {
   let summary = "combines a tensor across the ranks of mesh axes";
   let description = [{
     Every rank of each group (the ranks that differ only in `axes`) ends with
@@ -35,7 +35,7 @@ def MT_AllReduceOp : MT_CollectiveOp<"all_reduce",
   }];
 }
 
-def MT_AllGatherOp : MT_CollectiveOp<"all_gather", [
+def MT_AllGatherOp : MT_CollectiveOp<"all_gather", [MT_Differentiable, 
     DeclareOpInterfaceMethods<MT_ShapeInferenceOpInterface, ["inferResultTypes"]>]> {
   let summary = "concatenates the group's shards along a dimension";
   let description = [{
@@ -54,7 +54,7 @@ def MT_AllGatherOp : MT_CollectiveOp<"all_gather", [
   }];
 }
 
-def MT_ReduceScatterOp : MT_CollectiveOp<"reduce_scatter", [
+def MT_ReduceScatterOp : MT_CollectiveOp<"reduce_scatter", [MT_Differentiable, 
     DeclareOpInterfaceMethods<MT_ShapeInferenceOpInterface, ["inferResultTypes"]>]> {
   let summary = "reduces across the group and leaves each rank one shard";
   let description = [{

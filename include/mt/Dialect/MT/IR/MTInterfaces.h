@@ -6,6 +6,10 @@
 #include "mlir/IR/OpDefinition.h"
 #include "llvm/ADT/SmallVector.h"
 
+namespace mt {
+class GradientBuilder;
+} // namespace mt
+
 #include "mt/Dialect/MT/IR/MTInterfaces.h.inc"
 
 #endif // MT_DIALECT_MT_IR_MTINTERFACES_H

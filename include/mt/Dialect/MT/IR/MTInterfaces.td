@@ -42,4 +42,24 @@ def MT_ShapeInferenceOpInterface : OpInterface<"ShapeInferenceOpInterface"> {
   ];
 }
 
+def MT_DifferentiableOpInterface : OpInterface<"DifferentiableOpInterface"> {
+  let cppNamespace = "::mt";
+  let description = [{
+    An op's vector-Jacobian product: mt-derive-gradients walks a model
+    backwards and asks each op to add, to the adjoints of its operands, the
+    VJP of its results' adjoints (`grad.adjoint(result)`, null for a result
+    that does not reach the loss). The rule builds ops at `grad.loc()` with
+    `grad.builder()` and adds with `grad.accumulate(operand, delta)`; an op
+    through which no gradient flows (constants, the loss's row maximum)
+    adds nothing. docs/autodiff.md lists the rules.
+  }];
+  let methods = [
+    InterfaceMethod<"Adds the VJP of the op's result adjoints to its operands' adjoints.",
+      "::mlir::LogicalResult", "buildVjp", (ins "::mt::GradientBuilder &":$grad)>,
+  ];
+}
+
+/// The trait list entry of a differentiable op (its rule in MT*Gradients.cpp).
+def MT_Differentiable : DeclareOpInterfaceMethods<MT_DifferentiableOpInterface>;
+
 #endif // MT_INTERFACES_TD

@@ -7,7 +7,7 @@ include "mt/Dialect/MT/IR/MTAttrs.td"
 include "mlir/Interfaces/SideEffectInterfaces.td"
 include "mt/Dialect/MT/IR/MTInterfaces.td"
 
-def MT_EmbeddingOp : MT_Op<"embedding", [Pure,
+def MT_EmbeddingOp : MT_Op<"embedding", [MT_Differentiable, Pure,
     DeclareOpInterfaceMethods<MT_ShapeInferenceOpInterface, ["inferResultTypes"]>]> {
   let summary = "looks up token embeddings";
   let description = [{
@@ -35,7 +35,7 @@ def MT_EmbeddingOp : MT_Op<"embedding", [Pure,
   let hasVerifier = 1;
 }
 
-def MT_PositionEmbeddingOp : MT_Op<"position_embedding", [Pure,
+def MT_PositionEmbeddingOp : MT_Op<"position_embedding", [MT_Differentiable, Pure,
     DeclareOpInterfaceMethods<MT_ShapeInferenceOpInterface, ["inferResultTypes"]>]> {
   let summary = "absolute position embeddings for a batch of sequences";
   let description = [{
@@ -56,7 +56,7 @@ def MT_PositionEmbeddingOp : MT_Op<"position_embedding", [Pure,
   let hasVerifier = 1;
 }
 
-def MT_LinearOp : MT_Op<"linear", [Pure,
+def MT_LinearOp : MT_Op<"linear", [MT_Differentiable, Pure,
     DeclareOpInterfaceMethods<MT_ShapeInferenceOpInterface, ["inferResultTypes"]>]> {
   let summary = "a dense layer: x W^T + b";
   let description = [{
@@ -79,7 +79,7 @@ def MT_LinearOp : MT_Op<"linear", [Pure,
   let hasVerifier = 1;
 }
 
-def MT_MatmulOp : MT_Op<"matmul", [Pure,
+def MT_MatmulOp : MT_Op<"matmul", [MT_Differentiable, Pure,
     DeclareOpInterfaceMethods<MT_ShapeInferenceOpInterface, ["inferResultTypes"]>]> {
   let summary = "batched matrix product with optional transposes";
   let description = [{
@@ -112,7 +112,7 @@ def MT_MatmulOp : MT_Op<"matmul", [Pure,
   let hasVerifier = 1;
 }
 
-def MT_LayerNormOp : MT_Op<"layer_norm", [Pure, MT_ShapeInferenceOpInterface, AllTypesMatch<["gamma", "beta"]>,
+def MT_LayerNormOp : MT_Op<"layer_norm", [MT_Differentiable, Pure, MT_ShapeInferenceOpInterface, AllTypesMatch<["gamma", "beta"]>,
     AllTypesMatch<["input", "result"]>]> {
   let summary = "layer normalization over the last dimension";
   let description = [{
@@ -132,7 +132,7 @@ def MT_LayerNormOp : MT_Op<"layer_norm", [Pure, MT_ShapeInferenceOpInterface, Al
   let hasVerifier = 1;
 }
 
-def MT_AddLayerNormOp : MT_Op<"add_layer_norm", [Pure,
+def MT_AddLayerNormOp : MT_Op<"add_layer_norm", [MT_Differentiable, Pure,
     DeclareOpInterfaceMethods<MT_ShapeInferenceOpInterface, ["inferResultTypes"]>,
     AllTypesMatch<["input", "residual", "sum", "result"]>, AllTypesMatch<["gamma", "beta"]>]> {
   let summary = "residual add and the layer norm of the sum, in one kernel";
@@ -160,7 +160,7 @@ def MT_AddLayerNormOp : MT_Op<"add_layer_norm", [Pure,
   let hasVerifier = 1;
 }
 
-def MT_RmsNormOp : MT_Op<"rms_norm", [Pure, MT_ShapeInferenceOpInterface, AllTypesMatch<["input", "result"]>]> {
+def MT_RmsNormOp : MT_Op<"rms_norm", [MT_Differentiable, Pure, MT_ShapeInferenceOpInterface, AllTypesMatch<["input", "result"]>]> {
   let summary = "RMS normalization over the last dimension";
   let description = [{
     `x / sqrt(mean(x^2) + epsilon) * gamma`, over the last dimension.
@@ -176,7 +176,7 @@ def MT_RmsNormOp : MT_Op<"rms_norm", [Pure, MT_ShapeInferenceOpInterface, AllTyp
   let hasVerifier = 1;
 }
 
-def MT_GeluOp : MT_Op<"gelu", [Pure, MT_ShapeInferenceOpInterface, AllTypesMatch<["input", "result"]>]> {
+def MT_GeluOp : MT_Op<"gelu", [MT_Differentiable, Pure, MT_ShapeInferenceOpInterface, AllTypesMatch<["input", "result"]>]> {
   let summary = "GeLU activation";
   let description = [{
     `x * Phi(x)`; with `approximate = tanh`, GPT-2's
@@ -193,7 +193,7 @@ def MT_GeluOp : MT_Op<"gelu", [Pure, MT_ShapeInferenceOpInterface, AllTypesMatch
   let hasVerifier = 1;
 }
 
-def MT_BiasGeluOp : MT_Op<"bias_gelu", [Pure, MT_ShapeInferenceOpInterface,
+def MT_BiasGeluOp : MT_Op<"bias_gelu", [MT_Differentiable, Pure, MT_ShapeInferenceOpInterface,
     AllTypesMatch<["input", "result"]>]> {
   let summary = "GeLU of input plus a bias, in one kernel";
   let description = [{
@@ -216,7 +216,7 @@ def MT_BiasGeluOp : MT_Op<"bias_gelu", [Pure, MT_ShapeInferenceOpInterface,
   let hasVerifier = 1;
 }
 
-def MT_SoftmaxOp : MT_Op<"softmax", [Pure, MT_ShapeInferenceOpInterface, AllTypesMatch<["input", "result"]>]> {
+def MT_SoftmaxOp : MT_Op<"softmax", [MT_Differentiable, Pure, MT_ShapeInferenceOpInterface, AllTypesMatch<["input", "result"]>]> {
   let summary = "scaled, masked softmax over the last dimension";
   let description = [{
     `softmax(scale * x + mask)` over the last dimension. `mask = causal` hides
@@ -241,7 +241,7 @@ def MT_SoftmaxOp : MT_Op<"softmax", [Pure, MT_ShapeInferenceOpInterface, AllType
 
 // Pure: the mask is a function of the key, so equal inputs and keys give equal
 // results.
-def MT_DropoutOp : MT_Op<"dropout", [Pure, AttrSizedOperandSegments, MT_ShapeInferenceOpInterface, AllTypesMatch<["input", "result"]>]> {
+def MT_DropoutOp : MT_Op<"dropout", [MT_Differentiable, Pure, AttrSizedOperandSegments, MT_ShapeInferenceOpInterface, AllTypesMatch<["input", "result"]>]> {
   let summary = "inverted dropout with a counter-based, position-keyed mask";
   let description = [{
     Zeroes each element with probability `rate` and scales the rest by
@@ -276,7 +276,7 @@ def MT_DropoutOp : MT_Op<"dropout", [Pure, AttrSizedOperandSegments, MT_ShapeInf
   let hasVerifier = 1;
 }
 
-def MT_BiasDropoutAddOp : MT_Op<"bias_dropout_add", [Pure, AttrSizedOperandSegments,
+def MT_BiasDropoutAddOp : MT_Op<"bias_dropout_add", [MT_Differentiable, Pure, AttrSizedOperandSegments,
     MT_ShapeInferenceOpInterface, AllTypesMatch<["input", "residual", "result"]>]> {
   let summary = "residual + dropout(input + bias), in one kernel";
   let description = [{
@@ -327,7 +327,7 @@ def MT_DropoutMaskOp : MT_Op<"dropout_mask", [Pure, AttrSizedOperandSegments]> {
   let hasVerifier = 1;
 }
 
-def MT_MaskedScaleOp : MT_Op<"masked_scale", [Pure, MT_ShapeInferenceOpInterface,
+def MT_MaskedScaleOp : MT_Op<"masked_scale", [MT_Differentiable, Pure, MT_ShapeInferenceOpInterface,
                                                AllTypesMatch<["input", "result"]>]> {
   let summary = "keeps the elements a mask selects, scaled; zeroes the rest";
   let description = [{
@@ -347,7 +347,7 @@ def MT_MaskedScaleOp : MT_Op<"masked_scale", [Pure, MT_ShapeInferenceOpInterface
 }
 
 class MT_BroadcastBinaryOp<string mnemonic, string formula>
-    : MT_Op<mnemonic, [Pure, MT_ShapeInferenceOpInterface,
+    : MT_Op<mnemonic, [Pure, MT_Differentiable, MT_ShapeInferenceOpInterface,
                               AllTypesMatch<["lhs", "result"]>]> {
   let summary = "elementwise " # formula # " with trailing broadcast";
   let description = [{
@@ -368,7 +368,7 @@ class MT_BroadcastBinaryOp<string mnemonic, string formula>
 def MT_AddOp : MT_BroadcastBinaryOp<"add", "lhs + rhs">;
 def MT_MulOp : MT_BroadcastBinaryOp<"mul", "lhs * rhs">;
 
-def MT_SplitOp : MT_Op<"split", [Pure,
+def MT_SplitOp : MT_Op<"split", [MT_Differentiable, Pure,
     DeclareOpInterfaceMethods<MT_ShapeInferenceOpInterface, ["inferResultTypes"]>]> {
   let summary = "splits a tensor into consecutive pieces along one dimension";
   let description = [{
@@ -387,7 +387,7 @@ def MT_SplitOp : MT_Op<"split", [Pure,
   let hasVerifier = 1;
 }
 
-def MT_CrossEntropyOp : MT_Op<"cross_entropy", [Pure,
+def MT_CrossEntropyOp : MT_Op<"cross_entropy", [MT_Differentiable, Pure,
     DeclareOpInterfaceMethods<MT_ShapeInferenceOpInterface, ["inferResultTypes"]>]> {
   let summary = "mean token cross-entropy of logits against labels";
   let description = [{
@@ -416,7 +416,7 @@ def MT_CrossEntropyOp : MT_Op<"cross_entropy", [Pure,
 // vocabulary. The pieces' statistics are combined by explicit collectives
 // between these ops, so the plan checker sees every one of them.
 
-def MT_VocabParallelMaxOp : MT_Op<"vocab_parallel_max", [Pure]> {
+def MT_VocabParallelMaxOp : MT_Op<"vocab_parallel_max", [MT_Differentiable, Pure]> {
   let summary = "per-token maximum over this rank's piece of the vocabulary";
   let description = [{
     `logits` `[..., V]` hold classes `[shard * V, (shard + 1) * V)` of the
@@ -438,7 +438,7 @@ def MT_VocabParallelMaxOp : MT_Op<"vocab_parallel_max", [Pure]> {
   let hasVerifier = 1;
 }
 
-def MT_VocabParallelStatsOp : MT_Op<"vocab_parallel_stats", [Pure]> {
+def MT_VocabParallelStatsOp : MT_Op<"vocab_parallel_stats", [MT_Differentiable, Pure]> {
   let summary = "this rank's share of the softmax denominator and of the label's logit";
   let description = [{
     For logits `[..., V]` holding classes `[shard * V, (shard + 1) * V)`:
@@ -462,7 +462,7 @@ def MT_VocabParallelStatsOp : MT_Op<"vocab_parallel_stats", [Pure]> {
   let hasVerifier = 1;
 }
 
-def MT_CrossEntropyFromStatsOp : MT_Op<"cross_entropy_from_stats", [Pure]> {
+def MT_CrossEntropyFromStatsOp : MT_Op<"cross_entropy_from_stats", [MT_Differentiable, Pure]> {
   let summary = "mean token cross-entropy from the whole rows' statistics";
   let description = [{
     `sum(mask * (log(sum_exp) + max - label_logit)) / sum(mask)`, the same

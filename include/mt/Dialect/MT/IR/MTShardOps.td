@@ -15,7 +15,7 @@ include "mt/Dialect/MT/IR/MTInterfaces.td"
 include "mlir/IR/SymbolInterfaces.td"
 include "mlir/Interfaces/SideEffectInterfaces.td"
 
-def MT_AxisIndexOp : MT_Op<"axis_index", [Pure,
+def MT_AxisIndexOp : MT_Op<"axis_index", [MT_Differentiable, Pure,
     DeclareOpInterfaceMethods<SymbolUserOpInterface>]> {
   let summary = "this rank's coordinate along one mesh axis";
   let description = [{
@@ -34,7 +34,7 @@ def MT_AxisIndexOp : MT_Op<"axis_index", [Pure,
   let hasVerifier = 1;
 }
 
-def MT_VaryOp : MT_Op<"vary", [Pure, AllTypesMatch<["input", "result"]>,
+def MT_VaryOp : MT_Op<"vary", [MT_Differentiable, Pure, AllTypesMatch<["input", "result"]>,
     DeclareOpInterfaceMethods<SymbolUserOpInterface>]> {
   let summary = "a replicated value enters computation that differs per rank";
   let description = [{
@@ -56,7 +56,7 @@ def MT_VaryOp : MT_Op<"vary", [Pure, AllTypesMatch<["input", "result"]>,
   let hasVerifier = 1;
 }
 
-def MT_ShardSliceOp : MT_Op<"shard_slice", [Pure]> {
+def MT_ShardSliceOp : MT_Op<"shard_slice", [MT_Differentiable, Pure]> {
   let summary = "this rank's piece of a replicated tensor along one dimension";
   let description = [{
     Cuts `input` into `parts` equal pieces along `dim` and returns piece

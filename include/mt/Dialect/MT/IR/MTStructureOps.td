@@ -33,7 +33,7 @@ def MT_MeshOp : MT_Op<"mesh", [Symbol]> {
   }];
 }
 
-def MT_ShardOp : MT_Op<"shard", [Pure, MT_ShapeInferenceOpInterface, AllTypesMatch<["input", "result"]>,
+def MT_ShardOp : MT_Op<"shard", [MT_Differentiable, Pure, MT_ShapeInferenceOpInterface, AllTypesMatch<["input", "result"]>,
     DeclareOpInterfaceMethods<SymbolUserOpInterface>]> {
   let summary = "annotates a tensor with its layout over a mesh";
   let description = [{

@@ -6,7 +6,7 @@ include "mt/Dialect/MT/IR/MTDialect.td"
 include "mt/Dialect/MT/IR/MTInterfaces.td"
 include "mlir/Interfaces/SideEffectInterfaces.td"
 
-def MT_ZerosOp : MT_Op<"zeros", [Pure, MT_ShapeInferenceOpInterface]> {
+def MT_ZerosOp : MT_Op<"zeros", [MT_Differentiable, Pure, MT_ShapeInferenceOpInterface]> {
   let summary = "a tensor of zeros";
   let description = [{
     A statically shaped tensor of zeros: the adjoint of a value the loss does
@@ -21,7 +21,7 @@ def MT_ZerosOp : MT_Op<"zeros", [Pure, MT_ShapeInferenceOpInterface]> {
   let hasVerifier = 1;
 }
 
-def MT_ReshapeOp : MT_Op<"reshape", [Pure]> {
+def MT_ReshapeOp : MT_Op<"reshape", [MT_Differentiable, Pure]> {
   let summary = "the same elements in row-major order, another shape";
   let description = [{
     ```mlir
@@ -34,7 +34,7 @@ def MT_ReshapeOp : MT_Op<"reshape", [Pure]> {
   let hasVerifier = 1;
 }
 
-def MT_ConvertOp : MT_Op<"convert", [Pure]> {
+def MT_ConvertOp : MT_Op<"convert", [MT_Differentiable, Pure]> {
   let summary = "the same elements in another floating-point type";
   let description = [{
     Each element converted to the result's element type: exactly when the
@@ -53,7 +53,7 @@ def MT_ConvertOp : MT_Op<"convert", [Pure]> {
   let hasVerifier = 1;
 }
 
-def MT_ConcatOp : MT_Op<"concat", [Pure,
+def MT_ConcatOp : MT_Op<"concat", [MT_Differentiable, Pure,
     DeclareOpInterfaceMethods<MT_ShapeInferenceOpInterface, ["inferResultTypes"]>]> {
   let summary = "joins tensors along one dimension";
   let description = [{
@@ -86,7 +86,7 @@ def MT_SumToOp : MT_Op<"sum_to", [Pure]> {
   let hasVerifier = 1;
 }
 
-def MT_SliceLayerOp : MT_Op<"slice_layer", [Pure,
+def MT_SliceLayerOp : MT_Op<"slice_layer", [MT_Differentiable, Pure,
     DeclareOpInterfaceMethods<MT_ShapeInferenceOpInterface, ["inferResultTypes"]>]> {
   let summary = "one layer's slice of a stacked weight";
   let description = [{
@@ -103,7 +103,7 @@ def MT_SliceLayerOp : MT_Op<"slice_layer", [Pure,
   let hasVerifier = 1;
 }
 
-def MT_StackLayersOp : MT_Op<"stack_layers", [Pure,
+def MT_StackLayersOp : MT_Op<"stack_layers", [MT_Differentiable, Pure,
     DeclareOpInterfaceMethods<MT_ShapeInferenceOpInterface, ["inferResultTypes"]>]> {
   let summary = "stacks per-layer tensors along a new leading dimension";
   let description = [{
