@@ -249,7 +249,7 @@ bool Partitioner::keepsSplit(Value v, int64_t dim, int depth) {
       ok = dim != last && keepsSplit(user->getResult(0), dim, depth + 1);
     else if (isa<AttentionScoresOp, AttentionContextOp, RotaryOp>(user))
       ok = dim == 1 && keepsSplit(user->getResult(0), dim, depth + 1);
-    else if (isa<DropoutOp, GeluOp>(user))
+    else if (isa<DropoutOp, GeluOp, PointwiseOpInterface>(user))
       ok = keepsSplit(user->getResult(0), dim, depth + 1);
     if (!ok)
       return false;
@@ -434,6 +434,11 @@ LogicalResult Partitioner::visitElementwise(Operation *op) {
     return success();
   }
 
+  if (isa<PointwiseOpInterface>(op))
+    for (Value v : op->getOperands().drop_front())
+      if (!(layoutOf(v) == in) && (layoutOf(v).kind == Layout::Split || in.kind == Layout::Split))
+        return fail(op) << "the operands of a pointwise op are laid out differently (one is "
+                           "split, another is not, or split along another dimension)";
   if (in.varies())
     varyReplicatedOperands(op);
   if (auto d = dyn_cast<DropoutOp>(op); d && in.kind == Layout::Split) {
@@ -510,7 +515,7 @@ LogicalResult Partitioner::visit(Operation *op) {
         return failure();
     return visitElementwise(op);
   }
-  if (isa<AddOp, MulOp, DropoutOp, GeluOp, SoftmaxOp, RotaryOp, AlibiOp>(op)) {
+  if (isa<AddOp, MulOp, DropoutOp, GeluOp, SoftmaxOp, RotaryOp, AlibiOp, PointwiseOpInterface>(op)) {
     for (Value v : op->getOperands())
       if (isParam(v) && failed(requireParamLayout(op, v, Layout())))
         return failure();

@@ -335,6 +335,12 @@ std::optional<Lowered> lowerNNOp(Operation *op, LinalgBuilder &lb) {
     return lowerBroadcastBinary(op, m.getLhs(), m.getRhs(), false, lb);
   if (auto s = dyn_cast<SplitOp>(op))
     return lowerSplit(s, lb);
+  if (auto p = dyn_cast<PointwiseOpInterface>(op)) {
+    // Any pointwise op: one kernel over its operands, the op's own scalar.
+    return Lowered(SmallVector<Value>{lb.map(
+        op->getOperands(), op->getResult(0),
+        [&](OpBuilder &b, Location l, ValueRange a) { return p.buildScalar(b, l, a); })});
+  }
   return std::nullopt;
 }
 

@@ -62,4 +62,24 @@ def MT_DifferentiableOpInterface : OpInterface<"DifferentiableOpInterface"> {
 /// The trait list entry of a differentiable op (its rule in MT*Gradients.cpp).
 def MT_Differentiable : DeclareOpInterfaceMethods<MT_DifferentiableOpInterface>;
 
+def MT_PointwiseOpInterface : OpInterface<"PointwiseOpInterface"> {
+  let cppNamespace = "::mt";
+  let description = [{
+    An op whose result element at each position is a function of its
+    operands' elements at the same position (operands and result have one
+    shape). Only that function is the op's own: the passes treat every such
+    op alike. It lowers to one linalg.generic (computing in f32 for 16-bit
+    tensors), keeps whatever tensor-parallel layout its operands have, and
+    runs on 16-bit activations under --bf16/--fp16.
+  }];
+  let methods = [
+    InterfaceMethod<"The result element from the operands' elements (f32 scalars).",
+      "::mlir::Value", "buildScalar",
+      (ins "::mlir::OpBuilder &":$b, "::mlir::Location":$loc, "::mlir::ValueRange":$operands)>,
+  ];
+}
+
+/// The trait list entry of a pointwise op (its buildScalar beside its verifier).
+def MT_Pointwise : DeclareOpInterfaceMethods<MT_PointwiseOpInterface>;
+
 #endif // MT_INTERFACES_TD
