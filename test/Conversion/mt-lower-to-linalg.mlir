@@ -273,3 +273,25 @@ func.func @sum_to_bf16(%x: tensor<2x3x5xbf16>) -> tensor<5xbf16> {
   %s = mt.sum_to %x : tensor<2x3x5xbf16> -> tensor<5xbf16>
   return %s : tensor<5xbf16>
 }
+
+// -----
+
+// A pointwise op (mt.silu) lowers to one linalg.generic of its own scalar
+// function: x * 1 / (1 + exp(-x)); on bf16 storage it computes in f32.
+// CHECK-LABEL: func.func @silu_bf16
+// CHECK-SAME: %[[X:[a-z0-9]+]]: tensor<4x8xbf16>
+// CHECK: %[[OUT:.*]] = linalg.generic {{.*}} ins(%[[X]] : tensor<4x8xbf16>) outs(%{{.*}} : tensor<4x8xbf16>)
+// CHECK: ^bb0(%[[IN:.*]]: bf16, %{{.*}}: bf16):
+// CHECK: %[[W:.*]] = arith.extf %[[IN]] : bf16 to f32
+// CHECK: %[[NEG:.*]] = arith.negf %[[W]] : f32
+// CHECK: %[[E:.*]] = math.exp %[[NEG]] : f32
+// CHECK: %[[D:.*]] = arith.addf %{{.*}}, %[[E]] : f32
+// CHECK: %[[S:.*]] = arith.divf %{{.*}}, %[[D]] : f32
+// CHECK: %[[Y:.*]] = arith.mulf %[[W]], %[[S]] : f32
+// CHECK: %[[R:.*]] = arith.truncf %[[Y]] : f32 to bf16
+// CHECK: linalg.yield %[[R]] : bf16
+// CHECK: return %[[OUT]]
+func.func @silu_bf16(%x: tensor<4x8xbf16>) -> tensor<4x8xbf16> {
+  %y = mt.silu %x : tensor<4x8xbf16>
+  return %y : tensor<4x8xbf16>
+}

@@ -45,6 +45,20 @@ func.func @all_reduce(%x: tensor<8x16xf32>, %w: tensor<16x16xf32>) -> tensor<8x1
 
 // -----
 
+// A pointwise op (mt.silu) runs on 16-bit activations like every pointwise op.
+// CHECK-LABEL: func.func @pointwise
+// CHECK: %[[Y:.+]] = mt.linear %{{.+}}, %{{.+}} : tensor<8x16xbf16>, tensor<16x16xbf16> -> tensor<8x16xbf16>
+// CHECK: %[[S:.+]] = mt.silu %[[Y]] : tensor<8x16xbf16>
+// CHECK: %[[S32:.+]] = mt.convert %[[S]] : tensor<8x16xbf16> -> tensor<8x16xf32>
+// CHECK: return %[[S32]] : tensor<8x16xf32>
+func.func @pointwise(%x: tensor<8x16xf32>, %w: tensor<16x16xf32>) -> tensor<8x16xf32> {
+  %y = mt.linear %x, %w : tensor<8x16xf32>, tensor<16x16xf32> -> tensor<8x16xf32>
+  %s = mt.silu %y : tensor<8x16xf32>
+  return %s : tensor<8x16xf32>
+}
+
+// -----
+
 // A model already in 16 bits has no fp32 main parameters to keep.
 // expected-error @+1 {{mt-cast-activations: the model must be written in f32 (its parameters are the fp32 main copy), but argument 0 is 'tensor<16xbf16>'}}
 func.func @bf16_model(%w: tensor<16xbf16>) -> tensor<16xbf16> {

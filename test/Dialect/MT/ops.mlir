@@ -48,6 +48,10 @@ func.func @norms_and_activations(%x: tensor<2x16x8xbf16>, %g: tensor<8xbf16>, %b
   %rms = mt.rms_norm %ln, %g {epsilon = 1.0e-6 : f64} : tensor<2x16x8xbf16>, tensor<8xbf16>
   // CHECK: %[[G1:.*]] = mt.gelu %[[RMS]] approximate = tanh : tensor<2x16x8xbf16>
   %g1 = mt.gelu %rms approximate = tanh : tensor<2x16x8xbf16>
+  // CHECK: %[[S1:.*]] = mt.silu %[[G1]] : tensor<2x16x8xbf16>
+  %s1 = mt.silu %g1 : tensor<2x16x8xbf16>
+  // CHECK: mt.silu_grad %[[S1]], %[[G1]] : tensor<2x16x8xbf16>
+  %s1g = mt.silu_grad %s1, %g1 : tensor<2x16x8xbf16>
   // CHECK: mt.bias_gelu %[[G1]], %{{.*}} approximate = tanh : tensor<2x16x8xbf16>, tensor<8xbf16>
   %bg = mt.bias_gelu %g1, %b approximate = tanh : tensor<2x16x8xbf16>, tensor<8xbf16>
   // CHECK: mt.bias_gelu_grad %[[G1]], %[[G1]], %{{.*}} approximate = none : tensor<2x16x8xbf16>, tensor<8xbf16>

@@ -1,5 +1,9 @@
 //===- MTNNOps.cpp - verifiers of embeddings, linear algebra, norms, loss --===//
 #include "mt/Dialect/MT/IR/MTOps.h"
+#include "mt/Dialect/MT/IR/GradientBuilder.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Math/IR/Math.h"
 
 #include "VerifyHelpers.h"
 
@@ -164,6 +168,48 @@ LogicalResult GeluOp::verify() {
   if (!isFloatTensor(getInput()))
     return violates(*this, 1) << "the input must be floating-point, got "
                               << getInput().getType();
+  return success();
+}
+
+LogicalResult SiluOp::verify() {
+  if (!isFloatTensor(getInput()))
+    return violates(*this, 1) << "the input must be floating-point, got "
+                              << getInput().getType();
+  return success();
+}
+
+LogicalResult SiluGradOp::verify() {
+  if (!isFloatTensor(getInput()))
+    return violates(*this, 1) << "the input must be floating-point, got "
+                              << getInput().getType();
+  return success();
+}
+
+/// 1 / (1 + exp(-x)) in x's type.
+static Value sigmoid(OpBuilder &b, Location loc, Value x) {
+  Value one = arith::ConstantOp::create(b, loc, b.getFloatAttr(x.getType(), 1.0));
+  Value e = math::ExpOp::create(b, loc, arith::NegFOp::create(b, loc, x));
+  return arith::DivFOp::create(b, loc, one, arith::AddFOp::create(b, loc, one, e));
+}
+
+Value SiluOp::buildScalar(OpBuilder &b, Location loc, ValueRange operands) {
+  return arith::MulFOp::create(b, loc, operands[0], sigmoid(b, loc, operands[0]));
+}
+
+Value SiluGradOp::buildScalar(OpBuilder &b, Location loc, ValueRange operands) {
+  // d/dx x s(x) = s (1 + x (1 - s)).
+  Value dy = operands[0], x = operands[1];
+  Value s = sigmoid(b, loc, x);
+  Value one = arith::ConstantOp::create(b, loc, b.getFloatAttr(x.getType(), 1.0));
+  Value slope = arith::AddFOp::create(
+      b, loc, one, arith::MulFOp::create(b, loc, x, arith::SubFOp::create(b, loc, one, s)));
+  return arith::MulFOp::create(b, loc, dy, arith::MulFOp::create(b, loc, s, slope));
+}
+
+LogicalResult SiluOp::buildVjp(GradientBuilder &grad) {
+  Value dy = grad.resultAdjoint(*this);
+  grad.accumulate(getInput(),
+                  SiluGradOp::create(grad.builder(), grad.loc(), dy.getType(), dy, getInput()));
   return success();
 }
 

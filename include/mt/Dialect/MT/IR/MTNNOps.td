@@ -193,6 +193,42 @@ def MT_GeluOp : MT_Op<"gelu", [MT_Differentiable, Pure, MT_ShapeInferenceOpInter
   let hasVerifier = 1;
 }
 
+def MT_SiluOp : MT_Op<"silu", [MT_Differentiable, MT_Pointwise, Pure,
+    MT_ShapeInferenceOpInterface, AllTypesMatch<["input", "result"]>]> {
+  let summary = "SiLU (swish) activation";
+  let description = [{
+    `x * sigmoid(x)`, elementwise: the gate of SwiGLU MLPs (Llama-style).
+    Its gradient is `mt.silu_grad`. Pointwise, so it lowers, shards and runs
+    in 16 bits as every pointwise op does.
+
+    ```mlir
+    %y = mt.silu %x : tensor<8x1024x2816xf32>
+    ```
+  }];
+  let arguments = (ins AnyRankedTensor:$input);
+  let results = (outs AnyRankedTensor:$result);
+  let assemblyFormat = "$input attr-dict `:` type($input)";
+  let hasVerifier = 1;
+}
+
+def MT_SiluGradOp : MT_Op<"silu_grad", [MT_Pointwise, Pure, MT_ShapeInferenceOpInterface,
+    AllTypesMatch<["grad", "input", "result"]>]> {
+  let summary = "vector-Jacobian product of mt.silu";
+  let description = [{
+    `grad * s * (1 + input * (1 - s))` with `s = sigmoid(input)`: the
+    gradient reaching `mt.silu`'s input, given the gradient `grad` of its
+    result.
+
+    ```mlir
+    %dx = mt.silu_grad %dy, %x : tensor<8x1024x2816xf32>
+    ```
+  }];
+  let arguments = (ins AnyRankedTensor:$grad, AnyRankedTensor:$input);
+  let results = (outs AnyRankedTensor:$result);
+  let assemblyFormat = "$grad `,` $input attr-dict `:` type($input)";
+  let hasVerifier = 1;
+}
+
 def MT_BiasGeluOp : MT_Op<"bias_gelu", [MT_Differentiable, Pure, MT_ShapeInferenceOpInterface,
     AllTypesMatch<["input", "result"]>]> {
   let summary = "GeLU of input plus a bias, in one kernel";
