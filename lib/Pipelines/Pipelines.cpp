@@ -19,8 +19,11 @@ void mt::buildFrontendPipeline(OpPassManager &pm, const FrontendOptions &options
 }
 
 void mt::buildTrainingPipeline(OpPassManager &pm, const TrainingOptions &options) {
+  // Sequence parallelism, and gathering its pieces again, need tp > 1.
+  bool sequenceParallel = options.sequenceParallel && options.tensorParallel > 1;
+  bool recomputeAllGathers = options.recomputeAllGathers && sequenceParallel;
   pm.addPass(createPartitionTensorParallelPass(
-      PartitionTensorParallelPassOptions{options.tensorParallel, options.sequenceParallel}));
+      PartitionTensorParallelPassOptions{options.tensorParallel, sequenceParallel}));
   pm.addPass(createSplitPipelinePass(
       SplitPipelinePassOptions{options.pipelineStages, options.virtualStages}));
   pm.addPass(createUnrollLayersPass());
@@ -45,9 +48,9 @@ void mt::buildTrainingPipeline(OpPassManager &pm, const TrainingOptions &options
   // straight into the accumulators rather than living to the end.
   if (options.fuseGradientAccumulation)
     pm.addPass(createFuseGradientAccumulationPass());
-  if (options.recomputeAllGathers || options.recomputeGranularity != "none") {
+  if (recomputeAllGathers || options.recomputeGranularity != "none") {
     RecomputeActivationsPassOptions recompute;
-    recompute.allGathers = options.recomputeAllGathers;
+    recompute.allGathers = recomputeAllGathers;
     recompute.granularity = options.recomputeGranularity;
     recompute.method = options.recomputeMethod;
     recompute.numLayers = options.recomputeNumLayers;

@@ -10,6 +10,7 @@
 #ifndef MT_TOOLS_MTC_TRAININGCOMPILER_H
 #define MT_TOOLS_MTC_TRAININGCOMPILER_H
 
+#include "mt/Pipelines/Pipelines.h"
 #include "mt/Plan/PlanFile.h"
 
 #include "mlir/IR/BuiltinOps.h"
@@ -27,20 +28,21 @@ struct CompileSettings {
   int64_t vocabMultiple = 1, microBatchSize = 1, seqLength = 0;
   // Layout.
   int64_t tp = 1, pp = 1, dp = 1, virtualStages = 1, globalBatch = 1;
-  bool sequenceParallel = false, distributedOptimizer = false;
+  bool sequenceParallel = TrainingDefaults::sequenceParallel, distributedOptimizer = false;
   std::string schedule = "1f1b";
   // Fusions.
-  bool fuseBiasGelu = true;
-  bool fuseBiasDropoutAdd = true; // with regenerated dropout masks
-  bool fuseAddLayerNorm = true;
-  /// "f32", or "bf16": 16-bit activations, fp32 parameters and loss.
-  std::string activationType = "f32";
-  bool fuseGradientAccumulation = true;
+  bool fuseBiasGelu = TrainingDefaults::fuseBiasGelu;
+  bool fuseBiasDropoutAdd = TrainingDefaults::fuseBiasDropoutAdd; // with regenerated masks
+  bool fuseAddLayerNorm = TrainingDefaults::fuseAddLayerNorm;
+  /// "f32", or "bf16"/"f16": 16-bit activations, fp32 parameters and loss.
+  std::string activationType = TrainingDefaults::activationType;
+  bool fuseGradientAccumulation = TrainingDefaults::fuseGradientAccumulation;
   // Activations.
-  std::string dropoutMasks = "regenerate";
-  bool recomputeAllGathers = false;
-  std::string granularity = "none", method = "uniform";
-  int64_t numLayers = 1;
+  std::string dropoutMasks = TrainingDefaults::storeDropoutMasks ? "stored" : "regenerate";
+  bool recomputeAllGathers = TrainingDefaults::recomputeAllGathers;
+  std::string granularity = TrainingDefaults::recomputeGranularity,
+              method = TrainingDefaults::recomputeMethod;
+  int64_t numLayers = TrainingDefaults::recomputeNumLayers;
   /// Bytes per rank; 0: none. granularity=auto plans under it.
   int64_t memoryBudget = 0;
 

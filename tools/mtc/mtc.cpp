@@ -117,7 +117,7 @@ static cl::opt<int64_t> dp("dp", cl::desc("data-parallel size (default: --world-
 static cl::opt<int64_t> worldSize("world-size", cl::desc("number of ranks (default tp x pp x dp)"),
                                   cl::init(0), cl::cat(parallelCategory));
 static cl::opt<bool> sp("sp", cl::desc("sequence parallelism when tp > 1 (default on; --sp=false turns it off)"),
-                        cl::init(true), cl::cat(parallelCategory));
+                        cl::init(mt::TrainingDefaults::sequenceParallel), cl::cat(parallelCategory));
 static cl::alias spAlias("sequence-parallel", cl::aliasopt(sp));
 static cl::opt<bool> distributedOptimizer(
     "distributed-optimizer",
@@ -155,22 +155,22 @@ static cl::opt<bool> recomputeAllGathers(
     cl::desc("with --sp: gather the sequence pieces again in the backward instead of keeping the "
              "gathered input of each column-parallel linear (Megatron's choice; less memory, "
              "one more all-gather per linear)"),
-    cl::init(true));
+    cl::init(mt::TrainingDefaults::recomputeAllGathers));
 
 static cl::opt<std::string> recomputeGranularity(
     "recompute-granularity",
     cl::desc("recompute in the backward instead of keeping: none, selective (each layer's "
              "attention core), full (whole layers) or auto (what fits --memory-budget at the "
              "least added work)"),
-    cl::init("none"));
+    cl::init(mt::TrainingDefaults::recomputeGranularity));
 static cl::opt<std::string> recomputeMethod(
     "recompute-method",
     cl::desc("with full: uniform (groups of --recompute-num-layers layers) or block (only the "
              "first --recompute-num-layers layers of each stage)"),
-    cl::init("uniform"));
+    cl::init(mt::TrainingDefaults::recomputeMethod));
 static cl::opt<int64_t> recomputeNumLayers("recompute-num-layers",
                                            cl::desc("with full: see --recompute-method"),
-                                           cl::init(1));
+                                           cl::init(mt::TrainingDefaults::recomputeNumLayers));
 
 static cl::opt<std::string> memoryBudget(
     "memory-budget",
@@ -183,13 +183,13 @@ static cl::opt<bool> fuseBiasGelu(
     "fuse-bias-gelu",
     cl::desc("add a linear's bias inside the GeLU after it, one kernel each way (default on; "
              "--fuse-bias-gelu=false keeps them apart)"),
-    cl::init(true));
+    cl::init(mt::TrainingDefaults::fuseBiasGelu));
 
 static cl::opt<bool> fuseBiasDropoutAdd(
     "fuse-bias-dropout-add",
     cl::desc("bias add, dropout and residual add in one kernel each way (default on; not with "
              "--dropout-masks=stored)"),
-    cl::init(true));
+    cl::init(mt::TrainingDefaults::fuseBiasDropoutAdd));
 
 static cl::opt<bool> bf16(
     "bf16",
@@ -227,13 +227,13 @@ static cl::opt<bool> fuseAddLayerNorm(
     "fuse-add-layer-norm",
     cl::desc("a residual add and the layer norm of its sum in one kernel each way (default "
              "on)"),
-    cl::init(true));
+    cl::init(mt::TrainingDefaults::fuseAddLayerNorm));
 
 static cl::opt<bool> fuseGradientAccumulation(
     "fuse-gradient-accumulation",
     cl::desc("the step adds each gradient into its fp32 accumulator where it is made: weight-"
              "gradient GEMMs accumulate into it (default on)"),
-    cl::init(true));
+    cl::init(mt::TrainingDefaults::fuseGradientAccumulation));
 
 static int fail(const llvm::Twine &message) {
   llvm::errs() << "mtc: error: " << message << "\n";

@@ -31,13 +31,32 @@ struct FrontendOptions : public mlir::PassPipelineOptions<FrontendOptions> {
 /// vocabulary, static shapes.
 void buildFrontendPipeline(mlir::OpPassManager &pm, const FrontendOptions &options);
 
+/// The defaults of the training pipeline's options, defined once: mtc's
+/// flags and CompileSettings start from them, and so does TrainingOptions,
+/// so `mt-opt --mt-training-step` without options replays mtc's default
+/// compile (test/mtc/replay-default.test).
+struct TrainingDefaults {
+  static constexpr bool sequenceParallel = true; // with tp > 1
+  static constexpr bool storeDropoutMasks = false;
+  static constexpr bool recomputeAllGathers = true; // with sequence parallelism
+  static constexpr const char *recomputeGranularity = "none";
+  static constexpr const char *recomputeMethod = "uniform";
+  static constexpr int64_t recomputeNumLayers = 1;
+  static constexpr bool fuseBiasGelu = true;
+  static constexpr bool fuseBiasDropoutAdd = true;
+  static constexpr bool fuseAddLayerNorm = true;
+  static constexpr const char *activationType = "f32";
+  static constexpr bool fuseGradientAccumulation = true;
+};
+
 struct TrainingOptions : public mlir::PassPipelineOptions<TrainingOptions> {
   Option<int64_t> tensorParallel{*this, "tensor-parallel",
                                  llvm::cl::desc("tensor-parallel size"), llvm::cl::init(1)};
   Option<bool> sequenceParallel{
       *this, "sequence-parallel",
-      llvm::cl::desc("with tensor parallelism, split norm/dropout/residual regions by sequence"),
-      llvm::cl::init(false)};
+      llvm::cl::desc("with tensor parallelism, split norm/dropout/residual regions by sequence "
+                     "(ignored without it)"),
+      llvm::cl::init(TrainingDefaults::sequenceParallel)};
   Option<int64_t> pipelineStages{*this, "pipeline-stages",
                                  llvm::cl::desc("pipeline-parallel size"), llvm::cl::init(1)};
   Option<int64_t> virtualStages{*this, "virtual-stages",
@@ -51,45 +70,45 @@ struct TrainingOptions : public mlir::PassPipelineOptions<TrainingOptions> {
   Option<bool> storeDropoutMasks{
       *this, "store-dropout-masks",
       llvm::cl::desc("keep dropout masks for the backward (Megatron) instead of drawing them again"),
-      llvm::cl::init(false)};
+      llvm::cl::init(TrainingDefaults::storeDropoutMasks)};
   Option<bool> recomputeAllGathers{
       *this, "recompute-all-gathers",
       llvm::cl::desc("sequence parallelism: gather again in the backward instead of keeping "
-                     "the gathered tensor (Megatron)"),
-      llvm::cl::init(false)};
+                     "the gathered tensor (Megatron; ignored without sequence parallelism)"),
+      llvm::cl::init(TrainingDefaults::recomputeAllGathers)};
   Option<std::string> recomputeGranularity{
       *this, "recompute-granularity",
       llvm::cl::desc("none | selective (attention cores) | full (whole layers) | auto "
                      "(under recompute-activation-budgets)"),
-      llvm::cl::init("none")};
+      llvm::cl::init(TrainingDefaults::recomputeGranularity)};
   Option<std::string> recomputeMethod{*this, "recompute-method",
                                       llvm::cl::desc("full: uniform | block"),
-                                      llvm::cl::init("uniform")};
+                                      llvm::cl::init(TrainingDefaults::recomputeMethod)};
   Option<int64_t> recomputeNumLayers{*this, "recompute-num-layers",
                                      llvm::cl::desc("full: layers per group, or recomputed"),
-                                     llvm::cl::init(1)};
+                                     llvm::cl::init(TrainingDefaults::recomputeNumLayers)};
   Option<bool> fuseBiasGelu{*this, "fuse-bias-gelu",
                             llvm::cl::desc("a linear's bias and the GeLU after it in one kernel"),
-                            llvm::cl::init(false)};
+                            llvm::cl::init(TrainingDefaults::fuseBiasGelu)};
   Option<bool> fuseBiasDropoutAdd{
       *this, "fuse-bias-dropout-add",
       llvm::cl::desc("bias add, dropout and residual add in one kernel (not with stored masks)"),
-      llvm::cl::init(false)};
+      llvm::cl::init(TrainingDefaults::fuseBiasDropoutAdd)};
   Option<bool> fuseAddLayerNorm{
       *this, "fuse-add-layer-norm",
       llvm::cl::desc("a residual add and the layer norm of its sum in one kernel"),
-      llvm::cl::init(false)};
+      llvm::cl::init(TrainingDefaults::fuseAddLayerNorm)};
   Option<std::string> activationType{
       *this, "activation-type",
       llvm::cl::desc("f32 (the model as written), or bf16 / f16: activations in 16 bits, "
                      "parameters and loss in fp32 (mt-cast-activations; f16 also takes a "
                      "loss scale)"),
-      llvm::cl::init("f32")};
+      llvm::cl::init(TrainingDefaults::activationType)};
   Option<bool> fuseGradientAccumulation{
       *this, "fuse-gradient-accumulation",
       llvm::cl::desc("the step adds its gradients into the accumulators in place "
                      "(weight-gradient GEMMs accumulate into them)"),
-      llvm::cl::init(false)};
+      llvm::cl::init(TrainingDefaults::fuseGradientAccumulation)};
   ListOption<int64_t> recomputeActivationBudgets{
       *this, "recompute-activation-budgets",
       llvm::cl::desc("auto: bytes of live activations a training step may reach (one, or one "
