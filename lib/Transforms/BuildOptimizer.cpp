@@ -21,12 +21,12 @@ func::FuncOp makeFunction(OpBuilder &b, func::FuncOp anchor, func::FuncOp model,
                           TypeRange inputs, TypeRange results,
                           function_ref<SmallVector<Value>(OpBuilder &, ValueRange)> body) {
   b.setInsertionPointAfter(anchor);
-  auto fn = b.create<func::FuncOp>(anchor.getLoc(), name, b.getFunctionType(inputs, results));
+  auto fn = func::FuncOp::create(b, anchor.getLoc(), name, b.getFunctionType(inputs, results));
   fn->setAttr(kRoleAttrName, b.getStringAttr(role));
   fn->setAttr("mt.model", FlatSymbolRefAttr::get(model.getSymNameAttr()));
   Block *entry = fn.addEntryBlock();
   OpBuilder fb = OpBuilder::atBlockEnd(entry);
-  fb.create<func::ReturnOp>(anchor.getLoc(), body(fb, entry->getArguments()));
+  func::ReturnOp::create(fb, anchor.getLoc(), body(fb, entry->getArguments()));
   return fn;
 }
 
@@ -57,7 +57,7 @@ LogicalResult build(ModuleOp module, func::FuncOp model, int64_t shards) {
                  [&](OpBuilder &fb, ValueRange args) {
                    SmallVector<Value> sums;
                    for (size_t i = 0; i < n; ++i)
-                     sums.push_back(fb.create<AddOp>(loc, types[i], args[i], args[n + i]));
+                     sums.push_back(AddOp::create(fb, loc, types[i], args[i], args[n + i]));
                    return sums;
                  });
 
@@ -78,8 +78,8 @@ LogicalResult build(ModuleOp module, func::FuncOp model, int64_t shards) {
                [&](OpBuilder &fb, ValueRange args) {
                  SmallVector<Value> sums;
                  for (size_t i = 0; i < n; ++i) {
-                   Value sq = fb.create<MulOp>(loc, types[i], args[i], args[i]);
-                   sums.push_back(fb.create<SumToOp>(loc, scalar, sq));
+                   Value sq = MulOp::create(fb, loc, types[i], args[i], args[i]);
+                   sums.push_back(SumToOp::create(fb, loc, scalar, sq));
                  }
                  return sums;
                });
@@ -96,7 +96,7 @@ LogicalResult build(ModuleOp module, func::FuncOp model, int64_t shards) {
                [&](OpBuilder &fb, ValueRange args) {
                  SmallVector<Value> p, m, v;
                  for (size_t i = 0; i < n; ++i) {
-                   auto step = fb.create<AdamWOp>(loc, types[i], types[i], types[i], args[i],
+                   auto step = AdamWOp::create(fb, loc, types[i], types[i], types[i], args[i],
                                                   args[n + i], args[2 * n + i], args[3 * n + i],
                                                   args[4 * n], params[i].decays());
                    p.push_back(step.getNewParam());

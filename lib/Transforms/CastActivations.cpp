@@ -93,7 +93,7 @@ struct CastActivationsPass : mt::impl::CastActivationsPassBase<CastActivationsPa
     auto convert = [&](Operation *user, OpOperand &operand, Type element) {
       auto t = floatTensor(operand.get().getType());
       b.setInsertionPoint(user);
-      auto c = b.create<ConvertOp>(user->getLoc(), t.clone(element), operand.get());
+      auto c = ConvertOp::create(b, user->getLoc(), t.clone(element), operand.get());
       if (Attribute layer = user->getAttr(kLayerAttrName))
         c->setAttr(kLayerAttrName, layer);
       operand.set(c.getResult());

@@ -58,7 +58,7 @@ struct FuseAddLayerNormPass : mt::impl::FuseAddLayerNormPassBase<FuseAddLayerNor
       if (!at)
         continue;
       OpBuilder b(at);
-      auto fused = b.create<AddLayerNormOp>(norm.getLoc(), add.getType(), norm.getType(),
+      auto fused = AddLayerNormOp::create(b, norm.getLoc(), add.getType(), norm.getType(),
                                             add.getLhs(), add.getRhs(), norm.getGamma(),
                                             norm.getBeta(), norm.getEpsilonAttr());
       for (NamedAttribute a : norm->getDiscardableAttrs())

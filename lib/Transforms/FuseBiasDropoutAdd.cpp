@@ -63,7 +63,7 @@ struct FuseBiasDropoutAddPass : mt::impl::FuseBiasDropoutAddPassBase<FuseBiasDro
       Value input, bias;
       if (auto linear = dyn_cast<LinearOp>(m.biasOp)) {
         bias = linear.getBias();
-        auto plain = b.create<LinearOp>(linear.getLoc(), linear.getType(), linear.getInput(),
+        auto plain = LinearOp::create(b, linear.getLoc(), linear.getType(), linear.getInput(),
                                         linear.getWeight(), Value());
         for (NamedAttribute a : linear->getDiscardableAttrs())
           plain->setAttr(a.getName(), a.getValue());
@@ -74,7 +74,7 @@ struct FuseBiasDropoutAddPass : mt::impl::FuseBiasDropoutAddPassBase<FuseBiasDro
       }
       b.setInsertionPoint(m.residualAdd);
       DropoutOp d = m.dropout;
-      auto fused = b.create<BiasDropoutAddOp>(
+      auto fused = BiasDropoutAddOp::create(b, 
           m.residualAdd.getLoc(), m.residualAdd.getType(), input, bias, residualOf(m), d.getSeed(),
           d.getShard(), d.getRateAttr(), d.getStreamAttr(), d.getLayerAttr(), d.getShardDimAttr(),
           d.getShardPartsAttr());

@@ -33,11 +33,11 @@ struct FuseBiasGeluPass : mt::impl::FuseBiasGeluPassBase<FuseBiasGeluPass> {
     for (GeluOp gelu : gelus) {
       auto linear = gelu.getInput().getDefiningOp<LinearOp>();
       OpBuilder b(linear);
-      auto plain = b.create<LinearOp>(linear.getLoc(), linear.getType(), linear.getInput(),
+      auto plain = LinearOp::create(b, linear.getLoc(), linear.getType(), linear.getInput(),
                                       linear.getWeight(), Value());
       carryAttributes(linear, plain);
       b.setInsertionPoint(gelu);
-      auto fused = b.create<BiasGeluOp>(gelu.getLoc(), gelu.getType(), plain.getResult(),
+      auto fused = BiasGeluOp::create(b, gelu.getLoc(), gelu.getType(), plain.getResult(),
                                         linear.getBias(), gelu.getApproximateAttr());
       carryAttributes(gelu, fused);
       gelu.replaceAllUsesWith(fused.getResult());

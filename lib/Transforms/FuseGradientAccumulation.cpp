@@ -88,7 +88,7 @@ Value accumulate(OpBuilder &b, Value v, Value target, SmallVectorImpl<Operation 
       return fused.getResult();
     }
   }
-  return b.create<AccumulateOp>(v.getLoc(), target.getType(), v, target);
+  return AccumulateOp::create(b, v.getLoc(), target.getType(), v, target);
 }
 
 /// Marks an op the pass built as backward work of `layer`.
@@ -151,7 +151,7 @@ void fuse(func::FuncOp fn) {
         auto stacked = cast<RankedTensorType>(type);
         auto sliceType = RankedTensorType::get(stacked.getShape().drop_front(),
                                                stacked.getElementType());
-        auto slice = b.create<SliceLayerOp>(loc, sliceType, acc, b.getI64IntegerAttr(*c.layer));
+        auto slice = SliceLayerOp::create(b, loc, sliceType, acc, b.getI64IntegerAttr(*c.layer));
         markBackward(slice, c.layer);
         target = slice;
       }
@@ -159,7 +159,7 @@ void fuse(func::FuncOp fn) {
       markBackward(sum.getDefiningOp(), c.layer);
       last = sum.getDefiningOp();
       if (c.layer) {
-        auto insert = b.create<InsertLayerOp>(loc, type, sum, acc, b.getI64IntegerAttr(*c.layer));
+        auto insert = InsertLayerOp::create(b, loc, type, sum, acc, b.getI64IntegerAttr(*c.layer));
         markBackward(insert, c.layer);
         sum = insert;
         last = insert;

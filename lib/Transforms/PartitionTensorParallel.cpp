@@ -157,13 +157,13 @@ private:
 };
 
 Value Partitioner::axisIndex(Location loc) {
-  return b.create<AxisIndexOp>(loc, RankedTensorType::get({}, b.getI64Type()),
+  return AxisIndexOp::create(b, loc, RankedTensorType::get({}, b.getI64Type()),
                                FlatSymbolRefAttr::get(b.getContext(), kMeshName),
                                b.getStringAttr(kAxis));
 }
 
 Value Partitioner::vary(Value v, Location loc) {
-  auto op = b.create<VaryOp>(loc, v.getType(), v, FlatSymbolRefAttr::get(b.getContext(), kMeshName),
+  auto op = VaryOp::create(b, loc, v.getType(), v, FlatSymbolRefAttr::get(b.getContext(), kMeshName),
                              b.getStrArrayAttr({kAxis}));
   layouts[op.getResult()] = Layout::of(Layout::Varying);
   return op.getResult();
@@ -187,12 +187,12 @@ Value Partitioner::reduce(Value partial, Location loc) {
     sequenceError = loc;
   if (sp && type.getRank() == 3 && !sequenceError) {
     Layout l = Layout::split(1);
-    auto rs = b.create<ReduceScatterOp>(loc, localType(type, l), partial, mesh, axes,
+    auto rs = ReduceScatterOp::create(b, loc, localType(type, l), partial, mesh, axes,
                                         b.getI64IntegerAttr(1), ReductionKindAttr::get(b.getContext(), ReductionKind::sum));
     layouts[rs.getResult()] = l;
     return rs.getResult();
   }
-  auto ar = b.create<AllReduceOp>(loc, type, partial, mesh, axes, ReductionKindAttr::get(b.getContext(), ReductionKind::sum));
+  auto ar = AllReduceOp::create(b, loc, type, partial, mesh, axes, ReductionKindAttr::get(b.getContext(), ReductionKind::sum));
   layouts[ar.getResult()] = Layout();
   return ar.getResult();
 }
@@ -288,7 +288,7 @@ LogicalResult Partitioner::visitLinear(LinearOp op) {
       return failure();
     Value bias = op.getBias();
     b.setInsertionPoint(op);
-    auto partial = b.create<LinearOp>(loc, op.getResult().getType(), x, op.getWeight(), Value());
+    auto partial = LinearOp::create(b, loc, op.getResult().getType(), x, op.getWeight(), Value());
     layouts[partial.getResult()] = Layout::of(Layout::Partial);
     Value result = partial.getResult();
     if (bias) {
@@ -296,7 +296,7 @@ LogicalResult Partitioner::visitLinear(LinearOp op) {
         return failure();
       Value reduced = reduce(result, loc);
       Value biasValue = layoutOf(reduced).varies() ? vary(bias, loc) : bias;
-      auto add = b.create<AddOp>(loc, reduced.getType(), reduced, biasValue);
+      auto add = AddOp::create(b, loc, reduced.getType(), reduced, biasValue);
       layouts[add.getResult()] = layoutOf(reduced);
       result = add.getResult();
     }
@@ -324,7 +324,7 @@ LogicalResult Partitioner::visitLinear(LinearOp op) {
       auto type = tensorOf(x);
       SmallVector<int64_t> shape(type.getShape());
       shape[in.dim] *= tp;
-      auto gathered = b.create<AllGatherOp>(
+      auto gathered = AllGatherOp::create(b, 
           loc, RankedTensorType::get(shape, type.getElementType()), x,
           FlatSymbolRefAttr::get(b.getContext(), kMeshName), b.getStrArrayAttr({kAxis}),
           b.getI64IntegerAttr(in.dim));
@@ -370,16 +370,16 @@ LogicalResult Partitioner::visitCrossEntropy(CrossEntropyOp op) {
   auto mesh = FlatSymbolRefAttr::get(b.getContext(), kMeshName);
   auto axes = b.getStrArrayAttr({kAxis});
   Value index = axisIndex(loc);
-  Value localMax = b.create<VocabParallelMaxOp>(loc, rowType, op.getLogits(), index,
+  Value localMax = VocabParallelMaxOp::create(b, loc, rowType, op.getLogits(), index,
                                                 b.getI64IntegerAttr(classes));
-  Value max = b.create<AllReduceOp>(loc, rowType, localMax, mesh, axes, ReductionKindAttr::get(b.getContext(), ReductionKind::max));
-  auto stats = b.create<VocabParallelStatsOp>(loc, rowType, rowType, op.getLogits(), index,
+  Value max = AllReduceOp::create(b, loc, rowType, localMax, mesh, axes, ReductionKindAttr::get(b.getContext(), ReductionKind::max));
+  auto stats = VocabParallelStatsOp::create(b, loc, rowType, rowType, op.getLogits(), index,
                                               op.getLabels(), max, b.getI64IntegerAttr(classes));
-  Value sumExp = b.create<AllReduceOp>(loc, rowType, stats.getSumExp(), mesh, axes,
+  Value sumExp = AllReduceOp::create(b, loc, rowType, stats.getSumExp(), mesh, axes,
                                        ReductionKindAttr::get(b.getContext(), ReductionKind::sum));
-  Value labelLogit = b.create<AllReduceOp>(loc, rowType, stats.getLabelLogit(), mesh, axes,
+  Value labelLogit = AllReduceOp::create(b, loc, rowType, stats.getLabelLogit(), mesh, axes,
                                            ReductionKindAttr::get(b.getContext(), ReductionKind::sum));
-  auto loss = b.create<CrossEntropyFromStatsOp>(loc, op.getResult().getType(), sumExp,
+  auto loss = CrossEntropyFromStatsOp::create(b, loc, op.getResult().getType(), sumExp,
                                                 labelLogit, max, op.getLossMask());
   layouts[loss.getResult()] = Layout();
   op.getResult().replaceAllUsesWith(loss.getResult());
@@ -416,7 +416,7 @@ LogicalResult Partitioner::visitElementwise(Operation *op) {
         if (failed(checkSplits(op, tensorOf(rhs).getDimSize(rhsDim), "dimension of size")))
           return failure();
         Layout piece = Layout::split(rhsDim);
-        auto slice = b.create<ShardSliceOp>(op->getLoc(), localType(tensorOf(rhs), piece), whole,
+        auto slice = ShardSliceOp::create(b, op->getLoc(), localType(tensorOf(rhs), piece), whole,
                                             axisIndex(op->getLoc()), b.getI64IntegerAttr(rhsDim),
                                             b.getI64IntegerAttr(tp));
         layouts[slice.getResult()] = piece;
@@ -665,7 +665,7 @@ struct PartitionTensorParallelPass
     }
     OpBuilder b(module.getBodyRegion());
     b.setInsertionPointToStart(module.getBody());
-    b.create<MeshOp>(module.getLoc(), kMeshName, b.getStrArrayAttr({kAxis}),
+    MeshOp::create(b, module.getLoc(), kMeshName, b.getStrArrayAttr({kAxis}),
                      b.getDenseI64ArrayAttr({tp}));
     for (func::FuncOp func : modelFunctions(module))
       if (failed(Partitioner(func, tp, sequenceParallel).run()))

@@ -125,7 +125,7 @@ LogicalResult split(ModuleOp module, func::FuncOp model, int64_t numStages) {
       }
     }
     Type resultType = last ? model.getResultTypes().front() : activation;
-    auto fn = b.create<func::FuncOp>(model.getLoc(),
+    auto fn = func::FuncOp::create(b, model.getLoc(),
                                      (model.getSymName() + "_stage" + Twine(k)).str(),
                                      b.getFunctionType(argTypes, {resultType}));
     Block *body = fn.addEntryBlock();
@@ -144,7 +144,7 @@ LogicalResult split(ModuleOp module, func::FuncOp model, int64_t numStages) {
     SmallVector<Value> stacked;
     for (Value w : stack.getStacked())
       stacked.push_back(mapping.lookup(w));
-    auto part = fb.create<LayerStackOp>(stack.getLoc(), stack.getResultTypes(),
+    auto part = LayerStackOp::create(fb, stack.getLoc(), stack.getResultTypes(),
                                         ValueRange{carriedIn}, stacked,
                                         fb.getI64IntegerAttr(baseLayer + firstLayer));
     stack.getBody().cloneInto(&part.getBody(), mapping);
@@ -154,7 +154,7 @@ LogicalResult split(ModuleOp module, func::FuncOp model, int64_t numStages) {
       for (Operation *op = stack->getNextNode(); op; op = op->getNextNode())
         fb.clone(*op, mapping);
     } else {
-      fb.create<func::ReturnOp>(model.getLoc(), result);
+      func::ReturnOp::create(fb, model.getLoc(), result);
     }
 
     // Attributes, then drop the arguments this stage does not use.

@@ -32,11 +32,11 @@ struct StoreDropoutMasksPass : mt::impl::StoreDropoutMasksPassBase<StoreDropoutM
       OpBuilder b(d);
       auto input = cast<RankedTensorType>(d.getInput().getType());
       auto maskType = RankedTensorType::get(input.getShape(), b.getI1Type());
-      auto mask = b.create<DropoutMaskOp>(d.getLoc(), maskType, d.getSeed(), d.getShard(),
+      auto mask = DropoutMaskOp::create(b, d.getLoc(), maskType, d.getSeed(), d.getShard(),
                                           d.getRateAttr(), d.getStreamAttr(), d.getLayerAttr(),
                                           d.getShardDimAttr(), d.getShardPartsAttr());
       double scale = 1.0 / (1.0 - d.getRate().convertToDouble());
-      auto apply = b.create<MaskedScaleOp>(d.getLoc(), input, d.getInput(), mask,
+      auto apply = MaskedScaleOp::create(b, d.getLoc(), input, d.getInput(), mask,
                                            b.getF64FloatAttr(scale));
       if (auto layer = d->getAttr(kLayerAttrName)) {
         mask->setAttr(kLayerAttrName, layer);

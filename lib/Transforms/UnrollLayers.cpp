@@ -34,7 +34,7 @@ LogicalResult unroll(LayerStackOp stack) {
       mapping.map(arg, value);
     for (auto [arg, stacked] :
          llvm::zip(body.getArguments().drop_front(numCarried), stack.getStacked())) {
-      auto slice = builder.create<SliceLayerOp>(stack.getLoc(), arg.getType(), stacked,
+      auto slice = SliceLayerOp::create(builder, stack.getLoc(), arg.getType(), stacked,
                                                 builder.getI64IntegerAttr(layer));
       mapping.map(arg, slice.getResult());
     }

@@ -98,8 +98,8 @@ struct PlanBuffersPass : mt::impl::PlanBuffersPassBase<PlanBuffersPass> {
     fn->setAttr(mt::kArenaBytesAttrName, b.getI64IntegerAttr(plan.size));
     for (auto [alloc, offset] : llvm::zip(allocs, plan.offsets)) {
       b.setInsertionPoint(alloc);
-      Value at = b.create<arith::ConstantIndexOp>(alloc.getLoc(), offset);
-      Value view = b.create<memref::ViewOp>(alloc.getLoc(), alloc.getType(), arena, at,
+      Value at = arith::ConstantIndexOp::create(b, alloc.getLoc(), offset);
+      Value view = memref::ViewOp::create(b, alloc.getLoc(), alloc.getType(), arena, at,
                                             ValueRange{});
       alloc.replaceAllUsesWith(view);
       alloc.erase();

@@ -222,13 +222,13 @@ Value resultOf(linalg::GenericOp op, Gemm g) {
 
 /// The address of element [0, 0] of a rank-2 view, and its row stride.
 std::pair<Value, Value> addressAndLd(OpBuilder &b, Location loc, Value view) {
-  auto meta = b.create<memref::ExtractStridedMetadataOp>(loc, view);
-  Value base = b.create<memref::ExtractAlignedPointerAsIndexOp>(loc, view);
+  auto meta = memref::ExtractStridedMetadataOp::create(b, loc, view);
+  Value base = memref::ExtractAlignedPointerAsIndexOp::create(b, loc, view);
   unsigned bytes = cast<MemRefType>(view.getType()).getElementTypeBitWidth() / 8;
-  Value offsetBytes = b.create<arith::MulIOp>(loc, meta.getOffset(),
-                                              b.create<arith::ConstantIndexOp>(loc, bytes));
-  Value addr = b.create<arith::AddIOp>(loc, base, offsetBytes);
-  auto toI64 = [&](Value v) { return b.create<arith::IndexCastOp>(loc, b.getI64Type(), v); };
+  Value offsetBytes = arith::MulIOp::create(b, loc, meta.getOffset(),
+                                              arith::ConstantIndexOp::create(b, loc, bytes));
+  Value addr = arith::AddIOp::create(b, loc, base, offsetBytes);
+  auto toI64 = [&](Value v) { return arith::IndexCastOp::create(b, loc, b.getI64Type(), v); };
   // extract_aligned_pointer gives the start of the underlying buffer; the
   // view's offset is applied above.
   return {toI64(addr), toI64(meta.getStrides()[0])};
@@ -250,7 +250,7 @@ Value matrixAt(OpBuilder &b, Location loc, Value operand, ArrayRef<Value> ivs) {
   }
   auto resultType = memref::SubViewOp::inferRankReducedResultType(
       {type.getDimSize(rank - 2), type.getDimSize(rank - 1)}, type, offsets, sizes, strides);
-  return b.create<memref::SubViewOp>(loc, cast<MemRefType>(resultType), operand, offsets, sizes,
+  return memref::SubViewOp::create(b, loc, cast<MemRefType>(resultType), operand, offsets, sizes,
                                      strides);
 }
 
@@ -268,7 +268,7 @@ func::FuncOp declareGemm(ModuleOp module, StringRef suffix, bool batched) {
   OpBuilder b(module.getBodyRegion());
   auto i64 = b.getI64Type();
   auto type = b.getFunctionType(SmallVector<Type>(batched ? 15 : 11, i64), {});
-  auto fn = b.create<func::FuncOp>(module.getLoc(), name, type);
+  auto fn = func::FuncOp::create(b, module.getLoc(), name, type);
   fn.setPrivate();
   return fn;
 }
@@ -281,14 +281,14 @@ void rewriteBatched(linalg::GenericOp op, const Gemm &g, func::FuncOp gemm) {
   OpBuilder b(g.rounding ? linalg::GenericOp(g.rounding).getOperation() : op.getOperation());
   Location loc = op.getLoc();
   auto ranges = op.getStaticLoopRanges();
-  auto c64 = [&](int64_t v) { return b.create<arith::ConstantIntOp>(loc, v, 64).getResult(); };
+  auto c64 = [&](int64_t v) { return arith::ConstantIntOp::create(b, loc, v, 64).getResult(); };
   int64_t count = 1;
   for (unsigned d : g.batch)
     count *= ranges[d];
   SmallVector<Value> args{c64(g.transA), c64(g.transB), c64(ranges[g.m]), c64(ranges[g.n]),
                           c64(ranges[g.k])};
   auto operand = [&](Value v, bool shared) {
-    SmallVector<Value> zeros(g.batch.size(), b.create<arith::ConstantIndexOp>(loc, 0));
+    SmallVector<Value> zeros(g.batch.size(), arith::ConstantIndexOp::create(b, loc, 0));
     auto [address, ld] = addressAndLd(b, loc, shared ? v : matrixAt(b, loc, v, zeros));
     SmallVector<int64_t> strides = *staticStrides(v);
     int64_t batchStride = shared ? 0 : strides[strides.size() - 3];
@@ -298,7 +298,7 @@ void rewriteBatched(linalg::GenericOp op, const Gemm &g, func::FuncOp gemm) {
   operand(op.getDpsInputs()[1], g.sharedB);
   operand(resultOf(op, g), false);
   args.push_back(c64(count));
-  b.create<func::CallOp>(loc, gemm, args);
+  func::CallOp::create(b, loc, gemm, args);
   op.erase();
 }
 
@@ -307,26 +307,26 @@ void rewrite(linalg::GenericOp op, const Gemm &g, func::FuncOp gemm) {
   Location loc = op.getLoc();
   auto ranges = op.getStaticLoopRanges();
   Value A = op.getDpsInputs()[0], B = op.getDpsInputs()[1], C = resultOf(op, g);
-  auto c64 = [&](int64_t v) { return b.create<arith::ConstantIntOp>(loc, v, 64).getResult(); };
+  auto c64 = [&](int64_t v) { return arith::ConstantIntOp::create(b, loc, v, 64).getResult(); };
   std::function<void(OpBuilder &, SmallVector<Value>)> emit = [&](OpBuilder &ob,
                                                                    SmallVector<Value> ivs) {
     if (ivs.size() < g.batch.size()) {
-      Value lb = ob.create<arith::ConstantIndexOp>(loc, 0);
-      Value ub = ob.create<arith::ConstantIndexOp>(loc, ranges[g.batch[ivs.size()]]);
-      Value step = ob.create<arith::ConstantIndexOp>(loc, 1);
-      ob.create<scf::ForOp>(loc, lb, ub, step, ValueRange{},
+      Value lb = arith::ConstantIndexOp::create(ob, loc, 0);
+      Value ub = arith::ConstantIndexOp::create(ob, loc, ranges[g.batch[ivs.size()]]);
+      Value step = arith::ConstantIndexOp::create(ob, loc, 1);
+      scf::ForOp::create(ob, loc, lb, ub, step, ValueRange{},
                             [&](OpBuilder &ib, Location, Value iv, ValueRange) {
                               SmallVector<Value> next = ivs;
                               next.push_back(iv);
                               emit(ib, next);
-                              ib.create<scf::YieldOp>(loc);
+                              scf::YieldOp::create(ib, loc);
                             });
       return;
     }
     auto [a, lda] = addressAndLd(ob, loc, matrixAt(ob, loc, A, ivs));
     auto [bb, ldb] = addressAndLd(ob, loc, g.sharedB ? B : matrixAt(ob, loc, B, ivs));
     auto [c, ldc] = addressAndLd(ob, loc, matrixAt(ob, loc, C, ivs));
-    ob.create<func::CallOp>(loc, gemm,
+    func::CallOp::create(ob, loc, gemm,
                             ValueRange{c64(g.transA), c64(g.transB), c64(ranges[g.m]),
                                        c64(ranges[g.n]), c64(ranges[g.k]), a, lda, bb, ldb, c, ldc});
   };

@@ -80,7 +80,7 @@ LogicalResult dropInPlaceResults(func::FuncOp fn) {
       // Bufferization wrote elsewhere (it could not prove the update safe in
       // place): copy the result where the caller expects it.
       if (stripCasts(result) != arg)
-        b.create<memref::CopyOp>(ret.getLoc(), result, arg);
+        memref::CopyOp::create(b, ret.getLoc(), result, arg);
     }
     ret->eraseOperands(drop);
     return WalkResult::advance();

@@ -60,18 +60,18 @@ struct ExportEntryPointsPass : mt::impl::ExportEntryPointsPassBase<ExportEntryPo
       }
       std::string name =
           ("mt_entry_" + fn.getName().drop_front(kCInterfacePrefix.size())).str();
-      auto entry = b.create<LLVM::LLVMFuncOp>(fn.getLoc(), name,
+      auto entry = LLVM::LLVMFuncOp::create(b, fn.getLoc(), name,
                                               LLVM::LLVMFunctionType::get(voidTy, {ptr}));
       Block *block = entry.addEntryBlock(b);
       OpBuilder eb = OpBuilder::atBlockEnd(block);
       SmallVector<Value> args;
       for (unsigned i = 0; i < fnType.getNumParams(); ++i) {
-        Value slot = eb.create<LLVM::GEPOp>(fn.getLoc(), ptr, ptr, block->getArgument(0),
+        Value slot = LLVM::GEPOp::create(eb, fn.getLoc(), ptr, ptr, block->getArgument(0),
                                             ArrayRef<LLVM::GEPArg>{static_cast<int32_t>(i)});
-        args.push_back(eb.create<LLVM::LoadOp>(fn.getLoc(), ptr, slot));
+        args.push_back(LLVM::LoadOp::create(eb, fn.getLoc(), ptr, slot));
       }
-      eb.create<LLVM::CallOp>(fn.getLoc(), fn, args);
-      eb.create<LLVM::ReturnOp>(fn.getLoc(), ValueRange{});
+      LLVM::CallOp::create(eb, fn.getLoc(), fn, args);
+      LLVM::ReturnOp::create(eb, fn.getLoc(), ValueRange{});
     }
   }
 };

@@ -16,7 +16,7 @@ RankedTensorType tensorOf(Value v) { return cast<RankedTensorType>(v.getType());
 Value scalarOf(OpBuilder &b, Location loc, Value tensor0d) {
   if (auto built = tensor0d.getDefiningOp<tensor::FromElementsOp>())
     return built.getElements().front();
-  return b.create<tensor::ExtractOp>(loc, tensor0d, ValueRange{});
+  return tensor::ExtractOp::create(b, loc, tensor0d, ValueRange{});
 }
 
 Type computeType(Type element) {
@@ -30,20 +30,20 @@ Value castFloat(OpBuilder &b, Location loc, Value v, Type to) {
     return v;
   unsigned fromWidth = from.getIntOrFloatBitWidth(), toWidth = to.getIntOrFloatBitWidth();
   if (toWidth > fromWidth)
-    return b.create<arith::ExtFOp>(loc, to, v);
+    return arith::ExtFOp::create(b, loc, to, v);
   if (toWidth == fromWidth)
-    v = b.create<arith::ExtFOp>(loc, b.getF32Type(), v);
-  return b.create<arith::TruncFOp>(loc, to, v);
+    v = arith::ExtFOp::create(b, loc, b.getF32Type(), v);
+  return arith::TruncFOp::create(b, loc, to, v);
 }
 
 SmallVector<Value> forRange(OpBuilder &b, Location loc, int64_t count, ValueRange carried,
                             LoopBody body) {
-  Value zero = b.create<arith::ConstantIndexOp>(loc, 0);
-  Value end = b.create<arith::ConstantIndexOp>(loc, count);
-  Value one = b.create<arith::ConstantIndexOp>(loc, 1);
-  auto loop = b.create<scf::ForOp>(loc, zero, end, one, carried,
+  Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+  Value end = arith::ConstantIndexOp::create(b, loc, count);
+  Value one = arith::ConstantIndexOp::create(b, loc, 1);
+  auto loop = scf::ForOp::create(b, loc, zero, end, one, carried,
                                    [&](OpBuilder &nb, Location nl, Value i, ValueRange args) {
-                                     nb.create<scf::YieldOp>(nl, body(nb, nl, i, args));
+                                     scf::YieldOp::create(nb, nl, body(nb, nl, i, args));
                                    });
   return SmallVector<Value>(loop.getResults());
 }
@@ -58,21 +58,21 @@ SmallVector<Value> forEachRow(OpBuilder &b, Location loc, int64_t rows, ValueRan
 }
 
 Value LinalgBuilder::empty(ArrayRef<int64_t> shape, Type element) {
-  return b.create<tensor::EmptyOp>(loc, shape, element);
+  return tensor::EmptyOp::create(b, loc, shape, element);
 }
 
 Value LinalgBuilder::constant(Type element, double value) {
   if (auto f = dyn_cast<FloatType>(element))
-    return b.create<arith::ConstantOp>(loc, b.getFloatAttr(f, value));
-  return b.create<arith::ConstantOp>(loc, b.getIntegerAttr(element, static_cast<int64_t>(value)));
+    return arith::ConstantOp::create(b, loc, b.getFloatAttr(f, value));
+  return arith::ConstantOp::create(b, loc, b.getIntegerAttr(element, static_cast<int64_t>(value)));
 }
 
 Value LinalgBuilder::index(int64_t value) {
-  return b.create<arith::ConstantIndexOp>(loc, value);
+  return arith::ConstantIndexOp::create(b, loc, value);
 }
 
 Value LinalgBuilder::filled(ArrayRef<int64_t> shape, Type element, double value) {
-  return b.create<linalg::FillOp>(loc, constant(element, value), empty(shape, element))
+  return linalg::FillOp::create(b, loc, constant(element, value), empty(shape, element))
       .getResult(0);
 }
 
@@ -104,7 +104,7 @@ Value LinalgBuilder::generic(ValueRange inputs, ArrayRef<AffineMap> inputMaps, V
   SmallVector<AffineMap> maps(inputMaps);
   maps.push_back(outMap);
   Type out = tensorOf(init).getElementType();
-  auto op = b.create<linalg::GenericOp>(
+  auto op = linalg::GenericOp::create(b, 
       loc, init.getType(), inputs, ValueRange{init}, maps, iterators,
       [&](OpBuilder &nb, Location nl, ValueRange args) {
         SmallVector<Value> wide;
@@ -113,7 +113,7 @@ Value LinalgBuilder::generic(ValueRange inputs, ArrayRef<AffineMap> inputMaps, V
         Value result = body(nb, nl, wide);
         if (isa<FloatType>(out))
           result = castFloat(nb, nl, result, out);
-        nb.create<linalg::YieldOp>(nl, result);
+        linalg::YieldOp::create(nb, nl, result);
         // Widened elements nothing reads (an output the body overwrites).
         for (auto [a, w] : llvm::zip(args, wide))
           if (w != a && w.use_empty())
@@ -170,14 +170,14 @@ Value LinalgBuilder::reshape(Value input, ArrayRef<int64_t> shape) {
   Value flat = input;
   auto flatType = RankedTensorType::get({type.getNumElements()}, element);
   if (type.getRank() == 0)
-    flat = b.create<tensor::ExpandShapeOp>(loc, flatType, input, allDims(0));
+    flat = tensor::ExpandShapeOp::create(b, loc, flatType, input, allDims(0));
   else if (type.getRank() != 1)
-    flat = b.create<tensor::CollapseShapeOp>(loc, input, allDims(type.getRank()));
+    flat = tensor::CollapseShapeOp::create(b, loc, input, allDims(type.getRank()));
   if (shape.size() == 1)
     return flat;
   if (shape.empty())
-    return b.create<tensor::CollapseShapeOp>(loc, flat, allDims(0));
-  return b.create<tensor::ExpandShapeOp>(loc, RankedTensorType::get(shape, element), flat,
+    return tensor::CollapseShapeOp::create(b, loc, flat, allDims(0));
+  return tensor::ExpandShapeOp::create(b, loc, RankedTensorType::get(shape, element), flat,
                                          allDims(shape.size()));
 }
 
@@ -196,8 +196,8 @@ Value LinalgBuilder::contract(Value lhs, AffineMap lhsMap, Value rhs, AffineMap 
   Value sum = generic({lhs, rhs}, {lhsMap, rhsMap}, init, outMap, iters,
                       [&](OpBuilder &nb, Location nl, ValueRange a) -> Value {
                         // generic hands in the operands widened to `acc`.
-                        Value prod = nb.create<arith::MulFOp>(nl, a[0], a[1]);
-                        return nb.create<arith::AddFOp>(nl, a[2], prod);
+                        Value prod = arith::MulFOp::create(nb, nl, a[0], a[1]);
+                        return arith::AddFOp::create(nb, nl, a[2], prod);
                       });
   return convertElements(sum, result);
 }
@@ -260,7 +260,7 @@ Value LinalgBuilder::sumAll(Value input) {
   Value total = generic(input, identity(rank), filled({}, element, 0.0),
                         AffineMap::get(rank, 0, {}, b.getContext()), iters,
                         [](OpBuilder &nb, Location nl, ValueRange a) -> Value {
-                          return nb.create<arith::AddFOp>(nl, a[1], a[0]);
+                          return arith::AddFOp::create(nb, nl, a[1], a[0]);
                         });
   return convertElements(total, stored);
 }
@@ -298,7 +298,7 @@ Value LinalgBuilder::sumRows(ArrayRef<std::pair<Value, Read>> operands, int64_t 
     maps.push_back(AffineMap::get(numDims, 0, exprs, ctx));
   }
   auto sumBody = [&](OpBuilder &nb, Location nl, ValueRange a) -> Value {
-    return nb.create<arith::AddFOp>(nl, a.back(), element(nb, nl, a.drop_back()));
+    return arith::AddFOp::create(nb, nl, a.back(), element(nb, nl, a.drop_back()));
   };
   using Iter = utils::IteratorType;
   if (!split)
@@ -312,14 +312,14 @@ Value LinalgBuilder::sumRows(ArrayRef<std::pair<Value, Read>> operands, int64_t 
   return convertElements(generic(partial, identity(2), filled({width}, type, 0.0),
                                  suffixMap(2, 1), {Iter::reduction, Iter::parallel},
                                  [](OpBuilder &nb, Location nl, ValueRange a) -> Value {
-                                   return nb.create<arith::AddFOp>(nl, a[1], a[0]);
+                                   return arith::AddFOp::create(nb, nl, a[1], a[0]);
                                  }),
                          stored);
 }
 
 Value LinalgBuilder::loopIndexI64(OpBuilder &nb, Location nl, unsigned dim) {
-  Value i = nb.create<linalg::IndexOp>(nl, dim);
-  return nb.create<arith::IndexCastOp>(nl, nb.getI64Type(), i);
+  Value i = linalg::IndexOp::create(nb, nl, dim);
+  return arith::IndexCastOp::create(nb, nl, nb.getI64Type(), i);
 }
 
 } // namespace mt

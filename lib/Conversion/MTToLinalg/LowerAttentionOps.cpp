@@ -18,8 +18,7 @@ Value swapDims12(LinalgBuilder &lb, Value x) {
   SmallVector<int64_t> shape{type.getDimSize(0), type.getDimSize(2), type.getDimSize(1),
                              type.getDimSize(3)};
   Value init = lb.empty(shape, type.getElementType());
-  return lb.builder()
-      .create<linalg::TransposeOp>(lb.location(), x, init, ArrayRef<int64_t>{0, 2, 1, 3})
+  return linalg::TransposeOp::create(lb.builder(), lb.location(), x, init, ArrayRef<int64_t>{0, 2, 1, 3})
       .getResult()[0];
 }
 
@@ -62,31 +61,31 @@ Lowered lowerRotary(RotaryOp op, LinalgBuilder &lb) {
   Value input = op.getInput();
   Type t = computeType(type.getElementType());
   Value result = lb.map(input, input, [&](OpBuilder &b, Location l, ValueRange a) {
-    auto cf = [&](double v) { return b.create<arith::ConstantOp>(l, b.getFloatAttr(t, v)); };
-    auto ci = [&](int64_t v) { return b.create<arith::ConstantIndexOp>(l, v); };
-    Value bIdx = b.create<linalg::IndexOp>(l, 0), h = b.create<linalg::IndexOp>(l, 1);
-    Value s = b.create<linalg::IndexOp>(l, 2), d = b.create<linalg::IndexOp>(l, 3);
+    auto cf = [&](double v) { return arith::ConstantOp::create(b, l, b.getFloatAttr(t, v)); };
+    auto ci = [&](int64_t v) { return arith::ConstantIndexOp::create(b, l, v); };
+    Value bIdx = linalg::IndexOp::create(b, l, 0), h = linalg::IndexOp::create(b, l, 1);
+    Value s = linalg::IndexOp::create(b, l, 2), d = linalg::IndexOp::create(b, l, 3);
     // Pair p = d / 2; angle = (s + offset) * base^(-2p / rotary).
-    Value pair = b.create<arith::DivUIOp>(l, d, ci(2));
-    Value pairF = b.create<arith::UIToFPOp>(l, t, b.create<arith::IndexCastOp>(l, b.getI64Type(), pair));
-    Value posF = b.create<arith::UIToFPOp>(
-        l, t, b.create<arith::IndexCastOp>(l, b.getI64Type(), b.create<arith::AddIOp>(l, s, ci(offset))));
-    Value exponent = b.create<arith::MulFOp>(l, pairF, cf(-2.0 * std::log(base) / rotary));
-    Value angle = b.create<arith::MulFOp>(l, posF, b.create<math::ExpOp>(l, exponent));
-    Value cos = b.create<math::CosOp>(l, angle);
-    Value sin = b.create<arith::MulFOp>(l, b.create<math::SinOp>(l, angle), cf(sign));
+    Value pair = arith::DivUIOp::create(b, l, d, ci(2));
+    Value pairF = arith::UIToFPOp::create(b, l, t, arith::IndexCastOp::create(b, l, b.getI64Type(), pair));
+    Value posF = arith::UIToFPOp::create(b, 
+        l, t, arith::IndexCastOp::create(b, l, b.getI64Type(), arith::AddIOp::create(b, l, s, ci(offset))));
+    Value exponent = arith::MulFOp::create(b, l, pairF, cf(-2.0 * std::log(base) / rotary));
+    Value angle = arith::MulFOp::create(b, l, posF, math::ExpOp::create(b, l, exponent));
+    Value cos = math::CosOp::create(b, l, angle);
+    Value sin = arith::MulFOp::create(b, l, math::SinOp::create(b, l, angle), cf(sign));
     // partner = d ^ 1; even d: x cos - x' sin; odd d: x cos + x' sin.
-    Value partnerIdx = b.create<arith::XOrIOp>(l, d, ci(1));
-    Value inRange = b.create<arith::CmpIOp>(l, arith::CmpIPredicate::ult, d, ci(rotary));
-    Value safePartner = b.create<arith::SelectOp>(l, inRange, partnerIdx, d);
+    Value partnerIdx = arith::XOrIOp::create(b, l, d, ci(1));
+    Value inRange = arith::CmpIOp::create(b, l, arith::CmpIPredicate::ult, d, ci(rotary));
+    Value safePartner = arith::SelectOp::create(b, l, inRange, partnerIdx, d);
     Value partner = castFloat(
-        b, l, b.create<tensor::ExtractOp>(l, input, ValueRange{bIdx, h, s, safePartner}), t);
-    Value odd = b.create<arith::CmpIOp>(l, arith::CmpIPredicate::ne,
-                                        b.create<arith::AndIOp>(l, d, ci(1)), ci(0));
-    Value signedSin = b.create<arith::SelectOp>(l, odd, sin, b.create<arith::NegFOp>(l, sin));
-    Value rotated = b.create<arith::AddFOp>(l, b.create<arith::MulFOp>(l, a[0], cos),
-                                            b.create<arith::MulFOp>(l, partner, signedSin));
-    return b.create<arith::SelectOp>(l, inRange, rotated, a[0]).getResult();
+        b, l, tensor::ExtractOp::create(b, l, input, ValueRange{bIdx, h, s, safePartner}), t);
+    Value odd = arith::CmpIOp::create(b, l, arith::CmpIPredicate::ne,
+                                        arith::AndIOp::create(b, l, d, ci(1)), ci(0));
+    Value signedSin = arith::SelectOp::create(b, l, odd, sin, arith::NegFOp::create(b, l, sin));
+    Value rotated = arith::AddFOp::create(b, l, arith::MulFOp::create(b, l, a[0], cos),
+                                            arith::MulFOp::create(b, l, partner, signedSin));
+    return arith::SelectOp::create(b, l, inRange, rotated, a[0]).getResult();
   });
   return SmallVector<Value>{result};
 }
@@ -121,7 +120,7 @@ Lowered lowerAlibi(AlibiOp op, LinalgBuilder &lb) {
   for (int64_t h = 0; h < type.getDimSize(1); ++h)
     slopes.push_back(lb.builder().getFloatAttr(t, all[h]));
   auto slopeType = RankedTensorType::get({type.getDimSize(1)}, t);
-  Value slopeTensor = lb.builder().create<arith::ConstantOp>(
+  Value slopeTensor = arith::ConstantOp::create(lb.builder(), 
       lb.location(), DenseElementsAttr::get(slopeType, slopes));
   MLIRContext *ctx = lb.builder().getContext();
   Value result = lb.generic(
@@ -130,10 +129,10 @@ Lowered lowerAlibi(AlibiOp op, LinalgBuilder &lb) {
       [&](OpBuilder &b, Location l, ValueRange a) {
         // distance = i + (sk - sq) - j
         Value i = lb.loopIndexI64(b, l, 2), j = lb.loopIndexI64(b, l, 3);
-        Value dist = b.create<arith::SubIOp>(
-            l, b.create<arith::AddIOp>(l, i, b.create<arith::ConstantOp>(l, b.getI64IntegerAttr(sk - sq))), j);
-        Value distF = b.create<arith::SIToFPOp>(l, computeType(t), dist);
-        return b.create<arith::SubFOp>(l, a[0], b.create<arith::MulFOp>(l, a[1], distF)).getResult();
+        Value dist = arith::SubIOp::create(b, 
+            l, arith::AddIOp::create(b, l, i, arith::ConstantOp::create(b, l, b.getI64IntegerAttr(sk - sq))), j);
+        Value distF = arith::SIToFPOp::create(b, l, computeType(t), dist);
+        return arith::SubFOp::create(b, l, a[0], arith::MulFOp::create(b, l, a[1], distF)).getResult();
       });
   return SmallVector<Value>{result};
 }

@@ -15,15 +15,15 @@ namespace {
 using Iter = utils::IteratorType;
 
 Value cst(OpBuilder &b, Location l, Type t, double v) {
-  return b.create<arith::ConstantOp>(l, b.getFloatAttr(t, v));
+  return arith::ConstantOp::create(b, l, b.getFloatAttr(t, v));
 }
-Value addF(OpBuilder &b, Location l, Value x, Value y) { return b.create<arith::AddFOp>(l, x, y); }
-Value mulF(OpBuilder &b, Location l, Value x, Value y) { return b.create<arith::MulFOp>(l, x, y); }
-Value subF(OpBuilder &b, Location l, Value x, Value y) { return b.create<arith::SubFOp>(l, x, y); }
+Value addF(OpBuilder &b, Location l, Value x, Value y) { return arith::AddFOp::create(b, l, x, y); }
+Value mulF(OpBuilder &b, Location l, Value x, Value y) { return arith::MulFOp::create(b, l, x, y); }
+Value subF(OpBuilder &b, Location l, Value x, Value y) { return arith::SubFOp::create(b, l, x, y); }
 
 /// Index `i` as an index value (from an integer id element).
 Value asIndex(OpBuilder &b, Location l, Value i) {
-  return b.create<arith::IndexCastOp>(l, b.getIndexType(), i);
+  return arith::IndexCastOp::create(b, l, b.getIndexType(), i);
 }
 
 /// For each row r of `ids` [rows], the next row with the same id, or `rows`
@@ -34,43 +34,43 @@ Value nextSameId(LinalgBuilder &lb, Value ids, int64_t rows) {
       ids, lb.identity(1), lb.empty({rows}, i32), lb.identity(1), lb.parallel(1),
       [&](OpBuilder &b, Location l, ValueRange a) -> Value {
         Value id = a[0];
-        Value one = b.create<arith::ConstantIndexOp>(l, 1);
-        Value end = b.create<arith::ConstantIndexOp>(l, rows);
-        Value last = b.create<arith::ConstantIndexOp>(l, rows - 1);
-        Value start = b.create<arith::AddIOp>(l, b.create<linalg::IndexOp>(l, 0), one);
-        auto scan = b.create<scf::WhileOp>(
+        Value one = arith::ConstantIndexOp::create(b, l, 1);
+        Value end = arith::ConstantIndexOp::create(b, l, rows);
+        Value last = arith::ConstantIndexOp::create(b, l, rows - 1);
+        Value start = arith::AddIOp::create(b, l, linalg::IndexOp::create(b, l, 0), one);
+        auto scan = scf::WhileOp::create(b, 
             l, TypeRange{b.getIndexType()}, ValueRange{start},
             [&](OpBuilder &cb, Location cl, ValueRange j) {
-              Value inside = cb.create<arith::CmpIOp>(cl, arith::CmpIPredicate::slt, j[0], end);
-              Value at = cb.create<arith::MinSIOp>(cl, j[0], last);
-              Value other = cb.create<tensor::ExtractOp>(cl, ids, ValueRange{at});
-              Value differs = cb.create<arith::CmpIOp>(cl, arith::CmpIPredicate::ne, other, id);
-              cb.create<scf::ConditionOp>(cl, cb.create<arith::AndIOp>(cl, inside, differs), j);
+              Value inside = arith::CmpIOp::create(cb, cl, arith::CmpIPredicate::slt, j[0], end);
+              Value at = arith::MinSIOp::create(cb, cl, j[0], last);
+              Value other = tensor::ExtractOp::create(cb, cl, ids, ValueRange{at});
+              Value differs = arith::CmpIOp::create(cb, cl, arith::CmpIPredicate::ne, other, id);
+              scf::ConditionOp::create(cb, cl, arith::AndIOp::create(cb, cl, inside, differs), j);
             },
             [&](OpBuilder &db, Location dl, ValueRange j) {
-              db.create<scf::YieldOp>(dl, ValueRange{db.create<arith::AddIOp>(dl, j[0], one)});
+              scf::YieldOp::create(db, dl, ValueRange{arith::AddIOp::create(db, dl, j[0], one)});
             });
-        return b.create<arith::IndexCastOp>(l, i32, scan.getResult(0));
+        return arith::IndexCastOp::create(b, l, i32, scan.getResult(0));
       });
 }
 
 /// Whether row r is the first row of `ids` with its id: a scan backward.
 Value firstOfItsId(OpBuilder &b, Location l, Value ids, Value r, Value id) {
-  Value zero = b.create<arith::ConstantIndexOp>(l, 0);
-  Value one = b.create<arith::ConstantIndexOp>(l, 1);
-  auto scan = b.create<scf::WhileOp>(
-      l, TypeRange{b.getIndexType()}, ValueRange{b.create<arith::SubIOp>(l, r, one)},
+  Value zero = arith::ConstantIndexOp::create(b, l, 0);
+  Value one = arith::ConstantIndexOp::create(b, l, 1);
+  auto scan = scf::WhileOp::create(b, 
+      l, TypeRange{b.getIndexType()}, ValueRange{arith::SubIOp::create(b, l, r, one)},
       [&](OpBuilder &cb, Location cl, ValueRange j) {
-        Value inside = cb.create<arith::CmpIOp>(cl, arith::CmpIPredicate::sge, j[0], zero);
-        Value at = cb.create<arith::MaxSIOp>(cl, j[0], zero);
-        Value other = cb.create<tensor::ExtractOp>(cl, ids, ValueRange{at});
-        Value differs = cb.create<arith::CmpIOp>(cl, arith::CmpIPredicate::ne, other, id);
-        cb.create<scf::ConditionOp>(cl, cb.create<arith::AndIOp>(cl, inside, differs), j);
+        Value inside = arith::CmpIOp::create(cb, cl, arith::CmpIPredicate::sge, j[0], zero);
+        Value at = arith::MaxSIOp::create(cb, cl, j[0], zero);
+        Value other = tensor::ExtractOp::create(cb, cl, ids, ValueRange{at});
+        Value differs = arith::CmpIOp::create(cb, cl, arith::CmpIPredicate::ne, other, id);
+        scf::ConditionOp::create(cb, cl, arith::AndIOp::create(cb, cl, inside, differs), j);
       },
       [&](OpBuilder &db, Location dl, ValueRange j) {
-        db.create<scf::YieldOp>(dl, ValueRange{db.create<arith::SubIOp>(dl, j[0], one)});
+        scf::YieldOp::create(db, dl, ValueRange{arith::SubIOp::create(db, dl, j[0], one)});
       });
-  return b.create<arith::CmpIOp>(l, arith::CmpIPredicate::slt, scan.getResult(0), zero);
+  return arith::CmpIOp::create(b, l, arith::CmpIPredicate::slt, scan.getResult(0), zero);
 }
 
 /// Scatter-add of gradient rows into the table, deterministic and parallel
@@ -96,41 +96,41 @@ Lowered lowerEmbeddingGrad(EmbeddingGradOp op, LinalgBuilder &lb) {
   Value offset = zero;
   if (op.getShard()) {
     Value i = scalarOf(b, loc, op.getShard());
-    i = b.create<arith::MulIOp>(loc, i, b.create<arith::ConstantOp>(loc, b.getI64IntegerAttr(vocab)));
+    i = arith::MulIOp::create(b, loc, i, arith::ConstantOp::create(b, loc, b.getI64IntegerAttr(vocab)));
     offset = asIndex(b, loc, i);
   }
   Value result = forEachRow(b, loc, rows, ValueRange{init}, [&](OpBuilder &rb, Location rl,
                                                                  Value r, ValueRange carried) {
-    Value rawId = rb.create<tensor::ExtractOp>(rl, ids, ValueRange{r});
-    Value id = rb.create<arith::SubIOp>(rl, asIndex(rb, rl, rawId), offset);
-    Value inside = rb.create<arith::AndIOp>(
-        rl, rb.create<arith::CmpIOp>(rl, arith::CmpIPredicate::sge, id, zero),
-        rb.create<arith::CmpIOp>(rl, arith::CmpIPredicate::slt, id,
-                                 rb.create<arith::ConstantIndexOp>(rl, vocab)));
-    Value walks = rb.create<arith::AndIOp>(rl, inside, firstOfItsId(rb, rl, ids, r, rawId));
+    Value rawId = tensor::ExtractOp::create(rb, rl, ids, ValueRange{r});
+    Value id = arith::SubIOp::create(rb, rl, asIndex(rb, rl, rawId), offset);
+    Value inside = arith::AndIOp::create(rb, 
+        rl, arith::CmpIOp::create(rb, rl, arith::CmpIPredicate::sge, id, zero),
+        arith::CmpIOp::create(rb, rl, arith::CmpIPredicate::slt, id,
+                                 arith::ConstantIndexOp::create(rb, rl, vocab)));
+    Value walks = arith::AndIOp::create(rb, rl, inside, firstOfItsId(rb, rl, ids, r, rawId));
     // Rows that do not walk run no columns.
-    Value columns = rb.create<arith::SelectOp>(rl, walks, rb.create<arith::ConstantIndexOp>(rl, h),
+    Value columns = arith::SelectOp::create(rb, rl, walks, arith::ConstantIndexOp::create(rb, rl, h),
                                                zero);
-    Value one = rb.create<arith::ConstantIndexOp>(rl, 1);
-    Value end = rb.create<arith::ConstantIndexOp>(rl, rows);
-    auto alongRow = rb.create<scf::ForOp>(
+    Value one = arith::ConstantIndexOp::create(rb, rl, 1);
+    Value end = arith::ConstantIndexOp::create(rb, rl, rows);
+    auto alongRow = scf::ForOp::create(rb, 
         rl, zero, columns, one, carried,
         [&](OpBuilder &cb, Location cl, Value c, ValueRange acc) {
-          Value start = cb.create<tensor::ExtractOp>(cl, acc[0], ValueRange{id, c});
-          auto walk = cb.create<scf::WhileOp>(
+          Value start = tensor::ExtractOp::create(cb, cl, acc[0], ValueRange{id, c});
+          auto walk = scf::WhileOp::create(cb, 
               cl, TypeRange{cb.getIndexType(), start.getType()}, ValueRange{r, start},
               [&](OpBuilder &wb, Location wl, ValueRange s) {
-                Value more = wb.create<arith::CmpIOp>(wl, arith::CmpIPredicate::slt, s[0], end);
-                wb.create<scf::ConditionOp>(wl, more, s);
+                Value more = arith::CmpIOp::create(wb, wl, arith::CmpIPredicate::slt, s[0], end);
+                scf::ConditionOp::create(wb, wl, more, s);
               },
               [&](OpBuilder &wb, Location wl, ValueRange s) {
-                Value g = wb.create<tensor::ExtractOp>(wl, grad, ValueRange{s[0], c});
+                Value g = tensor::ExtractOp::create(wb, wl, grad, ValueRange{s[0], c});
                 Value sum = addF(wb, wl, s[1], g);
-                Value n = asIndex(wb, wl, wb.create<tensor::ExtractOp>(wl, next, ValueRange{s[0]}));
-                wb.create<scf::YieldOp>(wl, ValueRange{n, sum});
+                Value n = asIndex(wb, wl, tensor::ExtractOp::create(wb, wl, next, ValueRange{s[0]}));
+                scf::YieldOp::create(wb, wl, ValueRange{n, sum});
               });
-          Value updated = cb.create<tensor::InsertOp>(cl, walk.getResult(1), acc[0], ValueRange{id, c});
-          cb.create<scf::YieldOp>(cl, updated);
+          Value updated = tensor::InsertOp::create(cb, cl, walk.getResult(1), acc[0], ValueRange{id, c});
+          scf::YieldOp::create(cb, cl, updated);
         });
     alongRow->setAttr(kAlongRowAttrName, rb.getUnitAttr());
     return SmallVector<Value>{alongRow.getResult(0)};
@@ -145,15 +145,15 @@ Value geluDerivative(OpBuilder &b, Location l, Value x, bool tanhApprox) {
     double k = std::sqrt(2.0 / M_PI);
     Value x2 = mulF(b, l, x, x);
     Value u = mulF(b, l, c(k), addF(b, l, x, mulF(b, l, c(0.044715), mulF(b, l, x2, x))));
-    Value th = b.create<math::TanhOp>(l, u);
+    Value th = math::TanhOp::create(b, l, u);
     Value left = mulF(b, l, c(0.5), addF(b, l, c(1.0), th));
     Value sech2 = subF(b, l, c(1.0), mulF(b, l, th, th));
     Value du = mulF(b, l, c(k), addF(b, l, c(1.0), mulF(b, l, c(3 * 0.044715), x2)));
     return addF(b, l, left, mulF(b, l, mulF(b, l, c(0.5), x), mulF(b, l, sech2, du)));
   }
-  Value cdf = mulF(b, l, c(0.5), addF(b, l, c(1.0), b.create<math::ErfOp>(l, mulF(b, l, x, c(M_SQRT1_2)))));
+  Value cdf = mulF(b, l, c(0.5), addF(b, l, c(1.0), math::ErfOp::create(b, l, mulF(b, l, x, c(M_SQRT1_2)))));
   Value pdf = mulF(b, l, c(1.0 / std::sqrt(2.0 * M_PI)),
-                   b.create<math::ExpOp>(l, mulF(b, l, c(-0.5), mulF(b, l, x, x))));
+                   math::ExpOp::create(b, l, mulF(b, l, c(-0.5), mulF(b, l, x, x))));
   return addF(b, l, cdf, mulF(b, l, x, pdf));
 }
 

@@ -14,9 +14,9 @@ namespace {
 
 using Iter = utils::IteratorType;
 
-Value addF(OpBuilder &b, Location l, Value x, Value y) { return b.create<arith::AddFOp>(l, x, y); }
-Value mulF(OpBuilder &b, Location l, Value x, Value y) { return b.create<arith::MulFOp>(l, x, y); }
-Value subF(OpBuilder &b, Location l, Value x, Value y) { return b.create<arith::SubFOp>(l, x, y); }
+Value addF(OpBuilder &b, Location l, Value x, Value y) { return arith::AddFOp::create(b, l, x, y); }
+Value mulF(OpBuilder &b, Location l, Value x, Value y) { return arith::MulFOp::create(b, l, x, y); }
+Value subF(OpBuilder &b, Location l, Value x, Value y) { return arith::SubFOp::create(b, l, x, y); }
 
 Lowered lowerEmbedding(EmbeddingOp op, LinalgBuilder &lb) {
   auto out = tensorOf(op.getResult());
@@ -28,32 +28,32 @@ Lowered lowerEmbedding(EmbeddingOp op, LinalgBuilder &lb) {
   if (op.getShard()) {
     OpBuilder &b = lb.builder();
     Value i = scalarOf(b, lb.location(), op.getShard());
-    i = b.create<arith::MulIOp>(lb.location(), i,
-                                b.create<arith::ConstantOp>(lb.location(), b.getI64IntegerAttr(vocab)));
-    offset = b.create<arith::IndexCastOp>(lb.location(), b.getIndexType(), i);
+    i = arith::MulIOp::create(b, lb.location(), i,
+                                arith::ConstantOp::create(b, lb.location(), b.getI64IntegerAttr(vocab)));
+    offset = arith::IndexCastOp::create(b, lb.location(), b.getIndexType(), i);
   }
   Type t = out.getElementType();
   Value result = lb.generic(
       op.getIds(), lb.dropLastMap(rank), lb.empty(out.getShape(), t),
       lb.identity(rank), lb.parallel(rank), [&](OpBuilder &b, Location l, ValueRange a) {
         // Out-of-range ids are clamped; the data loader rejects them first.
-        Value id = b.create<arith::IndexCastOp>(l, b.getIndexType(), a[0]);
-        Value zero = b.create<arith::ConstantIndexOp>(l, 0);
-        Value last = b.create<arith::ConstantIndexOp>(l, vocab - 1);
+        Value id = arith::IndexCastOp::create(b, l, b.getIndexType(), a[0]);
+        Value zero = arith::ConstantIndexOp::create(b, l, 0);
+        Value last = arith::ConstantIndexOp::create(b, l, vocab - 1);
         Value inside;
         if (offset) {
-          id = b.create<arith::SubIOp>(l, id, offset);
-          inside = b.create<arith::AndIOp>(
-              l, b.create<arith::CmpIOp>(l, arith::CmpIPredicate::sge, id, zero),
-              b.create<arith::CmpIOp>(l, arith::CmpIPredicate::sle, id, last));
+          id = arith::SubIOp::create(b, l, id, offset);
+          inside = arith::AndIOp::create(b, 
+              l, arith::CmpIOp::create(b, l, arith::CmpIPredicate::sge, id, zero),
+              arith::CmpIOp::create(b, l, arith::CmpIPredicate::sle, id, last));
         }
-        id = b.create<arith::MinSIOp>(l, b.create<arith::MaxSIOp>(l, id, zero), last);
-        Value h = b.create<linalg::IndexOp>(l, rank - 1);
-        Value row = b.create<tensor::ExtractOp>(l, table, ValueRange{id, h});
+        id = arith::MinSIOp::create(b, l, arith::MaxSIOp::create(b, l, id, zero), last);
+        Value h = linalg::IndexOp::create(b, l, rank - 1);
+        Value row = tensor::ExtractOp::create(b, l, table, ValueRange{id, h});
         if (!inside)
           return row;
-        return b.create<arith::SelectOp>(l, inside, row,
-                                         b.create<arith::ConstantOp>(l, b.getFloatAttr(t, 0.0)))
+        return arith::SelectOp::create(b, l, inside, row,
+                                         arith::ConstantOp::create(b, l, b.getFloatAttr(t, 0.0)))
             .getResult();
       });
   return SmallVector<Value>{result};
@@ -62,7 +62,7 @@ Lowered lowerEmbedding(EmbeddingOp op, LinalgBuilder &lb) {
 Lowered lowerPositionEmbedding(PositionEmbeddingOp op, LinalgBuilder &lb) {
   auto out = tensorOf(op.getResult());
   OpBuilder &b = lb.builder();
-  Value slice = b.create<tensor::ExtractSliceOp>(
+  Value slice = tensor::ExtractSliceOp::create(b, 
       lb.location(), out, op.getTable(), ValueRange{}, ValueRange{}, ValueRange{},
       b.getDenseI64ArrayAttr({0, 0}), b.getDenseI64ArrayAttr(out.getShape()),
       b.getDenseI64ArrayAttr({1, 1}));
@@ -114,14 +114,14 @@ Lowered lowerMatmul(MatmulOp op, LinalgBuilder &lb) {
 /// GeLU, exact or tanh-approximated.
 Value gelu(OpBuilder &b, Location l, Value x, bool tanhApprox) {
   Type t = x.getType();
-  auto c = [&](double v) { return b.create<arith::ConstantOp>(l, b.getFloatAttr(t, v)); };
+  auto c = [&](double v) { return arith::ConstantOp::create(b, l, b.getFloatAttr(t, v)); };
   Value inner;
   if (tanhApprox) {
     Value x3 = mulF(b, l, mulF(b, l, x, x), x);
     Value poly = addF(b, l, x, mulF(b, l, c(0.044715), x3));
-    inner = b.create<math::TanhOp>(l, mulF(b, l, c(std::sqrt(2.0 / M_PI)), poly));
+    inner = math::TanhOp::create(b, l, mulF(b, l, c(std::sqrt(2.0 / M_PI)), poly));
   } else {
-    inner = b.create<math::ErfOp>(l, mulF(b, l, x, c(M_SQRT1_2)));
+    inner = math::ErfOp::create(b, l, mulF(b, l, x, c(M_SQRT1_2)));
   }
   return mulF(b, l, mulF(b, l, c(0.5), x), addF(b, l, c(1.0), inner));
 }
@@ -129,16 +129,16 @@ Value gelu(OpBuilder &b, Location l, Value x, bool tanhApprox) {
 /// splitmix64 on i64 values (wrap-around arithmetic).
 Value splitmix(OpBuilder &b, Location l, Value x) {
   auto c = [&](uint64_t v) {
-    return b.create<arith::ConstantOp>(l, b.getI64IntegerAttr(static_cast<int64_t>(v)));
+    return arith::ConstantOp::create(b, l, b.getI64IntegerAttr(static_cast<int64_t>(v)));
   };
   auto mix = [&](Value z, unsigned shift, uint64_t mul) {
-    Value shifted = b.create<arith::ShRUIOp>(l, z, c(shift));
-    return b.create<arith::MulIOp>(l, b.create<arith::XOrIOp>(l, z, shifted), c(mul));
+    Value shifted = arith::ShRUIOp::create(b, l, z, c(shift));
+    return arith::MulIOp::create(b, l, arith::XOrIOp::create(b, l, z, shifted), c(mul));
   };
-  Value z = b.create<arith::AddIOp>(l, x, c(0x9E3779B97F4A7C15ull));
+  Value z = arith::AddIOp::create(b, l, x, c(0x9E3779B97F4A7C15ull));
   z = mix(z, 30, 0xBF58476D1CE4E5B9ull);
   z = mix(z, 27, 0x94D049BB133111EBull);
-  return b.create<arith::XOrIOp>(l, z, b.create<arith::ShRUIOp>(l, z, c(31)));
+  return arith::XOrIOp::create(b, l, z, arith::ShRUIOp::create(b, l, z, c(31)));
 }
 
 /// The keep decision of mt.dropout and mt.dropout_mask at one element:
@@ -154,19 +154,19 @@ public:
     // key = splitmix(seed ^ splitmix(stream << 32 | layer slot)); the layer
     // slot is 0 outside layers and layer + 1 inside.
     int64_t slot = op.getLayerAttr() ? op.getLayerAttr().getInt() + 1 : 0;
-    Value seed = op.getSeed() ? b.create<tensor::ExtractOp>(loc, op.getSeed(), ValueRange{}).getResult()
+    Value seed = op.getSeed() ? tensor::ExtractOp::create(b, loc, op.getSeed(), ValueRange{}).getResult()
                               : lb.constant(b.getI64Type(), 0);
-    Value site = b.create<arith::ConstantOp>(
+    Value site = arith::ConstantOp::create(b, 
         loc, b.getI64IntegerAttr((op.getStreamAttr().getInt() << 32) | slot));
-    key = splitmix(b, loc, b.create<arith::XOrIOp>(loc, seed, splitmix(b, loc, site)));
+    key = splitmix(b, loc, arith::XOrIOp::create(b, loc, seed, splitmix(b, loc, site)));
     // A shard's piece along shard_dim starts at shard * (its size there).
     SmallVector<int64_t> global(type.getShape());
     if (op.getShard()) {
       shardDim = op.getShardDimAttr().getInt();
       global[shardDim] *= op.getShardPartsAttr().getInt();
       Value i = scalarOf(b, loc, op.getShard());
-      shardOffset = b.create<arith::MulIOp>(
-          loc, i, b.create<arith::ConstantOp>(loc, b.getI64IntegerAttr(type.getDimSize(shardDim))));
+      shardOffset = arith::MulIOp::create(b, 
+          loc, i, arith::ConstantOp::create(b, loc, b.getI64IntegerAttr(type.getDimSize(shardDim))));
     }
     strides.assign(rank, 1);
     for (int d = static_cast<int>(rank) - 2; d >= 0; --d)
@@ -175,21 +175,21 @@ public:
 
   /// Inside a loop nest over the tensor: the i1 keep decision.
   Value keep(OpBuilder &nb, Location l) const {
-    Value linear = nb.create<arith::ConstantOp>(l, nb.getI64IntegerAttr(0));
+    Value linear = arith::ConstantOp::create(nb, l, nb.getI64IntegerAttr(0));
     for (unsigned d = 0; d < rank; ++d) {
       Value position = lb.loopIndexI64(nb, l, d);
       if (static_cast<int64_t>(d) == shardDim)
-        position = nb.create<arith::AddIOp>(l, position, shardOffset);
-      Value term = nb.create<arith::MulIOp>(
-          l, position, nb.create<arith::ConstantOp>(l, nb.getI64IntegerAttr(strides[d])));
-      linear = nb.create<arith::AddIOp>(l, linear, term);
+        position = arith::AddIOp::create(nb, l, position, shardOffset);
+      Value term = arith::MulIOp::create(nb, 
+          l, position, arith::ConstantOp::create(nb, l, nb.getI64IntegerAttr(strides[d])));
+      linear = arith::AddIOp::create(nb, l, linear, term);
     }
-    Value h = splitmix(nb, l, nb.create<arith::AddIOp>(l, key, linear));
+    Value h = splitmix(nb, l, arith::AddIOp::create(nb, l, key, linear));
     // u = top 24 bits / 2^24, uniform in [0, 1); keep when u >= rate.
-    Value top = nb.create<arith::ShRUIOp>(l, h, nb.create<arith::ConstantOp>(l, nb.getI64IntegerAttr(40)));
+    Value top = arith::ShRUIOp::create(nb, l, h, arith::ConstantOp::create(nb, l, nb.getI64IntegerAttr(40)));
     int64_t threshold = static_cast<int64_t>(std::ceil(rate * (1 << 24)));
-    return nb.create<arith::CmpIOp>(l, arith::CmpIPredicate::sge, top,
-                                    nb.create<arith::ConstantOp>(l, nb.getI64IntegerAttr(threshold)));
+    return arith::CmpIOp::create(nb, l, arith::CmpIPredicate::sge, top,
+                                    arith::ConstantOp::create(nb, l, nb.getI64IntegerAttr(threshold)));
   }
 
   double rate = 0;
@@ -205,9 +205,9 @@ private:
 /// select(keep, x * scale, 0).
 Value keepScaled(OpBuilder &nb, Location l, Value keep, Value x, double scale) {
   Type t = x.getType();
-  Value scaled = mulF(nb, l, x, nb.create<arith::ConstantOp>(l, nb.getFloatAttr(t, scale)));
-  Value zero = nb.create<arith::ConstantOp>(l, nb.getFloatAttr(t, 0.0));
-  return nb.create<arith::SelectOp>(l, keep, scaled, zero).getResult();
+  Value scaled = mulF(nb, l, x, arith::ConstantOp::create(nb, l, nb.getFloatAttr(t, scale)));
+  Value zero = arith::ConstantOp::create(nb, l, nb.getFloatAttr(t, 0.0));
+  return arith::SelectOp::create(nb, l, keep, scaled, zero).getResult();
 }
 
 Lowered lowerDropout(DropoutOp op, LinalgBuilder &lb) {
@@ -283,7 +283,7 @@ Lowered lowerSplit(SplitOp op, LinalgBuilder &lb) {
     offsets[dim] = offset;
     sizes[dim] = size;
     offset += size;
-    pieces.push_back(b.create<tensor::ExtractSliceOp>(
+    pieces.push_back(tensor::ExtractSliceOp::create(b, 
         lb.location(), cast<RankedTensorType>(result.getType()), op.getInput(), ValueRange{},
         ValueRange{}, ValueRange{}, b.getDenseI64ArrayAttr(offsets), b.getDenseI64ArrayAttr(sizes),
         b.getDenseI64ArrayAttr(strides)));

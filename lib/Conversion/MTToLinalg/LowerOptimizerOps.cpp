@@ -17,10 +17,10 @@ Lowered lowerAdamW(AdamWOp op, LinalgBuilder &lb) {
   // The eight scalars, converted to the parameter's type once.
   SmallVector<Value> h;
   for (int64_t i = 0; i < 8; ++i) {
-    Value s = b.create<tensor::ExtractOp>(loc, op.getHyper(), ValueRange{lb.index(i)});
+    Value s = tensor::ExtractOp::create(b, loc, op.getHyper(), ValueRange{lb.index(i)});
     if (t != s.getType())
-      s = t.getIntOrFloatBitWidth() > 32 ? b.create<arith::ExtFOp>(loc, t, s).getResult()
-                                         : b.create<arith::TruncFOp>(loc, t, s).getResult();
+      s = t.getIntOrFloatBitWidth() > 32 ? arith::ExtFOp::create(b, loc, t, s).getResult()
+                                         : arith::TruncFOp::create(b, loc, t, s).getResult();
     h.push_back(s);
   }
   Value lr = h[0], b1 = h[1], b2 = h[2], eps = h[3], wd = h[4], bc1 = h[5], bc2 = h[6],
@@ -30,28 +30,28 @@ Lowered lowerAdamW(AdamWOp op, LinalgBuilder &lb) {
   for (Value &init : inits)
     init = lb.empty(type.getShape(), t);
   SmallVector<AffineMap> maps(7, lb.identity(rank));
-  auto generic = b.create<linalg::GenericOp>(
+  auto generic = linalg::GenericOp::create(b, 
       loc, TypeRange{type, type, type},
       ValueRange{op.getParam(), op.getGrad(), op.getExpAvg(), op.getExpAvgSq()}, inits, maps,
       lb.parallel(rank), [&](OpBuilder &nb, Location l, ValueRange a) {
-        auto one = nb.create<arith::ConstantOp>(l, nb.getFloatAttr(t, 1.0));
-        Value g = nb.create<arith::MulFOp>(l, a[1], scale);
-        Value m = nb.create<arith::AddFOp>(
-            l, nb.create<arith::MulFOp>(l, b1, a[2]),
-            nb.create<arith::MulFOp>(l, nb.create<arith::SubFOp>(l, one, b1), g));
-        Value v = nb.create<arith::AddFOp>(
-            l, nb.create<arith::MulFOp>(l, b2, a[3]),
-            nb.create<arith::MulFOp>(l, nb.create<arith::SubFOp>(l, one, b2),
-                                     nb.create<arith::MulFOp>(l, g, g)));
+        auto one = arith::ConstantOp::create(nb, l, nb.getFloatAttr(t, 1.0));
+        Value g = arith::MulFOp::create(nb, l, a[1], scale);
+        Value m = arith::AddFOp::create(nb, 
+            l, arith::MulFOp::create(nb, l, b1, a[2]),
+            arith::MulFOp::create(nb, l, arith::SubFOp::create(nb, l, one, b1), g));
+        Value v = arith::AddFOp::create(nb, 
+            l, arith::MulFOp::create(nb, l, b2, a[3]),
+            arith::MulFOp::create(nb, l, arith::SubFOp::create(nb, l, one, b2),
+                                     arith::MulFOp::create(nb, l, g, g)));
         Value p = a[0];
         if (decay)
-          p = nb.create<arith::MulFOp>(
-              l, p, nb.create<arith::SubFOp>(l, one, nb.create<arith::MulFOp>(l, lr, wd)));
-        Value mHat = nb.create<arith::DivFOp>(l, m, bc1);
-        Value denom = nb.create<arith::AddFOp>(
-            l, nb.create<math::SqrtOp>(l, nb.create<arith::DivFOp>(l, v, bc2)), eps);
-        Value step = nb.create<arith::MulFOp>(l, lr, nb.create<arith::DivFOp>(l, mHat, denom));
-        nb.create<linalg::YieldOp>(l, ValueRange{nb.create<arith::SubFOp>(l, p, step), m, v});
+          p = arith::MulFOp::create(nb, 
+              l, p, arith::SubFOp::create(nb, l, one, arith::MulFOp::create(nb, l, lr, wd)));
+        Value mHat = arith::DivFOp::create(nb, l, m, bc1);
+        Value denom = arith::AddFOp::create(nb, 
+            l, math::SqrtOp::create(nb, l, arith::DivFOp::create(nb, l, v, bc2)), eps);
+        Value step = arith::MulFOp::create(nb, l, lr, arith::DivFOp::create(nb, l, mHat, denom));
+        linalg::YieldOp::create(nb, l, ValueRange{arith::SubFOp::create(nb, l, p, step), m, v});
       });
   return SmallVector<Value>(generic.getResults());
 }

@@ -22,10 +22,10 @@ namespace {
 using Iter = utils::IteratorType;
 
 Value cst(OpBuilder &b, Location l, Type t, double v) {
-  return b.create<arith::ConstantOp>(l, b.getFloatAttr(t, v));
+  return arith::ConstantOp::create(b, l, b.getFloatAttr(t, v));
 }
 Value i64(OpBuilder &b, Location l, int64_t v) {
-  return b.create<arith::ConstantOp>(l, b.getI64IntegerAttr(v));
+  return arith::ConstantOp::create(b, l, b.getI64IntegerAttr(v));
 }
 
 FailureOr<int64_t> axisMask(Operation *op, ArrayRef<StringRef> axes) {
@@ -58,7 +58,7 @@ func::FuncOp declareRuntime(Operation *from, StringRef name, unsigned numArgs, b
   Type i64Type = b.getI64Type();
   auto type = b.getFunctionType(SmallVector<Type>(numArgs, i64Type),
                                 returnsValue ? TypeRange{i64Type} : TypeRange{});
-  auto fn = b.create<func::FuncOp>(module.getLoc(), name, type);
+  auto fn = func::FuncOp::create(b, module.getLoc(), name, type);
   fn.setPrivate();
   return fn;
 }
@@ -81,14 +81,14 @@ Value addressOf(LinalgBuilder &lb, Value tensor, Value &buffer) {
   OpBuilder &b = lb.builder();
   Location loc = lb.location();
   auto type = tensorOf(tensor);
-  buffer = b.create<bufferization::ToBufferOp>(
+  buffer = bufferization::ToBufferOp::create(b, 
       loc, MemRefType::get(type.getShape(), type.getElementType()), tensor);
-  Value index = b.create<memref::ExtractAlignedPointerAsIndexOp>(loc, buffer);
-  return b.create<arith::IndexCastOp>(loc, b.getI64Type(), index);
+  Value index = memref::ExtractAlignedPointerAsIndexOp::create(b, loc, buffer);
+  return arith::IndexCastOp::create(b, loc, b.getI64Type(), index);
 }
 
 Value tensorFrom(LinalgBuilder &lb, Value buffer, RankedTensorType type) {
-  return lb.builder().create<bufferization::ToTensorOp>(lb.location(), type, buffer,
+  return bufferization::ToTensorOp::create(lb.builder(), lb.location(), type, buffer,
                                                         /*restrict=*/true, /*writable=*/true);
 }
 
@@ -119,7 +119,7 @@ Lowered lowerAllReduce(AllReduceOp op, LinalgBuilder &lb) {
   Value data = addressOf(lb, freshCopy(lb, op.getInput()), buffer);
   int64_t reduction = op.getReduction() == ReductionKind::max ? 2 : 1;
   auto fn = declareRuntime(op, "mt_rt_all_reduce", 6, false);
-  b.create<func::CallOp>(loc, fn,
+  func::CallOp::create(b, loc, fn,
                          ValueRange{data, i64(b, loc, type.getNumElements()),
                                     i64(b, loc, dtypeCode(type.getElementType())),
                                     i64(b, loc, reduction), i64(b, loc, *mask),
@@ -142,7 +142,7 @@ Lowered lowerResize(Operation *op, Value input, Value result, ArrayAttr axes, in
   Value outAddress = addressOf(lb, lb.empty(out.getShape(), out.getElementType()), outBuffer);
   auto [outer, inner] = outerInner(gather ? in : out, dim);
   auto fn = declareRuntime(op, gather ? "mt_rt_all_gather" : "mt_rt_reduce_scatter", 7, false);
-  b.create<func::CallOp>(loc, fn,
+  func::CallOp::create(b, loc, fn,
                          ValueRange{inAddress, outAddress, i64(b, loc, outer), i64(b, loc, inner),
                                     i64(b, loc, dtypeCode(in.getElementType())),
                                     i64(b, loc, *mask), i64(b, loc, nextLabel(op))});
@@ -156,9 +156,9 @@ Lowered lowerAxisIndex(AxisIndexOp op, LinalgBuilder &lb) {
   OpBuilder &b = lb.builder();
   Location loc = lb.location();
   auto fn = declareRuntime(op, "mt_rt_axis_index", 1, true);
-  Value index = b.create<func::CallOp>(loc, fn, ValueRange{i64(b, loc, *mask)}).getResult(0);
+  Value index = func::CallOp::create(b, loc, fn, ValueRange{i64(b, loc, *mask)}).getResult(0);
   return SmallVector<Value>{
-      b.create<tensor::FromElementsOp>(loc, tensorOf(op.getResult()), ValueRange{index})};
+      tensor::FromElementsOp::create(b, loc, tensorOf(op.getResult()), ValueRange{index})};
 }
 
 /// The index-typed offset `index * size` of a shard.
@@ -166,8 +166,8 @@ Value shardOffset(LinalgBuilder &lb, Value index, int64_t size) {
   OpBuilder &b = lb.builder();
   Location loc = lb.location();
   Value i = scalarOf(b, loc, index);
-  i = b.create<arith::MulIOp>(loc, i, i64(b, loc, size));
-  return b.create<arith::IndexCastOp>(loc, b.getIndexType(), i);
+  i = arith::MulIOp::create(b, loc, i, i64(b, loc, size));
+  return arith::IndexCastOp::create(b, loc, b.getIndexType(), i);
 }
 
 /// (offsets, sizes, strides) of piece `index` of `whole` along `dim`.
@@ -187,7 +187,7 @@ Lowered lowerShardSlice(ShardSliceOp op, LinalgBuilder &lb) {
   auto piece = tensorOf(op.getResult());
   SmallVector<OpFoldResult> offsets, sizes, strides;
   pieceOf(lb, piece, op.getIndex(), op.getDimAttr().getInt(), offsets, sizes, strides);
-  return SmallVector<Value>{lb.builder().create<tensor::ExtractSliceOp>(
+  return SmallVector<Value>{tensor::ExtractSliceOp::create(lb.builder(), 
       lb.location(), piece, op.getInput(), offsets, sizes, strides)};
 }
 
@@ -196,35 +196,35 @@ Lowered lowerShardSliceGrad(ShardSliceGradOp op, LinalgBuilder &lb) {
   SmallVector<OpFoldResult> offsets, sizes, strides;
   pieceOf(lb, piece, op.getIndex(), op.getDimAttr().getInt(), offsets, sizes, strides);
   Value zeros = lb.filled(whole.getShape(), whole.getElementType(), 0.0);
-  return SmallVector<Value>{lb.builder().create<tensor::InsertSliceOp>(
+  return SmallVector<Value>{tensor::InsertSliceOp::create(lb.builder(), 
       lb.location(), op.getGrad(), zeros, offsets, sizes, strides)};
 }
 
 /// Logits [R, V] of shard `index`: whether local class `column` is a real
 /// class.
 Value validClassAt(OpBuilder &b, Location l, Value column, Value offset, int64_t classes) {
-  Value c = b.create<arith::AddIOp>(l, column, offset);
-  return b.create<arith::CmpIOp>(l, arith::CmpIPredicate::slt, c,
-                                 b.create<arith::ConstantIndexOp>(l, classes));
+  Value c = arith::AddIOp::create(b, l, column, offset);
+  return arith::CmpIOp::create(b, l, arith::CmpIPredicate::slt, c,
+                                 arith::ConstantIndexOp::create(b, l, classes));
 }
 
 /// The same inside a linalg.generic over [R, V].
 Value validClass(OpBuilder &b, Location l, Value offset, int64_t classes) {
-  return validClassAt(b, l, b.create<linalg::IndexOp>(l, 1), offset, classes);
+  return validClassAt(b, l, linalg::IndexOp::create(b, l, 1), offset, classes);
 }
 
 /// The label of a row as a local class index of the shard, and whether the
 /// shard holds it.
 std::pair<Value, Value> localLabel(OpBuilder &b, Location l, Value label, Value offset, int64_t v) {
-  Value id = b.create<arith::IndexCastOp>(l, b.getIndexType(), label);
-  Value local = b.create<arith::SubIOp>(l, id, offset);
-  Value zero = b.create<arith::ConstantIndexOp>(l, 0);
-  Value inside = b.create<arith::AndIOp>(
-      l, b.create<arith::CmpIOp>(l, arith::CmpIPredicate::sge, local, zero),
-      b.create<arith::CmpIOp>(l, arith::CmpIPredicate::slt, local,
-                              b.create<arith::ConstantIndexOp>(l, v)));
-  Value clamped = b.create<arith::MinSIOp>(
-      l, b.create<arith::MaxSIOp>(l, local, zero), b.create<arith::ConstantIndexOp>(l, v - 1));
+  Value id = arith::IndexCastOp::create(b, l, b.getIndexType(), label);
+  Value local = arith::SubIOp::create(b, l, id, offset);
+  Value zero = arith::ConstantIndexOp::create(b, l, 0);
+  Value inside = arith::AndIOp::create(b, 
+      l, arith::CmpIOp::create(b, l, arith::CmpIPredicate::sge, local, zero),
+      arith::CmpIOp::create(b, l, arith::CmpIPredicate::slt, local,
+                              arith::ConstantIndexOp::create(b, l, v)));
+  Value clamped = arith::MinSIOp::create(b, 
+      l, arith::MaxSIOp::create(b, l, local, zero), arith::ConstantIndexOp::create(b, l, v - 1));
   return {clamped, inside};
 }
 
@@ -243,13 +243,13 @@ Lowered lowerVocabMax(VocabParallelMaxOp op, LinalgBuilder &lb) {
         Value m = forRange(rb, rl, v, cst(rb, rl, t, negInf()),
                            [&](OpBuilder &b, Location l, Value j, ValueRange acc) {
                              Value x = castFloat(
-                                 b, l, b.create<tensor::ExtractOp>(l, logits, ValueRange{r, j}), t);
-                             Value z = b.create<arith::SelectOp>(
+                                 b, l, tensor::ExtractOp::create(b, l, logits, ValueRange{r, j}), t);
+                             Value z = arith::SelectOp::create(b, 
                                  l, validClassAt(b, l, j, offset, classes), x, cst(b, l, t, negInf()));
-                             return SmallVector<Value>{b.create<arith::MaximumFOp>(l, z, acc[0])};
+                             return SmallVector<Value>{arith::MaximumFOp::create(b, l, z, acc[0])};
                            })[0];
         return SmallVector<Value>{
-            rb.create<tensor::InsertOp>(rl, castFloat(rb, rl, m, stored), outs[0], ValueRange{r})};
+            tensor::InsertOp::create(rb, rl, castFloat(rb, rl, m, stored), outs[0], ValueRange{r})};
       })[0];
   return SmallVector<Value>{lb.reshape(max, tensorOf(op.getResult()).getShape())};
 }
@@ -266,7 +266,7 @@ Lowered lowerVocabStats(VocabParallelStatsOp op, LinalgBuilder &lb) {
   Value offset = shardOffset(lb, op.getShard(), v);
   int64_t classes = op.getNumClassesAttr().getInt();
   auto read = [&](OpBuilder &b, Location l, Value tensor, ValueRange at) {
-    return castFloat(b, l, b.create<tensor::ExtractOp>(l, tensor, at), t);
+    return castFloat(b, l, tensor::ExtractOp::create(b, l, tensor, at), t);
   };
   SmallVector<Value> stats = forEachRow(
       lb.builder(), lb.location(), rows, {lb.empty({rows}, stored), lb.empty({rows}, stored)},
@@ -275,17 +275,17 @@ Lowered lowerVocabStats(VocabParallelStatsOp op, LinalgBuilder &lb) {
         Value sum = forRange(rb, rl, v, cst(rb, rl, t, 0.0),
                              [&](OpBuilder &b, Location l, Value j, ValueRange acc) {
                                Value x = read(b, l, logits, ValueRange{r, j});
-                               Value e = b.create<math::ExpOp>(l, b.create<arith::SubFOp>(l, x, m));
-                               e = b.create<arith::SelectOp>(l, validClassAt(b, l, j, offset, classes),
+                               Value e = math::ExpOp::create(b, l, arith::SubFOp::create(b, l, x, m));
+                               e = arith::SelectOp::create(b, l, validClassAt(b, l, j, offset, classes),
                                                              e, cst(b, l, t, 0.0));
-                               return SmallVector<Value>{b.create<arith::AddFOp>(l, acc[0], e)};
+                               return SmallVector<Value>{arith::AddFOp::create(b, l, acc[0], e)};
                              })[0];
-        Value label = rb.create<tensor::ExtractOp>(rl, labels, ValueRange{r});
+        Value label = tensor::ExtractOp::create(rb, rl, labels, ValueRange{r});
         auto [local, inside] = localLabel(rb, rl, label, offset, v);
         Value picked = read(rb, rl, logits, ValueRange{r, local});
-        picked = rb.create<arith::SelectOp>(rl, inside, picked, cst(rb, rl, t, 0.0));
+        picked = arith::SelectOp::create(rb, rl, inside, picked, cst(rb, rl, t, 0.0));
         auto put = [&](Value x, Value into) {
-          return rb.create<tensor::InsertOp>(rl, castFloat(rb, rl, x, stored), into, ValueRange{r})
+          return tensor::InsertOp::create(rb, rl, castFloat(rb, rl, x, stored), into, ValueRange{r})
               .getResult();
         };
         return SmallVector<Value>{put(sum, outs[0]), put(picked, outs[1])};
@@ -310,14 +310,14 @@ Lowered lowerVocabStatsGrad(VocabParallelStatsGradOp op, LinalgBuilder &lb) {
       {lb.identity(2), lb.dropLastMap(2), lb.dropLastMap(2), lb.dropLastMap(2), lb.dropLastMap(2)},
       lb.empty({rows, v}, stored), lb.identity(2), lb.parallel(2),
       [&](OpBuilder &b, Location l, ValueRange a) -> Value {
-        Value e = b.create<math::ExpOp>(l, b.create<arith::SubFOp>(l, a[0], a[1]));
-        Value g = b.create<arith::MulFOp>(l, a[2], e);
-        g = b.create<arith::SelectOp>(l, validClass(b, l, offset, classes), g, cst(b, l, t, 0.0));
-        Value c = b.create<linalg::IndexOp>(l, 1);
+        Value e = math::ExpOp::create(b, l, arith::SubFOp::create(b, l, a[0], a[1]));
+        Value g = arith::MulFOp::create(b, l, a[2], e);
+        g = arith::SelectOp::create(b, l, validClass(b, l, offset, classes), g, cst(b, l, t, 0.0));
+        Value c = linalg::IndexOp::create(b, l, 1);
         auto [local, inside] = localLabel(b, l, a[4], offset, v);
-        Value hit = b.create<arith::AndIOp>(
-            l, inside, b.create<arith::CmpIOp>(l, arith::CmpIPredicate::eq, c, local));
-        return b.create<arith::SelectOp>(l, hit, b.create<arith::AddFOp>(l, g, a[3]), g);
+        Value hit = arith::AndIOp::create(b, 
+            l, inside, arith::CmpIOp::create(b, l, arith::CmpIPredicate::eq, c, local));
+        return arith::SelectOp::create(b, l, hit, arith::AddFOp::create(b, l, g, a[3]), g);
       });
   return SmallVector<Value>{lb.reshape(dx, type.getShape())};
 }
@@ -348,18 +348,18 @@ Lowered lowerFromStats(CrossEntropyFromStatsOp op, LinalgBuilder &lb) {
       lb.empty({rows}, t), lb.identity(1), lb.parallel(1),
       [&](OpBuilder &b, Location l, ValueRange a) -> Value {
         // Same order of operations as mt.cross_entropy: lse = max + log(sum).
-        Value lse = b.create<arith::AddFOp>(l, a[2], b.create<math::LogOp>(l, a[0]));
-        return b.create<arith::MulFOp>(l, b.create<arith::SubFOp>(l, lse, a[1]), a[3]);
+        Value lse = arith::AddFOp::create(b, l, a[2], math::LogOp::create(b, l, a[0]));
+        return arith::MulFOp::create(b, l, arith::SubFOp::create(b, l, lse, a[1]), a[3]);
       });
   Value total = lb.sumAll(perRow), count = lb.sumAll(mask);
   Type lossType = tensorOf(op.getResult()).getElementType();
   AffineMap scalar = AffineMap::get(0, 0, {}, ctx);
   Value loss = lb.generic({total, count}, {scalar, scalar}, lb.empty({}, lossType), scalar, {},
                           [&](OpBuilder &b, Location l, ValueRange a) -> Value {
-                            Value empty = b.create<arith::CmpFOp>(l, arith::CmpFPredicate::OEQ,
+                            Value empty = arith::CmpFOp::create(b, l, arith::CmpFPredicate::OEQ,
                                                                   a[1], cst(b, l, t, 0.0));
-                            Value denom = b.create<arith::SelectOp>(l, empty, cst(b, l, t, 1.0), a[1]);
-                            Value mean = b.create<arith::DivFOp>(l, a[0], denom);
+                            Value denom = arith::SelectOp::create(b, l, empty, cst(b, l, t, 1.0), a[1]);
+                            Value mean = arith::DivFOp::create(b, l, a[0], denom);
                             return castFloat(b, l, mean, lossType);
                           });
   return SmallVector<Value>{loss};
@@ -378,17 +378,17 @@ Lowered lowerFromStatsGrad(CrossEntropyFromStatsGradOp op, LinalgBuilder &lb) {
   Value w = lb.generic({mask, count, op.getGrad()}, {lb.identity(1), scalar, scalar},
                        lb.empty({rows}, t), lb.identity(1), lb.parallel(1),
                        [&](OpBuilder &b, Location l, ValueRange a) -> Value {
-                         Value empty = b.create<arith::CmpFOp>(l, arith::CmpFPredicate::OEQ, a[1],
+                         Value empty = arith::CmpFOp::create(b, l, arith::CmpFPredicate::OEQ, a[1],
                                                                cst(b, l, t, 0.0));
-                         Value denom = b.create<arith::SelectOp>(l, empty, cst(b, l, t, 1.0), a[1]);
+                         Value denom = arith::SelectOp::create(b, l, empty, cst(b, l, t, 1.0), a[1]);
                          Value g = castFloat(b, l, a[2], t);
-                         return b.create<arith::DivFOp>(l, b.create<arith::MulFOp>(l, a[0], g), denom);
+                         return arith::DivFOp::create(b, l, arith::MulFOp::create(b, l, a[0], g), denom);
                        });
   Value dSumExp = lb.map({w, sumExp}, w, [](OpBuilder &b, Location l, ValueRange a) -> Value {
-    return b.create<arith::DivFOp>(l, a[0], a[1]);
+    return arith::DivFOp::create(b, l, a[0], a[1]);
   });
   Value dLabel = lb.map(w, w, [](OpBuilder &b, Location l, ValueRange a) -> Value {
-    return b.create<arith::NegFOp>(l, a[0]);
+    return arith::NegFOp::create(b, l, a[0]);
   });
   return SmallVector<Value>{lb.reshape(lb.convertElements(dSumExp, stored), type.getShape()),
                             lb.reshape(lb.convertElements(dLabel, stored), type.getShape())};

@@ -27,23 +27,23 @@ struct Scalar {
   OpBuilder &b;
   Location l;
 
-  Value c(Type t, double v) const { return b.create<arith::ConstantOp>(l, b.getFloatAttr(t, v)); }
-  Value index(int64_t v) const { return b.create<arith::ConstantIndexOp>(l, v); }
-  Value add(Value x, Value y) const { return b.create<arith::AddFOp>(l, x, y); }
-  Value sub(Value x, Value y) const { return b.create<arith::SubFOp>(l, x, y); }
-  Value mul(Value x, Value y) const { return b.create<arith::MulFOp>(l, x, y); }
-  Value div(Value x, Value y) const { return b.create<arith::DivFOp>(l, x, y); }
-  Value max(Value x, Value y) const { return b.create<arith::MaximumFOp>(l, x, y); }
-  Value exp(Value x) const { return b.create<math::ExpOp>(l, x); }
+  Value c(Type t, double v) const { return arith::ConstantOp::create(b, l, b.getFloatAttr(t, v)); }
+  Value index(int64_t v) const { return arith::ConstantIndexOp::create(b, l, v); }
+  Value add(Value x, Value y) const { return arith::AddFOp::create(b, l, x, y); }
+  Value sub(Value x, Value y) const { return arith::SubFOp::create(b, l, x, y); }
+  Value mul(Value x, Value y) const { return arith::MulFOp::create(b, l, x, y); }
+  Value div(Value x, Value y) const { return arith::DivFOp::create(b, l, x, y); }
+  Value max(Value x, Value y) const { return arith::MaximumFOp::create(b, l, x, y); }
+  Value exp(Value x) const { return math::ExpOp::create(b, l, x); }
   Value eq(Value x, Value y) const {
-    return b.create<arith::CmpFOp>(l, arith::CmpFPredicate::OEQ, x, y);
+    return arith::CmpFOp::create(b, l, arith::CmpFPredicate::OEQ, x, y);
   }
   Value select(Value cond, Value x, Value y) const {
-    return b.create<arith::SelectOp>(l, cond, x, y);
+    return arith::SelectOp::create(b, l, cond, x, y);
   }
   /// An element, widened to computeType: a 16-bit row is computed in fp32.
   Value at(Value tensor, ValueRange indices) const {
-    Value v = b.create<tensor::ExtractOp>(l, tensor, indices);
+    Value v = tensor::ExtractOp::create(b, l, tensor, indices);
     return isa<FloatType>(v.getType()) ? castFloat(b, l, v, computeType(v.getType())) : v;
   }
   /// Stores `v`, rounded to the tensor's element type.
@@ -51,15 +51,15 @@ struct Scalar {
     Type element = tensorOf(tensor).getElementType();
     if (isa<FloatType>(element))
       v = castFloat(b, l, v, element);
-    return b.create<tensor::InsertOp>(l, v, tensor, indices);
+    return tensor::InsertOp::create(b, l, v, tensor, indices);
   }
   /// `v` (a float) in type `t`, extended or truncated.
   Value cast(Value v, Type t) const {
     if (v.getType() == t)
       return v;
     if (t.getIntOrFloatBitWidth() > v.getType().getIntOrFloatBitWidth())
-      return b.create<arith::ExtFOp>(l, t, v);
-    return b.create<arith::TruncFOp>(l, t, v);
+      return arith::ExtFOp::create(b, l, t, v);
+    return arith::TruncFOp::create(b, l, t, v);
   }
   /// x / d, or 0 where d is 0 (an all-masked row or batch).
   Value divOrZero(Value x, Value d) const {
@@ -122,7 +122,7 @@ std::pair<Value, Value> normStats(Scalar s, Value x, Value r, int64_t h, double 
     return SmallVector<Value>{q.add(acc[0], q.mul(d, d))};
   })[0];
   Value var = s.div(squares, s.c(computeType(t), h));
-  Value rstd = s.b.create<math::RsqrtOp>(s.l, s.add(var, s.c(computeType(t), eps)));
+  Value rstd = math::RsqrtOp::create(s.b, s.l, s.add(var, s.c(computeType(t), eps)));
   return {mean, rstd};
 }
 
@@ -252,14 +252,14 @@ Lowered lowerSoftmax(SoftmaxOp op, LinalgBuilder &lb) {
     Value keep;
     if (causal) {
       // query i sees keys j <= i + (Sk - Sq)
-      Value i = q.b.create<arith::RemUIOp>(q.l, r, q.index(sq));
-      Value limit = q.b.create<arith::AddIOp>(q.l, i, q.index(sk - sq));
-      keep = q.b.create<arith::CmpIOp>(q.l, arith::CmpIPredicate::sle, j, limit);
+      Value i = arith::RemUIOp::create(q.b, q.l, r, q.index(sq));
+      Value limit = arith::AddIOp::create(q.b, q.l, i, q.index(sk - sq));
+      keep = arith::CmpIOp::create(q.b, q.l, arith::CmpIPredicate::sle, j, limit);
     }
     if (keyMask) {
-      Value batch = q.b.create<arith::DivUIOp>(q.l, r, q.index(rowsPerBatch));
+      Value batch = arith::DivUIOp::create(q.b, q.l, r, q.index(rowsPerBatch));
       Value seen = q.at(keyMask, {batch, j});
-      keep = keep ? q.b.create<arith::AndIOp>(q.l, keep, seen).getResult() : seen;
+      keep = keep ? arith::AndIOp::create(q.b, q.l, keep, seen).getResult() : seen;
     }
     return keep ? q.select(keep, scaled, q.c(computeType(t), negInfinity())) : scaled;
   };
@@ -323,12 +323,12 @@ struct LossRows {
   }
 
   Value z(Scalar q, Value r, Value j) const {
-    Value valid = q.b.create<arith::CmpIOp>(q.l, arith::CmpIPredicate::slt, j, q.index(classes));
+    Value valid = arith::CmpIOp::create(q.b, q.l, arith::CmpIPredicate::slt, j, q.index(classes));
     return q.select(valid, q.at(logits, {r, j}), q.c(computeType(t), negInfinity()));
   }
   Value weight(Scalar q, Value r) const { return mask ? q.cast(q.at(mask, {r}), computeType(t)) : q.c(computeType(t), 1.0); }
   Value label(Scalar q, Value r) const {
-    return q.b.create<arith::IndexCastOp>(q.l, q.b.getIndexType(), q.at(labels, {r}));
+    return arith::IndexCastOp::create(q.b, q.l, q.b.getIndexType(), q.at(labels, {r}));
   }
   Value rowMax(Scalar s, Value r) const {
     return alongRow(s, v, s.c(computeType(t), negInfinity()), [&](Scalar q, Value j, ValueRange acc) {
@@ -363,14 +363,14 @@ Lowered lowerCrossEntropy(CrossEntropyOp op, LinalgBuilder &lb) {
       return SmallVector<Value>{q.add(a[0], q.exp(q.sub(in.z(q, r, j), max)))};
     })[0];
     Value picked = s.at(in.logits, {r, in.label(s, r)});
-    Value lse = s.add(max, s.b.create<math::LogOp>(s.l, sumExp));
+    Value lse = s.add(max, math::LogOp::create(s.b, s.l, sumExp));
     return SmallVector<Value>{s.put(s.mul(s.sub(lse, picked), in.weight(s, r)), outs[0], {r})};
   }, /*independent=*/true)[0];
   Value total = lb.sumAll(perRow), count = lossCount(in, lb);
   Scalar s{lb.builder(), lb.location()};
   Type lossType = tensorOf(op.getResult()).getElementType();
   Value mean = s.cast(s.div(s.at(total, {}), s.nonZero(s.at(count, {}))), lossType);
-  return SmallVector<Value>{lb.builder().create<tensor::FromElementsOp>(
+  return SmallVector<Value>{tensor::FromElementsOp::create(lb.builder(), 
       lb.location(), RankedTensorType::get({}, lossType), mean)};
 }
 
@@ -393,7 +393,7 @@ Lowered lowerCrossEntropyGrad(CrossEntropyGradOp op, LinalgBuilder &lb) {
     Value label = in.label(s, r);
     Value w = s.div(s.mul(in.weight(s, r), dloss), denom);
     return alongRow(s, in.v, outs, [&](Scalar q, Value j, ValueRange acc) {
-      Value hit = q.b.create<arith::CmpIOp>(q.l, arith::CmpIPredicate::eq, j, label);
+      Value hit = arith::CmpIOp::create(q.b, q.l, arith::CmpIPredicate::eq, j, label);
       Value onehot = q.select(hit, q.c(computeType(t), 1.0), q.c(computeType(t), 0.0));
       Value g = q.mul(q.sub(q.divOrZero(e(q, j), sum), onehot), w);
       return SmallVector<Value>{q.put(g, acc[0], {r, j})};

@@ -10,7 +10,7 @@ Value insertAt(LinalgBuilder &lb, Value source, Value dest, ArrayRef<int64_t> of
                ArrayRef<int64_t> sizes) {
   OpBuilder &b = lb.builder();
   SmallVector<int64_t> strides(offsets.size(), 1);
-  return b.create<tensor::InsertSliceOp>(lb.location(), source, dest, ValueRange{}, ValueRange{},
+  return tensor::InsertSliceOp::create(b, lb.location(), source, dest, ValueRange{}, ValueRange{},
                                          ValueRange{}, b.getDenseI64ArrayAttr(offsets),
                                          b.getDenseI64ArrayAttr(sizes),
                                          b.getDenseI64ArrayAttr(strides));
@@ -48,7 +48,7 @@ Lowered lowerSliceLayer(SliceLayerOp op, LinalgBuilder &lb) {
   SmallVector<int64_t> offsets(in.getRank(), 0), sizes(in.getShape()), strides(in.getRank(), 1);
   offsets[0] = op.getLayerAttr().getInt();
   sizes[0] = 1;
-  Value slice = b.create<tensor::ExtractSliceOp>(
+  Value slice = tensor::ExtractSliceOp::create(b, 
       lb.location(), tensorOf(op.getResult()), op.getInput(), ValueRange{}, ValueRange{},
       ValueRange{}, b.getDenseI64ArrayAttr(offsets), b.getDenseI64ArrayAttr(sizes),
       b.getDenseI64ArrayAttr(strides));

@@ -40,8 +40,8 @@ void inlineLaunch(IRRewriter &rewriter, gpu::LaunchOp launch) {
   Block &body = launch.getBody().front();
   rewriter.setInsertionPoint(launch);
   Location loc = launch.getLoc();
-  Value zero = rewriter.create<arith::ConstantIndexOp>(loc, 0);
-  Value one = rewriter.create<arith::ConstantIndexOp>(loc, 1);
+  Value zero = arith::ConstantIndexOp::create(rewriter, loc, 0);
+  Value one = arith::ConstantIndexOp::create(rewriter, loc, 1);
   // Ids are 0 and sizes 1: the launch is one thread (mt::launchSingleThread).
   gpu::KernelDim3 ids[] = {launch.getBlockIds(), launch.getThreadIds()};
   gpu::KernelDim3 sizes[] = {launch.getGridSize(), launch.getBlockSize()};
@@ -92,7 +92,7 @@ public:
       FailureOr<Value> condition = uniform(guard.getCondition(), guard);
       if (failed(condition))
         return failure();
-      auto copy = rewriter.create<scf::IfOp>(op.getLoc(), *condition,
+      auto copy = scf::IfOp::create(rewriter, op.getLoc(), *condition,
                                              /*withElseRegion=*/!guard.getElseRegion().empty());
       OpBuilder::InsertionGuard g(rewriter);
       rewriter.setInsertionPoint(copy.thenBlock()->getTerminator());
@@ -119,14 +119,14 @@ private:
   };
   llvm::DenseMap<Value, Earlier> earlier;
 
-  Value index(Location loc, int64_t v) { return rewriter.create<arith::ConstantIndexOp>(loc, v); }
+  Value index(Location loc, int64_t v) { return arith::ConstantIndexOp::create(rewriter, loc, v); }
 
   /// A buffer of 32 elements of `type`, allocated on the stack at the
   /// function's start (each warp reuses it).
   Value laneBuffer(Location loc, Type type) {
     OpBuilder::InsertionGuard g(rewriter);
     rewriter.setInsertionPointToStart(&fn.getBody().front());
-    return rewriter.create<memref::AllocaOp>(loc, MemRefType::get({kWarpSize}, type));
+    return memref::AllocaOp::create(rewriter, loc, MemRefType::get({kWarpSize}, type));
   }
 
   /// `v`'s 32 lanes in a buffer (stored by its phase as it is computed).
@@ -142,7 +142,7 @@ private:
       e.lanes = laneBuffer(loc, v.getType());
       OpBuilder::InsertionGuard g(rewriter);
       rewriter.setInsertionPointAfterValue(e.copy);
-      rewriter.create<memref::StoreOp>(loc, e.copy, e.lanes, e.lane);
+      memref::StoreOp::create(rewriter, loc, e.copy, e.lanes, e.lane);
     }
     return e.lanes;
   }
@@ -190,7 +190,7 @@ private:
     if (ops.empty())
       return success();
     Location loc = ops.front()->getLoc();
-    auto lanes = rewriter.create<scf::ForOp>(loc, index(loc, 0), index(loc, kWarpSize),
+    auto lanes = scf::ForOp::create(rewriter, loc, index(loc, 0), index(loc, kWarpSize),
                                              index(loc, 1));
     OpBuilder::InsertionGuard g(rewriter);
     rewriter.setInsertionPoint(lanes.getBody()->getTerminator());
@@ -217,7 +217,7 @@ private:
           FailureOr<Value> buffer = lanesOf(operand, inner->getLoc());
           if (failed(buffer))
             return WalkResult::interrupt();
-          mapping.map(operand, rewriter.create<memref::LoadOp>(inner->getLoc(), *buffer, lane));
+          mapping.map(operand, memref::LoadOp::create(rewriter, inner->getLoc(), *buffer, lane));
         }
         return WalkResult::advance();
       });
@@ -243,18 +243,18 @@ private:
     Type type = reduce.getType();
     for (int64_t offset = 1; offset < kWarpSize; offset *= 2) {
       Value next = laneBuffer(loc, type);
-      auto lanes = rewriter.create<scf::ForOp>(loc, index(loc, 0), index(loc, kWarpSize),
+      auto lanes = scf::ForOp::create(rewriter, loc, index(loc, 0), index(loc, kWarpSize),
                                                index(loc, 1));
       OpBuilder::InsertionGuard g(rewriter);
       rewriter.setInsertionPoint(lanes.getBody()->getTerminator());
       Value lane = lanes.getInductionVar();
-      Value partner = rewriter.create<arith::XOrIOp>(loc, lane, index(loc, offset));
-      Value own = rewriter.create<memref::LoadOp>(loc, *current, lane);
-      Value theirs = rewriter.create<memref::LoadOp>(loc, *current, partner);
+      Value partner = arith::XOrIOp::create(rewriter, loc, lane, index(loc, offset));
+      Value own = memref::LoadOp::create(rewriter, loc, *current, lane);
+      Value theirs = memref::LoadOp::create(rewriter, loc, *current, partner);
       Value combined = reduce.getOp() == gpu::AllReduceOperation::ADD
-                           ? rewriter.create<arith::AddFOp>(loc, own, theirs).getResult()
-                           : rewriter.create<arith::MaximumFOp>(loc, own, theirs).getResult();
-      rewriter.create<memref::StoreOp>(loc, combined, next, lane);
+                           ? arith::AddFOp::create(rewriter, loc, own, theirs).getResult()
+                           : arith::MaximumFOp::create(rewriter, loc, own, theirs).getResult();
+      memref::StoreOp::create(rewriter, loc, combined, next, lane);
       current = next;
     }
     earlier[reduce.getResult()] = Earlier{Value(), Value(), *current};
@@ -292,7 +292,7 @@ struct EmulateGpuKernelsPass : mt::impl::EmulateGpuKernelsPassBase<EmulateGpuKer
       for (scf::ParallelOp p : warps) {
         Location loc = p.getLoc();
         rewriter.setInsertionPoint(p);
-        auto perWarp = rewriter.create<scf::ForOp>(loc, p.getLowerBound()[0], p.getUpperBound()[0],
+        auto perWarp = scf::ForOp::create(rewriter, loc, p.getLowerBound()[0], p.getUpperBound()[0],
                                                    p.getStep()[0]);
         rewriter.setInsertionPoint(perWarp.getBody()->getTerminator());
         WarpEmulator emulator(rewriter, fn, p.getInductionVars()[0], p.getInductionVars()[1],

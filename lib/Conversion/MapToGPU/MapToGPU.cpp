@@ -52,7 +52,7 @@ bool carriesBuffersUnchanged(scf::ForOp loop) {
 /// The scf.parallel that runs `loop`'s iterations at once.
 scf::ParallelOp toParallel(IRRewriter &rewriter, scf::ForOp loop) {
   rewriter.setInsertionPoint(loop);
-  auto parallel = rewriter.create<scf::ParallelOp>(
+  auto parallel = scf::ParallelOp::create(rewriter, 
       loop.getLoc(), ValueRange{loop.getLowerBound()}, ValueRange{loop.getUpperBound()},
       ValueRange{loop.getStep()});
   Block *body = parallel.getBody();
@@ -63,7 +63,7 @@ scf::ParallelOp toParallel(IRRewriter &rewriter, scf::ForOp loop) {
   rewriter.eraseOp(old->getTerminator());
   rewriter.mergeBlocks(old, body, replacements);
   rewriter.setInsertionPointToEnd(body);
-  rewriter.create<scf::ReduceOp>(loop.getLoc());
+  scf::ReduceOp::create(rewriter, loop.getLoc());
   rewriter.replaceOp(loop, loop.getInitArgs());
   return parallel;
 }
@@ -127,7 +127,7 @@ struct MapToGPUPass : mt::impl::MapToGPUPassBase<MapToGPUPass> {
       for (Operation &op : llvm::make_early_inc_range(fn.getBody().front())) {
         if (auto copy = dyn_cast<memref::CopyOp>(op)) {
           rewriter.setInsertionPoint(copy);
-          auto linalgCopy = rewriter.create<linalg::CopyOp>(copy.getLoc(), copy.getSource(),
+          auto linalgCopy = linalg::CopyOp::create(rewriter, copy.getLoc(), copy.getSource(),
                                                             copy.getTarget());
           rewriter.eraseOp(copy);
           (void)linalgCopy;

@@ -33,7 +33,7 @@ struct MergeKernelModulesPass : mt::impl::MergeKernelModulesPassBase<MergeKernel
                          << " is taken";
       return signalPassFailure();
     }
-    auto merged = builder.create<gpu::GPUModuleOp>(module.getLoc(), "mt_kernels_merging");
+    auto merged = gpu::GPUModuleOp::create(builder, module.getLoc(), "mt_kernels_merging");
     SymbolTable mergedSymbols(merged);
     // Where each (module, symbol) went.
     llvm::DenseMap<std::pair<StringAttr, StringAttr>, StringAttr> moved;

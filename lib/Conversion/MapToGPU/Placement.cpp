@@ -19,12 +19,12 @@ using namespace mlir;
 
 void mt::launchSingleThread(IRRewriter &rewriter, Operation *op) {
   rewriter.setInsertionPoint(op);
-  Value one = rewriter.create<arith::ConstantIndexOp>(op->getLoc(), 1);
-  auto launch = rewriter.create<gpu::LaunchOp>(op->getLoc(), one, one, one, one, one, one);
+  Value one = arith::ConstantIndexOp::create(rewriter, op->getLoc(), 1);
+  auto launch = gpu::LaunchOp::create(rewriter, op->getLoc(), one, one, one, one, one, one);
   Block &body = launch.getBody().front();
   op->moveBefore(&body, body.end());
   rewriter.setInsertionPointToEnd(&body);
-  rewriter.create<gpu::TerminatorOp>(op->getLoc());
+  gpu::TerminatorOp::create(rewriter, op->getLoc());
 }
 
 namespace {
@@ -208,7 +208,7 @@ private:
             return op->emitError("mt-map-to-gpu: the host would need this result of device "
                                  "work (only scalars can be passed on)");
           rewriter.setInsertionPoint(group.front());
-          Value stash = rewriter.create<memref::AllocOp>(op->getLoc(),
+          Value stash = memref::AllocOp::create(rewriter, op->getLoc(),
                                                          MemRefType::get({}, result.getType()));
           kinds[stash.getDefiningOp()] = Kind::Meta;
           stashes.push_back({result, stash});
@@ -225,7 +225,7 @@ private:
                 rewriter.setInsertionPointToStart(&kernelBody(top));
               else
                 rewriter.setInsertionPoint(top);
-              load = rewriter.create<memref::LoadOp>(op->getLoc(), stash);
+              load = memref::LoadOp::create(rewriter, op->getLoc(), stash);
               if (topKind != Kind::Kernel) { // runs in the later op's kernel
                 kinds[load.getDefiningOp()] = Kind::Device;
                 SmallVector<Operation *> &later = groups[groupOf.lookup(top)];
@@ -238,17 +238,17 @@ private:
       }
       rewriter.setInsertionPoint(group.back());
       Location loc = group.front()->getLoc();
-      Value one = rewriter.create<arith::ConstantIndexOp>(loc, 1);
+      Value one = arith::ConstantIndexOp::create(rewriter, loc, 1);
       kinds[one.getDefiningOp()] = Kind::Meta;
-      auto launch = rewriter.create<gpu::LaunchOp>(loc, one, one, one, one, one, one);
+      auto launch = gpu::LaunchOp::create(rewriter, loc, one, one, one, one, one, one);
       kinds[launch] = Kind::Kernel;
       Block &body = launch.getBody().front();
       for (Operation *op : group)
         op->moveBefore(&body, body.end());
       rewriter.setInsertionPointToEnd(&body);
       for (auto [value, stash] : stashes)
-        rewriter.create<memref::StoreOp>(loc, value, stash);
-      rewriter.create<gpu::TerminatorOp>(loc);
+        memref::StoreOp::create(rewriter, loc, value, stash);
+      gpu::TerminatorOp::create(rewriter, loc);
     }
     return success();
   }

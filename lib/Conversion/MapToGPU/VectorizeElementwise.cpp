@@ -100,19 +100,19 @@ scf::ParallelOp vectorizeElementwise(IRRewriter &rewriter, linalg::GenericOp op,
   int64_t total = 1;
   for (int64_t r : ranges)
     total *= r;
-  auto index = [&](int64_t v) { return rewriter.create<arith::ConstantIndexOp>(loc, v); };
-  auto chunks = rewriter.create<scf::ParallelOp>(loc, ValueRange{index(0)},
+  auto index = [&](int64_t v) { return arith::ConstantIndexOp::create(rewriter, loc, v); };
+  auto chunks = scf::ParallelOp::create(rewriter, loc, ValueRange{index(0)},
                                                  ValueRange{index(total / width)},
                                                  ValueRange{index(1)});
   rewriter.setInsertionPointToStart(chunks.getBody());
   // The chunk's first element, as loop indices (row-major).
-  Value rest = rewriter.create<arith::MulIOp>(loc, chunks.getInductionVars()[0], index(width));
+  Value rest = arith::MulIOp::create(rewriter, loc, chunks.getInductionVars()[0], index(width));
   SmallVector<Value> ivs(ranges.size());
   for (int64_t d = static_cast<int64_t>(ranges.size()) - 1; d >= 0; --d) {
     Value size = index(ranges[d]);
-    ivs[d] = d ? rewriter.create<arith::RemUIOp>(loc, rest, size).getResult() : rest;
+    ivs[d] = d ? arith::RemUIOp::create(rewriter, loc, rest, size).getResult() : rest;
     if (d)
-      rest = rewriter.create<arith::DivUIOp>(loc, rest, size);
+      rest = arith::DivUIOp::create(rewriter, loc, rest, size);
   }
   auto vectorOf = [&](Type element) { return VectorType::get({width}, element); };
   auto alignmentOf = [&](Type element) {
@@ -132,11 +132,11 @@ scf::ParallelOp vectorizeElementwise(IRRewriter &rewriter, linalg::GenericOp op,
     Type element = arg.getType();
     Value value;
     if (access[operand.getOperandNumber()] == Access::Vector) {
-      value = rewriter.create<vector::LoadOp>(loc, vectorOf(element), operand.get(), at,
+      value = vector::LoadOp::create(rewriter, loc, vectorOf(element), operand.get(), at,
                                               /*nontemporal=*/false, alignmentOf(element));
     } else {
-      Value scalar = rewriter.create<memref::LoadOp>(loc, operand.get(), at);
-      value = rewriter.create<vector::BroadcastOp>(loc, vectorOf(element), scalar);
+      Value scalar = memref::LoadOp::create(rewriter, loc, operand.get(), at);
+      value = vector::BroadcastOp::create(rewriter, loc, vectorOf(element), scalar);
     }
     mapping.map(arg, value);
   }
@@ -144,7 +144,7 @@ scf::ParallelOp vectorizeElementwise(IRRewriter &rewriter, linalg::GenericOp op,
     if (auto constant = dyn_cast<arith::ConstantOp>(inner)) {
       auto splat = DenseElementsAttr::get(vectorOf(constant.getType()), constant.getValue());
       mapping.map(constant.getResult(),
-                  rewriter.create<arith::ConstantOp>(loc, vectorOf(constant.getType()), splat));
+                  arith::ConstantOp::create(rewriter, loc, vectorOf(constant.getType()), splat));
       continue;
     }
     // A scalar from outside the body (a hyperparameter) is the same in
@@ -152,7 +152,7 @@ scf::ParallelOp vectorizeElementwise(IRRewriter &rewriter, linalg::GenericOp op,
     for (Value operand : inner.getOperands())
       if (!mapping.contains(operand) && operand.getParentBlock() != &body)
         mapping.map(operand,
-                    rewriter.create<vector::BroadcastOp>(loc, vectorOf(operand.getType()), operand));
+                    vector::BroadcastOp::create(rewriter, loc, vectorOf(operand.getType()), operand));
     Operation *copy = rewriter.clone(inner, mapping);
     for (OpResult result : copy->getResults())
       result.setType(vectorOf(result.getType()));
@@ -162,8 +162,8 @@ scf::ParallelOp vectorizeElementwise(IRRewriter &rewriter, linalg::GenericOp op,
     Value value = mapping.lookupOrDefault(yield.getOperand(k));
     Type element = cast<MemRefType>(output.getType()).getElementType();
     if (!isa<VectorType>(value.getType())) // the body passes a block argument through
-      value = rewriter.create<vector::BroadcastOp>(loc, vectorOf(element), value);
-    rewriter.create<vector::StoreOp>(loc, value, output, ivs, /*nontemporal=*/false,
+      value = vector::BroadcastOp::create(rewriter, loc, vectorOf(element), value);
+    vector::StoreOp::create(rewriter, loc, value, output, ivs, /*nontemporal=*/false,
                                      alignmentOf(element));
   }
   rewriter.eraseOp(op);

@@ -116,13 +116,13 @@ vectorizeAlongRow(IRRewriter &rewriter, scf::ForOp loop, Value lane, int64_t war
 
   Location loc = loop.getLoc();
   rewriter.setInsertionPoint(loop);
-  auto index = [&](int64_t v) { return rewriter.create<arith::ConstantIndexOp>(loc, v); };
-  Value start = rewriter.create<arith::MulIOp>(loc, lane, index(width));
+  auto index = [&](int64_t v) { return arith::ConstantIndexOp::create(rewriter, loc, v); };
+  Value start = arith::MulIOp::create(rewriter, loc, lane, index(width));
   SmallVector<Value> inits;
   for (auto [init, kind] : llvm::zip(loop.getInitArgs(), kinds))
-    inits.push_back(kind ? rewriter.create<vector::BroadcastOp>(loc, vectorOf(init.getType()), init)
+    inits.push_back(kind ? vector::BroadcastOp::create(rewriter, loc, vectorOf(init.getType()), init)
                          : init);
-  auto chunks = rewriter.create<scf::ForOp>(loc, start, upper, index(warp * width), inits);
+  auto chunks = scf::ForOp::create(rewriter, loc, start, upper, index(warp * width), inits);
   if (!chunks.getBody()->empty())
     rewriter.eraseOp(chunks.getBody()->getTerminator());
 
@@ -136,22 +136,22 @@ vectorizeAlongRow(IRRewriter &rewriter, scf::ForOp loop, Value lane, int64_t war
   auto asVector = [&](Value v) -> Value {
     if (v == loop.getInductionVar()) {
       if (!columns) {
-        Value first = rewriter.create<vector::BroadcastOp>(loc, vectorOf(v.getType()),
+        Value first = vector::BroadcastOp::create(rewriter, loc, vectorOf(v.getType()),
                                                            chunks.getInductionVar());
         // 0, 1, ..., W - 1 (a constant: vector.step has no NVVM lowering).
         SmallVector<APInt> offsets;
         for (int64_t e = 0; e < width; ++e)
           offsets.push_back(APInt(IndexType::kInternalStorageBitWidth, e));
-        Value step = rewriter.create<arith::ConstantOp>(
+        Value step = arith::ConstantOp::create(rewriter, 
             loc, DenseElementsAttr::get(vectorOf(v.getType()), offsets));
-        columns = rewriter.create<arith::AddIOp>(loc, first, step);
+        columns = arith::AddIOp::create(rewriter, loc, first, step);
       }
       return columns;
     }
     Value mapped = mapping.lookupOrDefault(v);
     if (plan->varying.contains(v))
       return mapped;
-    return rewriter.create<vector::BroadcastOp>(loc, vectorOf(mapped.getType()), mapped);
+    return vector::BroadcastOp::create(rewriter, loc, vectorOf(mapped.getType()), mapped);
   };
   for (Operation &op : loop.getBody()->without_terminator()) {
     if (auto load = dyn_cast<memref::LoadOp>(op); load && plan->varying.contains(load)) {
@@ -160,7 +160,7 @@ vectorizeAlongRow(IRRewriter &rewriter, scf::ForOp loop, Value lane, int64_t war
         at.push_back(mapping.lookupOrDefault(i));
       Type element = load.getType();
       mapping.map(load.getResult(),
-                  rewriter.create<vector::LoadOp>(loc, vectorOf(element),
+                  vector::LoadOp::create(rewriter, loc, vectorOf(element),
                                                   mapping.lookupOrDefault(load.getMemRef()), at,
                                                   /*nontemporal=*/false, alignmentOf(element)));
       continue;
@@ -171,7 +171,7 @@ vectorizeAlongRow(IRRewriter &rewriter, scf::ForOp loop, Value lane, int64_t war
       for (Value i : store.getIndices())
         at.push_back(mapping.lookupOrDefault(i));
       Type element = store.getValue().getType();
-      rewriter.create<vector::StoreOp>(loc, asVector(store.getValue()),
+      vector::StoreOp::create(rewriter, loc, asVector(store.getValue()),
                                        mapping.lookupOrDefault(store.getMemRef()), at,
                                        /*nontemporal=*/false, alignmentOf(element));
       continue;
@@ -193,7 +193,7 @@ vectorizeAlongRow(IRRewriter &rewriter, scf::ForOp loop, Value lane, int64_t war
   SmallVector<Value> yielded;
   for (Value v : yield.getOperands())
     yielded.push_back(mapping.lookupOrDefault(v));
-  rewriter.create<scf::YieldOp>(loc, yielded);
+  scf::YieldOp::create(rewriter, loc, yielded);
 
   // Each carried sum or maximum: its W elements combined in order.
   rewriter.setInsertionPointAfter(chunks);
@@ -203,12 +203,12 @@ vectorizeAlongRow(IRRewriter &rewriter, scf::ForOp loop, Value lane, int64_t war
       partials.push_back(result);
       continue;
     }
-    Value total = rewriter.create<vector::ExtractOp>(loc, result, int64_t(0));
+    Value total = vector::ExtractOp::create(rewriter, loc, result, int64_t(0));
     for (int64_t e = 1; e < width; ++e) {
-      Value next = rewriter.create<vector::ExtractOp>(loc, result, e);
+      Value next = vector::ExtractOp::create(rewriter, loc, result, e);
       total = *kind == gpu::AllReduceOperation::ADD
-                  ? rewriter.create<arith::AddFOp>(loc, total, next).getResult()
-                  : rewriter.create<arith::MaximumFOp>(loc, total, next).getResult();
+                  ? arith::AddFOp::create(rewriter, loc, total, next).getResult()
+                  : arith::MaximumFOp::create(rewriter, loc, total, next).getResult();
     }
     partials.push_back(total);
   }

@@ -155,12 +155,12 @@ std::optional<SmallVector<AlongRow>> analyze(scf::ForOp rowLoop) {
 std::pair<scf::ParallelOp, scf::ParallelOp> buildWarpLoops(IRRewriter &rewriter, Location loc,
                                                            Value count, int64_t warpsPerBlock) {
   MLIRContext *ctx = rewriter.getContext();
-  auto index = [&](int64_t v) { return rewriter.create<arith::ConstantIndexOp>(loc, v); };
+  auto index = [&](int64_t v) { return arith::ConstantIndexOp::create(rewriter, loc, v); };
   Value zero = index(0), one = index(1), perBlock = index(warpsPerBlock), warp = index(kWarpSize);
-  auto blocks = rewriter.create<scf::ParallelOp>(loc, ValueRange{zero}, ValueRange{count},
+  auto blocks = scf::ParallelOp::create(rewriter, loc, ValueRange{zero}, ValueRange{count},
                                                  ValueRange{perBlock});
   rewriter.setInsertionPointToStart(blocks.getBody());
-  auto lanes = rewriter.create<scf::ParallelOp>(loc, ValueRange{zero, zero},
+  auto lanes = scf::ParallelOp::create(rewriter, loc, ValueRange{zero, zero},
                                                 ValueRange{perBlock, warp}, ValueRange{one, one});
   auto map = [&](scf::ParallelOp p, ArrayRef<gpu::Processor> processors) {
     auto identity = AffineMap::getMultiDimIdentityMap(1, ctx);
@@ -188,7 +188,7 @@ bool mapRowsToWarps(IRRewriter &rewriter, scf::ForOp rowLoop, int64_t rowsPerBlo
   int64_t rows = upper.value();
   Location loc = rowLoop.getLoc();
   rewriter.setInsertionPoint(rowLoop);
-  auto index = [&](int64_t v) { return rewriter.create<arith::ConstantIndexOp>(loc, v); };
+  auto index = [&](int64_t v) { return arith::ConstantIndexOp::create(rewriter, loc, v); };
   // Blocks of `rowsPerBlock` rows; in a block, a row per warp and a column
   // per lane.
   Value warp = index(kWarpSize);
@@ -196,15 +196,15 @@ bool mapRowsToWarps(IRRewriter &rewriter, scf::ForOp rowLoop, int64_t rowsPerBlo
 
   Block *laneBody = lanes.getBody();
   rewriter.setInsertionPointToStart(laneBody);
-  Value row = rewriter.create<arith::AddIOp>(loc, blocks.getInductionVars()[0],
+  Value row = arith::AddIOp::create(rewriter, loc, blocks.getInductionVars()[0],
                                              lanes.getInductionVars()[0]);
   Value lane = lanes.getInductionVars()[1];
   Operation *before = laneBody->getTerminator();
   if (rows % rowsPerBlock) {
     // The last block's spare warps skip (whole warps, so the shuffles of
     // the others still see every lane).
-    Value inside = rewriter.create<arith::CmpIOp>(loc, arith::CmpIPredicate::ult, row, upper);
-    auto guard = rewriter.create<scf::IfOp>(loc, inside, /*withElseRegion=*/false);
+    Value inside = arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::ult, row, upper);
+    auto guard = scf::IfOp::create(rewriter, loc, inside, /*withElseRegion=*/false);
     before = guard.thenBlock()->getTerminator();
   }
   SmallVector<Value> args{row};
@@ -232,7 +232,7 @@ bool mapRowsToWarps(IRRewriter &rewriter, scf::ForOp rowLoop, int64_t rowsPerBlo
         continue;
       Value partial = partials[i];
       rewriter.setInsertionPointAfterValue(partial);
-      auto total = rewriter.create<gpu::SubgroupReduceOp>(loc, partial, *kind, /*uniform=*/true,
+      auto total = gpu::SubgroupReduceOp::create(rewriter, loc, partial, *kind, /*uniform=*/true,
                                                           /*cluster_size=*/IntegerAttr());
       rewriter.replaceAllUsesExcept(partial, total, total);
     }

@@ -49,38 +49,38 @@ bool sumOnOneWarp(IRRewriter &rewriter, linalg::GenericOp op) {
 
   Location loc = op.getLoc();
   rewriter.setInsertionPoint(op);
-  auto index = [&](int64_t v) { return rewriter.create<arith::ConstantIndexOp>(loc, v); };
+  auto index = [&](int64_t v) { return arith::ConstantIndexOp::create(rewriter, loc, v); };
   Value zero = index(0), warp = index(kWarpSize);
   // One block of one warp.
   auto [blocks, lanes] = buildWarpLoops(rewriter, loc, index(1), 1);
   Value lane = lanes.getInductionVars()[1];
   Value input = op.getDpsInputs()[0], output = op.getDpsInits()[0];
-  Value init = rewriter.create<arith::ConstantOp>(loc, rewriter.getF32FloatAttr(0.0f));
-  auto partial = rewriter.create<scf::ForOp>(
+  Value init = arith::ConstantOp::create(rewriter, loc, rewriter.getF32FloatAttr(0.0f));
+  auto partial = scf::ForOp::create(rewriter, 
       loc, lane, index(in.getNumElements()), warp, ValueRange{init},
       [&](OpBuilder &b, Location l, Value i, ValueRange acc) {
         // Element i in row-major order.
         SmallVector<Value> at(in.getRank());
         Value rest = i;
         for (int64_t d = in.getRank() - 1; d >= 0; --d) {
-          Value size = b.create<arith::ConstantIndexOp>(l, in.getDimSize(d));
-          at[d] = d ? b.create<arith::RemUIOp>(l, rest, size).getResult() : rest;
+          Value size = arith::ConstantIndexOp::create(b, l, in.getDimSize(d));
+          at[d] = d ? arith::RemUIOp::create(b, l, rest, size).getResult() : rest;
           if (d)
-            rest = b.create<arith::DivUIOp>(l, rest, size);
+            rest = arith::DivUIOp::create(b, l, rest, size);
         }
-        Value element = b.create<memref::LoadOp>(l, input, at);
+        Value element = memref::LoadOp::create(b, l, input, at);
         if (widen)
-          element = b.create<arith::ExtFOp>(l, b.getF32Type(), element);
-        b.create<scf::YieldOp>(l, ValueRange{b.create<arith::AddFOp>(l, acc[0], element)});
+          element = arith::ExtFOp::create(b, l, b.getF32Type(), element);
+        scf::YieldOp::create(b, l, ValueRange{arith::AddFOp::create(b, l, acc[0], element)});
       });
-  Value total = rewriter.create<gpu::SubgroupReduceOp>(loc, partial.getResult(0),
+  Value total = gpu::SubgroupReduceOp::create(rewriter, loc, partial.getResult(0),
                                                        gpu::AllReduceOperation::ADD,
                                                        /*uniform=*/true, IntegerAttr());
-  Value first = rewriter.create<arith::CmpIOp>(loc, arith::CmpIPredicate::eq, lane, zero);
-  auto store = rewriter.create<scf::IfOp>(loc, first, /*withElseRegion=*/false);
+  Value first = arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::eq, lane, zero);
+  auto store = scf::IfOp::create(rewriter, loc, first, /*withElseRegion=*/false);
   rewriter.setInsertionPoint(store.thenBlock()->getTerminator());
-  Value old = rewriter.create<memref::LoadOp>(loc, output, ValueRange{});
-  rewriter.create<memref::StoreOp>(loc, rewriter.create<arith::AddFOp>(loc, old, total), output,
+  Value old = memref::LoadOp::create(rewriter, loc, output, ValueRange{});
+  memref::StoreOp::create(rewriter, loc, arith::AddFOp::create(rewriter, loc, old, total), output,
                                    ValueRange{});
   rewriter.eraseOp(op);
   return true;
