@@ -6,14 +6,14 @@
 // ...) apply to its pass manager.
 //
 //===----------------------------------------------------------------------===//
-#include "MemoryBudget.h"
-#include "MemoryReport.h"
-#include "TrainingCompiler.h"
-#include "ParamSummary.h"
+#include "mt/Driver/MemoryBudget.h"
+#include "mt/Driver/MemoryReport.h"
+#include "mt/Driver/TrainingCompiler.h"
+#include "mt/Driver/ParamSummary.h"
 
 #include "mt/Analysis/ModelInfo.h"
 #include "mt/Pipelines/Pipelines.h"
-#include "PlanBuilder.h"
+#include "mt/Driver/PlanBuilder.h"
 #include "mt/Plan/ParallelReport.h"
 #include "mt/Support/Format.h"
 #include "mt/Target/CUDA/DetectGpu.h"

@@ -7,8 +7,8 @@
 // pipelines and describes the plan with its parallel layout.
 //
 //===----------------------------------------------------------------------===//
-#ifndef MT_TOOLS_MTC_TRAININGCOMPILER_H
-#define MT_TOOLS_MTC_TRAININGCOMPILER_H
+#ifndef MT_DRIVER_TRAININGCOMPILER_H
+#define MT_DRIVER_TRAININGCOMPILER_H
 
 #include "mt/Pipelines/Pipelines.h"
 #include "mt/Plan/PlanFile.h"
@@ -66,4 +66,4 @@ bool compileTraining(mlir::ModuleOp module, bool runFrontend, const CompileSetti
 
 } // namespace mt
 
-#endif // MT_TOOLS_MTC_TRAININGCOMPILER_H
+#endif // MT_DRIVER_TRAININGCOMPILER_H

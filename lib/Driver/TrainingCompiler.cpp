@@ -1,8 +1,8 @@
 //===- TrainingCompiler.cpp - one compile of a model for one layout --------===//
-#include "TrainingCompiler.h"
+#include "mt/Driver/TrainingCompiler.h"
 
-#include "MemoryReport.h"
-#include "PlanBuilder.h"
+#include "mt/Driver/MemoryReport.h"
+#include "mt/Driver/PlanBuilder.h"
 
 #include "mt/Pipelines/Pipelines.h"
 

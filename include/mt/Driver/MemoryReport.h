@@ -7,8 +7,8 @@
 // where it occurs.
 //
 //===----------------------------------------------------------------------===//
-#ifndef MT_TOOLS_MTC_MEMORYREPORT_H
-#define MT_TOOLS_MTC_MEMORYREPORT_H
+#ifndef MT_DRIVER_MEMORYREPORT_H
+#define MT_DRIVER_MEMORYREPORT_H
 
 #include "mt/Plan/PlanFile.h"
 
@@ -40,4 +40,4 @@ bool memoryReport(mlir::ModuleOp module, const plan::Plan &plan, std::string &ou
 
 } // namespace mt
 
-#endif // MT_TOOLS_MTC_MEMORYREPORT_H
+#endif // MT_DRIVER_MEMORYREPORT_H

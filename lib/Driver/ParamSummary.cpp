@@ -1,5 +1,5 @@
 //===- ParamSummary.cpp - mtc --summary ------------------------------------===//
-#include "ParamSummary.h"
+#include "mt/Driver/ParamSummary.h"
 
 #include "mt/Analysis/ModelInfo.h"
 #include "mt/Support/Format.h"

@@ -1,5 +1,5 @@
 //===- MemoryReport.cpp - mtc --report-memory ------------------------------===//
-#include "MemoryReport.h"
+#include "mt/Driver/MemoryReport.h"
 
 #include "mt/Analysis/ActivationMemory.h"
 #include "mt/Analysis/ModelInfo.h"

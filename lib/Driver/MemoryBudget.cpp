@@ -1,7 +1,7 @@
 //===- MemoryBudget.cpp - what would make a plan fit -----------------------===//
-#include "MemoryBudget.h"
+#include "mt/Driver/MemoryBudget.h"
 
-#include "MemoryReport.h"
+#include "mt/Driver/MemoryReport.h"
 
 #include "mlir/IR/Diagnostics.h"
 

@@ -6,10 +6,10 @@
 // thumb.
 //
 //===----------------------------------------------------------------------===//
-#ifndef MT_TOOLS_MTC_MEMORYBUDGET_H
-#define MT_TOOLS_MTC_MEMORYBUDGET_H
+#ifndef MT_DRIVER_MEMORYBUDGET_H
+#define MT_DRIVER_MEMORYBUDGET_H
 
-#include "TrainingCompiler.h"
+#include "mt/Driver/TrainingCompiler.h"
 
 #include "mlir/IR/BuiltinOps.h"
 
@@ -30,4 +30,4 @@ bool peakOf(mlir::ModuleOp parsed, const CompileSettings &settings, int64_t &pea
 
 } // namespace mt
 
-#endif // MT_TOOLS_MTC_MEMORYBUDGET_H
+#endif // MT_DRIVER_MEMORYBUDGET_H

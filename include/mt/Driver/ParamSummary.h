@@ -1,6 +1,6 @@
 //===- ParamSummary.h - mtc --summary --------------------------*- C++ -*-===//
-#ifndef MT_TOOLS_MTC_PARAMSUMMARY_H
-#define MT_TOOLS_MTC_PARAMSUMMARY_H
+#ifndef MT_DRIVER_PARAMSUMMARY_H
+#define MT_DRIVER_PARAMSUMMARY_H
 
 #include "mlir/IR/BuiltinOps.h"
 #include "llvm/Support/raw_ostream.h"
@@ -13,4 +13,4 @@ void printParamSummary(mlir::ModuleOp module, llvm::raw_ostream &os);
 
 } // namespace mt
 
-#endif // MT_TOOLS_MTC_PARAMSUMMARY_H
+#endif // MT_DRIVER_PARAMSUMMARY_H

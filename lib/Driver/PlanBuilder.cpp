@@ -1,5 +1,5 @@
 //===- PlanBuilder.cpp - the training plan from a compiled module ----------===//
-#include "PlanBuilder.h"
+#include "mt/Driver/PlanBuilder.h"
 
 #include "mt/Analysis/ModelInfo.h"
 #include "mt/Conversion/Passes.h"

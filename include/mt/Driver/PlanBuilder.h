@@ -1,6 +1,6 @@
 //===- PlanBuilder.h - the training plan from a compiled module -*- C++ -*-===//
-#ifndef MT_TOOLS_MTC_PLANBUILDER_H
-#define MT_TOOLS_MTC_PLANBUILDER_H
+#ifndef MT_DRIVER_PLANBUILDER_H
+#define MT_DRIVER_PLANBUILDER_H
 
 #include "mt/Plan/PlanFile.h"
 
@@ -43,4 +43,4 @@ bool checkTrainable(const plan::Plan &plan, std::string &error);
 
 } // namespace mt
 
-#endif // MT_TOOLS_MTC_PLANBUILDER_H
+#endif // MT_DRIVER_PLANBUILDER_H
