@@ -1,6 +1,8 @@
 //===- Trainer.cpp - runs a plan's training step on the CPU ----------------===//
 #include "mt/Runtime/Trainer.h"
 
+#include "TrainerInternals.h"
+
 #include "mt/Runtime/Initializer.h"
 #include "mt/Schedule/PipelineSchedule.h"
 
@@ -39,15 +41,9 @@ std::string hostArch() {
 #endif
 }
 
-double readScalar(Buffer &b, plan::DType t, int64_t i) {
-  return t == plan::F64 ? b.as<double>()[i] : b.as<float>()[i];
-}
-
-ElementType commType(plan::DType t) {
-  return t == plan::F64 ? ElementType::F64 : ElementType::F32;
-}
-
 } // namespace
+
+using namespace trainer;
 
 Buffer *Trainer::buffer(const std::string &name) {
   auto it = buffers_.find(name);
@@ -81,10 +77,16 @@ int64_t Trainer::stageRank(int64_t virtualStage) const {
 
 bool Trainer::load(const plan::Plan &plan, int64_t rank, Communicator *comm, std::string &error) {
   plan_ = plan;
-  const plan::Config &c = plan_.config();
-  mesh_ = planMesh(c);
+  mesh_ = planMesh(plan_.config());
   rank_ = rank;
   comm_ = comm;
+  return checkPlan(error) && loadCode(error) && buildStages(error) && allocate(error);
+}
+
+bool Trainer::checkPlan(std::string &error) {
+  const plan::Config &c = plan_.config();
+  int64_t rank = rank_;
+  Communicator *comm = comm_;
   if (mesh_.numRanks() > 1 && (!comm || comm->size() != mesh_.numRanks())) {
     error = "the plan needs " + std::to_string(mesh_.numRanks()) + " ranks but runs on " +
             std::to_string(comm ? comm->size() : 1);
@@ -151,6 +153,10 @@ bool Trainer::load(const plan::Plan &plan, int64_t rank, Communicator *comm, std
   }
   if (scaled)
     lossScaler_.emplace(ls.initial_scale(), ls.min_scale(), ls.window(), ls.hysteresis());
+  return true;
+}
+
+bool Trainer::loadCode(std::string &error) {
   const plan::CodeObject *native = nullptr;
   for (const plan::CodeObject &code : plan_.code())
     if (code.kind() == plan::CodeObject::SHARED_OBJECT)
@@ -193,6 +199,10 @@ bool Trainer::load(const plan::Plan &plan, int64_t rank, Communicator *comm, std
   if (cuda_ && !cuda_->synchronize(error)) // the kernels' load
     return false;
 
+  return true;
+}
+
+bool Trainer::buildStages(std::string &error) {
   // This rank's virtual stages and what each holds.
   std::map<std::string, const plan::Parameter *> byName;
   for (const plan::Parameter &p : plan_.parameters())
@@ -299,6 +309,11 @@ bool Trainer::load(const plan::Plan &plan, int64_t rank, Communicator *comm, std
     }
     stages_.push_back(std::move(st));
   }
+  return true;
+}
+
+bool Trainer::allocate(std::string &error) {
+  const plan::Config &c = plan_.config();
   for (Stage &st : stages_)
     for (const Slice &sl : st.slices) {
       const plan::Parameter &p = *sl.param;
@@ -489,324 +504,6 @@ bool Trainer::sumOver(const Group &group, double &value, const std::string &what
   return comm_->allReduce(group, &value, 1, ElementType::F64, ReduceOp::Sum, what, error);
 }
 
-namespace {
-
-/// Pipeline message channels: activations k -> k+1 on 2k, their gradients
-/// k+1 -> k on 2k+1; evaluation and gathering use their own.
-int activationChannel(int64_t boundary) { return static_cast<int>(2 * boundary); }
-int gradientChannel(int64_t boundary) { return static_cast<int>(2 * boundary + 1); }
-constexpr int kEvalChannelBase = 1 << 20;
-constexpr int kGatherChannel = (1 << 21);
-
-} // namespace
-
-bool Trainer::runPipeline(int64_t iteration, const std::vector<MicroBatch> &batches,
-                          double &lossSum, std::string &error) {
-  int64_t m = static_cast<int64_t>(batches.size());
-  int64_t virtualStages = numStages_ / pp_;
-  PipelineSchedule schedule;
-  if (virtualStages > 1)
-    schedule = scheduleInterleaved(pp_, virtualStages, m, error);
-  else
-    schedule = schedule1F1B(pp_, m);
-  if (schedule.empty())
-    return false;
-  // Each stage input is kept from its forward to its backward (the backward
-  // recomputes the stage's forward from it).
-  std::map<std::pair<int64_t, int64_t>, std::vector<unsigned char>> stash; // (chunk, micro)
-  timeline_.clear();
-  auto now = [] {
-    return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
-  };
-  for (const PipelineOp &op : schedule[static_cast<size_t>(ppIndex_)]) {
-    TimelineEntry entry{ppIndex_, op, 0, 0};
-    Stage &st = stages_[static_cast<size_t>(op.chunk)];
-    int64_t k = st.index, i = op.microBatch;
-    std::string micro = " (micro-batch " + std::to_string(i) + ")";
-    if (!setBatch(batches[static_cast<size_t>(i)], iteration, i * dp_ + dpIndex_, error))
-      return false;
-    if (op.kind == PipelineOp::Forward) {
-      if (k > 0) {
-        Buffer &in = *buffer(st.prefix + "act_in");
-        if (!comm_->recv(stageRank(k - 1), activationChannel(k - 1), in.data(), in.numElements(),
-                         ElementType::F32, "activation into stage " + std::to_string(k) + micro,
-                         error))
-          return false;
-        auto *bytes = static_cast<unsigned char *>(in.data());
-        stash[{op.chunk, i}].assign(bytes, bytes + in.numElements() * 4);
-      }
-      // The last stage's forward is its backward's first half: nothing to
-      // send on, so it runs once, in the backward.
-      entry.start = now();
-      if (isLastStage(st)) {
-        entry.end = entry.start;
-        timeline_.push_back(entry);
-        continue;
-      }
-      if (!call(*st.forward, error))
-        return false;
-      entry.end = now();
-      timeline_.push_back(entry);
-      Buffer &out = *buffer(st.prefix + "act_out");
-      if (!comm_->send(stageRank(k + 1), activationChannel(k), out.data(), out.numElements(),
-                       ElementType::F32, "activation into stage " + std::to_string(k + 1) + micro,
-                       error))
-        return false;
-    } else {
-      if (!isLastStage(st)) {
-        Buffer &g = *buffer(st.prefix + "act_out_grad");
-        if (!comm_->recv(stageRank(k + 1), gradientChannel(k), g.data(), g.numElements(),
-                         ElementType::F32, "gradient out of stage " + std::to_string(k + 1) + micro,
-                         error))
-          return false;
-      }
-      if (k > 0) {
-        Buffer &in = *buffer(st.prefix + "act_in");
-        auto &saved = stash[{op.chunk, i}];
-        std::memcpy(in.data(), saved.data(), saved.size());
-        stash.erase({op.chunk, i});
-      }
-      entry.start = now();
-      if (!callTrainStep(st, error))
-        return false;
-      entry.end = now();
-      timeline_.push_back(entry);
-      if (isLastStage(st))
-        lossSum += scalar("loss");
-      if (k > 0) {
-        Buffer &g = *buffer(st.prefix + "act_in_grad");
-        if (!comm_->send(stageRank(k - 1), gradientChannel(k - 1), g.data(), g.numElements(),
-                         ElementType::F32, "gradient out of stage " + std::to_string(k) + micro,
-                         error))
-          return false;
-      }
-    }
-  }
-  return true;
-}
-
-bool Trainer::reducePartialGradients(std::string &error) {
-  if (tp_ == 1)
-    return true;
-  for (Stage &st : stages_)
-    for (const Slice &sl : st.slices) {
-      if (!sl.partialOverTp)
-        continue;
-      Buffer &acc = *buffer(st.prefix + "grad_acc:" + sl.param->name());
-      if (!comm_->allReduce(tpGroup_, acc.data(), acc.numElements(), commType(sl.param->dtype()),
-                            ReduceOp::Sum, st.prefix + "grad_acc:" + sl.param->name(), error))
-        return false;
-    }
-  return true;
-}
-
-bool Trainer::reduceTiedGradients(std::string &error) {
-  for (Stage &st : stages_)
-    for (const Slice &sl : st.slices) {
-      if (sl.tiedRanks.size() <= 1)
-        continue;
-      Buffer &acc = *buffer(st.prefix + "grad_acc:" + sl.param->name());
-      Group group{sl.tiedRanks, "tied " + sl.param->name()};
-      if (!comm_->allReduce(group, acc.data(), acc.numElements(), commType(sl.param->dtype()),
-                            ReduceOp::Sum, "grad_acc:" + sl.param->name(), error))
-        return false;
-    }
-  return true;
-}
-
-bool Trainer::reduceGradients(std::string &error) {
-  bool distributed = plan_.config().parallel().distributed_optimizer();
-  if (dp_ == 1 && !distributed)
-    return true;
-  for (Stage &st : stages_)
-    for (const Slice &sl : st.slices) {
-      const plan::Parameter &p = *sl.param;
-      Buffer &acc = *buffer(st.prefix + "grad_acc:" + p.name());
-      ElementType type = commType(p.dtype());
-      std::string what = st.prefix + "grad_acc:" + p.name();
-      if (!distributed) {
-        if (!comm_->allReduce(dpGroup_, acc.data(), acc.numElements(), type, ReduceOp::Sum, what,
-                              error))
-          return false;
-        continue;
-      }
-      Buffer *shard = buffer(st.prefix + "grad_shard:" + p.name());
-      int64_t s = shardElements(sl), bytes = dtypeBytes(p.dtype());
-      if (!shard || shard->numElements() != s) {
-        error = "the plan's optimizer does not take " + std::to_string(s) +
-                "-element shards of '" + st.prefix + p.name() + "'";
-        return false;
-      }
-      // Zero-padded to dp equal pieces; rank i keeps the sum of piece i.
-      std::vector<unsigned char> padded(static_cast<size_t>(s * dp_ * bytes), 0);
-      std::memcpy(padded.data(), acc.data(), static_cast<size_t>(acc.numElements() * bytes));
-      if (dp_ == 1)
-        std::memcpy(shard->data(), padded.data(), padded.size());
-      else if (!comm_->reduceScatter(dpGroup_, padded.data(), shard->data(), s, type,
-                                     ReduceOp::Sum, what, error))
-        return false;
-    }
-  return true;
-}
-
-bool Trainer::optimize(std::string &error) {
-  bool distributed = plan_.config().parallel().distributed_optimizer();
-  for (Stage &st : stages_) {
-    if (!distributed) {
-      if (!call(*st.optimizer, error))
-        return false;
-      continue;
-    }
-    for (const Slice &sl : st.slices) {
-      Buffer &param = *buffer(sl.buffer);
-      Buffer &shard = *buffer(st.prefix + "param_shard:" + sl.param->name());
-      int64_t s = shardElements(sl), bytes = dtypeBytes(sl.param->dtype());
-      int64_t begin = std::min(dpIndex_ * s, param.numElements());
-      int64_t end = std::min(begin + s, param.numElements());
-      auto *dst = static_cast<unsigned char *>(shard.data());
-      std::memset(dst, 0, static_cast<size_t>(s * bytes));
-      std::memcpy(dst, static_cast<unsigned char *>(param.data()) + begin * bytes,
-                  static_cast<size_t>((end - begin) * bytes));
-    }
-    if (!call(*st.optimizer, error))
-      return false;
-    for (const Slice &sl : st.slices) {
-      Buffer &param = *buffer(sl.buffer);
-      Buffer &shard = *buffer(st.prefix + "param_shard:" + sl.param->name());
-      int64_t s = shardElements(sl), bytes = dtypeBytes(sl.param->dtype());
-      std::vector<unsigned char> padded(static_cast<size_t>(s * dp_ * bytes));
-      if (dp_ == 1)
-        std::memcpy(padded.data(), shard.data(), padded.size());
-      else if (!comm_->allGather(dpGroup_, shard.data(), padded.data(), s,
-                                 commType(sl.param->dtype()),
-                                 st.prefix + "param_shard:" + sl.param->name(), error))
-        return false;
-      std::memcpy(param.data(), padded.data(), static_cast<size_t>(param.numElements() * bytes));
-    }
-  }
-  return true;
-}
-
-bool Trainer::step(int64_t iteration, BatchSource &data, StepStats &stats, std::string &error) {
-  const plan::Config &c = plan_.config();
-  const plan::Optimizer &o = c.optimizer();
-  // `micro` counts the global batch's micro-batches over all data-parallel
-  // ranks; this rank runs every dp-th of them (Megatron's order: micro-step
-  // k covers global micro-batches k*dp .. k*dp+dp-1, one per rank). Dropout
-  // keys follow the global index, so masks do not depend on the layout.
-  int64_t micro = c.global_batch_size() / c.micro_batch_size();
-  for (Stage &st : stages_)
-    for (const Slice &sl : st.slices) {
-      Buffer &acc = *buffer(st.prefix + "grad_acc:" + sl.param->name());
-      std::fill_n(static_cast<unsigned char *>(acc.data()),
-                  acc.numElements() * dtypeBytes(sl.param->dtype()), 0);
-    }
-  std::vector<MicroBatch> batches(static_cast<size_t>(micro / dp_));
-  for (MicroBatch &b : batches)
-    if (!nextOwnBatch(data, b, error))
-      return false;
-  double lossSum = 0;
-  if (numStages_ == 1) {
-    Stage &st = stages_.front();
-    for (int64_t k = 0; k < micro / dp_; ++k) {
-      if (!setBatch(batches[static_cast<size_t>(k)], iteration, k * dp_ + dpIndex_, error) ||
-          !callTrainStep(st, error))
-        return false;
-      lossSum += scalar("loss");
-    }
-  } else if (!runPipeline(iteration, batches, lossSum, error)) {
-    return false;
-  }
-  // The loss lives on the last stage; every rank reports it.
-  if (!sumOver(ppGroup_, lossSum, "loss", error) || !sumOver(dpGroup_, lossSum, "loss", error) ||
-      !reducePartialGradients(error) || !reduceTiedGradients(error) || !reduceGradients(error))
-    return false;
-  stats.loss = lossSum / static_cast<double>(micro);
-
-  double sqNorm = 0;
-  for (Stage &st : stages_) {
-    if (!call(*st.gradSqNorm, error))
-      return false;
-    for (const Slice &sl : st.slices)
-      if (sl.ownsNorm)
-        sqNorm += scalar(st.prefix + "grad_sq:" + sl.param->name());
-  }
-  // Every stage's squares, every tensor-parallel piece's, and with the
-  // distributed optimizer every shard's.
-  if (!sumOver(ppGroup_, sqNorm, "grad_sq_norm", error) ||
-      !sumOver(tpGroup_, sqNorm, "grad_sq_norm", error) ||
-      (c.parallel().distributed_optimizer() && !sumOver(dpGroup_, sqNorm, "grad_sq_norm", error)))
-    return false;
-  // With loss scaling the gradients are the scale times the true ones.
-  double unscale = lossScaler_ ? lossScaler_->scale() : 1.0;
-  stats.gradNorm = std::sqrt(sqNorm) / static_cast<double>(micro) / unscale;
-  // The schedule counts updates, not iterations: a skipped step (an fp16
-  // overflow, a non-finite loss) does not advance it (as Megatron's).
-  stats.lr = schedule_.at(optimizerSteps_ + 1);
-  stats.lossScale = lossScaler_ ? lossScaler_->scale() : 0;
-  stats.skipped = !std::isfinite(stats.loss) || !std::isfinite(stats.gradNorm);
-  if (lossScaler_ && (!stats.skipped || std::isfinite(stats.loss)))
-    stats.overflow = lossScaler_->update(/*overflowed=*/stats.skipped);
-  if (stats.skipped)
-    return true;
-  double clip = 1.0;
-  if (o.clip_grad() > 0)
-    clip = std::min(1.0, o.clip_grad() / (stats.gradNorm + 1e-6));
-  ++optimizerSteps_;
-  float *hyper = buffer("hyper")->as<float>();
-  double t = static_cast<double>(optimizerSteps_);
-  const double values[8] = {stats.lr,
-                            o.adam_beta1(),
-                            o.adam_beta2(),
-                            o.adam_eps(),
-                            o.weight_decay(),
-                            1.0 - std::pow(o.adam_beta1(), t),
-                            1.0 - std::pow(o.adam_beta2(), t),
-                            clip / static_cast<double>(micro) / unscale};
-  for (int i = 0; i < 8; ++i)
-    hyper[i] = static_cast<float>(values[i]);
-  return optimize(error);
-}
-
-bool Trainer::evaluate(BatchSource &data, int64_t batches, double &loss, std::string &error) {
-  const plan::Config &c = plan_.config();
-  MicroBatch batch;
-  double sum = 0;
-  for (int64_t i = 0; i < batches; ++i) {
-    if (!data.next(c.micro_batch_size(), c.seq_length(), batch, error))
-      return false;
-    if (i % dp_ != dpIndex_)
-      continue; // another data-parallel rank's batch
-    if (!setBatch(batch, 0, i, error))
-      return false;
-    // Forward only, through the stages in order.
-    for (Stage &st : stages_) {
-      int64_t k = st.index;
-      std::string what = "evaluation activation into stage ";
-      if (k > 0) {
-        Buffer &in = *buffer(st.prefix + "act_in");
-        if (!comm_->recv(stageRank(k - 1), kEvalChannelBase + static_cast<int>(k - 1), in.data(),
-                         in.numElements(), ElementType::F32, what + std::to_string(k), error))
-          return false;
-      }
-      if (!call(st.eval ? *st.eval : *st.forward, error))
-        return false;
-      if (isLastStage(st)) {
-        sum += scalar("loss");
-      } else {
-        Buffer &out = *buffer(st.prefix + "act_out");
-        if (!comm_->send(stageRank(k + 1), kEvalChannelBase + static_cast<int>(k), out.data(),
-                         out.numElements(), ElementType::F32, what + std::to_string(k + 1), error))
-          return false;
-      }
-    }
-  }
-  if (!sumOver(ppGroup_, sum, "validation loss", error) ||
-      !sumOver(dpGroup_, sum, "validation loss", error))
-    return false;
-  loss = batches ? sum / static_cast<double>(batches) : 0;
-  return true;
-}
 
 TensorShard Trainer::shardOf(const plan::Parameter &p, int64_t begin, int64_t end,
                              int64_t tpIndex) const {
@@ -816,102 +513,6 @@ TensorShard Trainer::shardOf(const plan::Parameter &p, int64_t begin, int64_t en
   if (p.has_tp_shard() && tp_ > 1)
     shard.split(p.tp_shard().dim(), tp_, tpIndex, std::max<int64_t>(p.tp_shard().segments(), 1));
   return shard;
-}
-
-bool Trainer::gather(const std::string &prefix, const plan::Parameter &param,
-                     std::vector<double> &out, std::string &error) {
-  int64_t total = 1;
-  for (int64_t d : param.shape())
-    total *= d;
-  if (rank_ == 0)
-    out.assign(static_cast<size_t>(total), 0.0);
-  // Pieces come from data-parallel rank 0 of each pipeline stage and each
-  // tensor-parallel rank that holds a different piece; a tied parameter's
-  // first copy stands for all. The single-stage plan is one stage holding all.
-  bool seenWhole = false;
-  for (int64_t k = 0; k < numStages_; ++k) {
-    int64_t begin = 0, end = 0;
-    bool holds = plan_.stages_size() == 0;
-    if (!holds)
-      for (const plan::Stage &d : plan_.stages())
-        if (d.index() == k)
-          for (const plan::StageParameter &sp : d.parameters())
-            if (sp.name() == param.name()) {
-              holds = true;
-              begin = sp.layer_begin();
-              end = sp.layer_end();
-            }
-    if (!holds || (end == 0 && seenWhole))
-      continue;
-    seenWhole = seenWhole || end == 0;
-    std::string name = (numStages_ > 1 ? "s" + std::to_string(k) + "/" : "") + prefix + param.name();
-    int64_t pieces = param.has_tp_shard() ? tp_ : 1;
-    for (int64_t t = 0; t < pieces; ++t) {
-      TensorShard shard = shardOf(param, begin, end, t);
-      int64_t count = shard.numLocalElements();
-      int64_t holder = mesh_.rank({k % pp_, 0, t});
-      std::vector<double> piece(static_cast<size_t>(count));
-      if (holder == rank_) {
-        Buffer *b = buffer(name);
-        if (!b || b->numElements() != count) {
-          error = "no " + std::to_string(count) + "-element buffer '" + name + "' to gather";
-          return false;
-        }
-        for (int64_t i = 0; i < count; ++i)
-          piece[static_cast<size_t>(i)] = readScalar(*b, dtypes_[name], i);
-        if (rank_ != 0 &&
-            !comm_->send(0, kGatherChannel, piece.data(), count, ElementType::F64, name, error))
-          return false;
-      } else if (rank_ == 0) {
-        if (!comm_->recv(holder, kGatherChannel, piece.data(), count, ElementType::F64, name, error))
-          return false;
-      }
-      if (rank_ == 0)
-        for (int64_t i = 0; i < count; ++i)
-          out[static_cast<size_t>(shard.globalIndex(i))] = piece[static_cast<size_t>(i)];
-    }
-  }
-  return true;
-}
-
-bool Trainer::gatherTimeline(std::vector<TimelineEntry> &out, std::string &error) {
-  constexpr int kTimelineChannel = (1 << 21) + 1;
-  std::vector<int64_t> me = mesh_.coords(rank_);
-  if (rank_ == 0)
-    out = timeline_;
-  if (me[1] != 0 || me[2] != 0)
-    return true; // data- and tensor-parallel peers ran the same schedule
-  auto pack = [](const std::vector<TimelineEntry> &entries) {
-    std::vector<double> v;
-    for (const TimelineEntry &e : entries)
-      v.insert(v.end(), {static_cast<double>(e.stage), e.op.kind == PipelineOp::Forward ? 0.0 : 1.0,
-                         static_cast<double>(e.op.microBatch), static_cast<double>(e.op.chunk),
-                         e.start, e.end});
-    return v;
-  };
-  if (rank_ != 0) {
-    std::vector<double> v = pack(timeline_);
-    int64_t n = static_cast<int64_t>(timeline_.size());
-    return comm_->send(0, kTimelineChannel, &n, 1, ElementType::I64, "timeline size", error) &&
-           comm_->send(0, kTimelineChannel, v.data(), static_cast<int64_t>(v.size()),
-                       ElementType::F64, "timeline", error);
-  }
-  for (int64_t s = 1; s < pp_; ++s) {
-    int64_t peer = mesh_.rank({s, 0, 0}), n = 0;
-    if (!comm_->recv(peer, kTimelineChannel, &n, 1, ElementType::I64, "timeline size", error))
-      return false;
-    std::vector<double> v(static_cast<size_t>(6 * n));
-    if (!comm_->recv(peer, kTimelineChannel, v.data(), 6 * n, ElementType::F64, "timeline", error))
-      return false;
-    for (int64_t i = 0; i < n; ++i) {
-      const double *e = &v[static_cast<size_t>(6 * i)];
-      out.push_back(TimelineEntry{static_cast<int64_t>(e[0]),
-                                  PipelineOp{e[1] == 0 ? PipelineOp::Forward : PipelineOp::Backward,
-                                             static_cast<int64_t>(e[2]), static_cast<int64_t>(e[3])},
-                                  e[4], e[5]});
-    }
-  }
-  return true;
 }
 
 } // namespace mt

@@ -134,6 +134,14 @@ private:
     std::vector<Slice> slices;
   };
 
+  // load(), in order: the plan's consistency and this rank's place in it;
+  // the native (and CUDA) code; this rank's virtual stages and the
+  // parameter slices each holds; buffers, initial values, the arena.
+  bool checkPlan(std::string &error);
+  bool loadCode(std::string &error);
+  bool buildStages(std::string &error);
+  bool allocate(std::string &error);
+
   const plan::Function *function(const std::string &role, int64_t stage) const;
   Buffer &ensure(const plan::TensorSpec &spec);
   bool call(const plan::Function &fn, std::string &error);

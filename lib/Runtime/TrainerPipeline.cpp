@@ -1,0 +1,139 @@
+//===- TrainerPipeline.cpp - a step's passes through the pipeline stages --===//
+#include "mt/Runtime/Trainer.h"
+
+#include "TrainerInternals.h"
+
+#include <chrono>
+#include <cstring>
+#include <map>
+
+namespace mt {
+
+using namespace trainer;
+
+bool Trainer::runPipeline(int64_t iteration, const std::vector<MicroBatch> &batches,
+                          double &lossSum, std::string &error) {
+  int64_t m = static_cast<int64_t>(batches.size());
+  int64_t virtualStages = numStages_ / pp_;
+  PipelineSchedule schedule;
+  if (virtualStages > 1)
+    schedule = scheduleInterleaved(pp_, virtualStages, m, error);
+  else
+    schedule = schedule1F1B(pp_, m);
+  if (schedule.empty())
+    return false;
+  // Each stage input is kept from its forward to its backward (the backward
+  // recomputes the stage's forward from it).
+  std::map<std::pair<int64_t, int64_t>, std::vector<unsigned char>> stash; // (chunk, micro)
+  timeline_.clear();
+  auto now = [] {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+  };
+  for (const PipelineOp &op : schedule[static_cast<size_t>(ppIndex_)]) {
+    TimelineEntry entry{ppIndex_, op, 0, 0};
+    Stage &st = stages_[static_cast<size_t>(op.chunk)];
+    int64_t k = st.index, i = op.microBatch;
+    std::string micro = " (micro-batch " + std::to_string(i) + ")";
+    if (!setBatch(batches[static_cast<size_t>(i)], iteration, i * dp_ + dpIndex_, error))
+      return false;
+    if (op.kind == PipelineOp::Forward) {
+      if (k > 0) {
+        Buffer &in = *buffer(st.prefix + "act_in");
+        if (!comm_->recv(stageRank(k - 1), activationChannel(k - 1), in.data(), in.numElements(),
+                         ElementType::F32, "activation into stage " + std::to_string(k) + micro,
+                         error))
+          return false;
+        auto *bytes = static_cast<unsigned char *>(in.data());
+        stash[{op.chunk, i}].assign(bytes, bytes + in.numElements() * 4);
+      }
+      // The last stage's forward is its backward's first half: nothing to
+      // send on, so it runs once, in the backward.
+      entry.start = now();
+      if (isLastStage(st)) {
+        entry.end = entry.start;
+        timeline_.push_back(entry);
+        continue;
+      }
+      if (!call(*st.forward, error))
+        return false;
+      entry.end = now();
+      timeline_.push_back(entry);
+      Buffer &out = *buffer(st.prefix + "act_out");
+      if (!comm_->send(stageRank(k + 1), activationChannel(k), out.data(), out.numElements(),
+                       ElementType::F32, "activation into stage " + std::to_string(k + 1) + micro,
+                       error))
+        return false;
+    } else {
+      if (!isLastStage(st)) {
+        Buffer &g = *buffer(st.prefix + "act_out_grad");
+        if (!comm_->recv(stageRank(k + 1), gradientChannel(k), g.data(), g.numElements(),
+                         ElementType::F32, "gradient out of stage " + std::to_string(k + 1) + micro,
+                         error))
+          return false;
+      }
+      if (k > 0) {
+        Buffer &in = *buffer(st.prefix + "act_in");
+        auto &saved = stash[{op.chunk, i}];
+        std::memcpy(in.data(), saved.data(), saved.size());
+        stash.erase({op.chunk, i});
+      }
+      entry.start = now();
+      if (!callTrainStep(st, error))
+        return false;
+      entry.end = now();
+      timeline_.push_back(entry);
+      if (isLastStage(st))
+        lossSum += scalar("loss");
+      if (k > 0) {
+        Buffer &g = *buffer(st.prefix + "act_in_grad");
+        if (!comm_->send(stageRank(k - 1), gradientChannel(k - 1), g.data(), g.numElements(),
+                         ElementType::F32, "gradient out of stage " + std::to_string(k) + micro,
+                         error))
+          return false;
+      }
+    }
+  }
+  return true;
+}
+
+bool Trainer::evaluate(BatchSource &data, int64_t batches, double &loss, std::string &error) {
+  const plan::Config &c = plan_.config();
+  MicroBatch batch;
+  double sum = 0;
+  for (int64_t i = 0; i < batches; ++i) {
+    if (!data.next(c.micro_batch_size(), c.seq_length(), batch, error))
+      return false;
+    if (i % dp_ != dpIndex_)
+      continue; // another data-parallel rank's batch
+    if (!setBatch(batch, 0, i, error))
+      return false;
+    // Forward only, through the stages in order.
+    for (Stage &st : stages_) {
+      int64_t k = st.index;
+      std::string what = "evaluation activation into stage ";
+      if (k > 0) {
+        Buffer &in = *buffer(st.prefix + "act_in");
+        if (!comm_->recv(stageRank(k - 1), kEvalChannelBase + static_cast<int>(k - 1), in.data(),
+                         in.numElements(), ElementType::F32, what + std::to_string(k), error))
+          return false;
+      }
+      if (!call(st.eval ? *st.eval : *st.forward, error))
+        return false;
+      if (isLastStage(st)) {
+        sum += scalar("loss");
+      } else {
+        Buffer &out = *buffer(st.prefix + "act_out");
+        if (!comm_->send(stageRank(k + 1), kEvalChannelBase + static_cast<int>(k), out.data(),
+                         out.numElements(), ElementType::F32, what + std::to_string(k + 1), error))
+          return false;
+      }
+    }
+  }
+  if (!sumOver(ppGroup_, sum, "validation loss", error) ||
+      !sumOver(dpGroup_, sum, "validation loss", error))
+    return false;
+  loss = batches ? sum / static_cast<double>(batches) : 0;
+  return true;
+}
+
+} // namespace mt
