@@ -56,7 +56,8 @@ std::optional<unsigned> lossScaleArgument(func::FuncOp fn) {
   return std::nullopt;
 }
 
-LogicalResult deriveGradients(func::FuncOp forward) {
+/// The model is one block of unrolled, statically shaped ops.
+LogicalResult checkReady(func::FuncOp forward) {
   if (!forward.getBody().hasOneBlock())
     return forward.emitError("mt-derive-gradients: the model must be a single block");
   bool ready = true;
@@ -71,7 +72,35 @@ LogicalResult deriveGradients(func::FuncOp forward) {
         ready = false;
       }
   });
-  if (!ready)
+  return success(ready);
+}
+
+/// Stacked weights get their layers' adjoints stacked back together.
+void stackLayerAdjoints(GradientBuilder &diff, Location loc) {
+  for (auto &[stacked, perLayer] : diff.layerAdjoints) {
+    auto layerType = RankedTensorType::get(tensorTypeOf(stacked).getShape().drop_front(),
+                                           tensorTypeOf(stacked).getElementType());
+    for (Value &v : perLayer)
+      if (!v)
+        v = diff.zeros(layerType);
+    diff.accumulate(stacked, StackLayersOp::create(diff.builder(), loc, stacked.getType(),
+                                                   perLayer));
+  }
+}
+
+/// Rules build adjoints of every operand; drop those nothing uses (for
+/// example the gradient of an input batch).
+void eraseDeadOps(Block &entry) {
+  SmallVector<Operation *> ops;
+  for (Operation &op : entry.without_terminator())
+    ops.push_back(&op);
+  for (Operation *op : llvm::reverse(ops))
+    if (isOpTriviallyDead(op))
+      op->erase();
+}
+
+LogicalResult deriveGradients(func::FuncOp forward) {
+  if (failed(checkReady(forward)))
     return failure();
 
   // @f_grad starts as a copy of @f.
@@ -151,15 +180,7 @@ LogicalResult deriveGradients(func::FuncOp forward) {
     last = ret->getPrevNode();
   }
 
-  // Stacked weights get their layers' adjoints stacked back together.
-  for (auto &[stacked, perLayer] : diff.layerAdjoints) {
-    auto layerType = RankedTensorType::get(tensorTypeOf(stacked).getShape().drop_front(),
-                                           tensorTypeOf(stacked).getElementType());
-    for (Value &v : perLayer)
-      if (!v)
-        v = diff.zeros(layerType);
-    diff.accumulate(stacked, StackLayersOp::create(b, ret.getLoc(), stacked.getType(), perLayer));
-  }
+  stackLayerAdjoints(diff, ret.getLoc());
 
   SmallVector<Value> results;
   SmallVector<Type> resultTypes;
@@ -191,14 +212,7 @@ LogicalResult deriveGradients(func::FuncOp forward) {
   grad.setType(FunctionType::get(grad.getContext(), entry.getArgumentTypes(), resultTypes));
   grad.setAllResultAttrs(resultAttrs);
 
-  // Rules build adjoints of every operand; drop those nothing uses (for
-  // example the gradient of an input batch).
-  SmallVector<Operation *> ops;
-  for (Operation &op : entry.without_terminator())
-    ops.push_back(&op);
-  for (Operation *op : llvm::reverse(ops))
-    if (isOpTriviallyDead(op))
-      op->erase();
+  eraseDeadOps(entry);
   return success();
 }
 
