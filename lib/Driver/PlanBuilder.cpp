@@ -168,32 +168,10 @@ int64_t stageOf(func::FuncOp fn) {
 
 } // namespace
 
-bool describePlan(ModuleOp module, plan::Plan &out, std::string &error) {
-  auto models = modelFunctions(module);
-  if (models.empty()) {
-    error = "the module has no model function";
-    return false;
-  }
-  // One model, or the pipeline stages of one model.
-  bool pipelined = models.front()->hasAttr(kStageAttrName);
-  std::string modelName = pipelined
-      ? models.front()->getAttrOfType<StringAttr>(kPipelineOfAttrName).getValue().str()
-      : models.front().getSymName().str();
-  if (!pipelined && models.size() != 1) {
-    error = "a plan holds exactly one model function, found " + std::to_string(models.size());
-    return false;
-  }
-  out.set_format_version(kPlanFormatVersion);
-  out.set_producer("mtc (mt plan format " + std::to_string(kPlanFormatVersion) + ")");
-  plan::Config &config = *out.mutable_config();
-  config.set_model(modelName);
-
-  // The tensor-parallel size, from the mesh mt-partition-tensor-parallel declares.
-  int64_t tensorParallel = 1;
-  for (auto mesh : module.getOps<MeshOp>())
-    if (auto size = mesh.getAxisSize("tp"))
-      tensorParallel = *size;
-
+/// The model's batch shape, vocabulary and global parameter table (with
+/// each pipeline stage's share) from its model functions.
+bool describeModel(ArrayRef<func::FuncOp> models, int64_t tensorParallel, bool pipelined,
+                   plan::Plan &out, plan::Config &config, std::string &error) {
   // The global parameter table, in first-use order; stacked parameters
   // grow by the layers of each stage.
   std::vector<std::string> order;
@@ -273,6 +251,13 @@ bool describePlan(ModuleOp module, plan::Plan &out, std::string &error) {
   for (const std::string &name : order)
     *out.add_parameters() = global[name];
 
+  return true;
+}
+
+/// Every compiled function: its role, stage, collectives, and its inputs
+/// and outputs by buffer name.
+bool describeFunctions(ModuleOp module, bool pipelined, plan::Plan &out,
+                       std::string &error) {
   for (auto fn : module.getOps<func::FuncOp>()) {
     auto role = fn->getAttrOfType<StringAttr>(kRoleAttrName);
     if (!role)
@@ -315,6 +300,36 @@ bool describePlan(ModuleOp module, plan::Plan &out, std::string &error) {
     }
   }
   return true;
+}
+
+bool describePlan(ModuleOp module, plan::Plan &out, std::string &error) {
+  auto models = modelFunctions(module);
+  if (models.empty()) {
+    error = "the module has no model function";
+    return false;
+  }
+  // One model, or the pipeline stages of one model.
+  bool pipelined = models.front()->hasAttr(kStageAttrName);
+  std::string modelName = pipelined
+      ? models.front()->getAttrOfType<StringAttr>(kPipelineOfAttrName).getValue().str()
+      : models.front().getSymName().str();
+  if (!pipelined && models.size() != 1) {
+    error = "a plan holds exactly one model function, found " + std::to_string(models.size());
+    return false;
+  }
+  out.set_format_version(kPlanFormatVersion);
+  out.set_producer("mtc (mt plan format " + std::to_string(kPlanFormatVersion) + ")");
+  plan::Config &config = *out.mutable_config();
+  config.set_model(modelName);
+
+  // The tensor-parallel size, from the mesh mt-partition-tensor-parallel declares.
+  int64_t tensorParallel = 1;
+  for (auto mesh : module.getOps<MeshOp>())
+    if (auto size = mesh.getAxisSize("tp"))
+      tensorParallel = *size;
+
+  return describeModel(models, tensorParallel, pipelined, out, config, error) &&
+         describeFunctions(module, pipelined, out, error);
 }
 
 bool attachNativeCode(ModuleOp module, plan::Plan &out, std::string &error, unsigned optLevel,
