@@ -1,0 +1,166 @@
+//===- Options.cpp - mt-run's command line ---------------------------------===//
+#include "Options.h"
+
+#include "llvm/Support/CommandLine.h"
+
+#include <cstdio>
+
+namespace cl = llvm::cl;
+
+namespace mtrun {
+
+namespace {
+
+cl::OptionCategory runCategory("mt-run options");
+cl::opt<std::string> planPath(cl::Positional, cl::desc("<plan>"), cl::cat(runCategory));
+cl::opt<std::string> data("data",
+                          cl::desc("an indexed dataset prefix (PATH.bin/.idx from mt-data or "
+                                   "Megatron), JSON lines (*.jsonl, \"text\" field), a text file, "
+                                   "or whitespace-separated ids, one document per line (*.tokens)"),
+                          cl::value_desc("path"), cl::cat(runCategory));
+cl::opt<bool> dump("dump", cl::desc("print the plan and exit"), cl::cat(runCategory));
+cl::opt<std::string> split("split", cl::desc("train/valid/test weights over the data"),
+                           cl::init("949,50,1"), cl::cat(runCategory));
+cl::opt<int64_t> trainIters("train-iters",
+                            cl::desc("stop after step N (the plan's schedule, learning rates and "
+                                     "data order unchanged: a later --load goes on from there)"),
+                            cl::init(0), cl::cat(runCategory));
+cl::opt<int64_t> evalInterval("eval-interval",
+                              cl::desc("validation loss and perplexity every N steps (0: at the "
+                                       "end)"),
+                              cl::init(0), cl::cat(runCategory));
+cl::opt<int64_t> evalIters("eval-iters", cl::desc("validation micro-batches per evaluation"),
+                           cl::init(4), cl::cat(runCategory));
+cl::opt<int64_t> logInterval("log-interval", cl::desc("print every N steps"), cl::init(1),
+                             cl::cat(runCategory));
+cl::opt<int64_t> maxSkipped("max-skipped",
+                            cl::desc("abort after N steps in a row skipped for non-finite values"),
+                            cl::init(10), cl::cat(runCategory));
+cl::opt<std::string> logDir("log-dir", cl::desc("write train.log and loss.svg there"),
+                            cl::cat(runCategory));
+cl::opt<std::string> record("record",
+                            cl::desc("save initial parameters, batches, first gradients, losses "
+                                     "and final parameters, to replay the run elsewhere"),
+                            cl::cat(runCategory));
+cl::opt<std::string> save("save",
+                          cl::desc("save checkpoints into DIR (at the end of the run and every "
+                                   "--save-interval steps); each rank writes its own file"),
+                          cl::value_desc("dir"), cl::cat(runCategory));
+cl::opt<int64_t> saveInterval("save-interval",
+                              cl::desc("also save every N steps (0: only at the end)"),
+                              cl::init(0), cl::cat(runCategory));
+cl::opt<int64_t> saveKeep("save-keep", cl::desc("keep the newest N checkpoints (0: all)"),
+                          cl::init(0), cl::cat(runCategory));
+cl::opt<bool> asyncSave("async-save",
+                        cl::desc("write checkpoints in the background: training waits only for "
+                                 "a copy of the state (which takes its memory again)"),
+                        cl::cat(runCategory));
+cl::opt<std::string> load("load",
+                          cl::desc("resume from a checkpoint: PATH/iter_* or a save directory (its "
+                                   "newest complete one); any layout loads into any other"),
+                          cl::value_desc("path"), cl::cat(runCategory));
+cl::opt<std::string> timeline("timeline",
+                              cl::desc("pipelined plans: write the last step's schedule as it ran "
+                                       "(timeline.txt, timeline.svg)"),
+                              cl::value_desc("dir"), cl::cat(runCategory));
+cl::opt<bool> measureArena("measure-arena",
+                           cl::desc("print how far each function writes into rank 0's arena "
+                                    "against the plan (fills and scans it around every call)"),
+                           cl::cat(runCategory));
+cl::opt<bool> profile("profile",
+                      cl::desc("CUDA plans: time every kernel and GEMM after the first step and "
+                               "print them per step"),
+                      cl::cat(runCategory));
+cl::opt<double> peakBandwidth("peak-bandwidth",
+                              cl::desc("GB/s: the device's peak for --profile (known for A100, "
+                                       "H100, H200)"),
+                              cl::init(0), cl::cat(runCategory));
+cl::opt<double> peakTflops("peak-tflops", cl::desc("TFLOP/s: the device's peak for --profile"),
+                           cl::init(0), cl::cat(runCategory));
+cl::opt<double> commTimeout("comm-timeout",
+                            cl::desc("report a rank that waits longer on a peer, and exit"),
+                            cl::init(300), cl::cat(runCategory));
+cl::opt<std::string> injectFault("inject-fault",
+                                 cl::desc("testing: kill:RANK:STEP, rank RANK dies at step STEP"),
+                                 cl::cat(runCategory));
+
+/// An integer flag's lower bound, checked after parsing.
+bool atLeast(const cl::opt<int64_t> &flag, int64_t min) {
+  if (flag >= min)
+    return true;
+  fail("--" + flag.ArgStr.str() + " needs an integer >= " + std::to_string(min) + ", got " +
+       std::to_string(flag));
+  return false;
+}
+
+} // namespace
+
+int fail(const std::string &message) {
+  std::fprintf(stderr, "mt-run: error: %s\n", message.c_str());
+  return 1;
+}
+
+bool parseOptions(int argc, char **argv, Options &o) {
+  cl::HideUnrelatedOptions(runCategory);
+  if (!cl::ParseCommandLineOptions(
+          argc, argv,
+          "mt-run: trains a model from an mtc plan\n\n"
+          "  mt-run PLAN --data PATH [options]\n  mt-run PLAN --dump\n\n"
+          "Plans for several ranks start one thread per rank, or run one rank per process\n"
+          "under mpirun -np N / srun.\n",
+          &llvm::errs()))
+    return false;
+  if ((trainIters.getNumOccurrences() && !atLeast(trainIters, 1)) || !atLeast(evalInterval, 0) || !atLeast(evalIters, 1) ||
+      !atLeast(logInterval, 1) || !atLeast(maxSkipped, 0) || !atLeast(saveInterval, 0) ||
+      !atLeast(saveKeep, 0))
+    return false;
+  for (const cl::opt<double> *peak : {&peakBandwidth, &peakTflops})
+    if (peak->getNumOccurrences() && !(*peak > 0)) {
+      fail("--" + peak->ArgStr.str() + " needs a positive number");
+      return false;
+    }
+  if (!(commTimeout > 0)) {
+    fail("--comm-timeout needs a positive number of seconds");
+    return false;
+  }
+  if (!injectFault.empty()) {
+    long long r = -1, st = 0;
+    char tail = 0;
+    if (std::sscanf(injectFault.c_str(), "kill:%lld:%lld%c", &r, &st, &tail) != 2 || r < 0 ||
+        st < 1) {
+      fail("--inject-fault needs kill:RANK:STEP, got '" + injectFault + "'");
+      return false;
+    }
+    o.killRank = r;
+    o.killStep = st;
+  }
+  if (planPath.empty()) {
+    fail("no plan given (mt-run PLAN --data PATH; mt-run --help)");
+    return false;
+  }
+  o.plan = planPath;
+  o.data = data;
+  o.dump = dump;
+  o.split = split;
+  o.trainIters = trainIters;
+  o.evalInterval = evalInterval;
+  o.evalIters = evalIters;
+  o.logInterval = logInterval;
+  o.maxSkipped = maxSkipped;
+  o.logDir = logDir;
+  o.record = record;
+  o.save = save;
+  o.saveInterval = saveInterval;
+  o.saveKeep = saveKeep;
+  o.asyncSave = asyncSave;
+  o.load = load;
+  o.timeline = timeline;
+  o.measureArena = measureArena;
+  o.profile = profile;
+  o.peakBandwidth = peakBandwidth;
+  o.peakTflops = peakTflops;
+  o.commTimeout = commTimeout;
+  return true;
+}
+
+} // namespace mtrun

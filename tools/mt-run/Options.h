@@ -1,0 +1,35 @@
+//===- Options.h - mt-run's command line -------------------------*- C++ -*-===//
+#ifndef MT_TOOLS_MTRUN_OPTIONS_H
+#define MT_TOOLS_MTRUN_OPTIONS_H
+
+#include <cstdint>
+#include <string>
+
+namespace mtrun {
+
+struct Options {
+  std::string plan, data, logDir, record, timeline;
+  std::string save, load;
+  int64_t saveInterval = 0, saveKeep = 0;
+  bool asyncSave = false;
+  bool measureArena = false;
+  bool profile = false;
+  double peakBandwidth = 0, peakTflops = 0; // 0: the device's known peaks
+  bool dump = false;
+  int64_t trainIters = 0, evalInterval = 0, evalIters = 4, logInterval = 1, maxSkipped = 10;
+  std::string split = "949,50,1";
+  double commTimeout = 300;
+  // --inject-fault=kill:RANK:STEP (tests): that rank dies at that step.
+  int64_t killRank = -1, killStep = 0;
+};
+
+/// Parses the command line (llvm::cl: `--flag value` and `--flag=value`)
+/// and checks what the parser cannot; false after printing the error.
+bool parseOptions(int argc, char **argv, Options &o);
+
+/// Prints "mt-run: error: MESSAGE" and returns 1.
+int fail(const std::string &message);
+
+} // namespace mtrun
+
+#endif // MT_TOOLS_MTRUN_OPTIONS_H

@@ -1,0 +1,281 @@
+//===- RankRun.cpp - one rank's training run -------------------------------===//
+#include "RankRun.h"
+
+#include "mt/Runtime/KernelProfile.h"
+#include "mt/Runtime/Timeline.h"
+
+#include <algorithm>
+#include <cerrno>
+#include <chrono>
+#include <cstdio>
+#include <sys/stat.h>
+#include <unistd.h>
+
+namespace mtrun {
+
+namespace {
+
+double now() {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
+
+} // namespace
+
+int RankRun::run() {
+  std::string error;
+  if (prepare(error) && train(error) && finish(error))
+    return 0;
+  if (error.empty())
+    return 1; // another rank failed and said why
+  return fail(comm_.size() > 1 ? "rank " + std::to_string(rank_) + ": " + error : error);
+}
+
+bool RankRun::prepare(std::string &error) {
+  if (!trainer_.load(plan_, rank_, &comm_, error))
+    return false;
+  if (o_.measureArena)
+    trainer_.measureArena();
+  const mt::plan::Config &c = trainer_.config();
+  // --train-iters stops the run early; the data are laid out for the whole
+  // schedule either way, so a resumed run continues the same order.
+  iters_ = o_.trainIters ? o_.trainIters : c.train_iters();
+  if (!data_.open(o_.data, c.vocab_size(), error) ||
+      !data_.build(o_.split, c.seq_length(), c.seed(),
+                   std::max(iters_, c.train_iters()) * c.global_batch_size(), error))
+    return false;
+  if (!o_.load.empty() && !resume(error))
+    return false;
+  saver_ = std::make_unique<mt::CheckpointSaver>(o_.save, o_.saveKeep, o_.asyncSave);
+  recorder_ = std::make_unique<mt::RunRecorder>(o_.record, lead_);
+  if (recorder_->enabled() && !recorder_->begin(trainer_, error))
+    return false;
+  trainSource_ = recorder_->enabled() ? &recorder_->wrap(data_.train()) : &data_.train();
+  log_ = std::make_unique<mt::TrainingLog>(lead_ ? o_.logDir : std::string(),
+                                           isatty(fileno(stdout)), iters_, lead_);
+  if (!log_->open(error))
+    return false;
+  log_->header(c, data_.train().numSamples(), data_.valid().numSamples(), trainer_.device());
+  if (lead_ && !loadedFrom_.empty()) {
+    std::printf("resumed from %s at iteration %lld\n", loadedFrom_.c_str(),
+                static_cast<long long>(first_ - 1));
+    for (const std::string &note : notes_)
+      std::printf("  note: %s\n", note.c_str());
+    std::fflush(stdout);
+  }
+  return true;
+}
+
+bool RankRun::resume(std::string &error) {
+  mt::SplitSource &train = data_.train();
+  mt::RunPosition at;
+  if (!mt::loadCheckpoint(trainer_, comm_, o_.load, loadedFrom_, at, notes_, error))
+    return false;
+  if (at.trainSplitSamples != train.numSamples())
+    notes_.push_back("the training split holds " + std::to_string(train.numSamples()) +
+                     " samples, the checkpoint's run had " +
+                     std::to_string(at.trainSplitSamples) +
+                     " (other data, --split, sequence length or train iterations): the data "
+                     "order does not continue exactly");
+  train.seek(at.trainSamples);
+  data_.valid().seek(at.validSamples);
+  first_ = at.iteration + 1;
+  if (first_ > iters_) {
+    error = "checkpoint '" + loadedFrom_ + "' is at iteration " + std::to_string(at.iteration) +
+            ", the run stops at " + std::to_string(iters_) +
+            ": nothing to do (raise --train-iters or compile a plan with more)";
+    return false;
+  }
+  return true;
+}
+
+bool RankRun::train(std::string &error) {
+  start_ = now();
+  // --profile: rank 0 starts the timing after the first step (cuBLAS and the
+  // driver settle in it) unless there is only one, and pauses it around
+  // evaluations.
+  profiled_ = o_.profile && lead_ ? trainer_.gpu() : nullptr;
+  if (profiled_ && iters_ == first_)
+    profiled_->profile(mt::CudaBackend::Profiling::Start);
+  for (int64_t it = first_; it <= iters_; ++it) {
+    if (rank_ == o_.killRank && it == o_.killStep)
+      die_(comm_);
+    if (profiled_ && it == first_ + 1)
+      profiled_->profile(mt::CudaBackend::Profiling::Start);
+    if (profiled_ && (it > first_ || iters_ == first_))
+      ++profiledSteps_;
+    double t0 = now();
+    mt::StepStats stats;
+    if (!trainer_.step(it, *trainSource_, stats, error)) {
+      error = "iteration " + std::to_string(it) + ": " + error;
+      return false;
+    }
+    if (recorder_->enabled() && !recorder_->step(trainer_, it, stats, error))
+      return false;
+    if (!afterStep(it, stats, now() - t0, error))
+      return false;
+  }
+  return true;
+}
+
+bool RankRun::afterStep(int64_t it, const mt::StepStats &stats, double seconds,
+                        std::string &error) {
+  const mt::plan::Config &c = trainer_.config();
+  if (stats.overflow) {
+    // fp16 overflow: the loss scale was lowered; expected while it settles.
+    ++skippedTotal_;
+  } else if (stats.skipped) {
+    ++skippedTotal_;
+    if (++skippedInARow_ > o_.maxSkipped) {
+      error = "aborting: " + std::to_string(skippedInARow_) +
+              " consecutive steps had a non-finite loss or gradient (last loss " +
+              std::to_string(stats.loss) + ")";
+      return false;
+    }
+  } else {
+    skippedInARow_ = 0;
+  }
+  double tokensPerStep = static_cast<double>(c.global_batch_size() * c.seq_length());
+  log_->step(it, stats, tokensPerStep / seconds, now() - start_, skippedTotal_,
+             it % o_.logInterval == 0 || it == iters_);
+  bool evalNow = o_.evalInterval ? (it % o_.evalInterval == 0 || it == iters_) : it == iters_;
+  if (evalNow && data_.valid().numSamples() > 0) {
+    if (profiled_)
+      profiled_->profile(mt::CudaBackend::Profiling::Pause);
+    double loss = 0;
+    if (!trainer_.evaluate(data_.valid(), o_.evalIters, loss, error)) {
+      error = "evaluation: " + error;
+      return false;
+    }
+    log_->validation(it, loss);
+    if (profiled_)
+      profiled_->profile(mt::CudaBackend::Profiling::Resume);
+  }
+  return finishSave(/*wait=*/false, error) &&
+         (o_.saveInterval == 0 || it % o_.saveInterval != 0 || save(it, error));
+}
+
+bool RankRun::finish(std::string &error) {
+  if (!o_.save.empty() && (o_.saveInterval == 0 || iters_ % o_.saveInterval != 0) &&
+      !save(iters_, error))
+    return false;
+  if (!finishSave(/*wait=*/true, error) || !log_->finish(error) ||
+      (recorder_->enabled() && !recorder_->end(trainer_, error)))
+    return false;
+  if (o_.profile && !reportProfile(error))
+    return false;
+  if (o_.measureArena && lead_)
+    printArena();
+  return o_.timeline.empty() || writeTimeline(error);
+}
+
+mt::RunPosition RankRun::position(int64_t it) {
+  return mt::RunPosition{it, data_.train().position(), data_.valid().position(),
+                         data_.train().numSamples()};
+}
+
+void RankRun::reportSave(double writeSeconds) {
+  if (!lead_ || saver_->published() < 0)
+    return;
+  if (o_.asyncSave)
+    std::printf("saved checkpoint %s/iter_%07lld (rank 0 wrote %.1f MB in the background; "
+                "training held %.2f s for the copy)\n",
+                o_.save.c_str(), static_cast<long long>(saver_->published()),
+                saver_->bytes() / 1e6, saver_->holdSeconds());
+  else
+    std::printf("saved checkpoint %s/iter_%07lld in %.2f s (rank 0 wrote %.1f MB)\n",
+                o_.save.c_str(), static_cast<long long>(saver_->published()), writeSeconds,
+                saver_->bytes() / 1e6);
+  std::fflush(stdout);
+}
+
+bool RankRun::save(int64_t it, std::string &error) {
+  double t0 = now();
+  int64_t before = saver_->published();
+  if (!saver_->save(trainer_, comm_, position(it), error))
+    return false;
+  if (saver_->published() != before)
+    reportSave(now() - t0);
+  return true;
+}
+
+bool RankRun::finishSave(bool wait, std::string &error) {
+  if (!saver_->pending())
+    return true;
+  if (!saver_->finish(comm_, wait, error))
+    return false;
+  if (!saver_->pending())
+    reportSave(0);
+  return true;
+}
+
+bool RankRun::reportProfile(std::string &error) {
+  // Printed by rank 0 once every rank of the process is done (their kernels
+  // are counted too).
+  if (comm_.size() > 1) {
+    mt::Group world{{}, "world"};
+    for (int64_t r = 0; r < comm_.size(); ++r)
+      world.ranks.push_back(r);
+    int64_t done = 1;
+    if (!comm_.allReduce(world, &done, 1, mt::ElementType::I64, mt::ReduceOp::Sum,
+                         "the end of --profile", error))
+      return false;
+  }
+  mt::CudaBackend *gpu = trainer_.gpu();
+  if (!lead_ || !gpu)
+    return true;
+  gpu->profile(mt::CudaBackend::Profiling::Pause);
+  mt::DevicePeaks peaks = mt::peaksOf(gpu->device());
+  if (o_.peakBandwidth > 0)
+    peaks.bandwidthGBs = o_.peakBandwidth;
+  if (o_.peakTflops > 0)
+    peaks.tflops16 = peaks.tflops32 = o_.peakTflops;
+  std::fputs(
+      ("\n" + mt::profileReport(gpu->profileEntries(), plan_, profiledSteps_, gpu->device(), peaks))
+          .c_str(),
+      stdout);
+  return true;
+}
+
+void RankRun::printArena() {
+  std::printf("arena of rank 0: %lld bytes planned\n",
+              static_cast<long long>(trainer_.arenaBytes()));
+  for (const mt::plan::Function &f : plan_.functions()) {
+    auto it = trainer_.arenaHighWaterMarks().find(f.name());
+    if (it == trainer_.arenaHighWaterMarks().end())
+      continue; // not this rank's, or not called
+    std::printf("  %s: planned %lld, written up to %lld\n", f.name().c_str(),
+                static_cast<long long>(f.arena_bytes()), static_cast<long long>(it->second));
+  }
+}
+
+bool RankRun::writeTimeline(std::string &error) {
+  std::vector<mt::TimelineEntry> timeline;
+  if (!trainer_.gatherTimeline(timeline, error))
+    return false;
+  if (!lead_)
+    return true;
+  int64_t stages = trainer_.mesh().sizes()[0];
+  std::string title = "pipeline schedule of step " + std::to_string(iters_) + ": " +
+                      std::to_string(stages) + " stages, " +
+                      trainer_.config().parallel().schedule();
+  if (mkdir(o_.timeline.c_str(), 0755) != 0 && errno != EEXIST) {
+    error = "cannot create '" + o_.timeline + "'";
+    return false;
+  }
+  for (const auto &[file, text] :
+       {std::pair<std::string, std::string>{"timeline.txt", mt::timelineText(timeline, stages)},
+        {"timeline.svg", mt::timelineSvg(timeline, stages, title)}}) {
+    std::FILE *f = std::fopen((o_.timeline + "/" + file).c_str(), "w");
+    if (!f || std::fputs(text.c_str(), f) < 0) {
+      if (f)
+        std::fclose(f);
+      error = "cannot write '" + o_.timeline + "/" + file + "'";
+      return false;
+    }
+    std::fclose(f);
+  }
+  return true;
+}
+
+} // namespace mtrun
