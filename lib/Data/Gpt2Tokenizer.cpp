@@ -60,13 +60,27 @@ bool Gpt2Tokenizer::load(const std::string &vocabPath, const std::string &merges
   merges_.clear();
   tokenBytes_.clear();
   tokenStrings_.clear();
+  std::unordered_map<std::string, int32_t> ids;
+  std::vector<std::string> strings, bytes;
+  std::unordered_map<uint64_t, Merge> merges;
+  if (!loadVocabulary(vocabPath, ids, strings, bytes, error) ||
+      !loadMerges(mergesPath, ids, merges, error))
+    return false;
+  merges_ = std::move(merges);
+  tokenBytes_ = std::move(bytes);
+  tokenStrings_ = std::move(strings);
+  return true;
+}
 
+bool Gpt2Tokenizer::loadVocabulary(const std::string &vocabPath,
+                                   std::unordered_map<std::string, int32_t> &ids,
+                                   std::vector<std::string> &strings,
+                                   std::vector<std::string> &bytes, std::string &error) {
   // --- the vocabulary: {"token": id, ...} ---
   std::string vocabText;
   if (!readFile(vocabPath, vocabText, error))
     return false;
-  std::unordered_map<std::string, int32_t> ids;
-  std::vector<std::string> strings(kVocabSize);
+  strings.assign(kVocabSize, std::string());
   std::vector<bool> seen(kVocabSize, false);
   std::string memberError;
   JsonParser parser(vocabText);
@@ -115,7 +129,7 @@ bool Gpt2Tokenizer::load(const std::string &vocabPath, const std::string &merges
   std::unordered_map<char32_t, unsigned char> unicodeToByte;
   for (unsigned b = 0; b < 256; ++b)
     unicodeToByte[byteToUnicode(b)] = static_cast<unsigned char>(b);
-  std::vector<std::string> bytes(kVocabSize);
+  bytes.assign(kVocabSize, std::string());
   for (int32_t id = 0; id < kVocabSize; ++id) {
     const std::string &s = strings[id];
     for (size_t pos = 0; pos < s.size();) {
@@ -141,6 +155,12 @@ bool Gpt2Tokenizer::load(const std::string &vocabPath, const std::string &merges
     byteToken_[b] = it->second;
   }
 
+  return true;
+}
+
+bool Gpt2Tokenizer::loadMerges(const std::string &mergesPath,
+                               const std::unordered_map<std::string, int32_t> &ids,
+                               std::unordered_map<uint64_t, Merge> &merges, std::string &error) {
   // --- the merges: "#version: ..." then one "left right" per line ---
   std::string mergesText;
   if (!readFile(mergesPath, mergesText, error))
@@ -153,7 +173,6 @@ bool Gpt2Tokenizer::load(const std::string &vocabPath, const std::string &merges
     error = mergesPath + ": does not end with a newline (a cut-off file?)";
     return false;
   }
-  std::unordered_map<uint64_t, Merge> merges;
   size_t lineStart = mergesText.find('\n') + 1;
   int64_t lineNumber = 1;
   int32_t rank = 0;
@@ -201,9 +220,6 @@ bool Gpt2Tokenizer::load(const std::string &vocabPath, const std::string &merges
     return false;
   }
 
-  merges_ = std::move(merges);
-  tokenBytes_ = std::move(bytes);
-  tokenStrings_ = std::move(strings);
   return true;
 }
 

@@ -86,6 +86,14 @@ private:
     int32_t result;
   };
   /// (left id << 32 | right id) -> merge.
+  /// load()'s halves: vocab.json (ids, each token's string and bytes, the
+  /// byte tokens) and merges.txt (each pair's rank and result).
+  bool loadVocabulary(const std::string &vocabPath, std::unordered_map<std::string, int32_t> &ids,
+                      std::vector<std::string> &strings, std::vector<std::string> &bytes,
+                      std::string &error);
+  bool loadMerges(const std::string &mergesPath,
+                  const std::unordered_map<std::string, int32_t> &ids,
+                  std::unordered_map<uint64_t, Merge> &merges, std::string &error);
   std::unordered_map<uint64_t, Merge> merges_;
   /// id -> the bytes it stands for.
   std::vector<std::string> tokenBytes_;
