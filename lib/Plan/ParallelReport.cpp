@@ -72,6 +72,97 @@ bool stageParameterBytes(const plan::Plan &plan, std::vector<int64_t> &bytes,
   return true;
 }
 
+/// The pipeline schedule's simulated bubble against the ideal one.
+bool bubbleLine(int64_t pp, int64_t v, int64_t micro, std::string &out, std::string &error) {
+  PipelineSchedule schedule;
+  std::string scheduleError;
+  if (v > 1)
+    schedule = scheduleInterleaved(pp, v, micro, scheduleError);
+  else
+    schedule = schedule1F1B(pp, micro);
+  SimulationResult sim;
+  // Backward = 2 x forward, as in the paper's analysis.
+  if (schedule.empty() || !simulate(schedule, v, micro, 1.0, 2.0, sim, scheduleError)) {
+    error = "the pipeline schedule cannot run: " + scheduleError;
+    return false;
+  }
+  char line[160];
+  std::snprintf(line, sizeof line,
+                "pipeline schedule %s: bubble fraction %.4f (ideal (p-1)/%s = %.4f)\n",
+                v > 1 ? "interleaved 1F1B" : "1F1B", sim.bubbleFraction, v > 1 ? "(v m)" : "m",
+                static_cast<double>(pp - 1) / static_cast<double>(v * micro));
+  out = line;
+  return true;
+}
+
+/// Collectives in the compiled code of pipeline rank `s`, "kind over axes"
+/// -> (calls, ring bytes) per step: the stage's forward (pipelined, not
+/// last) and training step run once per micro-batch, the rest once per step.
+std::map<std::string, std::pair<int64_t, double>>
+compiledCollectives(const plan::Plan &plan, int64_t s, int64_t pp, int64_t dp, int64_t tp,
+                    int64_t micro) {
+  int64_t stages = plan.stages_size() ? plan.stages_size() : 1;
+  std::map<std::string, std::pair<int64_t, double>> compiled;
+  for (int64_t k = s; k < stages; k += pp)
+    for (const plan::Function &f : plan.functions()) {
+      if (f.stage() != k || f.role() == "eval")
+        continue;
+      bool perMicroBatch = f.role() == "train_step" ||
+                           (f.role() == "forward" && stages > 1 && k + 1 < stages);
+      if (f.role() == "forward" && !perMicroBatch)
+        continue;
+      int64_t times = perMicroBatch ? micro : 1;
+      for (const plan::CollectiveVolume &cv : f.collectives()) {
+        int64_t n = 1;
+        std::string over;
+        for (const std::string &axis : cv.axes()) {
+          n *= axis == "tp" ? tp : axis == "dp" ? dp : axis == "pp" ? pp : 1;
+          over += (over.empty() ? "" : "+") + axis;
+        }
+        std::string kind = cv.kind();
+        std::replace(kind.begin(), kind.end(), '_', '-');
+        auto &[calls, bytes] = compiled[kind + " over " + over];
+        calls += cv.calls() * times;
+        bytes += ringBytes(cv.kind(), static_cast<double>(cv.bytes()), n) *
+                 static_cast<double>(times);
+      }
+    }
+  return compiled;
+}
+
+/// Bytes of virtual stage k's gradients reduced besides the data-parallel
+/// ones: sequence-parallel partial sums (`partial`) and tied copies (`tied`).
+void addSharedGradientBytes(const plan::Plan &plan, int64_t k,
+                            std::map<std::string, const plan::Parameter *> &byName,
+                            std::map<std::string, int> &holders, int64_t tp, int64_t &partial,
+                            int64_t &tied) {
+  if (plan.stages_size())
+    for (const plan::StageParameter &sp : plan.stages(static_cast<int>(k)).parameters()) {
+      const plan::Parameter *p = byName[sp.name()];
+      if (p->grad_partial_over_size()) {
+        int64_t n = 1;
+        for (int i = 0; i < p->shape_size(); ++i)
+          n *= (i == 0 && sp.layer_end() > 0) ? sp.layer_end() - sp.layer_begin() : p->shape(i);
+        partial += n * dtypeBytes(p->dtype());
+      }
+      if (sp.layer_end() == 0 && holders[sp.name()] > 1) {
+        const plan::Parameter *p = byName[sp.name()];
+        int64_t n = 1;
+        for (int64_t d : p->shape())
+          n *= d;
+        tied += n * dtypeBytes(p->dtype()) / shardsOf(*p, tp);
+      }
+    }
+  else
+    for (const plan::Parameter &p : plan.parameters())
+      if (p.grad_partial_over_size()) {
+        int64_t n = 1;
+        for (int64_t d : p.shape())
+          n *= d;
+        partial += n * dtypeBytes(p.dtype());
+      }
+}
+
 bool parallelReport(const plan::Plan &plan, std::string &out, std::string &error) {
   const plan::Config &c = plan.config();
   const plan::Parallelism &par = c.parallel();
@@ -116,23 +207,9 @@ bool parallelReport(const plan::Plan &plan, std::string &out, std::string &error
   r << "; " << micro << " micro-batches per data-parallel rank and step"
     << (par.distributed_optimizer() ? "; distributed optimizer" : "") << "\n";
   if (pp > 1) {
-    PipelineSchedule schedule;
-    std::string scheduleError;
-    if (v > 1)
-      schedule = scheduleInterleaved(pp, v, micro, scheduleError);
-    else
-      schedule = schedule1F1B(pp, micro);
-    SimulationResult sim;
-    // Backward = 2 x forward, as in the paper's analysis.
-    if (schedule.empty() || !simulate(schedule, v, micro, 1.0, 2.0, sim, scheduleError)) {
-      error = "the pipeline schedule cannot run: " + scheduleError;
+    std::string line;
+    if (!bubbleLine(pp, v, micro, line, error))
       return false;
-    }
-    char line[160];
-    std::snprintf(line, sizeof line,
-                  "pipeline schedule %s: bubble fraction %.4f (ideal (p-1)/%s = %.4f)\n",
-                  v > 1 ? "interleaved 1F1B" : "1F1B", sim.bubbleFraction, v > 1 ? "(v m)" : "m",
-                  static_cast<double>(pp - 1) / static_cast<double>(v * micro));
     r << line;
   }
   r << "per rank (every data-parallel rank of a pipeline stage alike):\n";
@@ -147,31 +224,7 @@ bool parallelReport(const plan::Plan &plan, std::string &out, std::string &error
         p2p += actBytes[static_cast<size_t>(k)] * micro;
       if (k > 0)
         p2p += actBytes[static_cast<size_t>(k - 1)] * micro;
-      if (plan.stages_size())
-        for (const plan::StageParameter &sp : plan.stages(static_cast<int>(k)).parameters()) {
-          const plan::Parameter *p = byName[sp.name()];
-          if (p->grad_partial_over_size()) {
-            int64_t n = 1;
-            for (int i = 0; i < p->shape_size(); ++i)
-              n *= (i == 0 && sp.layer_end() > 0) ? sp.layer_end() - sp.layer_begin() : p->shape(i);
-            partial += n * dtypeBytes(p->dtype());
-          }
-          if (sp.layer_end() == 0 && holders[sp.name()] > 1) {
-            const plan::Parameter *p = byName[sp.name()];
-            int64_t n = 1;
-            for (int64_t d : p->shape())
-              n *= d;
-            tied += n * dtypeBytes(p->dtype()) / shardsOf(*p, tp);
-          }
-        }
-      else
-        for (const plan::Parameter &p : plan.parameters())
-          if (p.grad_partial_over_size()) {
-            int64_t n = 1;
-            for (int64_t d : p.shape())
-              n *= d;
-            partial += n * dtypeBytes(p.dtype());
-          }
+      addSharedGradientBytes(plan, k, byName, holders, tp, partial, tied);
     }
     // Ring-equivalent volumes: all-reduce 2(n-1)/n, reduce-scatter and
     // all-gather (n-1)/n of the buffer.
@@ -179,33 +232,8 @@ bool parallelReport(const plan::Plan &plan, std::string &out, std::string &error
     double dpBytes = 2 * ring * static_cast<double>(params); // the same for both schemes
     double optimizerState = 2.0 * static_cast<double>(params) /
                             static_cast<double>(par.distributed_optimizer() ? dp : 1);
-    // Collectives in the compiled code: the stage's forward (pipelined, not
-    // last) and training step run once per micro-batch, the rest once per step.
-    std::map<std::string, std::pair<int64_t, double>> compiled; // "kind over axes" -> calls, bytes
-    for (int64_t k = s; k < stages; k += pp)
-      for (const plan::Function &f : plan.functions()) {
-        if (f.stage() != k || f.role() == "eval")
-          continue;
-        bool perMicroBatch = f.role() == "train_step" ||
-                             (f.role() == "forward" && stages > 1 && k + 1 < stages);
-        if (f.role() == "forward" && !perMicroBatch)
-          continue;
-        int64_t times = perMicroBatch ? micro : 1;
-        for (const plan::CollectiveVolume &cv : f.collectives()) {
-          int64_t n = 1;
-          std::string over;
-          for (const std::string &axis : cv.axes()) {
-            n *= axis == "tp" ? tp : axis == "dp" ? dp : axis == "pp" ? pp : 1;
-            over += (over.empty() ? "" : "+") + axis;
-          }
-          std::string kind = cv.kind();
-          std::replace(kind.begin(), kind.end(), '_', '-');
-          auto &[calls, bytes] = compiled[kind + " over " + over];
-          calls += cv.calls() * times;
-          bytes += ringBytes(cv.kind(), static_cast<double>(cv.bytes()), n) *
-                   static_cast<double>(times);
-        }
-      }
+    std::map<std::string, std::pair<int64_t, double>> compiled =
+        compiledCollectives(plan, s, pp, dp, tp, micro);
     r << "  pipeline stage " << s << " (virtual stages " << held << "): parameters "
       << megabytes(static_cast<double>(params)) << ", gradients "
       << megabytes(static_cast<double>(params)) << ", optimizer state "
