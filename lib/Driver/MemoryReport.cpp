@@ -127,26 +127,23 @@ Recomputation recomputationOf(func::FuncOp fn) {
   return r;
 }
 
-} // namespace
+/// Per virtual stage: the step's activation accounting, the forward's
+/// transient peak and the stage input a pipelined micro-batch keeps.
+struct StageActivations {
+  std::vector<ActivationMemory> step, forward;
+  std::vector<Recomputation> recomputed;
+  std::vector<int64_t> stash;
+};
 
-bool memoryReport(ModuleOp module, const plan::Plan &plan, std::string &out, MemoryPeaks &peaks,
-                  std::string &error) {
-  const plan::Config &c = plan.config();
-  const plan::Parallelism &par = c.parallel();
-  int64_t pp = std::max<int64_t>(par.pipeline_parallel_size(), 1);
-  int64_t dp = std::max<int64_t>(par.data_parallel_size(), 1);
-  int64_t v = std::max<int64_t>(par.virtual_stages(), 1);
-  int64_t stages = plan.stages_size() ? plan.stages_size() : 1;
-  int64_t micro = c.global_batch_size() / std::max<int64_t>(c.micro_batch_size() * dp, 1);
-  std::set<std::string> params;
-  for (const plan::Parameter &p : plan.parameters())
-    params.insert(p.name());
-
-  // Per virtual stage: the step's activation accounting, the forward's
-  // transient peak and the stage input a pipelined micro-batch keeps.
-  std::vector<ActivationMemory> step(static_cast<size_t>(stages)), forward(step.size());
-  std::vector<Recomputation> recomputed(step.size());
-  std::vector<int64_t> stash(step.size(), 0);
+bool analyzeStages(ModuleOp module, const plan::Plan &plan, int64_t stages, StageActivations &out,
+                   std::string &error) {
+  std::vector<ActivationMemory> &step = out.step, &forward = out.forward;
+  step.assign(static_cast<size_t>(stages), ActivationMemory());
+  forward.assign(step.size(), ActivationMemory());
+  std::vector<Recomputation> &recomputed = out.recomputed;
+  recomputed.assign(step.size(), Recomputation());
+  std::vector<int64_t> &stash = out.stash;
+  stash.assign(step.size(), 0);
   for (int64_t k = 0; k < stages; ++k) {
     bool found = false;
     for (const plan::Function &f : plan.functions()) {
@@ -174,50 +171,182 @@ bool memoryReport(ModuleOp module, const plan::Plan &plan, std::string &out, Mem
     }
   }
 
+  return true;
+}
+
+/// Each function's arena, planned on a bufferized copy exactly as the
+/// native code will be.
+bool planArenas(ModuleOp module, std::map<std::string, int64_t> &arenas, std::string &error) {
+  OwningOpRef<ModuleOp> copy(module.clone());
+  PassManager bufferize(module.getContext());
+  if (failed(buildBufferizePipeline(bufferize)) || failed(bufferize.run(*copy))) {
+    error = "bufferizing the plan's functions failed";
+    return false;
+  }
+  for (auto fn : copy->getOps<func::FuncOp>())
+    if (auto bytes = fn->getAttrOfType<IntegerAttr>(kArenaBytesAttrName))
+      arenas[fn.getName().str()] = bytes.getInt();
+  return true;
+}
+
+/// Virtual stage k's saved activations by layer (identical consecutive
+/// layers once) and what its backward recomputes.
+void describeStageActivations(std::ostringstream &r, int64_t k, const ActivationMemory &a,
+                              const Recomputation &rc) {
+  std::set<std::optional<int64_t>> layers;
+  for (const SavedTensor &t : a.saved)
+    layers.insert(t.layer);
+  // Identical consecutive layers are listed once.
+  std::optional<int64_t> runStart;
+  std::string runText;
+  int64_t runBytes = 0, runEnd = 0;
+  auto flush = [&] {
+    if (!runStart)
+      return;
+    r << "      " << (*runStart == runEnd ? "layer " + std::to_string(runEnd)
+                                           : "layers " + std::to_string(*runStart) + "-" +
+                                                 std::to_string(runEnd) + ", each")
+      << ": " << runBytes << " = " << runText << "\n";
+    runStart.reset();
+  };
+  for (std::optional<int64_t> layer : layers) {
+    if (!layer)
+      continue;
+    std::string text = describeLayer(a, layer);
+    int64_t bytes = a.layerBytes(layer);
+    if (runStart && text == runText && *layer == runEnd + 1) {
+      runEnd = *layer;
+      continue;
+    }
+    flush();
+    runStart = layer;
+    runEnd = *layer;
+    runText = text;
+    runBytes = bytes;
+  }
+  flush();
+  if (layers.count(std::nullopt))
+    r << "      outside the layers: " << a.layerBytes(std::nullopt) << " = "
+      << describeLayer(a, std::nullopt) << "\n";
+  char share[32];
+  std::snprintf(share, sizeof share, "%.1f%%",
+                rc.forwardFlops ? 100.0 * static_cast<double>(rc.flops) /
+                                      static_cast<double>(rc.forwardFlops)
+                                : 0.0);
+  r << "    virtual stage " << k << ": recomputed in the backward, per micro-batch: "
+    << rc.flops << " FLOPs (" << share << " of the forward's " << rc.forwardFlops << ")\n";
+  if (!rc.plan.empty())
+    r << "      " << rc.plan << "\n";
+  // Identical consecutive layers once, as above.
+  std::optional<int64_t> from, to;
+  std::string text;
+  auto flushRecomputed = [&] {
+    if (!text.empty())
+      r << "      " << (!from ? std::string("outside the layers")
+                              : *from == *to ? "layer " + std::to_string(*from)
+                                             : "layers " + std::to_string(*from) + "-" +
+                                                   std::to_string(*to) + ", each")
+        << ": " << text << "\n";
+    text.clear();
+  };
+  for (auto &[layer, ops] : rc.byLayer) {
+    if (layer && to && !text.empty() && ops == text && *layer == *to + 1) {
+      to = layer;
+      continue;
+    }
+    flushRecomputed();
+    from = to = layer;
+    text = ops;
+  }
+  flushRecomputed();
+}
+
+/// The bytes of the runtime's buffers on pipeline rank `s` (every input
+/// and output of its functions, and a scratch copy of each output that
+/// overwrites an input), by category.
+int64_t residentBuffers(const plan::Plan &plan, int64_t s, int64_t pp,
+                        const std::set<std::string> &params,
+                        std::map<std::string, int64_t> &byCategory) {
+  std::map<std::string, int64_t> buffers;
+  for (const plan::Function &f : plan.functions()) {
+    if (f.stage() % pp != s)
+      continue;
+    std::set<std::string> inputs;
+    for (const plan::TensorSpec &in : f.inputs()) {
+      buffers[in.name()] = bytesOf(in);
+      inputs.insert(in.name());
+    }
+    for (const plan::TensorSpec &o : f.outputs()) {
+      buffers[o.name()] = bytesOf(o);
+      if (inputs.count(o.name()))
+        buffers[o.name() + "#next"] = bytesOf(o);
+    }
+  }
+  int64_t resident = 0;
+  for (auto &[name, bytes] : buffers) {
+    byCategory[categoryOf(name, params)] += bytes;
+    resident += bytes;
+  }
+  return resident;
+}
+
+/// Pipeline rank `s`'s arena (as large as its largest function's), and a
+/// line listing each function's.
+int64_t rankArena(const plan::Plan &plan, int64_t s, int64_t pp, int64_t stages,
+                  const std::map<std::string, int64_t> &arenas, std::ostringstream &r) {
+  int64_t arena = 0;
+  std::string arenaOf, perFunction;
+  for (const plan::Function &f : plan.functions()) {
+    if (f.stage() % pp != s)
+      continue;
+    int64_t bytes = arenas.count(f.name()) ? arenas.at(f.name()) : 0;
+    perFunction += (perFunction.empty() ? "" : ", ") + f.role() +
+                   (stages > 1 ? " of virtual stage " + std::to_string(f.stage()) : "") + " " +
+                   std::to_string(bytes);
+    if (bytes > arena) {
+      arena = bytes;
+      arenaOf = f.role();
+    }
+  }
+  r << "    temporaries: one arena of " << arena << " (" << mb(arena)
+    << "), every buffer of a call at an offset planned by mt-plan-buffers; per function: "
+    << perFunction << "\n";
+  return arena;
+}
+
+} // namespace
+
+bool memoryReport(ModuleOp module, const plan::Plan &plan, std::string &out, MemoryPeaks &peaks,
+                  std::string &error) {
+  const plan::Config &c = plan.config();
+  const plan::Parallelism &par = c.parallel();
+  int64_t pp = std::max<int64_t>(par.pipeline_parallel_size(), 1);
+  int64_t dp = std::max<int64_t>(par.data_parallel_size(), 1);
+  int64_t v = std::max<int64_t>(par.virtual_stages(), 1);
+  int64_t stages = plan.stages_size() ? plan.stages_size() : 1;
+  int64_t micro = c.global_batch_size() / std::max<int64_t>(c.micro_batch_size() * dp, 1);
+  std::set<std::string> params;
+  for (const plan::Parameter &p : plan.parameters())
+    params.insert(p.name());
+
+  StageActivations stage;
+  if (!analyzeStages(module, plan, stages, stage, error))
+    return false;
+  const std::vector<ActivationMemory> &step = stage.step;
+  const std::vector<int64_t> &stash = stage.stash;
+
   std::ostringstream r;
   r << "memory per rank, before anything runs (" << micro << " micro-batches of "
     << c.micro_batch_size() << " sequences per data-parallel rank and step; bytes):\n";
   peaks.perPipelineRank.assign(static_cast<size_t>(pp), 0);
   peaks.stepBase.assign(static_cast<size_t>(stages), 0);
   peaks.arenaOverhead.assign(static_cast<size_t>(stages), 0);
-  // Each function's arena, planned on a bufferized copy exactly as the
-  // native code will be.
   std::map<std::string, int64_t> arenas;
-  {
-    OwningOpRef<ModuleOp> copy(module.clone());
-    PassManager bufferize(module.getContext());
-    if (failed(buildBufferizePipeline(bufferize)) || failed(bufferize.run(*copy))) {
-      error = "bufferizing the plan's functions failed";
-      return false;
-    }
-    for (auto fn : copy->getOps<func::FuncOp>())
-      if (auto bytes = fn->getAttrOfType<IntegerAttr>(kArenaBytesAttrName))
-        arenas[fn.getName().str()] = bytes.getInt();
-  }
+  if (!planArenas(module, arenas, error))
+    return false;
   for (int64_t s = 0; s < pp; ++s) {
-    // The runtime's buffers: every input and output of this rank's
-    // functions, and a scratch copy of each output that overwrites an input.
-    std::map<std::string, int64_t> buffers;
-    for (const plan::Function &f : plan.functions()) {
-      if (f.stage() % pp != s)
-        continue;
-      std::set<std::string> inputs;
-      for (const plan::TensorSpec &in : f.inputs()) {
-        buffers[in.name()] = bytesOf(in);
-        inputs.insert(in.name());
-      }
-      for (const plan::TensorSpec &o : f.outputs()) {
-        buffers[o.name()] = bytesOf(o);
-        if (inputs.count(o.name()))
-          buffers[o.name() + "#next"] = bytesOf(o);
-      }
-    }
     std::map<std::string, int64_t> byCategory;
-    int64_t resident = 0;
-    for (auto &[name, bytes] : buffers) {
-      byCategory[categoryOf(name, params)] += bytes;
-      resident += bytes;
-    }
+    int64_t resident = residentBuffers(plan, s, pp, params, byCategory);
     std::string held;
     for (int64_t k = s; k < stages; k += pp)
       held += (held.empty() ? "" : ", ") + std::to_string(k);
@@ -235,93 +364,10 @@ bool memoryReport(ModuleOp module, const plan::Plan &plan, std::string &out, Mem
       const ActivationMemory &a = step[static_cast<size_t>(k)];
       r << "    virtual stage " << k << ": activations the backward reads, per micro-batch: "
         << a.savedBytes << " (" << mb(a.savedBytes) << ")\n";
-      std::set<std::optional<int64_t>> layers;
-      for (const SavedTensor &t : a.saved)
-        layers.insert(t.layer);
-      // Identical consecutive layers are listed once.
-      std::optional<int64_t> runStart;
-      std::string runText;
-      int64_t runBytes = 0, runEnd = 0;
-      auto flush = [&] {
-        if (!runStart)
-          return;
-        r << "      " << (*runStart == runEnd ? "layer " + std::to_string(runEnd)
-                                               : "layers " + std::to_string(*runStart) + "-" +
-                                                     std::to_string(runEnd) + ", each")
-          << ": " << runBytes << " = " << runText << "\n";
-        runStart.reset();
-      };
-      for (std::optional<int64_t> layer : layers) {
-        if (!layer)
-          continue;
-        std::string text = describeLayer(a, layer);
-        int64_t bytes = a.layerBytes(layer);
-        if (runStart && text == runText && *layer == runEnd + 1) {
-          runEnd = *layer;
-          continue;
-        }
-        flush();
-        runStart = layer;
-        runEnd = *layer;
-        runText = text;
-        runBytes = bytes;
-      }
-      flush();
-      if (layers.count(std::nullopt))
-        r << "      outside the layers: " << a.layerBytes(std::nullopt) << " = "
-          << describeLayer(a, std::nullopt) << "\n";
-      const Recomputation &rc = recomputed[static_cast<size_t>(k)];
-      char share[32];
-      std::snprintf(share, sizeof share, "%.1f%%",
-                    rc.forwardFlops ? 100.0 * static_cast<double>(rc.flops) /
-                                          static_cast<double>(rc.forwardFlops)
-                                    : 0.0);
-      r << "    virtual stage " << k << ": recomputed in the backward, per micro-batch: "
-        << rc.flops << " FLOPs (" << share << " of the forward's " << rc.forwardFlops << ")\n";
-      if (!rc.plan.empty())
-        r << "      " << rc.plan << "\n";
-      // Identical consecutive layers once, as above.
-      std::optional<int64_t> from, to;
-      std::string text;
-      auto flushRecomputed = [&] {
-        if (!text.empty())
-          r << "      " << (!from ? std::string("outside the layers")
-                                  : *from == *to ? "layer " + std::to_string(*from)
-                                                 : "layers " + std::to_string(*from) + "-" +
-                                                       std::to_string(*to) + ", each")
-            << ": " << text << "\n";
-        text.clear();
-      };
-      for (auto &[layer, ops] : rc.byLayer) {
-        if (layer && to && !text.empty() && ops == text && *layer == *to + 1) {
-          to = layer;
-          continue;
-        }
-        flushRecomputed();
-        from = to = layer;
-        text = ops;
-      }
-      flushRecomputed();
+      describeStageActivations(r, k, a, stage.recomputed[static_cast<size_t>(k)]);
     }
 
-    // The arena: one per rank, as large as its largest function's.
-    int64_t arena = 0;
-    std::string arenaOf, perFunction;
-    for (const plan::Function &f : plan.functions()) {
-      if (f.stage() % pp != s)
-        continue;
-      int64_t bytes = arenas.count(f.name()) ? arenas.at(f.name()) : 0;
-      perFunction += (perFunction.empty() ? "" : ", ") + f.role() +
-                     (stages > 1 ? " of virtual stage " + std::to_string(f.stage()) : "") + " " +
-                     std::to_string(bytes);
-      if (bytes > arena) {
-        arena = bytes;
-        arenaOf = f.role();
-      }
-    }
-    r << "    temporaries: one arena of " << arena << " (" << mb(arena)
-      << "), every buffer of a call at an offset planned by mt-plan-buffers; per function: "
-      << perFunction << "\n";
+    int64_t arena = rankArena(plan, s, pp, stages, arenas, r);
     for (int64_t k = s; k < stages; k += pp) {
       const ActivationMemory &a = step[static_cast<size_t>(k)];
       r << "    virtual stage " << k << ": live activations of the training step at their "
