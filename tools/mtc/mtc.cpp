@@ -269,32 +269,29 @@ static bool fitsBudget(const std::string &report, const mt::MemoryPeaks &peaks, 
   return false;
 }
 
-int main(int argc, char **argv) {
-  llvm::InitLLVM init(argc, argv);
-  registerMLIRContextCLOptions();
-  registerPassManagerCLOptions();
-  registerAsmPrinterCLOptions();
-  registerDefaultTimingManagerCLOptions();
-  mt::registerPassesAndPipelines(); // the lowering pipeline names upstream passes
-  cl::ParseCommandLineOptions(argc, argv, "mtc: compiles a transformer model written in "
-                                          "the mt dialect into a training plan\n");
+static bool refuse(const llvm::Twine &message) {
+  fail(message);
+  return false;
+}
 
+/// The compile's settings and code target from the command line; false
+/// after printing what is wrong.
+static bool settingsFromFlags(mt::CompileSettings &settings, mt::CodeTarget &code) {
   if (tp < 1 || pp < 1 || dp < 0 || worldSize < 0 || virtualStages < 1)
-    return fail("--tp, --pp and --virtual-stages must be >= 1, --dp and --world-size >= 0");
+    return refuse("--tp, --pp and --virtual-stages must be >= 1, --dp and --world-size >= 0");
   int64_t dataParallel = dp;
   if (worldSize > 0) {
     if (worldSize % (tp * pp) != 0)
-      return fail("--world-size " + llvm::Twine(static_cast<int64_t>(worldSize)) +
+      return refuse("--world-size " + llvm::Twine(static_cast<int64_t>(worldSize)) +
                   " is not a multiple of --tp x --pp = " + llvm::Twine(tp * pp));
     if (dataParallel && dataParallel * tp * pp != worldSize)
-      return fail("--world-size " + llvm::Twine(static_cast<int64_t>(worldSize)) +
+      return refuse("--world-size " + llvm::Twine(static_cast<int64_t>(worldSize)) +
                   " differs from --tp x --pp x --dp = " + llvm::Twine(tp * pp * dataParallel));
     dataParallel = worldSize / (tp * pp);
   }
   if (!dataParallel)
     dataParallel = 1;
 
-  mt::CompileSettings settings;
   settings.vocabMultiple = vocabMultiple;
   settings.microBatchSize = microBatchSize;
   settings.seqLength = seqLength;
@@ -312,17 +309,17 @@ int main(int argc, char **argv) {
   settings.fuseBiasDropoutAdd = fuseBiasDropoutAdd;
   settings.fuseAddLayerNorm = fuseAddLayerNorm;
   if (bf16 && fp16)
-    return fail("--bf16 and --fp16 choose different 16-bit types: give one");
+    return refuse("--bf16 and --fp16 choose different 16-bit types: give one");
   settings.activationType = bf16 ? "bf16" : fp16 ? "f16" : "f32";
   bool scaleFlags = lossScale.getNumOccurrences() || initialLossScale.getNumOccurrences() ||
                     minLossScale.getNumOccurrences() || lossScaleWindow.getNumOccurrences() ||
                     hysteresis.getNumOccurrences();
   if (scaleFlags && !fp16)
-    return fail("--loss-scale, --initial-loss-scale, --min-loss-scale, --loss-scale-window and "
+    return refuse("--loss-scale, --initial-loss-scale, --min-loss-scale, --loss-scale-window and "
                 "--hysteresis scale fp16's loss: they need --fp16");
   if (fp16 && (lossScale < 0 || !(initialLossScale > 0) || !(minLossScale > 0) ||
                minLossScale > initialLossScale || lossScaleWindow < 1 || hysteresis < 1))
-    return fail("--fp16's loss scaling needs --loss-scale >= 0, --initial-loss-scale >= "
+    return refuse("--fp16's loss scaling needs --loss-scale >= 0, --initial-loss-scale >= "
                 "--min-loss-scale > 0, --loss-scale-window >= 1 and --hysteresis >= 1");
   settings.fuseGradientAccumulation = fuseGradientAccumulation;
   settings.recomputeAllGathers = recomputeAllGathers && sp && tp > 1;
@@ -333,18 +330,17 @@ int main(int argc, char **argv) {
   if (!memoryBudget.empty() &&
       (!mt::parseByteSize(memoryBudget, settings.memoryBudget, error) ||
        settings.memoryBudget <= 0))
-    return fail("--memory-budget: " + (error.empty() ? "must be more than 0 bytes" : error));
+    return refuse("--memory-budget: " + (error.empty() ? "must be more than 0 bytes" : error));
   if (!settings.check(error))
-    return fail(error);
-  mt::CodeTarget code;
+    return refuse(error);
   code.emulateGpuKernels = emulateGpuKernels;
   if (emulateGpuKernels && target == "cuda")
-    return fail("--emulate-gpu-kernels makes a CPU plan that runs the GPU's kernels on the CPU; "
+    return refuse("--emulate-gpu-kernels makes a CPU plan that runs the GPU's kernels on the CPU; "
                 "drop --target=cuda");
   if (target == "cuda" || (target == "auto" && !emulateGpuKernels && mt::countCudaDevices() > 0))
     code.cuda = true;
   else if (target != "cpu" && target != "auto")
-    return fail("--target must be cpu, cuda or auto, got '" + target + "'");
+    return refuse("--target must be cpu, cuda or auto, got '" + target + "'");
   if (code.cuda) {
     if (!cudaArch.empty())
       code.chips.assign(cudaArch.begin(), cudaArch.end());
@@ -352,15 +348,73 @@ int main(int argc, char **argv) {
       int version = 0;
       if (chip.size() < 5 || chip.compare(0, 3, "sm_") != 0 ||
           !llvm::to_integer(llvm::StringRef(chip).drop_front(3), version) || version < 80)
-        return fail("--cuda-arch takes architectures sm_80 or newer (sm_80, sm_86, sm_89, "
+        return refuse("--cuda-arch takes architectures sm_80 or newer (sm_80, sm_86, sm_89, "
                     "sm_90, ...), got '" + chip + "'");
     }
     std::string chosen = ptxasPath;
     code.ptxas = chosen.empty() ? mt::findPtxas() : chosen == "none" ? std::string() : chosen;
     if (!ptxasPath.empty() && ptxasPath != "none" && !llvm::sys::fs::can_execute(ptxasPath))
-      return fail("--ptxas: '" + ptxasPath + "' is not an executable");
+      return refuse("--ptxas: '" + ptxasPath + "' is not an executable");
   }
 
+  return true;
+}
+
+/// The training options the plan carries (schedule, optimizer, loss
+/// scaling, the command line); false after printing what is wrong.
+static bool trainingConfig(mt::plan::Plan &plan, const mt::CompileSettings &settings, int argc,
+                           char **argv) {
+  mt::plan::Config &config = *plan.mutable_config();
+  if (decayStyle != "constant" && decayStyle != "linear" && decayStyle != "cosine")
+    return refuse("--lr-decay-style must be constant, linear or cosine, got '" + decayStyle + "'");
+  if (trainIters < 1 || warmup < 0 || lr < 0 || minLr < 0 || clipGrad < 0 || adamEps <= 0 ||
+      beta1 < 0 || beta1 >= 1 || beta2 < 0 || beta2 >= 1)
+    return refuse("invalid training options: need --train-iters >= 1, --lr-warmup-iters >= 0, "
+                "non-negative rates, --adam-eps > 0 and Adam betas in [0, 1)");
+  config.set_train_iters(trainIters);
+  config.set_seed(seed);
+  config.set_activation_type(settings.activationType);
+  if (fp16) {
+    mt::plan::LossScaling &ls = *config.mutable_loss_scaling();
+    bool constant = lossScale > 0;
+    ls.set_initial_scale(constant ? lossScale : initialLossScale);
+    ls.set_min_scale(constant ? lossScale : minLossScale);
+    ls.set_window(constant ? 0 : lossScaleWindow);
+    ls.set_hysteresis(hysteresis);
+  }
+  std::string commandLine;
+  for (int i = 0; i < argc; ++i)
+    commandLine += (i ? " " : "") + std::string(argv[i]);
+  config.set_command_line(commandLine);
+  mt::plan::Optimizer &opt = *config.mutable_optimizer();
+  opt.set_lr(lr);
+  opt.set_min_lr(minLr);
+  opt.set_lr_warmup_iters(warmup);
+  opt.set_lr_decay_style(decayStyle);
+  opt.set_lr_decay_iters(decayIters ? static_cast<int64_t>(decayIters) : static_cast<int64_t>(trainIters));
+  opt.set_clip_grad(clipGrad);
+  opt.set_weight_decay(weightDecay);
+  opt.set_adam_beta1(beta1);
+  opt.set_adam_beta2(beta2);
+  opt.set_adam_eps(adamEps);
+  return true;
+}
+
+int main(int argc, char **argv) {
+  llvm::InitLLVM init(argc, argv);
+  registerMLIRContextCLOptions();
+  registerPassManagerCLOptions();
+  registerAsmPrinterCLOptions();
+  registerDefaultTimingManagerCLOptions();
+  mt::registerPassesAndPipelines(); // the lowering pipeline names upstream passes
+  cl::ParseCommandLineOptions(argc, argv, "mtc: compiles a transformer model written in "
+                                          "the mt dialect into a training plan\n");
+
+  mt::CompileSettings settings;
+  mt::CodeTarget code;
+  if (!settingsFromFlags(settings, code))
+    return 1;
+  std::string error;
   auto file = openInputFile(inputFilename, &error);
   if (!file)
     return fail(error);
@@ -430,39 +484,8 @@ int main(int argc, char **argv) {
     return 0;
   }
 
-  mt::plan::Config &config = *plan.mutable_config();
-  if (decayStyle != "constant" && decayStyle != "linear" && decayStyle != "cosine")
-    return fail("--lr-decay-style must be constant, linear or cosine, got '" + decayStyle + "'");
-  if (trainIters < 1 || warmup < 0 || lr < 0 || minLr < 0 || clipGrad < 0 || adamEps <= 0 ||
-      beta1 < 0 || beta1 >= 1 || beta2 < 0 || beta2 >= 1)
-    return fail("invalid training options: need --train-iters >= 1, --lr-warmup-iters >= 0, "
-                "non-negative rates, --adam-eps > 0 and Adam betas in [0, 1)");
-  config.set_train_iters(trainIters);
-  config.set_seed(seed);
-  config.set_activation_type(settings.activationType);
-  if (fp16) {
-    mt::plan::LossScaling &ls = *config.mutable_loss_scaling();
-    bool constant = lossScale > 0;
-    ls.set_initial_scale(constant ? lossScale : initialLossScale);
-    ls.set_min_scale(constant ? lossScale : minLossScale);
-    ls.set_window(constant ? 0 : lossScaleWindow);
-    ls.set_hysteresis(hysteresis);
-  }
-  std::string commandLine;
-  for (int i = 0; i < argc; ++i)
-    commandLine += (i ? " " : "") + std::string(argv[i]);
-  config.set_command_line(commandLine);
-  mt::plan::Optimizer &opt = *config.mutable_optimizer();
-  opt.set_lr(lr);
-  opt.set_min_lr(minLr);
-  opt.set_lr_warmup_iters(warmup);
-  opt.set_lr_decay_style(decayStyle);
-  opt.set_lr_decay_iters(decayIters ? static_cast<int64_t>(decayIters) : static_cast<int64_t>(trainIters));
-  opt.set_clip_grad(clipGrad);
-  opt.set_weight_decay(weightDecay);
-  opt.set_adam_beta1(beta1);
-  opt.set_adam_beta2(beta2);
-  opt.set_adam_eps(adamEps);
+  if (!trainingConfig(plan, settings, argc, argv))
+    return 1;
   if (reportParallel) {
     std::string report;
     if (!mt::parallelReport(plan, report, error))
