@@ -25,6 +25,7 @@
 
 #include <cmath>
 #include <cstdio>
+#include <functional>
 #include <random>
 
 using namespace mlir;
@@ -63,6 +64,102 @@ void writeAt(mt::Buffer &b, Type t, int64_t i, double v) {
 int fail(const llvm::Twine &message) {
   llvm::errs() << "mt-gradcheck: error: " << message << "\n";
   return 1;
+}
+
+
+
+/// Lowers the module to native code and loads it; `arenaBytes` receives
+/// the largest arena a function takes. False after printing why.
+bool compileModule(MLIRContext &context, ModuleOp module, int64_t &arenaBytes,
+                   mt::CpuModule &compiled) {
+  std::string error;
+  PassManager bufferize(&context), lower(&context);
+  if (failed(mt::buildBufferizePipeline(bufferize)) || failed(bufferize.run(module)))
+    return false;
+  // Every function takes its arena last; one as large as the largest.
+  arenaBytes = 0;
+  for (auto fn : module.getOps<func::FuncOp>())
+    if (auto bytes = fn->getAttrOfType<IntegerAttr>(mt::kArenaBytesAttrName))
+      arenaBytes = std::max<int64_t>(arenaBytes, bytes.getInt());
+  if (failed(mt::buildBuffersToLLVMPipeline(lower)) || failed(lower.run(module)))
+    return false;
+  llvm::SmallString<128> dir;
+  if (auto ec = llvm::sys::fs::createUniqueDirectory("mt-gradcheck", dir))
+    return fail("cannot create a temporary directory: " + ec.message()), false;
+  std::string soPath = (dir + "/model.so").str();
+  if (!mt::emitSharedObject(module, soPath, error))
+    return fail(error), false;
+  bool loaded = compiled.load(soPath, error);
+  llvm::sys::fs::remove(soPath);
+  llvm::sys::fs::remove(dir);
+  if (!loaded)
+    return fail(error), false;
+  return true;
+}
+
+/// Parameters from their initializers (ones/zeros perturbed so no gradient
+/// is special), random tokens and labels, a random loss mask.
+std::vector<std::unique_ptr<mt::Buffer>> makeInputs(const std::vector<ArgInfo> &args,
+                                                    int64_t vocab, std::mt19937_64 &rng) {
+  std::normal_distribution<double> normal(0.0, 1.0);
+  std::vector<std::unique_ptr<mt::Buffer>> inputs;
+  for (const ArgInfo &a : args) {
+    auto b = std::make_unique<mt::Buffer>(a.shape, bytesOf(a.element));
+    for (int64_t i = 0; i < b->numElements(); ++i) {
+      if (a.param) {
+        mt::InitKind kind = a.param->attr.getInit();
+        double base = kind == mt::InitKind::ones ? 1.0 : 0.0;
+        double scale = kind == mt::InitKind::normal
+                           ? std::max(a.param->attr.getStd().convertToDouble(), 0.1)
+                           : 0.1;
+        writeAt(*b, a.element, i, base + scale * normal(rng));
+      } else if (a.element.isInteger(1)) {
+        // masks: mostly kept, position 0 always kept
+        b->as<uint8_t>()[i] = (i == 0 || rng() % 4 != 0) ? 1 : 0;
+      } else if (a.element.isInteger(32)) {
+        b->as<int32_t>()[i] = static_cast<int32_t>(rng() % std::max<int64_t>(vocab, 1));
+      } else if (a.element.isInteger(64)) {
+        b->as<int64_t>()[i] = static_cast<int64_t>(rng() % std::max<int64_t>(vocab, 1));
+      } else {
+        writeAt(*b, a.element, i, (i == 0 || rng() % 5 != 0) ? 1.0 : 0.0);
+      }
+    }
+    inputs.push_back(std::move(b));
+  }
+  return inputs;
+}
+
+/// Central finite differences of `samples` elements (all when 0) of one
+/// parameter against its compiled gradient `g`; prints one line.
+bool checkParameter(const std::string &name, mt::Buffer &value, mt::Buffer &g, Type t,
+                    std::mt19937_64 &rng, const std::function<double()> &forwardLoss) {
+  std::vector<int64_t> indices;
+  for (int64_t i = 0; i < value.numElements(); ++i)
+    indices.push_back(i);
+  if (samples && indices.size() > samples) {
+    std::shuffle(indices.begin(), indices.end(), rng);
+    indices.resize(samples);
+  }
+  double worst = 0, largest = 0;
+  bool ok = true;
+  for (int64_t i : indices) {
+    double orig = readAt(value, t, i);
+    writeAt(value, t, i, orig + epsilon);
+    double plus = forwardLoss();
+    writeAt(value, t, i, orig - epsilon);
+    double minus = forwardLoss();
+    writeAt(value, t, i, orig);
+    double fd = (plus - minus) / (2 * epsilon), an = readAt(g, t, i);
+    double diff = std::fabs(fd - an);
+    double rel = diff / std::max({std::fabs(fd), std::fabs(an), 1e-300});
+    largest = std::max(largest, std::fabs(an));
+    worst = std::max(worst, rel);
+    // Tiny gradients are judged by absolute error; the rest by relative.
+    ok &= diff <= absTolerance || rel <= tolerance;
+  }
+std::printf("%-22s %8zu %14.3e %14.3e  %s\n", name.c_str(), indices.size(), worst, largest,
+              ok ? "ok" : "FAIL");
+  return ok;
 }
 
 } // namespace
@@ -131,58 +228,13 @@ int main(int argc, char **argv) {
     gradResults.push_back({{r.getShape().begin(), r.getShape().end()}, r.getElementType()});
   }
 
-  PassManager bufferize(&context), lower(&context);
-  if (failed(mt::buildBufferizePipeline(bufferize)) || failed(bufferize.run(*module)))
-    return 1;
-  // Every function takes its arena last; one as large as the largest.
   int64_t arenaBytes = 0;
-  for (auto fn : module->getOps<func::FuncOp>())
-    if (auto bytes = fn->getAttrOfType<IntegerAttr>(mt::kArenaBytesAttrName))
-      arenaBytes = std::max<int64_t>(arenaBytes, bytes.getInt());
-  mt::Buffer arena({arenaBytes}, 1);
-  if (failed(mt::buildBuffersToLLVMPipeline(lower)) || failed(lower.run(*module)))
-    return 1;
-  llvm::SmallString<128> dir;
-  if (auto ec = llvm::sys::fs::createUniqueDirectory("mt-gradcheck", dir))
-    return fail("cannot create a temporary directory: " + ec.message());
-  std::string soPath = (dir + "/model.so").str();
-  if (!mt::emitSharedObject(*module, soPath, error))
-    return fail(error);
   mt::CpuModule compiled;
-  bool loaded = compiled.load(soPath, error);
-  llvm::sys::fs::remove(soPath);
-  llvm::sys::fs::remove(dir);
-  if (!loaded)
-    return fail(error);
-
-  // Inputs: parameters from their initializers (ones/zeros perturbed so no
-  // gradient is special), random tokens and labels, a random loss mask.
+  if (!compileModule(context, *module, arenaBytes, compiled))
+    return 1;
+  mt::Buffer arena({arenaBytes}, 1);
   std::mt19937_64 rng(seed);
-  std::normal_distribution<double> normal(0.0, 1.0);
-  std::vector<std::unique_ptr<mt::Buffer>> inputs;
-  for (const ArgInfo &a : args) {
-    auto b = std::make_unique<mt::Buffer>(a.shape, bytesOf(a.element));
-    for (int64_t i = 0; i < b->numElements(); ++i) {
-      if (a.param) {
-        mt::InitKind kind = a.param->attr.getInit();
-        double base = kind == mt::InitKind::ones ? 1.0 : 0.0;
-        double scale = kind == mt::InitKind::normal
-                           ? std::max(a.param->attr.getStd().convertToDouble(), 0.1)
-                           : 0.1;
-        writeAt(*b, a.element, i, base + scale * normal(rng));
-      } else if (a.element.isInteger(1)) {
-        // masks: mostly kept, position 0 always kept
-        b->as<uint8_t>()[i] = (i == 0 || rng() % 4 != 0) ? 1 : 0;
-      } else if (a.element.isInteger(32)) {
-        b->as<int32_t>()[i] = static_cast<int32_t>(rng() % std::max<int64_t>(vocab, 1));
-      } else if (a.element.isInteger(64)) {
-        b->as<int64_t>()[i] = static_cast<int64_t>(rng() % std::max<int64_t>(vocab, 1));
-      } else {
-        writeAt(*b, a.element, i, (i == 0 || rng() % 5 != 0) ? 1.0 : 0.0);
-      }
-    }
-    inputs.push_back(std::move(b));
-  }
+  std::vector<std::unique_ptr<mt::Buffer>> inputs = makeInputs(args, vocab, rng);
   auto forwardLoss = [&]() -> double {
     mt::Buffer loss({}, bytesOf(lossType));
     std::vector<mt::Buffer *> callArgs;
@@ -221,33 +273,8 @@ int main(int argc, char **argv) {
     mt::Buffer &value = *inputs[a];
     mt::Buffer &g = *outputs[out++];
     Type t = args[a].element;
-    std::vector<int64_t> indices;
-    for (int64_t i = 0; i < value.numElements(); ++i)
-      indices.push_back(i);
-    if (samples && indices.size() > samples) {
-      std::shuffle(indices.begin(), indices.end(), rng);
-      indices.resize(samples);
-    }
-    double worst = 0, largest = 0;
-    bool ok = true;
-    for (int64_t i : indices) {
-      double orig = readAt(value, t, i);
-      writeAt(value, t, i, orig + epsilon);
-      double plus = forwardLoss();
-      writeAt(value, t, i, orig - epsilon);
-      double minus = forwardLoss();
-      writeAt(value, t, i, orig);
-      double fd = (plus - minus) / (2 * epsilon), an = readAt(g, t, i);
-      double diff = std::fabs(fd - an);
-      double rel = diff / std::max({std::fabs(fd), std::fabs(an), 1e-300});
-      largest = std::max(largest, std::fabs(an));
-      worst = std::max(worst, rel);
-      // Tiny gradients are judged by absolute error; the rest by relative.
-      ok &= diff <= absTolerance || rel <= tolerance;
-    }
+    bool ok = checkParameter(args[a].param->name, value, g, t, rng, forwardLoss);
     allOk &= ok;
-    std::printf("%-22s %8zu %14.3e %14.3e  %s\n", args[a].param->name.c_str(), indices.size(),
-                worst, largest, ok ? "ok" : "FAIL");
   }
   std::printf("%s\n", allOk ? "all gradients agree with finite differences"
                             : "some gradients disagree with finite differences");
