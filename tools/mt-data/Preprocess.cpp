@@ -76,8 +76,9 @@ bool loadTokenizer(const TokenizerOptions &options, Gpt2Tokenizer &tokenizer) {
   return ok;
 }
 
-int runPreprocess(const PreprocessOptions &options) {
-  InputFormat format;
+/// The input's format from its name, and the keys checked against it;
+/// false after printing what is wrong.
+bool inputFormatOf(const PreprocessOptions &options, InputFormat &format) {
   if (endsWith(options.input, ".jsonl") || endsWith(options.input, ".json")) {
     format = InputFormat::JsonLines;
   } else if (endsWith(options.input, ".txt")) {
@@ -86,22 +87,52 @@ int runPreprocess(const PreprocessOptions &options) {
       std::fprintf(stderr, "mt-data: error: a .txt input has one text per document; give one key "
                            "(it names the output), not %zu\n",
                    options.jsonKeys.size());
-      return 1;
+      return false;
     }
   } else {
     std::fprintf(stderr,
                  "mt-data: error: cannot tell the format of '%s': name JSON lines .jsonl or "
                  ".json, plain text .txt\n",
                  options.input.c_str());
-    return 1;
+    return false;
   }
   for (size_t i = 0; i < options.jsonKeys.size(); ++i)
     for (size_t j = 0; j < i; ++j)
       if (options.jsonKeys[i] == options.jsonKeys[j]) {
         std::fprintf(stderr, "mt-data: error: --json-keys lists \"%s\" twice\n",
                      options.jsonKeys[i].c_str());
-        return 1;
+        return false;
       }
+
+  return true;
+}
+
+/// Tokenizes a batch: worker w takes a contiguous slice.
+void tokenizeBatch(const std::vector<Item> &items, InputFormat format,
+                   const PreprocessOptions &options, const Gpt2Tokenizer &tokenizer,
+                   std::vector<BpeCache> &caches, std::vector<Tokenized> &results) {
+  size_t workers = caches.size();
+  results.assign(items.size(), Tokenized());
+  size_t slice = (items.size() + workers - 1) / workers;
+  auto work = [&](size_t w) {
+    for (size_t i = w * slice; i < std::min(items.size(), (w + 1) * slice); ++i)
+      tokenizeItem(items[i], format, options, tokenizer, caches[w], results[i]);
+  };
+  if (workers == 1 || items.size() <= 1) {
+    work(0); // the one slice is everything
+  } else {
+    std::vector<std::thread> threads;
+    for (size_t w = 0; w < workers; ++w)
+      threads.emplace_back(work, w);
+    for (std::thread &t : threads)
+      t.join();
+  }
+}
+
+int runPreprocess(const PreprocessOptions &options) {
+  InputFormat format;
+  if (!inputFormatOf(options, format))
+    return 1;
 
   Gpt2Tokenizer tokenizer;
   if (!loadTokenizer(options.tokenizer, tokenizer))
@@ -165,22 +196,7 @@ int runPreprocess(const PreprocessOptions &options) {
       items.push_back(std::move(item));
     }
 
-    // Tokenize it: worker w takes a contiguous slice.
-    results.assign(items.size(), Tokenized());
-    size_t slice = (items.size() + workers - 1) / workers;
-    auto work = [&](size_t w) {
-      for (size_t i = w * slice; i < std::min(items.size(), (w + 1) * slice); ++i)
-        tokenizeItem(items[i], format, options, tokenizer, caches[w], results[i]);
-    };
-    if (workers == 1 || items.size() <= 1) {
-      work(0); // the one slice is everything
-    } else {
-      std::vector<std::thread> threads;
-      for (size_t w = 0; w < workers; ++w)
-        threads.emplace_back(work, w);
-      for (std::thread &t : threads)
-        t.join();
-    }
+    tokenizeBatch(items, format, options, tokenizer, caches, results);
 
     // Write it in order; the first bad item ends the run.
     for (size_t i = 0; i < items.size(); ++i) {
