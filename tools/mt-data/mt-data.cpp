@@ -130,13 +130,25 @@ enum class Mode { None, Preprocess, Inspect, Samples };
 
 } // namespace
 
-int main(int argc, char **argv) {
+/// What the command line asks for.
+struct CommandLine {
   PreprocessOptions preprocess;
   InspectOptions inspect;
   SamplesOptions samples;
   TokenizerOptions tokenizer;
   Mode mode = Mode::None;
-  std::vector<std::string> seen;
+  std::vector<std::string> seen; // the flags given, in order
+};
+
+/// Reads the flags into `c`; an exit code when the tool is done (--help, a
+/// bad flag), nothing when it goes on.
+std::optional<int> parseCommandLine(int argc, char **argv, CommandLine &c) {
+  PreprocessOptions &preprocess = c.preprocess;
+  InspectOptions &inspect = c.inspect;
+  SamplesOptions &samples = c.samples;
+  TokenizerOptions &tokenizer = c.tokenizer;
+  Mode &mode = c.mode;
+  std::vector<std::string> &seen = c.seen;
   auto setMode = [&](Mode m, std::string &error) {
     if (mode != Mode::None && mode != m) {
       error = "--input, --inspect and --samples are separate commands; give one";
@@ -211,6 +223,21 @@ int main(int argc, char **argv) {
       return usageError(error);
     seen.push_back(flag);
   }
+
+  return std::nullopt;
+}
+
+int main(int argc, char **argv) {
+  CommandLine c;
+  if (std::optional<int> done = parseCommandLine(argc, argv, c))
+    return *done;
+  PreprocessOptions &preprocess = c.preprocess;
+  InspectOptions &inspect = c.inspect;
+  SamplesOptions &samples = c.samples;
+  const TokenizerOptions &tokenizer = c.tokenizer;
+  const std::vector<std::string> &seen = c.seen;
+  Mode mode = c.mode;
+  std::string error;
 
   auto only = [&](std::initializer_list<const char *> allowed, const char *command) {
     for (const std::string &flag : seen) {
