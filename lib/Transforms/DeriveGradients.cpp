@@ -128,9 +128,11 @@ LogicalResult deriveGradients(func::FuncOp forward) {
   Value seed;
   if (stageOutput) {
     unsigned index = entry.getNumArguments();
-    grad.insertArgument(index, lossType,
-                        b.getDictionaryAttr(b.getNamedAttr(kCotangentAttrName, b.getUnitAttr())),
-                        grad.getLoc());
+    if (failed(grad.insertArgument(
+            index, lossType,
+            b.getDictionaryAttr(b.getNamedAttr(kCotangentAttrName, b.getUnitAttr())),
+            grad.getLoc())))
+      return failure();
     seed = entry.getArgument(index);
   } else if (std::optional<unsigned> scale = lossScaleArgument(grad)) {
     // fp16: the backward starts from the loss scale; the trainer divides

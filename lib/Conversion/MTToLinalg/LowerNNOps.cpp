@@ -16,7 +16,6 @@ using Iter = utils::IteratorType;
 
 Value addF(OpBuilder &b, Location l, Value x, Value y) { return arith::AddFOp::create(b, l, x, y); }
 Value mulF(OpBuilder &b, Location l, Value x, Value y) { return arith::MulFOp::create(b, l, x, y); }
-Value subF(OpBuilder &b, Location l, Value x, Value y) { return arith::SubFOp::create(b, l, x, y); }
 
 Lowered lowerEmbedding(EmbeddingOp op, LinalgBuilder &lb) {
   auto out = tensorOf(op.getResult());
