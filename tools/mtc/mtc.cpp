@@ -34,6 +34,8 @@
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/ToolOutputFile.h"
 
+#include <string_view>
+
 using namespace mlir;
 namespace cl = llvm::cl;
 
@@ -54,7 +56,14 @@ static cl::OptionCategory trainCategory("training options (stored in the plan)")
 static cl::opt<double> lr("lr", cl::desc("peak learning rate"), cl::init(6e-4), cl::cat(trainCategory));
 static cl::opt<double> minLr("min-lr", cl::desc("learning rate at the end of the decay"), cl::init(0.0), cl::cat(trainCategory));
 static cl::opt<int64_t> warmup("lr-warmup-iters", cl::desc("linear warm-up iterations"), cl::init(0), cl::cat(trainCategory));
-static cl::opt<std::string> decayStyle("lr-decay-style", cl::desc("constant | linear | cosine"), cl::init("cosine"), cl::cat(trainCategory));
+enum class DecayStyle { Constant, Linear, Cosine };
+static constexpr const char *kDecayStyleNames[] = {"constant", "linear", "cosine"};
+static cl::opt<DecayStyle> decayStyle(
+    "lr-decay-style", cl::desc("learning-rate decay after the warm-up"),
+    cl::values(clEnumValN(DecayStyle::Constant, "constant", "the peak rate"),
+               clEnumValN(DecayStyle::Linear, "linear", "linearly to --min-lr"),
+               clEnumValN(DecayStyle::Cosine, "cosine", "a half cosine to --min-lr")),
+    cl::init(DecayStyle::Cosine), cl::cat(trainCategory));
 static cl::opt<int64_t> decayIters("lr-decay-iters", cl::desc("iterations of decay (default: --train-iters)"), cl::init(0), cl::cat(trainCategory));
 static cl::opt<double> clipGrad("clip-grad", cl::desc("global gradient-norm clip (0: off)"), cl::init(1.0), cl::cat(trainCategory));
 static cl::opt<double> weightDecay("weight-decay", cl::desc("AdamW weight decay (matrices only)"), cl::init(0.01), cl::cat(trainCategory));
@@ -77,11 +86,17 @@ static cl::opt<unsigned> optLevel(
                   "to compile faster)"),
     cl::Prefix, cl::init(3), cl::cat(mtcCategory));
 
-static cl::opt<std::string> target(
-    "target",
-    cl::desc("what the plan's code runs on: cpu | cuda | auto (default: cuda when this machine "
-             "has a CUDA GPU, cpu otherwise)"),
-    cl::init("auto"), cl::cat(mtcCategory));
+// Flags with a few named values are enums (cl::values): a value not in the
+// list is refused as the command line is parsed. Each keeps its name for
+// the settings and the plan.
+enum class Target { Cpu, Cuda, Auto };
+static cl::opt<Target> target(
+    "target", cl::desc("what the plan's code runs on (default: cuda when this machine has a CUDA "
+                       "GPU, cpu otherwise)"),
+    cl::values(clEnumValN(Target::Cpu, "cpu", "x86 code"),
+               clEnumValN(Target::Cuda, "cuda", "PTX and cubins, cuBLAS"),
+               clEnumValN(Target::Auto, "auto", "cuda where a GPU is, else cpu")),
+    cl::init(Target::Auto), cl::cat(mtcCategory));
 static cl::list<std::string> cudaArch(
     "cuda-arch", cl::desc("--target=cuda: GPU architectures to emit PTX for (default sm_80,sm_90)"),
     cl::CommaSeparated, cl::cat(mtcCategory));
@@ -126,8 +141,13 @@ static cl::opt<bool> distributedOptimizer(
     cl::init(false), cl::cat(parallelCategory));
 static cl::alias distributedOptimizerAlias("use-distributed-optimizer",
                                            cl::aliasopt(distributedOptimizer));
-static cl::opt<std::string> schedule("schedule", cl::desc("pipeline schedule: 1f1b | interleaved"),
-                                     cl::init("1f1b"), cl::cat(parallelCategory));
+enum class Schedule { OneF1B, Interleaved };
+static cl::opt<Schedule> schedule(
+    "schedule", cl::desc("pipeline schedule"),
+    cl::values(clEnumValN(Schedule::OneF1B, "1f1b", "one forward, one backward"),
+               clEnumValN(Schedule::Interleaved, "interleaved",
+                          "interleaved 1F1B over --virtual-stages model chunks")),
+    cl::init(Schedule::OneF1B), cl::cat(parallelCategory));
 static cl::opt<int64_t> virtualStages("virtual-stages",
                                       cl::desc("model chunks per pipeline stage (interleaved)"),
                                       cl::init(1), cl::cat(parallelCategory));
@@ -144,11 +164,14 @@ static cl::opt<bool> reportMemory(
              "activations (by layer and tensor) and the peak, before anything runs"),
     cl::init(false));
 
-static cl::opt<std::string> dropoutMasks(
-    "dropout-masks",
-    cl::desc("regenerate: the backward draws each dropout mask again (nothing kept); stored: "
-             "keep a one-byte mask per element, as Megatron does"),
-    cl::init("regenerate"));
+enum class DropoutMasks { Regenerate, Stored };
+static cl::opt<DropoutMasks> dropoutMasks(
+    "dropout-masks", cl::desc("what the backward's dropout masks come from"),
+    cl::values(clEnumValN(DropoutMasks::Regenerate, "regenerate", "drawn again (nothing kept)"),
+               clEnumValN(DropoutMasks::Stored, "stored",
+                          "a one-byte mask per element, kept (Megatron)")),
+    cl::init(mt::TrainingDefaults::storeDropoutMasks ? DropoutMasks::Stored
+                                                     : DropoutMasks::Regenerate));
 
 static cl::opt<bool> recomputeAllGathers(
     "recompute-all-gathers",
@@ -157,17 +180,30 @@ static cl::opt<bool> recomputeAllGathers(
              "one more all-gather per linear)"),
     cl::init(mt::TrainingDefaults::recomputeAllGathers));
 
-static cl::opt<std::string> recomputeGranularity(
-    "recompute-granularity",
-    cl::desc("recompute in the backward instead of keeping: none, selective (each layer's "
-             "attention core), full (whole layers) or auto (what fits --memory-budget at the "
-             "least added work)"),
-    cl::init(mt::TrainingDefaults::recomputeGranularity));
-static cl::opt<std::string> recomputeMethod(
-    "recompute-method",
-    cl::desc("with full: uniform (groups of --recompute-num-layers layers) or block (only the "
-             "first --recompute-num-layers layers of each stage)"),
-    cl::init(mt::TrainingDefaults::recomputeMethod));
+enum class Granularity { None, Selective, Full, Auto };
+static constexpr const char *kGranularityNames[] = {"none", "selective", "full", "auto"};
+static constexpr Granularity granularityNamed(std::string_view name) {
+  return name == "selective" ? Granularity::Selective
+         : name == "full"    ? Granularity::Full
+         : name == "auto"    ? Granularity::Auto
+                             : Granularity::None;
+}
+static cl::opt<Granularity> recomputeGranularity(
+    "recompute-granularity", cl::desc("recompute in the backward instead of keeping"),
+    cl::values(clEnumValN(Granularity::None, "none", "keep every activation"),
+               clEnumValN(Granularity::Selective, "selective", "each layer's attention core"),
+               clEnumValN(Granularity::Full, "full", "whole layers"),
+               clEnumValN(Granularity::Auto, "auto",
+                          "what fits --memory-budget at the least added work")),
+    cl::init(granularityNamed(mt::TrainingDefaults::recomputeGranularity)));
+enum class Method { Uniform, Block };
+static cl::opt<Method> recomputeMethod(
+    "recompute-method", cl::desc("with full"),
+    cl::values(clEnumValN(Method::Uniform, "uniform", "groups of --recompute-num-layers layers"),
+               clEnumValN(Method::Block, "block",
+                          "only the first --recompute-num-layers layers of each stage")),
+    cl::init(std::string_view(mt::TrainingDefaults::recomputeMethod) == "block" ? Method::Block
+                                                                                : Method::Uniform));
 static cl::opt<int64_t> recomputeNumLayers("recompute-num-layers",
                                            cl::desc("with full: see --recompute-method"),
                                            cl::init(mt::TrainingDefaults::recomputeNumLayers));
@@ -303,8 +339,8 @@ static bool settingsFromFlags(mt::CompileSettings &settings, mt::CodeTarget &cod
                                      : microBatchSize * dataParallel;
   settings.sequenceParallel = sp && tp > 1;
   settings.distributedOptimizer = distributedOptimizer;
-  settings.schedule = schedule;
-  settings.dropoutMasks = dropoutMasks;
+  settings.schedule = schedule == Schedule::Interleaved ? "interleaved" : "1f1b";
+  settings.dropoutMasks = dropoutMasks == DropoutMasks::Stored ? "stored" : "regenerate";
   settings.fuseBiasGelu = fuseBiasGelu;
   settings.fuseBiasDropoutAdd = fuseBiasDropoutAdd;
   settings.fuseAddLayerNorm = fuseAddLayerNorm;
@@ -323,8 +359,8 @@ static bool settingsFromFlags(mt::CompileSettings &settings, mt::CodeTarget &cod
                 "--min-loss-scale > 0, --loss-scale-window >= 1 and --hysteresis >= 1");
   settings.fuseGradientAccumulation = fuseGradientAccumulation;
   settings.recomputeAllGathers = recomputeAllGathers && sp && tp > 1;
-  settings.granularity = recomputeGranularity;
-  settings.method = recomputeMethod;
+  settings.granularity = kGranularityNames[static_cast<int>(recomputeGranularity.getValue())];
+  settings.method = recomputeMethod == Method::Block ? "block" : "uniform";
   settings.numLayers = recomputeNumLayers;
   std::string error;
   if (!memoryBudget.empty() &&
@@ -334,13 +370,11 @@ static bool settingsFromFlags(mt::CompileSettings &settings, mt::CodeTarget &cod
   if (!settings.check(error))
     return refuse(error);
   code.emulateGpuKernels = emulateGpuKernels;
-  if (emulateGpuKernels && target == "cuda")
+  if (emulateGpuKernels && target == Target::Cuda)
     return refuse("--emulate-gpu-kernels makes a CPU plan that runs the GPU's kernels on the CPU; "
                 "drop --target=cuda");
-  if (target == "cuda" || (target == "auto" && !emulateGpuKernels && mt::countCudaDevices() > 0))
-    code.cuda = true;
-  else if (target != "cpu" && target != "auto")
-    return refuse("--target must be cpu, cuda or auto, got '" + target + "'");
+  code.cuda = target == Target::Cuda ||
+              (target == Target::Auto && !emulateGpuKernels && mt::countCudaDevices() > 0);
   if (code.cuda) {
     if (!cudaArch.empty())
       code.chips.assign(cudaArch.begin(), cudaArch.end());
@@ -365,8 +399,6 @@ static bool settingsFromFlags(mt::CompileSettings &settings, mt::CodeTarget &cod
 static bool trainingConfig(mt::plan::Plan &plan, const mt::CompileSettings &settings, int argc,
                            char **argv) {
   mt::plan::Config &config = *plan.mutable_config();
-  if (decayStyle != "constant" && decayStyle != "linear" && decayStyle != "cosine")
-    return refuse("--lr-decay-style must be constant, linear or cosine, got '" + decayStyle + "'");
   if (trainIters < 1 || warmup < 0 || lr < 0 || minLr < 0 || clipGrad < 0 || adamEps <= 0 ||
       beta1 < 0 || beta1 >= 1 || beta2 < 0 || beta2 >= 1)
     return refuse("invalid training options: need --train-iters >= 1, --lr-warmup-iters >= 0, "
@@ -390,7 +422,7 @@ static bool trainingConfig(mt::plan::Plan &plan, const mt::CompileSettings &sett
   opt.set_lr(lr);
   opt.set_min_lr(minLr);
   opt.set_lr_warmup_iters(warmup);
-  opt.set_lr_decay_style(decayStyle);
+  opt.set_lr_decay_style(kDecayStyleNames[static_cast<int>(decayStyle.getValue())]);
   opt.set_lr_decay_iters(decayIters ? static_cast<int64_t>(decayIters) : static_cast<int64_t>(trainIters));
   opt.set_clip_grad(clipGrad);
   opt.set_weight_decay(weightDecay);
