@@ -28,12 +28,12 @@ void mt::buildTrainingPipeline(OpPassManager &pm, const TrainingOptions &options
       SplitPipelinePassOptions{options.pipelineStages, options.virtualStages}));
   pm.addPass(createUnrollLayersPass());
   if (options.fuseBiasGelu)
-    pm.addPass(createFuseBiasGeluPass());
+    pm.addNestedPass<mlir::func::FuncOp>(createFuseBiasGeluPass());
   // Stored masks replace each dropout by a mask and a scale: nothing to fuse.
   if (options.fuseBiasDropoutAdd && !options.storeDropoutMasks)
-    pm.addPass(createFuseBiasDropoutAddPass());
+    pm.addNestedPass<mlir::func::FuncOp>(createFuseBiasDropoutAddPass());
   if (options.fuseAddLayerNorm)
-    pm.addPass(createFuseAddLayerNormPass());
+    pm.addNestedPass<mlir::func::FuncOp>(createFuseAddLayerNormPass());
   // After the fusions (they match f32 ops), before the evaluation copies the
   // forward and the gradients are derived.
   if (options.activationType != "f32")

@@ -1,0 +1,35 @@
+//===- FusionPatterns.h - the op fusions as rewrite patterns ---*- C++ -*-===//
+//
+// Each fusion pass applies one of these sets; a pipeline may combine them.
+// They keep results bit-identical: the fused op computes the same
+// operations in the same order as the ops it replaces.
+//
+//===----------------------------------------------------------------------===//
+#ifndef MT_TRANSFORMS_FUSIONPATTERNS_H
+#define MT_TRANSFORMS_FUSIONPATTERNS_H
+
+#include "mlir/IR/PatternMatch.h"
+#include "mlir/Rewrite/FrozenRewritePatternSet.h"
+
+namespace mt {
+
+/// A biased linear read only by a GeLU -> linear + mt.bias_gelu.
+void populateFuseBiasGeluPatterns(mlir::RewritePatternSet &patterns);
+/// residual + dropout(x + bias) -> mt.bias_dropout_add.
+void populateFuseBiasDropoutAddPatterns(mlir::RewritePatternSet &patterns);
+/// A residual add whose sum a layer norm reads -> mt.add_layer_norm.
+void populateFuseAddLayerNormPatterns(mlir::RewritePatternSet &patterns);
+
+/// Applies fusion patterns to `root` in program order, to a fixpoint,
+/// without folding, constant CSE or region simplification: the IR changes
+/// only where a pattern fires.
+mlir::LogicalResult applyFusionPatterns(mlir::Operation *root,
+                                        const mlir::FrozenRewritePatternSet &patterns);
+
+/// Copies the discardable attributes of `from` (mt.layer, mt.backward, ...)
+/// onto `to`, which replaces it.
+void carryAttributes(mlir::Operation *from, mlir::Operation *to);
+
+} // namespace mt
+
+#endif // MT_TRANSFORMS_FUSIONPATTERNS_H
