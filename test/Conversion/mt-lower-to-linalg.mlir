@@ -56,6 +56,17 @@ func.func @collective(%x: tensor<4xf32>) -> tensor<4xf32> {
 
 // -----
 
+// The runtime groups ranks along pp, dp and tp only.
+mt.mesh @mesh axes = ["ep"] shape = [2]
+func.func @unknown_axis(%x: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @+2 {{mt-lower-to-linalg: mesh axis 'ep' is not one the runtime knows (pp, dp, tp)}}
+  // expected-error @+1 {{failed to legalize operation 'mt.all_reduce' that was explicitly marked illegal}}
+  %y = mt.all_reduce %x on @mesh axes = ["ep"] reduction = sum : tensor<4xf32>
+  return %y : tensor<4xf32>
+}
+
+// -----
+
 // Row-wise ops lower to one loop nest each (their single CPU kernel): a
 // loop over the rows and, inside, scalar loops along one row. Softmax
 // takes the row's max, writes exp(z - max) while summing it, then divides

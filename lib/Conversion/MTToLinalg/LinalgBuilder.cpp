@@ -106,7 +106,11 @@ Value LinalgBuilder::generic(ValueRange inputs, ArrayRef<AffineMap> inputMaps, V
   Type out = tensorOf(init).getElementType();
   auto op = linalg::GenericOp::create(b, 
       loc, init.getType(), inputs, ValueRange{init}, maps, iterators,
-      [&](OpBuilder &nb, Location nl, ValueRange args) {
+      [&](OpBuilder &outer, Location nl, ValueRange args) {
+        // The body is built by a builder of its own, which no rewriter
+        // listens to: the widenings nothing reads are erased again below.
+        OpBuilder nb(outer.getContext());
+        nb.setInsertionPoint(outer.getInsertionBlock(), outer.getInsertionPoint());
         SmallVector<Value> wide;
         for (Value a : args)
           wide.push_back(castFloat(nb, nl, a, computeType(a.getType())));

@@ -139,20 +139,17 @@ Lowered lowerAlibi(AlibiOp op, LinalgBuilder &lb) {
 
 } // namespace
 
-std::optional<Lowered> lowerAttentionOp(Operation *op, LinalgBuilder &lb) {
-  if (auto s = dyn_cast<SplitHeadsOp>(op))
-    return lowerSplitHeads(s, lb);
-  if (auto m = dyn_cast<MergeHeadsOp>(op))
-    return lowerMergeHeads(m, lb);
-  if (auto s = dyn_cast<AttentionScoresOp>(op))
+void populateAttentionLoweringPatterns(RewritePatternSet &patterns) {
+  addLowering<SplitHeadsOp>(patterns, lowerSplitHeads);
+  addLowering<MergeHeadsOp>(patterns, lowerMergeHeads);
+  addLowering<AttentionScoresOp>(patterns, [](AttentionScoresOp s, LinalgBuilder &lb) {
     return lowerGroupedContraction(s.getQuery(), s.getKey(), tensorOf(s.getResult()), true, lb);
-  if (auto c = dyn_cast<AttentionContextOp>(op))
+  });
+  addLowering<AttentionContextOp>(patterns, [](AttentionContextOp c, LinalgBuilder &lb) {
     return lowerGroupedContraction(c.getProbs(), c.getValue(), tensorOf(c.getResult()), false, lb);
-  if (auto r = dyn_cast<RotaryOp>(op))
-    return lowerRotary(r, lb);
-  if (auto a = dyn_cast<AlibiOp>(op))
-    return lowerAlibi(a, lb);
-  return std::nullopt;
+  });
+  addLowering<RotaryOp>(patterns, lowerRotary);
+  addLowering<AlibiOp>(patterns, lowerAlibi);
 }
 
 } // namespace mt

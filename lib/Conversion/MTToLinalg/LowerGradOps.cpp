@@ -179,45 +179,42 @@ Lowered lowerAttentionKVGrad(AttentionKVGradOp op, LinalgBuilder &lb) {
 
 } // namespace
 
-std::optional<Lowered> lowerGradOp(Operation *op, LinalgBuilder &lb) {
-  if (auto e = dyn_cast<EmbeddingGradOp>(op))
-    return lowerEmbeddingGrad(e, lb);
-  if (auto p = dyn_cast<PositionEmbeddingGradOp>(op)) {
+void populateGradLoweringPatterns(RewritePatternSet &patterns) {
+  addLowering<EmbeddingGradOp>(patterns, lowerEmbeddingGrad);
+  addLowering<PositionEmbeddingGradOp>(patterns, [](PositionEmbeddingGradOp p, LinalgBuilder &lb) -> Lowered {
     auto table = tensorOf(p.getResult());
     Value zeros = lb.filled(table.getShape(), table.getElementType(), 0.0);
-    return Lowered(SmallVector<Value>{insertSlice(lb, p.getGrad(), zeros, {0, 0},
-                                                  tensorOf(p.getGrad()).getShape())});
-  }
-  if (auto g = dyn_cast<GeluGradOp>(op)) {
+    return SmallVector<Value>{insertSlice(lb, p.getGrad(), zeros, {0, 0},
+                                          tensorOf(p.getGrad()).getShape())};
+  });
+  addLowering<GeluGradOp>(patterns, [](GeluGradOp g, LinalgBuilder &lb) -> Lowered {
     bool approx = g.getApproximate() == GeluApproximation::tanh;
-    return Lowered(SmallVector<Value>{lb.map({g.getGrad(), g.getInput()}, g.getInput(),
-                                             [&](OpBuilder &b, Location l, ValueRange a) {
-                                               return mulF(b, l, a[0], geluDerivative(b, l, a[1], approx));
-                                             })});
-  }
-  if (auto g = dyn_cast<BiasGeluGradOp>(op)) {
+    return SmallVector<Value>{lb.map({g.getGrad(), g.getInput()}, g.getInput(),
+                                     [&](OpBuilder &b, Location l, ValueRange a) {
+                                       return mulF(b, l, a[0], geluDerivative(b, l, a[1], approx));
+                                     })};
+  });
+  addLowering<BiasGeluGradOp>(patterns, [](BiasGeluGradOp g, LinalgBuilder &lb) -> Lowered {
     bool approx = g.getApproximate() == GeluApproximation::tanh;
     auto type = tensorOf(g.getInput());
     unsigned rank = type.getRank();
-    return Lowered(SmallVector<Value>{lb.generic(
+    return SmallVector<Value>{lb.generic(
         {g.getGrad(), g.getInput(), g.getBias()},
         {lb.identity(rank), lb.identity(rank), lb.suffixMap(rank, 1)},
         lb.empty(type.getShape(), type.getElementType()), lb.identity(rank), lb.parallel(rank),
         [&](OpBuilder &b, Location l, ValueRange a) {
           return mulF(b, l, a[0], geluDerivative(b, l, addF(b, l, a[1], a[2]), approx));
-        })});
-  }
-  if (auto k = dyn_cast<AttentionKVGradOp>(op))
-    return lowerAttentionKVGrad(k, lb);
-  if (auto a = dyn_cast<AccumulateOp>(op)) {
+        })};
+  });
+  addLowering<AttentionKVGradOp>(patterns, lowerAttentionKVGrad);
+  addLowering<AccumulateOp>(patterns, [](AccumulateOp a, LinalgBuilder &lb) -> Lowered {
     // Destination-passing: the accumulator is the output, so bufferization
     // adds in place when nothing reads the old value afterwards.
     unsigned rank = tensorOf(a.getInto()).getRank();
-    return Lowered(SmallVector<Value>{lb.generic(
+    return SmallVector<Value>{lb.generic(
         a.getValue(), lb.identity(rank), a.getInto(), lb.identity(rank), lb.parallel(rank),
-        [](OpBuilder &b, Location l, ValueRange v) { return addF(b, l, v[1], v[0]); })});
-  }
-  return std::nullopt;
+        [](OpBuilder &b, Location l, ValueRange v) { return addF(b, l, v[1], v[0]); })};
+  });
 }
 
 } // namespace mt

@@ -290,57 +290,63 @@ Lowered lowerSplit(SplitOp op, LinalgBuilder &lb) {
   return pieces;
 }
 
+/// Any pointwise op: one kernel over its operands, the op's own scalar.
+struct PointwiseLowering : OpInterfaceConversionPattern<PointwiseOpInterface> {
+  using OpInterfaceConversionPattern::OpInterfaceConversionPattern;
+
+  LogicalResult matchAndRewrite(PointwiseOpInterface pointwise, ArrayRef<Value>,
+                                ConversionPatternRewriter &rewriter) const override {
+    Operation *op = pointwise;
+    Operation *before = op->getPrevNode();
+    LinalgBuilder lb(rewriter, op->getLoc());
+    Value result = lb.map(op->getOperands(), op->getResult(0),
+                          [&](OpBuilder &b, Location l, ValueRange a) {
+                            return pointwise.buildScalar(b, l, a);
+                          });
+    nameAfter(op, before);
+    rewriter.replaceOp(op, result);
+    return success();
+  }
+};
+
 } // namespace
 
-
-std::optional<Lowered> lowerNNOp(Operation *op, LinalgBuilder &lb) {
-  if (auto e = dyn_cast<EmbeddingOp>(op))
-    return lowerEmbedding(e, lb);
-  if (auto p = dyn_cast<PositionEmbeddingOp>(op))
-    return lowerPositionEmbedding(p, lb);
-  if (auto l = dyn_cast<LinearOp>(op))
-    return lowerLinear(l, lb);
-  if (auto m = dyn_cast<MatmulOp>(op))
-    return lowerMatmul(m, lb);
-  if (auto g = dyn_cast<GeluOp>(op)) {
+void populateNNLoweringPatterns(RewritePatternSet &patterns) {
+  addLowering<EmbeddingOp>(patterns, lowerEmbedding);
+  addLowering<PositionEmbeddingOp>(patterns, lowerPositionEmbedding);
+  addLowering<LinearOp>(patterns, lowerLinear);
+  addLowering<MatmulOp>(patterns, lowerMatmul);
+  addLowering<GeluOp>(patterns, [](GeluOp g, LinalgBuilder &lb) -> Lowered {
     bool approx = g.getApproximate() == GeluApproximation::tanh;
-    return Lowered(SmallVector<Value>{lb.map(g.getInput(), g.getInput(), [&](OpBuilder &b, Location l, ValueRange a) {
-      return gelu(b, l, a[0], approx);
-    })});
-  }
-  if (auto g = dyn_cast<BiasGeluOp>(op)) {
+    return SmallVector<Value>{lb.map(g.getInput(), g.getInput(),
+                                     [&](OpBuilder &b, Location l, ValueRange a) {
+                                       return gelu(b, l, a[0], approx);
+                                     })};
+  });
+  addLowering<BiasGeluOp>(patterns, [](BiasGeluOp g, LinalgBuilder &lb) -> Lowered {
     // One kernel: the bias is added in registers, never stored.
     bool approx = g.getApproximate() == GeluApproximation::tanh;
     auto type = tensorOf(g.getInput());
     unsigned rank = type.getRank();
-    return Lowered(SmallVector<Value>{lb.generic(
+    return SmallVector<Value>{lb.generic(
         {g.getInput(), g.getBias()}, {lb.identity(rank), lb.suffixMap(rank, 1)},
         lb.empty(type.getShape(), type.getElementType()), lb.identity(rank), lb.parallel(rank),
         [&](OpBuilder &b, Location l, ValueRange a) {
           return gelu(b, l, addF(b, l, a[0], a[1]), approx);
-        })});
-  }
-  if (auto d = dyn_cast<DropoutOp>(op))
-    return lowerDropout(d, lb);
-  if (auto m = dyn_cast<DropoutMaskOp>(op))
-    return lowerDropoutMask(m, lb);
-  if (auto f = dyn_cast<BiasDropoutAddOp>(op))
-    return lowerBiasDropoutAdd(f, lb);
-  if (auto m = dyn_cast<MaskedScaleOp>(op))
-    return lowerMaskedScale(m, lb);
-  if (auto a = dyn_cast<AddOp>(op))
-    return lowerBroadcastBinary(op, a.getLhs(), a.getRhs(), true, lb);
-  if (auto m = dyn_cast<MulOp>(op))
-    return lowerBroadcastBinary(op, m.getLhs(), m.getRhs(), false, lb);
-  if (auto s = dyn_cast<SplitOp>(op))
-    return lowerSplit(s, lb);
-  if (auto p = dyn_cast<PointwiseOpInterface>(op)) {
-    // Any pointwise op: one kernel over its operands, the op's own scalar.
-    return Lowered(SmallVector<Value>{lb.map(
-        op->getOperands(), op->getResult(0),
-        [&](OpBuilder &b, Location l, ValueRange a) { return p.buildScalar(b, l, a); })});
-  }
-  return std::nullopt;
+        })};
+  });
+  addLowering<DropoutOp>(patterns, lowerDropout);
+  addLowering<DropoutMaskOp>(patterns, lowerDropoutMask);
+  addLowering<BiasDropoutAddOp>(patterns, lowerBiasDropoutAdd);
+  addLowering<MaskedScaleOp>(patterns, lowerMaskedScale);
+  addLowering<AddOp>(patterns, [](AddOp a, LinalgBuilder &lb) {
+    return lowerBroadcastBinary(a, a.getLhs(), a.getRhs(), true, lb);
+  });
+  addLowering<MulOp>(patterns, [](MulOp m, LinalgBuilder &lb) {
+    return lowerBroadcastBinary(m, m.getLhs(), m.getRhs(), false, lb);
+  });
+  addLowering<SplitOp>(patterns, lowerSplit);
+  patterns.add<PointwiseLowering>(patterns.getContext());
 }
 
 } // namespace mt

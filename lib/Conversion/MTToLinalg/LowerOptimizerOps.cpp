@@ -58,10 +58,8 @@ Lowered lowerAdamW(AdamWOp op, LinalgBuilder &lb) {
 
 } // namespace
 
-std::optional<Lowered> lowerOptimizerOp(Operation *op, LinalgBuilder &lb) {
-  if (auto a = dyn_cast<AdamWOp>(op))
-    return lowerAdamW(a, lb);
-  return std::nullopt;
+void populateOptimizerLoweringPatterns(RewritePatternSet &patterns) {
+  addLowering<AdamWOp>(patterns, lowerAdamW);
 }
 
 } // namespace mt

@@ -396,37 +396,28 @@ Lowered lowerFromStatsGrad(CrossEntropyFromStatsGradOp op, LinalgBuilder &lb) {
 
 } // namespace
 
-std::optional<Lowered> lowerParallelOp(Operation *op, LinalgBuilder &lb) {
-  if (auto v = dyn_cast<VaryOp>(op))
-    return Lowered(SmallVector<Value>{v.getInput()});
-  if (auto a = dyn_cast<AxisIndexOp>(op))
-    return lowerAxisIndex(a, lb);
-  if (auto a = dyn_cast<AllReduceOp>(op))
-    return lowerAllReduce(a, lb);
-  if (auto g = dyn_cast<AllGatherOp>(op))
-    return lowerResize(op, g.getInput(), g.getResult(), g.getAxes(), g.getDimAttr().getInt(),
+void populateParallelLoweringPatterns(RewritePatternSet &patterns) {
+  addLowering<VaryOp>(patterns,
+                      [](VaryOp v, LinalgBuilder &) -> Lowered { return SmallVector<Value>{v.getInput()}; });
+  addLowering<AxisIndexOp>(patterns, lowerAxisIndex);
+  addLowering<AllReduceOp>(patterns, lowerAllReduce);
+  addLowering<AllGatherOp>(patterns, [](AllGatherOp g, LinalgBuilder &lb) {
+    return lowerResize(g, g.getInput(), g.getResult(), g.getAxes(), g.getDimAttr().getInt(),
                        /*gather=*/true, lb);
-  if (auto r = dyn_cast<ReduceScatterOp>(op)) {
+  });
+  addLowering<ReduceScatterOp>(patterns, [](ReduceScatterOp r, LinalgBuilder &lb) -> Lowered {
     if (r.getReduction() != ReductionKind::sum)
-      return Lowered(op->emitError("mt-lower-to-linalg: only sum reduce-scatter is lowered"));
-    return lowerResize(op, r.getInput(), r.getResult(), r.getAxes(), r.getDimAttr().getInt(),
+      return r.emitError("mt-lower-to-linalg: only sum reduce-scatter is lowered");
+    return lowerResize(r, r.getInput(), r.getResult(), r.getAxes(), r.getDimAttr().getInt(),
                        /*gather=*/false, lb);
-  }
-  if (auto s = dyn_cast<ShardSliceOp>(op))
-    return lowerShardSlice(s, lb);
-  if (auto s = dyn_cast<ShardSliceGradOp>(op))
-    return lowerShardSliceGrad(s, lb);
-  if (auto m = dyn_cast<VocabParallelMaxOp>(op))
-    return lowerVocabMax(m, lb);
-  if (auto s = dyn_cast<VocabParallelStatsOp>(op))
-    return lowerVocabStats(s, lb);
-  if (auto s = dyn_cast<VocabParallelStatsGradOp>(op))
-    return lowerVocabStatsGrad(s, lb);
-  if (auto c = dyn_cast<CrossEntropyFromStatsOp>(op))
-    return lowerFromStats(c, lb);
-  if (auto c = dyn_cast<CrossEntropyFromStatsGradOp>(op))
-    return lowerFromStatsGrad(c, lb);
-  return std::nullopt;
+  });
+  addLowering<ShardSliceOp>(patterns, lowerShardSlice);
+  addLowering<ShardSliceGradOp>(patterns, lowerShardSliceGrad);
+  addLowering<VocabParallelMaxOp>(patterns, lowerVocabMax);
+  addLowering<VocabParallelStatsOp>(patterns, lowerVocabStats);
+  addLowering<VocabParallelStatsGradOp>(patterns, lowerVocabStatsGrad);
+  addLowering<CrossEntropyFromStatsOp>(patterns, lowerFromStats);
+  addLowering<CrossEntropyFromStatsGradOp>(patterns, lowerFromStatsGrad);
 }
 
 } // namespace mt

@@ -404,29 +404,29 @@ Lowered lowerCrossEntropyGrad(CrossEntropyGradOp op, LinalgBuilder &lb) {
 
 } // namespace
 
-std::optional<Lowered> lowerRowOp(Operation *op, LinalgBuilder &lb) {
-  if (auto n = dyn_cast<LayerNormOp>(op))
+void populateRowLoweringPatterns(RewritePatternSet &patterns) {
+  addLowering<LayerNormOp>(patterns, [](LayerNormOp n, LinalgBuilder &lb) {
     return lowerNorm(n.getInput(), n.getGamma(), n.getBeta(), n.getEpsilon().convertToDouble(), lb);
-  if (auto n = dyn_cast<RmsNormOp>(op))
+  });
+  addLowering<RmsNormOp>(patterns, [](RmsNormOp n, LinalgBuilder &lb) {
     return lowerNorm(n.getInput(), n.getGamma(), Value(), n.getEpsilon().convertToDouble(), lb);
-  if (auto n = dyn_cast<AddLayerNormOp>(op))
+  });
+  addLowering<AddLayerNormOp>(patterns, [](AddLayerNormOp n, LinalgBuilder &lb) {
     return lowerNorm(n.getInput(), n.getGamma(), n.getBeta(), n.getEpsilon().convertToDouble(), lb,
                      n.getResidual());
-  if (auto n = dyn_cast<LayerNormGradOp>(op))
+  });
+  addLowering<LayerNormGradOp>(patterns, [](LayerNormGradOp n, LinalgBuilder &lb) {
     return lowerNormGrad(n.getGrad(), n.getInput(), n.getGamma(), n.getEpsilon().convertToDouble(),
                          /*centered=*/true, lb, n.getResidualGrad());
-  if (auto n = dyn_cast<RmsNormGradOp>(op))
+  });
+  addLowering<RmsNormGradOp>(patterns, [](RmsNormGradOp n, LinalgBuilder &lb) {
     return lowerNormGrad(n.getGrad(), n.getInput(), n.getGamma(), n.getEpsilon().convertToDouble(),
                          /*centered=*/false, lb);
-  if (auto s = dyn_cast<SoftmaxOp>(op))
-    return lowerSoftmax(s, lb);
-  if (auto s = dyn_cast<SoftmaxGradOp>(op))
-    return lowerSoftmaxGrad(s, lb);
-  if (auto c = dyn_cast<CrossEntropyOp>(op))
-    return lowerCrossEntropy(c, lb);
-  if (auto c = dyn_cast<CrossEntropyGradOp>(op))
-    return lowerCrossEntropyGrad(c, lb);
-  return std::nullopt;
+  });
+  addLowering<SoftmaxOp>(patterns, lowerSoftmax);
+  addLowering<SoftmaxGradOp>(patterns, lowerSoftmaxGrad);
+  addLowering<CrossEntropyOp>(patterns, lowerCrossEntropy);
+  addLowering<CrossEntropyGradOp>(patterns, lowerCrossEntropyGrad);
 }
 
 } // namespace mt

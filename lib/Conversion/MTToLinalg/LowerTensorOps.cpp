@@ -75,34 +75,31 @@ Value insertSlice(LinalgBuilder &lb, Value source, Value dest, ArrayRef<int64_t>
   return insertAt(lb, source, dest, offsets, sizes);
 }
 
-std::optional<Lowered> lowerTensorOp(Operation *op, LinalgBuilder &lb) {
-  if (auto z = dyn_cast<ZerosOp>(op)) {
+void populateTensorLoweringPatterns(RewritePatternSet &patterns) {
+  addLowering<ZerosOp>(patterns, [](ZerosOp z, LinalgBuilder &lb) -> Lowered {
     auto t = tensorOf(z.getResult());
-    return Lowered(SmallVector<Value>{lb.filled(t.getShape(), t.getElementType(), 0.0)});
-  }
-  if (auto r = dyn_cast<ReshapeOp>(op))
-    return Lowered(SmallVector<Value>{lb.reshape(r.getInput(), tensorOf(r.getResult()).getShape())});
-  if (auto c = dyn_cast<ConvertOp>(op))
-    return Lowered(SmallVector<Value>{
-        lb.convertElements(c.getInput(), tensorOf(c.getResult()).getElementType())});
-  if (auto c = dyn_cast<ConcatOp>(op))
-    return lowerConcat(c, lb);
-  if (auto s = dyn_cast<SumToOp>(op))
-    return lowerSumTo(s, lb);
-  if (auto s = dyn_cast<SliceLayerOp>(op))
-    return lowerSliceLayer(s, lb);
-  if (auto s = dyn_cast<StackLayersOp>(op))
-    return lowerStackLayers(s, lb);
-  if (auto s = dyn_cast<InsertLayerOp>(op)) {
+    return SmallVector<Value>{lb.filled(t.getShape(), t.getElementType(), 0.0)};
+  });
+  addLowering<ReshapeOp>(patterns, [](ReshapeOp r, LinalgBuilder &lb) -> Lowered {
+    return SmallVector<Value>{lb.reshape(r.getInput(), tensorOf(r.getResult()).getShape())};
+  });
+  addLowering<ConvertOp>(patterns, [](ConvertOp c, LinalgBuilder &lb) -> Lowered {
+    return SmallVector<Value>{
+        lb.convertElements(c.getInput(), tensorOf(c.getResult()).getElementType())};
+  });
+  addLowering<ConcatOp>(patterns, lowerConcat);
+  addLowering<SumToOp>(patterns, lowerSumTo);
+  addLowering<SliceLayerOp>(patterns, lowerSliceLayer);
+  addLowering<StackLayersOp>(patterns, lowerStackLayers);
+  addLowering<InsertLayerOp>(patterns, [](InsertLayerOp s, LinalgBuilder &lb) -> Lowered {
     auto into = tensorOf(s.getInto());
     SmallVector<int64_t> offsets(into.getRank(), 0), sizes(into.getShape());
     offsets[0] = s.getLayerAttr().getInt();
     sizes[0] = 1;
-    return Lowered(SmallVector<Value>{insertAt(lb, s.getValue(), s.getInto(), offsets, sizes)});
-  }
-  if (auto s = dyn_cast<ShardOp>(op))
-    return Lowered(SmallVector<Value>{s.getInput()});
-  return std::nullopt;
+    return SmallVector<Value>{insertAt(lb, s.getValue(), s.getInto(), offsets, sizes)};
+  });
+  addLowering<ShardOp>(patterns,
+                       [](ShardOp s, LinalgBuilder &) -> Lowered { return SmallVector<Value>{s.getInput()}; });
 }
 
 } // namespace mt

@@ -3,7 +3,10 @@
 
 #include "mt/Conversion/Passes.h"
 
+#include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 
 namespace mt {
 #define GEN_PASS_DEF_LOWERTOLINALGPASS
@@ -13,12 +16,8 @@ namespace mt {
 using namespace mlir;
 using namespace mt;
 
-namespace {
+namespace mt {
 
-/// Gives the ops lowering `op` created (those between `before` and it) the
-/// name of `op` ("layer_norm_grad") around their location, so the kernels
-/// made of them can be named after it (mt-describe-kernels) and profiles
-/// say what ran.
 void nameAfter(Operation *op, Operation *before) {
   auto name = StringAttr::get(op->getContext(), op->getName().stripDialect());
   Operation *first = before ? before->getNextNode() : &op->getBlock()->front();
@@ -29,75 +28,90 @@ void nameAfter(Operation *op, Operation *before) {
     });
 }
 
-/// Replaces the mt ops of `func` in program order; each lowering sees its
-/// operands already lowered.
-LogicalResult lowerFunction(func::FuncOp func) {
-  SmallVector<Operation *> ops;
-  bool ok = true;
-  func.walk([&](Operation *op) {
-    if (!isa<MTDialect>(op->getDialect()))
-      return;
+} // namespace mt
+
+namespace {
+
+/// Whether some pattern of `patterns` matches `op`, by name or interface.
+bool hasLowering(Operation *op, RewritePatternSet &patterns) {
+  for (const std::unique_ptr<RewritePattern> &p : patterns.getNativePatterns()) {
+    if (std::optional<OperationName> root = p->getRootKind(); root && *root == op->getName())
+      return true;
+    if (std::optional<TypeID> id = p->getRootInterfaceID();
+        id && op->getName().hasInterface(*id))
+      return true;
+  }
+  return false;
+}
+
+/// What the patterns need before they run: a pattern for every op, no op
+/// the CPU cannot run, no layer stack left, every shape static. Checked up
+/// front because the conversion runs without rollback.
+LogicalResult checkLowerable(ModuleOp module, RewritePatternSet &patterns) {
+  WalkResult walk = module.walk([&](Operation *op) {
+    if (!isa<MTDialect>(op->getDialect()) || isa<MeshOp>(op))
+      return WalkResult::advance();
     if (isa<SendOp, RecvOp>(op)) {
       op->emitError() << "mt-lower-to-linalg: '" << op->getName()
                       << "' has no CPU lowering (the runtime's pipeline scheduler moves "
                          "activations between stages)";
-      ok = false;
-      return;
+      return WalkResult::interrupt();
     }
     if (isa<LayerStackOp>(op)) {
       op->emitError("mt-lower-to-linalg: run mt-unroll-layers first");
-      ok = false;
-      return;
+      return WalkResult::interrupt();
     }
-    ops.push_back(op);
-  });
-  if (!ok)
-    return failure();
-  for (Operation *op : ops) {
     for (Type t : op->getResultTypes())
-      if (auto r = dyn_cast<RankedTensorType>(t); r && !r.hasStaticShape())
-        return op->emitError("mt-lower-to-linalg: run mt-specialize-shapes first");
-    OpBuilder builder(op);
-    Operation *before = op->getPrevNode();
-    LinalgBuilder lb(builder, op->getLoc());
-    std::optional<Lowered> lowered = lowerRowOp(op, lb);
-    if (!lowered)
-      lowered = lowerNNOp(op, lb);
-    if (!lowered)
-      lowered = lowerAttentionOp(op, lb);
-    if (!lowered)
-      lowered = lowerTensorOp(op, lb);
-    if (!lowered)
-      lowered = lowerGradOp(op, lb);
-    if (!lowered)
-      lowered = lowerOptimizerOp(op, lb);
-    if (!lowered)
-      lowered = lowerParallelOp(op, lb);
-    if (!lowered)
-      return op->emitError() << "mt-lower-to-linalg: no lowering for '" << op->getName() << "'";
-    if (failed(*lowered))
-      return failure();
-    nameAfter(op, before);
-    op->replaceAllUsesWith(**lowered);
-    op->erase();
-  }
-  return success();
+      if (auto r = dyn_cast<RankedTensorType>(t); r && !r.hasStaticShape()) {
+        op->emitError("mt-lower-to-linalg: run mt-specialize-shapes first");
+        return WalkResult::interrupt();
+      }
+    if (!hasLowering(op, patterns)) {
+      op->emitError() << "mt-lower-to-linalg: no lowering for '" << op->getName() << "'";
+      return WalkResult::interrupt();
+    }
+    return WalkResult::advance();
+  });
+  return failure(walk.wasInterrupted());
 }
 
 struct LowerToLinalgPass : mt::impl::LowerToLinalgPassBase<LowerToLinalgPass> {
   void runOnOperation() override {
-    SmallVector<func::FuncOp> funcs;
-    for (auto func : getOperation().getOps<func::FuncOp>())
-      if (!func.isDeclaration())
-        funcs.push_back(func);
-    for (auto func : funcs) {
-      if (failed(lowerFunction(func)))
-        return signalPassFailure();
-      // Exported with a C interface so mt-export-entry-points can wrap it.
-      func->setAttr("llvm.emit_c_interface", UnitAttr::get(&getContext()));
-    }
-    // Meshes only describe distribution.
-    for (auto mesh : llvm::make_early_inc_range(getOperation().getOps<MeshOp>()))
+    ModuleOp module = getOperation();
+    RewritePatternSet patterns(&getContext());
+    populateRowLoweringPatterns(patterns);
+    populateNNLoweringPatterns(patterns);
+    populateAttentionLoweringPatterns(patterns);
+    populateTensorLoweringPatterns(patterns);
+    populateGradLoweringPatterns(patterns);
+    populateOptimizerLoweringPatterns(patterns);
+    populateParallelLoweringPatterns(patterns);
+    if (failed(checkLowerable(module, patterns)))
+      return signalPassFailure();
+
+    ConversionTarget target(getContext());
+    target.addIllegalDialect<MTDialect>();
+    // Meshes only describe distribution; erased below.
+    target.addLegalOp<MeshOp>();
+    target.addLegalDialect<arith::ArithDialect, bufferization::BufferizationDialect,
+                           func::FuncDialect, linalg::LinalgDialect, math::MathDialect,
+                           memref::MemRefDialect, scf::SCFDialect, tensor::TensorDialect>();
+
+    // Without rollback each op is replaced as soon as it is lowered, so the
+    // ops after it see lowered operands (a host scalar stays a scalar,
+    // scalarOf), and the collectives are numbered in program order, which
+    // every rank shares. The module is the anchor: runtime functions are
+    // declared and collectives numbered module-wide.
+    ConversionConfig config;
+    config.allowPatternRollback = false;
+    config.foldingMode = DialectConversionFoldingMode::Never;
+    if (failed(applyPartialConversion(module, target, std::move(patterns), config)))
+      return signalPassFailure();
+
+    for (auto func : module.getOps<func::FuncOp>())
+      if (!func.isDeclaration()) // exported with a C interface (mt-export-entry-points)
+        func->setAttr("llvm.emit_c_interface", UnitAttr::get(&getContext()));
+    for (auto mesh : llvm::make_early_inc_range(module.getOps<MeshOp>()))
       mesh.erase();
   }
 };
