@@ -15,7 +15,9 @@
 //    sequence, which then stays split through norms, dropout and residuals
 //    until the next column-parallel linear all-gathers it.
 //
-// Gradients come from mt-derive-gradients on the rewritten program: a
+// Each op's rule is its TensorParallelOpInterface implementation
+// (lib/Dialect/MT/IR/MT*TensorParallel.cpp); pointwise ops keep their
+// operands' layout. Gradients come from mt-derive-gradients on the rewritten program: a
 // replicated value that starts feeding per-rank work passes an `mt.vary`,
 // whose VJP is the all-reduce that sums the ranks' contributions.
 //
@@ -42,103 +44,12 @@ namespace tensor_parallel {
 
 LogicalResult Partitioner::visit(Operation *op) {
   b.setInsertionPoint(op);
-  if (auto l = dyn_cast<LinearOp>(op))
-    return visitLinear(l);
-  if (auto c = dyn_cast<CrossEntropyOp>(op))
-    return visitCrossEntropy(c);
-  if (auto s = dyn_cast<LayerStackOp>(op))
-    return visitLayerStack(s);
-  b.setInsertionPoint(op);
-  if (auto e = dyn_cast<EmbeddingOp>(op)) {
-    // Vocab-parallel: each rank looks up the ids its rows hold.
-    if (!isParam(e.getTable()))
-      return fail(op) << "the embedding table must be a parameter";
-    if (failed(requireParamLayout(op, e.getTable(), Layout::split(0))))
-      return failure();
-    e.getShardMutable().assign(axisIndex(op->getLoc()));
-    layouts[e.getResult()] = Layout::of(Layout::Partial);
-    return success();
-  }
-  if (auto p = dyn_cast<PositionEmbeddingOp>(op)) {
-    if (failed(requireParamLayout(op, p.getTable(), Layout())))
-      return failure();
-    layouts[p.getResult()] = Layout();
-    return success();
-  }
-  if (isa<LayerNormOp, RmsNormOp>(op)) {
-    for (Value v : op->getOperands().drop_front())
-      if (isParam(v) && failed(requireParamLayout(op, v, Layout())))
-        return failure();
-    return visitElementwise(op);
-  }
-  if (isa<AddOp, MulOp, DropoutOp, GeluOp, SoftmaxOp, RotaryOp, AlibiOp, PointwiseOpInterface>(op)) {
-    for (Value v : op->getOperands())
-      if (isParam(v) && failed(requireParamLayout(op, v, Layout())))
-        return failure();
-    return visitElementwise(op);
-  }
-  if (auto s = dyn_cast<SplitOp>(op)) {
-    Layout in = layoutOf(s.getInput());
-    int64_t dim = s.getDimAttr().getInt();
-    SmallVector<int64_t> sizes(s.getSizes());
-    if (in.isSplit(dim)) {
-      // Each piece of a segmented split is one segment: locally 1/tp of it.
-      SmallVector<int64_t> wanted = in.segments;
-      if (wanted != sizes)
-        return fail(op) << "splits a dimension whose segments are laid out differently";
-      for (int64_t &size : sizes)
-        size /= tp;
-      s.setSizes(sizes);
-      for (Value r : s.getResults())
-        setLayout(r, Layout::split(dim));
-      return success();
-    }
-    for (Value r : s.getResults())
-      setLayout(r, in);
-    return success();
-  }
-  if (auto s = dyn_cast<SplitHeadsOp>(op)) {
-    Layout in = layoutOf(s.getInput());
-    if (in.isSplit(2)) {
-      int64_t heads = s.getNumHeadsAttr().getInt();
-      if (failed(checkSplits(op, heads, "the attention head count")))
-        return failure();
-      s.setNumHeadsAttr(b.getI64IntegerAttr(heads / tp));
-      setLayout(s.getResult(), Layout::split(1));
-      return success();
-    }
-    if (in.kind == Layout::Split)
-      return fail(op) << "splitting heads of a tensor split along dimension " << in.dim;
-    setLayout(s.getResult(), in);
-    return success();
-  }
-  if (auto m = dyn_cast<MergeHeadsOp>(op)) {
-    Layout in = layoutOf(m.getInput());
-    if (in.kind == Layout::Split && in.dim != 1)
-      return fail(op) << "merging heads of a tensor split along dimension " << in.dim;
-    setLayout(m.getResult(), in.kind == Layout::Split ? Layout::split(2) : in);
-    return success();
-  }
-  if (isa<AttentionScoresOp, AttentionContextOp>(op)) {
-    Layout a = layoutOf(op->getOperand(0)), c = layoutOf(op->getOperand(1));
-    if (a.kind == Layout::Split || c.kind == Layout::Split) {
-      if (!a.isSplit(1) || !c.isSplit(1))
-        return fail(op) << "attention needs queries, keys and values split by heads alike";
-      setLayout(op->getResult(0), Layout::split(1));
-      return success();
-    }
-    if (a.varies() || c.varies())
-      return fail(op) << "attention on a value that differs between ranks but is not split by "
-                         "heads";
-    return success();
-  }
-  if (isa<func::ReturnOp, YieldOp>(op)) {
-    reducePartialOperands(op);
-    for (Value v : op->getOperands())
-      if (layoutOf(v).kind == Layout::Split && isa<func::ReturnOp>(op))
-        return fail(op) << "the model returns a split value";
-    return success();
-  }
+  if (auto rule = dyn_cast<TensorParallelOpInterface>(op))
+    return rule.partitionTensorParallel(*this);
+  if (isa<PointwiseOpInterface>(op))
+    return visitPointwise(op);
+  if (isa<func::ReturnOp, YieldOp>(op))
+    return visitTerminator(op);
   // Anything else runs replicated.
   for (Value v : op->getOperands())
     if (layoutOf(v).varies())
@@ -147,7 +58,30 @@ LogicalResult Partitioner::visit(Operation *op) {
   return success();
 }
 
-LogicalResult Partitioner::visitBlock(Block &block) {
+/// Any pointwise op keeps its operands' layout, which must agree.
+LogicalResult Partitioner::visitPointwise(Operation *op) {
+  if (failed(requireReplicatedParams(op)))
+    return failure();
+  reducePartialOperands(op);
+  Layout in = layoutOf(op->getOperand(0));
+  for (Value v : op->getOperands().drop_front())
+    if (!(layoutOf(v) == in) && (layoutOf(v).kind == Layout::Split || in.kind == Layout::Split))
+      return fail(op) << "the operands of a pointwise op are laid out differently (one is "
+                         "split, another is not, or split along another dimension)";
+  return partitionElementwise(op);
+}
+
+/// What a function returns or a layer yields is whole: partial sums are
+/// reduced, and a model cannot return a split value.
+LogicalResult Partitioner::visitTerminator(Operation *op) {
+  reducePartialOperands(op);
+  for (Value v : op->getOperands())
+    if (layoutOf(v).kind == Layout::Split && isa<func::ReturnOp>(op))
+      return fail(op) << "the model returns a split value";
+  return success();
+}
+
+LogicalResult Partitioner::partitionBlock(Block &block) {
   SmallVector<Operation *> ops;
   for (Operation &op : block)
     ops.push_back(&op);
@@ -175,7 +109,7 @@ LogicalResult Partitioner::run() {
     BlockArgument arg = entry.getArgument(p.argNumber);
     paramRoot[arg] = {arg, 0};
   }
-  if (failed(visitBlock(entry)))
+  if (failed(partitionBlock(entry)))
     return failure();
   if (sequenceError)
     return emitError(*sequenceError)
@@ -186,13 +120,13 @@ LogicalResult Partitioner::run() {
   // Record each parameter's layout for the plan: the sharded dimension of
   // the logical tensor and its segments.
   MLIRContext *ctx = func.getContext();
-  auto mesh = FlatSymbolRefAttr::get(ctx, kMeshName);
+  auto mesh = FlatSymbolRefAttr::get(ctx, kTensorParallelMesh);
   for (auto &[arg, layout] : paramLayouts) {
     if (layout.kind != Layout::Split)
       continue;
     SmallVector<ArrayAttr> dims;
     for (int64_t d = 0; d < tensorOf(arg).getRank(); ++d)
-      dims.push_back(d == layout.dim ? b.getStrArrayAttr({kAxis}) : b.getStrArrayAttr({}));
+      dims.push_back(d == layout.dim ? b.getStrArrayAttr({kTensorParallelAxis}) : b.getStrArrayAttr({}));
     func.setArgAttr(arg.getArgNumber(), kShardingAttrName, ShardingAttr::get(ctx, mesh, dims, {}));
     if (layout.segments.size() > 1)
       func.setArgAttr(arg.getArgNumber(), kSegmentsAttrName,
@@ -221,14 +155,14 @@ struct PartitionTensorParallelPass
     }
     if (tp == 1)
       return;
-    if (SymbolTable::lookupSymbolIn(module, kMeshName)) {
+    if (SymbolTable::lookupSymbolIn(module, kTensorParallelMesh)) {
       module.emitError("mt-partition-tensor-parallel: the module already defines @")
-          << kMeshName << "; the pass declares the tensor-parallel mesh itself";
+          << kTensorParallelMesh << "; the pass declares the tensor-parallel mesh itself";
       return signalPassFailure();
     }
     OpBuilder b(module.getBodyRegion());
     b.setInsertionPointToStart(module.getBody());
-    MeshOp::create(b, module.getLoc(), kMeshName, b.getStrArrayAttr({kAxis}),
+    MeshOp::create(b, module.getLoc(), kTensorParallelMesh, b.getStrArrayAttr({kTensorParallelAxis}),
                      b.getDenseI64ArrayAttr({tp}));
     for (func::FuncOp func : modelFunctions(module))
       if (failed(Partitioner(func, tp, sequenceParallel).run()))

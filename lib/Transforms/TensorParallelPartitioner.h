@@ -1,9 +1,10 @@
 //===- TensorParallelPartitioner.h - mt-partition-tensor-parallel's state -*- C++ -*-===//
 //
-// Shared by the pass's driver (PartitionTensorParallel.cpp: the walk over a
-// model, the op dispatch, the parameters' shardings) and its rules
-// (TensorParallelRules.cpp: how a layout flows through linears, the loss,
-// pointwise and row-wise ops and layer stacks, and where reductions go).
+// The pass's driver (PartitionTensorParallel.cpp: the walk over a model, the
+// parameters' shardings) and its building blocks
+// (TensorParallelPartitioner.cpp: layouts, parameters, reductions, where a
+// feature split can go). The rules themselves are the ops'
+// (TensorParallelOpInterface, lib/Dialect/MT/IR/MT*TensorParallel.cpp).
 //
 //===----------------------------------------------------------------------===//
 #ifndef MT_LIB_TRANSFORMS_TENSORPARALLELPARTITIONER_H
@@ -11,6 +12,7 @@
 
 #include "mt/Analysis/ModelInfo.h"
 #include "mt/Dialect/MT/IR/MTOps.h"
+#include "mt/Dialect/MT/IR/TensorParallelBuilder.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Builders.h"
@@ -20,114 +22,51 @@ namespace mt {
 namespace tensor_parallel {
 
 using namespace mlir;
-
-
-inline constexpr llvm::StringLiteral kMeshName = "mesh";
-inline constexpr llvm::StringLiteral kAxis = "tp";
-
-/// How a value of the rewritten program relates to the logical one.
-struct Layout {
-  enum Kind {
-    Replicated, // the whole value, the same on every rank
-    Varying,    // the whole value, but feeding per-rank work
-    Split,      // this rank's piece along `dim` (of every segment)
-    Partial,    // the ranks' values add up to the logical one
-  };
-  Kind kind = Replicated;
-  int64_t dim = -1;
-  /// Split: the dimension is made of these consecutive segments (logical
-  /// sizes), each split over the ranks ([q; k; v] weights have three).
-  SmallVector<int64_t> segments;
-
-  static Layout split(int64_t dim, SmallVector<int64_t> segments = {}) {
-    Layout l;
-    l.kind = Split;
-    l.dim = dim;
-    l.segments = std::move(segments);
-    return l;
-  }
-  static Layout of(Kind k) {
-    Layout l;
-    l.kind = k;
-    return l;
-  }
-  bool isSplit(int64_t d) const { return kind == Split && dim == d; }
-  bool varies() const { return kind != Replicated; }
-  bool operator==(const Layout &o) const {
-    return kind == o.kind && dim == o.dim && segments == o.segments;
-  }
-};
+using Layout = TensorLayout;
 
 inline RankedTensorType tensorOf(Value v) { return cast<RankedTensorType>(v.getType()); }
 
-class Partitioner {
+class Partitioner : public TensorParallelBuilder {
 public:
   Partitioner(func::FuncOp func, int64_t tp, bool sequenceParallel)
       : func(func), tp(tp), sp(sequenceParallel), b(func.getContext()) {}
 
   LogicalResult run();
 
-private:
-  // Layout bookkeeping.
-  Layout layoutOf(Value v) {
+  // TensorParallelBuilder.
+  int64_t ranks() const override { return tp; }
+  bool sequenceParallel() const override { return sp; }
+  OpBuilder &builder() override { return b; }
+  Layout layoutOf(Value v) override {
     auto it = layouts.find(v);
     return it == layouts.end() ? Layout() : it->second;
   }
-  /// The per-rank type of a logical value laid out as `l`.
-  RankedTensorType localType(RankedTensorType type, const Layout &l) {
-    if (l.kind != Layout::Split)
-      return type;
-    SmallVector<int64_t> shape(type.getShape());
-    shape[l.dim] /= tp;
-    return RankedTensorType::get(shape, type.getElementType());
-  }
-  void setLayout(Value v, const Layout &l) {
+  void setLayout(Value v, const Layout &l) override {
     layouts[v] = l;
     v.setType(localType(tensorOf(v), l));
   }
-
-  // Parameters: function arguments marked mt.param, or the per-layer block
-  // arguments of a layer stack (whose stacked operand is one).
-  bool isParam(Value v) { return paramRoot.count(v); }
-  LogicalResult requireParamLayout(Operation *user, Value param, const Layout &l);
-
-  // Building blocks.
-  Value axisIndex(Location loc);
-  Value vary(Value v, Location loc);
-  Value reduce(Value partial, Location loc);
-  LogicalResult checkSplits(Operation *op, int64_t size, StringRef what);
-
-  /// Segments of a linear's output when it can be column-parallel: it reaches
-  /// only row-parallel contractions or the loss through ops that keep a
-  /// feature split. Empty when it cannot.
-  std::optional<SmallVector<int64_t>> columnSegments(Value out);
-  bool keepsSplit(Value v, int64_t dim, int depth);
-
-  LogicalResult visitBlock(Block &block);
-  LogicalResult visit(Operation *op);
-  LogicalResult visitLinear(LinearOp op);
-  LogicalResult visitCrossEntropy(CrossEntropyOp op);
-  LogicalResult visitElementwise(Operation *op);
-  LogicalResult visitLayerStack(LayerStackOp op);
-
-  /// Replaces partial operands by their reduction.
-  void reducePartialOperands(Operation *op) {
-    for (OpOperand &o : op->getOpOperands())
-      if (layoutOf(o.get()).kind == Layout::Partial)
-        o.set(reduce(o.get(), op->getLoc()));
+  void recordLayout(Value v, const Layout &l) override { layouts[v] = l; }
+  bool isParam(Value v) override { return paramRoot.count(v); }
+  LogicalResult requireParamLayout(Operation *user, Value param, const Layout &l) override;
+  void bindLayerParam(BlockArgument perLayer, Value param) override {
+    paramRoot[perLayer] = {paramRoot.lookup(param).first, 1};
   }
-  /// Replicated float operands of an op that runs per rank pass mt.vary.
-  void varyReplicatedOperands(Operation *op) {
-    for (OpOperand &o : op->getOpOperands()) {
-      auto t = dyn_cast<RankedTensorType>(o.get().getType());
-      if (t && isa<FloatType>(t.getElementType()) &&
-          layoutOf(o.get()).kind == Layout::Replicated)
-        o.set(vary(o.get(), op->getLoc()));
-    }
-  }
-  InFlightDiagnostic fail(Operation *op) {
+  LogicalResult partitionBlock(Block &block) override;
+  Value axisIndex(Location loc) override;
+  Value vary(Value v, Location loc) override;
+  Value reduce(Value partial, Location loc) override;
+  std::optional<SmallVector<int64_t>> columnSegments(Value out) override;
+  InFlightDiagnostic fail(Operation *op) override {
     return op->emitError() << "mt-partition-tensor-parallel (tp=" << tp << "): ";
   }
+
+private:
+  /// Whether `v`, split along `dim`, reaches only ops that consume the split
+  /// or keep it (TensorParallelOpInterface::splitThrough).
+  bool keepsSplit(Value v, int64_t dim, int depth);
+  LogicalResult visit(Operation *op);
+  LogicalResult visitPointwise(Operation *op);
+  LogicalResult visitTerminator(Operation *op);
 
   func::FuncOp func;
   int64_t tp;

@@ -130,7 +130,7 @@ def CastActivationsPass : Pass<"mt-cast-activations", "mlir::ModuleOp"> {
   ];
 }
 
-def FuseBiasGeluPass : Pass<"mt-fuse-bias-gelu", "mlir::ModuleOp"> {
+def FuseBiasGeluPass : Pass<"mt-fuse-bias-gelu", "mlir::func::FuncOp"> {
   let summary = "fuses a linear's bias and the GeLU after it into mt.bias_gelu";
   let description = [{
     A biased `mt.linear` whose only reader is an `mt.gelu` becomes a linear
@@ -152,7 +152,7 @@ def FuseBiasGeluPass : Pass<"mt-fuse-bias-gelu", "mlir::ModuleOp"> {
   }];
 }
 
-def FuseBiasDropoutAddPass : Pass<"mt-fuse-bias-dropout-add", "mlir::ModuleOp"> {
+def FuseBiasDropoutAddPass : Pass<"mt-fuse-bias-dropout-add", "mlir::func::FuncOp"> {
   let summary = "fuses a bias add, the dropout after it and a residual add into mt.bias_dropout_add";
   let description = [{
     `residual + dropout(x + bias)`, where the bias is a biased
@@ -176,7 +176,7 @@ def FuseBiasDropoutAddPass : Pass<"mt-fuse-bias-dropout-add", "mlir::ModuleOp"> 
   }];
 }
 
-def FuseAddLayerNormPass : Pass<"mt-fuse-add-layer-norm", "mlir::ModuleOp"> {
+def FuseAddLayerNormPass : Pass<"mt-fuse-add-layer-norm", "mlir::func::FuncOp"> {
   let summary = "fuses a residual add and the layer norm of its sum into mt.add_layer_norm";
   let description = [{
     An `mt.add` of two tensors of one type (a residual add, not a
@@ -299,8 +299,12 @@ def PartitionTensorParallelPass : Pass<"mt-partition-tensor-parallel", "mlir::Mo
       contributions (Megatron's f; the all-reduce of partial sums is its g).
     * Dropout on a split tensor draws the mask of its global positions.
 
-    The pass declares `mt.mesh @mesh axes = ["tp"]` and marks sharded
-    parameters with `mt.sharding` (and `mt.segments` when a dimension has
+    These are the ops' own rules (`TensorParallelOpInterface`, beside each
+    op's verifier and VJP rule); the pass walks each model in program
+    order and applies them, keeps a pointwise op's operand layout, and
+    runs any other op replicated. The pass declares
+    `mt.mesh @mesh axes = ["tp"]` and marks sharded parameters with
+    `mt.sharding` (and `mt.segments` when a dimension has
     several segments). A model that cannot be sharded is refused with what
     to change. With tp = 1 the pass changes nothing.
   }];

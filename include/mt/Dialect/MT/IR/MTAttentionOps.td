@@ -6,7 +6,7 @@ include "mt/Dialect/MT/IR/MTDialect.td"
 include "mlir/Interfaces/SideEffectInterfaces.td"
 include "mt/Dialect/MT/IR/MTInterfaces.td"
 
-def MT_SplitHeadsOp : MT_Op<"split_heads", [MT_Differentiable, Pure,
+def MT_SplitHeadsOp : MT_Op<"split_heads", [MT_Differentiable, MT_SplitFlow, Pure,
     DeclareOpInterfaceMethods<MT_ShapeInferenceOpInterface, ["inferResultTypes"]>]> {
   let summary = "[batch, seq, heads*head_dim] -> [batch, heads, seq, head_dim]";
   let description = [{
@@ -24,7 +24,7 @@ def MT_SplitHeadsOp : MT_Op<"split_heads", [MT_Differentiable, Pure,
   let hasVerifier = 1;
 }
 
-def MT_MergeHeadsOp : MT_Op<"merge_heads", [MT_Differentiable, Pure,
+def MT_MergeHeadsOp : MT_Op<"merge_heads", [MT_Differentiable, MT_SplitFlow, Pure,
     DeclareOpInterfaceMethods<MT_ShapeInferenceOpInterface, ["inferResultTypes"]>]> {
   let summary = "[batch, heads, seq, head_dim] -> [batch, seq, heads*head_dim]";
   let description = [{
@@ -40,7 +40,7 @@ def MT_MergeHeadsOp : MT_Op<"merge_heads", [MT_Differentiable, Pure,
   let hasVerifier = 1;
 }
 
-def MT_AttentionScoresOp : MT_Op<"attention_scores", [MT_Differentiable, Pure,
+def MT_AttentionScoresOp : MT_Op<"attention_scores", [MT_Differentiable, MT_SplitFlow, Pure,
     DeclareOpInterfaceMethods<MT_ShapeInferenceOpInterface, ["inferResultTypes"]>]> {
   let summary = "raw attention scores Q K^T per head";
   let description = [{
@@ -61,7 +61,7 @@ def MT_AttentionScoresOp : MT_Op<"attention_scores", [MT_Differentiable, Pure,
   let hasVerifier = 1;
 }
 
-def MT_AttentionContextOp : MT_Op<"attention_context", [MT_Differentiable, Pure,
+def MT_AttentionContextOp : MT_Op<"attention_context", [MT_Differentiable, MT_SplitFlow, Pure,
     DeclareOpInterfaceMethods<MT_ShapeInferenceOpInterface, ["inferResultTypes"]>]> {
   let summary = "attention-weighted sum of values per head";
   let description = [{
@@ -81,7 +81,7 @@ def MT_AttentionContextOp : MT_Op<"attention_context", [MT_Differentiable, Pure,
   let hasVerifier = 1;
 }
 
-def MT_RotaryOp : MT_Op<"rotary", [MT_Differentiable, Pure, MT_ShapeInferenceOpInterface, AllTypesMatch<["input", "result"]>]> {
+def MT_RotaryOp : MT_Op<"rotary", [MT_Differentiable, MT_SplitFlow, Pure, MT_ShapeInferenceOpInterface, AllTypesMatch<["input", "result"]>]> {
   let summary = "rotary position embedding of queries or keys";
   let description = [{
     Rotates consecutive pairs `(x[2i], x[2i+1])` of the first `rotary_dim`
@@ -105,7 +105,7 @@ def MT_RotaryOp : MT_Op<"rotary", [MT_Differentiable, Pure, MT_ShapeInferenceOpI
   let hasVerifier = 1;
 }
 
-def MT_AlibiOp : MT_Op<"alibi", [MT_Differentiable, Pure, MT_ShapeInferenceOpInterface, AllTypesMatch<["input", "result"]>]> {
+def MT_AlibiOp : MT_Op<"alibi", [MT_Differentiable, MT_TensorParallel, Pure, MT_ShapeInferenceOpInterface, AllTypesMatch<["input", "result"]>]> {
   let summary = "adds ALiBi linear position biases to attention scores";
   let description = [{
     `result[b, h, i, j] = scores[b, h, i, j] - m_h * (i + Sk - Sq - j)`, with

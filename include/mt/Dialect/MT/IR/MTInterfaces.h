@@ -6,6 +6,8 @@
 #include "mlir/IR/OpDefinition.h"
 #include "llvm/ADT/SmallVector.h"
 
+#include "mt/Dialect/MT/IR/TensorParallelBuilder.h"
+
 namespace mt {
 class GradientBuilder;
 } // namespace mt

@@ -82,4 +82,35 @@ def MT_PointwiseOpInterface : OpInterface<"PointwiseOpInterface"> {
 /// The trait list entry of a pointwise op (its buildScalar beside its verifier).
 def MT_Pointwise : DeclareOpInterfaceMethods<MT_PointwiseOpInterface>;
 
+def MT_TensorParallelOpInterface : OpInterface<"TensorParallelOpInterface"> {
+  let cppNamespace = "::mt";
+  let description = [{
+    An op's tensor-parallel rule: mt-partition-tensor-parallel walks a model
+    in program order and asks each op to rewrite itself into what one rank
+    of the tensor-parallel group runs, given its operands' layouts
+    (replicated, varying, split along a dimension, partial sums). The rule
+    decides its result layouts and its parameters' layouts, and inserts the
+    collectives it needs, with `tp` (TensorParallelBuilder). `splitThrough`
+    tells the pass where a feature split entering the op goes, which is how
+    it finds the linears that can be column-parallel. Pointwise ops
+    (PointwiseOpInterface) need no rule of their own; an op with neither
+    runs replicated. docs/parallelism.md describes the layouts.
+  }];
+  let methods = [
+    InterfaceMethod<"Rewrites the op for one rank of the group, given its operands' layouts.",
+      "::mlir::LogicalResult", "partitionTensorParallel",
+      (ins "::mt::TensorParallelBuilder &":$tp)>,
+    InterfaceMethod<[{A split along `dim` of operand `operand`: the dimension along which
+      the results stay split, kSplitConsumed (a row-parallel contraction, the
+      vocab-parallel loss) or kSplitBlocked.}],
+      "int64_t", "splitThrough", (ins "unsigned":$operand, "int64_t":$dim), [{}],
+      [{ return ::mt::kSplitBlocked; }]>,
+  ];
+}
+
+/// The trait list entry of an op with a tensor-parallel rule
+/// (MT*TensorParallel.cpp); MT_SplitFlow when a feature split passes through it.
+def MT_TensorParallel : DeclareOpInterfaceMethods<MT_TensorParallelOpInterface>;
+def MT_SplitFlow : DeclareOpInterfaceMethods<MT_TensorParallelOpInterface, ["splitThrough"]>;
+
 #endif // MT_INTERFACES_TD

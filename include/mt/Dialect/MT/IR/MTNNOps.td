@@ -7,7 +7,7 @@ include "mt/Dialect/MT/IR/MTAttrs.td"
 include "mlir/Interfaces/SideEffectInterfaces.td"
 include "mt/Dialect/MT/IR/MTInterfaces.td"
 
-def MT_EmbeddingOp : MT_Op<"embedding", [MT_Differentiable, Pure,
+def MT_EmbeddingOp : MT_Op<"embedding", [MT_Differentiable, MT_TensorParallel, Pure,
     DeclareOpInterfaceMethods<MT_ShapeInferenceOpInterface, ["inferResultTypes"]>]> {
   let summary = "looks up token embeddings";
   let description = [{
@@ -35,7 +35,7 @@ def MT_EmbeddingOp : MT_Op<"embedding", [MT_Differentiable, Pure,
   let hasVerifier = 1;
 }
 
-def MT_PositionEmbeddingOp : MT_Op<"position_embedding", [MT_Differentiable, Pure,
+def MT_PositionEmbeddingOp : MT_Op<"position_embedding", [MT_Differentiable, MT_TensorParallel, Pure,
     DeclareOpInterfaceMethods<MT_ShapeInferenceOpInterface, ["inferResultTypes"]>]> {
   let summary = "absolute position embeddings for a batch of sequences";
   let description = [{
@@ -56,7 +56,7 @@ def MT_PositionEmbeddingOp : MT_Op<"position_embedding", [MT_Differentiable, Pur
   let hasVerifier = 1;
 }
 
-def MT_LinearOp : MT_Op<"linear", [MT_Differentiable, Pure,
+def MT_LinearOp : MT_Op<"linear", [MT_Differentiable, MT_SplitFlow, Pure,
     DeclareOpInterfaceMethods<MT_ShapeInferenceOpInterface, ["inferResultTypes"]>]> {
   let summary = "a dense layer: x W^T + b";
   let description = [{
@@ -112,7 +112,7 @@ def MT_MatmulOp : MT_Op<"matmul", [MT_Differentiable, Pure,
   let hasVerifier = 1;
 }
 
-def MT_LayerNormOp : MT_Op<"layer_norm", [MT_Differentiable, Pure, MT_ShapeInferenceOpInterface, AllTypesMatch<["gamma", "beta"]>,
+def MT_LayerNormOp : MT_Op<"layer_norm", [MT_Differentiable, MT_TensorParallel, Pure, MT_ShapeInferenceOpInterface, AllTypesMatch<["gamma", "beta"]>,
     AllTypesMatch<["input", "result"]>]> {
   let summary = "layer normalization over the last dimension";
   let description = [{
@@ -160,7 +160,7 @@ def MT_AddLayerNormOp : MT_Op<"add_layer_norm", [MT_Differentiable, Pure,
   let hasVerifier = 1;
 }
 
-def MT_RmsNormOp : MT_Op<"rms_norm", [MT_Differentiable, Pure, MT_ShapeInferenceOpInterface, AllTypesMatch<["input", "result"]>]> {
+def MT_RmsNormOp : MT_Op<"rms_norm", [MT_Differentiable, MT_TensorParallel, Pure, MT_ShapeInferenceOpInterface, AllTypesMatch<["input", "result"]>]> {
   let summary = "RMS normalization over the last dimension";
   let description = [{
     `x / sqrt(mean(x^2) + epsilon) * gamma`, over the last dimension.
@@ -176,7 +176,7 @@ def MT_RmsNormOp : MT_Op<"rms_norm", [MT_Differentiable, Pure, MT_ShapeInference
   let hasVerifier = 1;
 }
 
-def MT_GeluOp : MT_Op<"gelu", [MT_Differentiable, Pure, MT_ShapeInferenceOpInterface, AllTypesMatch<["input", "result"]>]> {
+def MT_GeluOp : MT_Op<"gelu", [MT_Differentiable, MT_SplitFlow, Pure, MT_ShapeInferenceOpInterface, AllTypesMatch<["input", "result"]>]> {
   let summary = "GeLU activation";
   let description = [{
     `x * Phi(x)`; with `approximate = tanh`, GPT-2's
@@ -252,7 +252,7 @@ def MT_BiasGeluOp : MT_Op<"bias_gelu", [MT_Differentiable, Pure, MT_ShapeInferen
   let hasVerifier = 1;
 }
 
-def MT_SoftmaxOp : MT_Op<"softmax", [MT_Differentiable, Pure, MT_ShapeInferenceOpInterface, AllTypesMatch<["input", "result"]>]> {
+def MT_SoftmaxOp : MT_Op<"softmax", [MT_Differentiable, MT_SplitFlow, Pure, MT_ShapeInferenceOpInterface, AllTypesMatch<["input", "result"]>]> {
   let summary = "scaled, masked softmax over the last dimension";
   let description = [{
     `softmax(scale * x + mask)` over the last dimension. `mask = causal` hides
@@ -277,7 +277,7 @@ def MT_SoftmaxOp : MT_Op<"softmax", [MT_Differentiable, Pure, MT_ShapeInferenceO
 
 // Pure: the mask is a function of the key, so equal inputs and keys give equal
 // results.
-def MT_DropoutOp : MT_Op<"dropout", [MT_Differentiable, Pure, AttrSizedOperandSegments, MT_ShapeInferenceOpInterface, AllTypesMatch<["input", "result"]>]> {
+def MT_DropoutOp : MT_Op<"dropout", [MT_Differentiable, MT_SplitFlow, Pure, AttrSizedOperandSegments, MT_ShapeInferenceOpInterface, AllTypesMatch<["input", "result"]>]> {
   let summary = "inverted dropout with a counter-based, position-keyed mask";
   let description = [{
     Zeroes each element with probability `rate` and scales the rest by
@@ -383,7 +383,7 @@ def MT_MaskedScaleOp : MT_Op<"masked_scale", [MT_Differentiable, Pure, MT_ShapeI
 }
 
 class MT_BroadcastBinaryOp<string mnemonic, string formula>
-    : MT_Op<mnemonic, [Pure, MT_Differentiable, MT_ShapeInferenceOpInterface,
+    : MT_Op<mnemonic, [Pure, MT_Differentiable, MT_TensorParallel, MT_ShapeInferenceOpInterface,
                               AllTypesMatch<["lhs", "result"]>]> {
   let summary = "elementwise " # formula # " with trailing broadcast";
   let description = [{
@@ -404,7 +404,7 @@ class MT_BroadcastBinaryOp<string mnemonic, string formula>
 def MT_AddOp : MT_BroadcastBinaryOp<"add", "lhs + rhs">;
 def MT_MulOp : MT_BroadcastBinaryOp<"mul", "lhs * rhs">;
 
-def MT_SplitOp : MT_Op<"split", [MT_Differentiable, Pure,
+def MT_SplitOp : MT_Op<"split", [MT_Differentiable, MT_SplitFlow, Pure,
     DeclareOpInterfaceMethods<MT_ShapeInferenceOpInterface, ["inferResultTypes"]>]> {
   let summary = "splits a tensor into consecutive pieces along one dimension";
   let description = [{
@@ -423,7 +423,7 @@ def MT_SplitOp : MT_Op<"split", [MT_Differentiable, Pure,
   let hasVerifier = 1;
 }
 
-def MT_CrossEntropyOp : MT_Op<"cross_entropy", [MT_Differentiable, Pure,
+def MT_CrossEntropyOp : MT_Op<"cross_entropy", [MT_Differentiable, MT_SplitFlow, Pure,
     DeclareOpInterfaceMethods<MT_ShapeInferenceOpInterface, ["inferResultTypes"]>]> {
   let summary = "mean token cross-entropy of logits against labels";
   let description = [{

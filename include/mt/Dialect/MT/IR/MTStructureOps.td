@@ -53,7 +53,7 @@ def MT_ShardOp : MT_Op<"shard", [MT_Differentiable, Pure, MT_ShapeInferenceOpInt
   let hasVerifier = 1;
 }
 
-def MT_LayerStackOp : MT_Op<"layer_stack", [AttrSizedOperandSegments,
+def MT_LayerStackOp : MT_Op<"layer_stack", [AttrSizedOperandSegments, MT_TensorParallel,
     RecursiveMemoryEffects,
     SingleBlockImplicitTerminator<"YieldOp">]> {
   let summary = "applies one layer body to stacked per-layer weights, L times";
