@@ -1,5 +1,6 @@
 //===- PlanFile.cpp - reading and writing plan files -----------------------===//
 #include "mt/Plan/PlanFile.h"
+#include "mt/Plan/VerifyPlan.h"
 #include "mt/Support/FramedFile.h"
 
 #include <google/protobuf/text_format.h>
@@ -108,6 +109,10 @@ bool readPlanFile(const std::string &path, plan::Plan &plan, std::string &error)
   }
   if (!plan.ParseFromString(payload)) {
     error = "'" + path + "' has a valid header but an unreadable payload";
+    return false;
+  }
+  if (llvm::Error e = verifyPlan(plan)) {
+    error = "'" + path + "': " + llvm::toString(std::move(e));
     return false;
   }
   return true;
