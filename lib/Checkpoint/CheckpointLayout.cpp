@@ -2,6 +2,7 @@
 #include "mt/Checkpoint/CheckpointLayout.h"
 
 #include "mt/Plan/PlanFile.h"
+#include "mt/Plan/BufferNames.h"
 
 #include <llvm/Support/xxhash.h>
 
@@ -61,7 +62,14 @@ const char *roleName(ckpt::Role role) {
 }
 
 std::string stateBufferName(const std::string &prefix, ckpt::Role role, const std::string &name) {
-  return prefix + (role == ckpt::PARAM ? std::string() : std::string(roleName(role)) + ":") + name;
+  switch (role) {
+  case ckpt::EXP_AVG:
+    return prefix + buffers::of(buffers::Role::ExpAvg, name);
+  case ckpt::EXP_AVG_SQ:
+    return prefix + buffers::of(buffers::Role::ExpAvgSq, name);
+  default:
+    return prefix + name;
+  }
 }
 
 std::string shapeText(const std::vector<int64_t> &shape) {
@@ -100,7 +108,7 @@ bool heldPieces(const plan::Plan &plan, int64_t rank, std::vector<HeldPiece> &ou
         firstHolder[sp.name()] = st.index();
 
   for (int64_t k = ppIndex; k < numStages; k += pp) {
-    std::string prefix = numStages > 1 ? "s" + std::to_string(k) + "/" : "";
+    std::string prefix = buffers::stagePrefix(k, numStages);
     std::vector<plan::StageParameter> held;
     if (plan.stages_size() == 0) {
       for (const plan::Parameter &p : plan.parameters()) {

@@ -4,6 +4,7 @@
 #include "mt/Analysis/ActivationMemory.h"
 #include "mt/Analysis/ModelInfo.h"
 #include "mt/Analysis/OpCost.h"
+#include "mt/Plan/BufferNames.h"
 #include "mt/Plan/ParallelReport.h"
 #include "mt/Schedule/PipelineSchedule.h"
 
@@ -38,22 +39,6 @@ std::string mb(int64_t bytes) {
   char text[48];
   std::snprintf(text, sizeof text, "%.3f MB", static_cast<double>(bytes) / 1e6);
   return text;
-}
-
-/// What a runtime buffer is for, by its name ("s1/grad_acc:h.ln_1.weight").
-std::string categoryOf(const std::string &name, const std::set<std::string> &params) {
-  std::string base = name.substr(name.find('/') == std::string::npos ? 0 : name.find('/') + 1);
-  if (params.count(base))
-    return "parameters";
-  for (const char *g : {"grad:", "grad_acc:", "grad_sq:"})
-    if (base.rfind(g, 0) == 0)
-      return "gradients";
-  for (const char *o : {"exp_avg:", "exp_avg_sq:", "param_shard:"})
-    if (base.rfind(o, 0) == 0)
-      return "optimizer state";
-  if (base.rfind(std::string("grad_acc:"), 0) == 0)
-    return "gradients";
-  return "batch, stage and loss tensors";
 }
 
 /// One layer's saved tensors, grouped: "mt.softmax 2x4x16x16xbf16" x 1.
@@ -284,7 +269,7 @@ int64_t residentBuffers(const plan::Plan &plan, int64_t s, int64_t pp,
   }
   int64_t resident = 0;
   for (auto &[name, bytes] : buffers) {
-    byCategory[categoryOf(name, params)] += bytes;
+    byCategory[buffers::categoryOf(name, params)] += bytes;
     resident += bytes;
   }
   return resident;

@@ -3,6 +3,7 @@
 
 #include "mt/Analysis/ModelInfo.h"
 #include "mt/Conversion/Passes.h"
+#include "mt/Plan/BufferNames.h"
 #include "mt/Pipelines/Pipelines.h"
 #include "mt/Target/CPU/SharedObject.h"
 #include "mt/Target/CUDA/KernelImages.h"
@@ -15,6 +16,7 @@
 #include <map>
 
 using namespace mlir;
+using mt::buffers::Role;
 
 namespace mt {
 
@@ -96,29 +98,34 @@ std::string inputName(func::FuncOp fn, unsigned i, StringRef role,
   if (auto p = fn.getArgAttrOfType<ParamAttr>(i, kParamAttrName))
     return p.getName().str();
   if (auto b = fn.getArgAttrOfType<StringAttr>(i, "mt.batch"))
-    return "batch:" + b.getValue().str();
+    return buffers::batch(b.getValue().str());
   if (auto acc = fn.getArgAttrOfType<StringAttr>(i, kAccumulatorOfAttrName))
-    return "grad_acc:" + acc.getValue().str();
+    return buffers::of(Role::GradAccumulator, acc.getValue().str());
   // Pipeline stages: the previous stage's activation, and (gradient
   // function) the cotangent of this stage's output from the next stage.
   if (fn.getArgAttr(i, kStageInputAttrName))
-    return "act_in";
+    return std::string(buffers::kStageInput);
   if (fn.getArgAttr(i, kCotangentAttrName))
-    return "act_out_grad";
+    return std::string(buffers::kStageOutputGrad);
   size_t n = params.size();
   auto param = [&](size_t k) { return params[k % n].name; };
   if (role == "accumulate")
-    return (i < n ? "grad_acc:" : "grad:") + param(i);
+    return buffers::of(i < n ? Role::GradAccumulator : Role::Gradient, param(i));
   // The norm and the optimizer read the gradient accumulated over micro-batches.
   // With the distributed optimizer (mt.shards) the norm and the update see
   // this rank's shards of the parameters and of the reduced gradients.
   bool sharded = static_cast<bool>(fn->getAttr("mt.shards"));
   if (role == "grad_sq_norm")
-    return (sharded ? "grad_shard:" : "grad_acc:") + param(i);
+    return buffers::of(sharded ? Role::GradShard : Role::GradAccumulator, param(i));
   if (role == "optimizer") {
-    static const char *groups[] = {"", "grad_acc:", "exp_avg:", "exp_avg_sq:"};
-    static const char *shardGroups[] = {"param_shard:", "grad_shard:", "exp_avg:", "exp_avg_sq:"};
-    return i == 4 * n ? "hyper" : (sharded ? shardGroups : groups)[i / n] + param(i);
+    // Parameters (or their shards), gradients, both moments, then the hyper-parameters.
+    if (i == 4 * n)
+      return std::string(buffers::kHyper);
+    if (i < n)
+      return sharded ? buffers::of(Role::ParamShard, param(i)) : param(i);
+    static const Role groups[] = {Role::GradAccumulator, Role::ExpAvg, Role::ExpAvgSq};
+    static const Role shardGroups[] = {Role::GradShard, Role::ExpAvg, Role::ExpAvgSq};
+    return buffers::of((sharded ? shardGroups : groups)[i / n - 1], param(i));
   }
   return "arg" + std::to_string(i);
 }
@@ -126,21 +133,23 @@ std::string inputName(func::FuncOp fn, unsigned i, StringRef role,
 std::string outputName(func::FuncOp fn, unsigned i, StringRef role,
                        const std::vector<ParamInfo> &params) {
   if (auto g = fn.getResultAttrOfType<StringAttr>(i, kGradOfAttrName))
-    return "grad:" + g.getValue().str();
+    return buffers::of(Role::Gradient, g.getValue().str());
   if (fn.getResultAttr(i, kStageInputGradAttrName))
-    return "act_in_grad";
+    return std::string(buffers::kStageInputGrad);
   size_t n = params.size();
   if (role == "forward" || role == "train_step" || role == "eval")
-    return cast<RankedTensorType>(fn.getResultTypes()[i]).getRank() == 0 ? "loss" : "act_out";
+    return std::string(cast<RankedTensorType>(fn.getResultTypes()[i]).getRank() == 0
+                           ? buffers::kLoss
+                           : buffers::kStageOutput);
   if (role == "accumulate")
-    return "grad_acc:" + params[i].name;
+    return buffers::of(Role::GradAccumulator, params[i].name);
   if (role == "grad_sq_norm")
-    return "grad_sq:" + params[i].name;
-  static const char *groups[] = {"", "exp_avg:", "exp_avg_sq:"};
-  std::string prefix = groups[i / n];
-  if (i < n && fn->getAttr("mt.shards"))
-    prefix = "param_shard:";
-  return prefix + params[i % n].name;
+    return buffers::of(Role::GradSquare, params[i].name);
+  // The optimizer: updated parameters (or shards), then both moments.
+  const std::string &param = params[i % n].name;
+  if (i < n)
+    return fn->getAttr("mt.shards") ? buffers::of(Role::ParamShard, param) : param;
+  return buffers::of(i / n == 1 ? Role::ExpAvg : Role::ExpAvgSq, param);
 }
 
 /// The model (or pipeline stage) function `fn` belongs to.
@@ -156,9 +165,7 @@ func::FuncOp ownerOf(ModuleOp module, func::FuncOp fn) {
 /// Stage buffers are prefixed "s<k>/" in a pipelined plan; the batch, the
 /// loss and the optimizer's hyper-parameters are shared by every stage.
 std::string stageName(const std::string &name, int64_t stage, bool pipelined) {
-  if (!pipelined || name == "loss" || name == "hyper" || name.rfind("batch:", 0) == 0)
-    return name;
-  return "s" + std::to_string(stage) + "/" + name;
+  return buffers::staged(name, stage, pipelined);
 }
 
 int64_t stageOf(func::FuncOp fn) {

@@ -1,5 +1,6 @@
 //===- RunRecorder.cpp - everything needed to replay a run elsewhere -------===//
 #include "mt/Runtime/RunRecorder.h"
+#include "mt/Plan/BufferNames.h"
 
 #include <cerrno>
 #include <cstring>
@@ -131,7 +132,7 @@ bool RunRecorder::step(Trainer &trainer, int64_t iteration, const StepStats &sta
                  stats.lossScale);
     std::fflush(losses_);
   }
-  return iteration != 1 || writeParams(trainer, "grads_step1", "grad_acc:", error);
+  return iteration != 1 || writeParams(trainer, "grads_step1", std::string(buffers::prefixOf(buffers::Role::GradAccumulator)), error);
 }
 
 bool RunRecorder::end(Trainer &trainer, std::string &error) {

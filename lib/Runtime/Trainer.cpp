@@ -3,6 +3,7 @@
 
 #include "TrainerInternals.h"
 
+#include "mt/Plan/VerifyPlan.h"
 #include "mt/Runtime/Initializer.h"
 #include "mt/Schedule/PipelineSchedule.h"
 
@@ -77,14 +78,19 @@ int64_t Trainer::stageRank(int64_t virtualStage) const {
 
 bool Trainer::load(const plan::Plan &plan, int64_t rank, Communicator *comm, std::string &error) {
   plan_ = plan;
-  mesh_ = planMesh(plan_.config());
   rank_ = rank;
   comm_ = comm;
   return checkPlan(error) && loadCode(error) && buildStages(error) && allocate(error);
 }
 
 bool Trainer::checkPlan(std::string &error) {
+  // A plan read from a file was verified there; one built in memory is now.
+  if (llvm::Error e = verifyPlan(plan_)) {
+    error = llvm::toString(std::move(e));
+    return false;
+  }
   const plan::Config &c = plan_.config();
+  mesh_ = planMesh(c);
   int64_t rank = rank_;
   Communicator *comm = comm_;
   if (mesh_.numRanks() > 1 && (!comm || comm->size() != mesh_.numRanks())) {
@@ -107,50 +113,8 @@ bool Trainer::checkPlan(std::string &error) {
   ppGroup_ = Group{mesh_.groupOf(rank, {"pp"}), "pp"};
   tpGroup_ = Group{mesh_.groupOf(rank, {"tp"}), "tp"};
   numStages_ = plan_.stages_size() ? plan_.stages_size() : 1;
-  int64_t virtualStages = std::max<int64_t>(c.parallel().virtual_stages(), 1);
-  if (numStages_ != pp_ * virtualStages) {
-    error = "the plan has " + std::to_string(numStages_) + " pipeline stages but its layout asks for " +
-            std::to_string(pp_) + " x " + std::to_string(virtualStages);
-    return false;
-  }
-  if (c.micro_batch_size() < 1 || c.seq_length() < 1 || c.global_batch_size() < 1 ||
-      c.global_batch_size() % (c.micro_batch_size() * dp_) != 0 || c.train_iters() < 1) {
-    error = "the plan's batch configuration is inconsistent";
-    return false;
-  }
-  // The trainer initializes, updates and checkpoints parameters in fp32 or
-  // f64 and fills float batch inputs in the same; 16-bit storage would be
-  // written past its end.
-  for (const plan::Parameter &p : plan_.parameters())
-    if (p.dtype() != plan::F32 && p.dtype() != plan::F64) {
-      error = "parameter '" + p.name() + "' is stored in " + plan::DType_Name(p.dtype()) +
-              ": mt-run trains parameters in F32 or F64 (write the model in f32; 16-bit "
-              "compute keeps fp32 main parameters)";
-      return false;
-    }
-  for (const plan::Function &f : plan_.functions())
-    for (const plan::TensorSpec &in : f.inputs())
-      if (in.name() == "batch:loss_mask" && in.dtype() != plan::F32 && in.dtype() != plan::F64) {
-        error = "function " + f.name() + " takes the loss mask in " + plan::DType_Name(in.dtype()) +
-                ": mt-run fills it in F32 or F64";
-        return false;
-      }
-  bool scaled = false;
-  for (const plan::Function &f : plan_.functions())
-    for (const plan::TensorSpec &in : f.inputs())
-      if (in.name() == "batch:loss_scale")
-        scaled = true;
   const plan::LossScaling &ls = c.loss_scaling();
-  if (scaled != (ls.initial_scale() > 0) ||
-      (scaled && (!(ls.min_scale() > 0) || ls.min_scale() > ls.initial_scale() ||
-                  ls.window() < 0 || ls.hysteresis() < 1))) {
-    error = "the plan is corrupt: its loss scaling (initial " +
-            std::to_string(ls.initial_scale()) + ", min " + std::to_string(ls.min_scale()) +
-            ", window " + std::to_string(ls.window()) + ", hysteresis " +
-            std::to_string(ls.hysteresis()) + ") does not match its functions (" +
-            (scaled ? "which take" : "which do not take") + " a loss scale)";
-    return false;
-  }
+  bool scaled = ls.initial_scale() > 0;
   if (scaled)
     lossScaler_.emplace(ls.initial_scale(), ls.min_scale(), ls.window(), ls.hysteresis());
   return true;
@@ -216,7 +180,7 @@ bool Trainer::buildStages(std::string &error) {
     Stage st;
     st.index = k;
     st.chunk = k / pp_;
-    st.prefix = numStages_ > 1 ? "s" + std::to_string(k) + "/" : "";
+    st.prefix = buffers::stagePrefix(k, numStages_);
     // No "accumulate" when the step adds into the accumulators itself
     // (checked below, once the parameters are known).
     for (const char *role : {"forward", "train_step", "grad_sq_norm", "optimizer"})
@@ -297,7 +261,7 @@ bool Trainer::buildStages(std::string &error) {
     std::set<std::string> inPlace(st.trainStep->updated_in_place().begin(),
                                   st.trainStep->updated_in_place().end());
     for (const Slice &sl : st.slices) {
-      bool byStep = inPlace.count(st.prefix + "grad_acc:" + sl.param->name()) > 0;
+      bool byStep = inPlace.count(st.prefix + buffers::of(buffers::Role::GradAccumulator, sl.param->name())) > 0;
       if (byStep == (st.accumulate != nullptr)) {
         error = "the plan is corrupt: the gradient of '" + sl.param->name() + "' on stage " +
                 std::to_string(k) + " is accumulated " + (byStep ? "twice" : "by nothing") +
@@ -339,7 +303,7 @@ bool Trainer::allocate(std::string &error) {
       // Gradients accumulate at the slice's size; the optimizer state takes
       // the shapes the optimizer function declares (shards with the
       // distributed optimizer), zero-initialized below.
-      spec.set_name(st.prefix + "grad_acc:" + p.name());
+      spec.set_name(st.prefix + buffers::of(buffers::Role::GradAccumulator, p.name()));
       ensure(spec);
     }
   for (const plan::Function &f : plan_.functions()) {
@@ -451,14 +415,14 @@ bool Trainer::setBatch(const MicroBatch &batch, int64_t iteration, int64_t micro
     return false;
   }
   for (const auto &[name, values] :
-       {std::pair<const char *, const std::vector<int32_t> *>{"batch:tokens", &batch.tokens},
-        {"batch:labels", &batch.labels}}) {
+       {std::pair<std::string, const std::vector<int32_t> *>{buffers::batch("tokens"), &batch.tokens},
+        {buffers::batch("labels"), &batch.labels}}) {
     Buffer *b = buffer(name);
     if (!b)
       continue;
     for (size_t i = 0; i < n; ++i) {
       if ((*values)[i] < 0 || (*values)[i] >= c.vocab_size()) {
-        error = std::string(name) + " holds id " + std::to_string((*values)[i]) +
+        error = name + " holds id " + std::to_string((*values)[i]) +
                 " outside the model's vocabulary of " + std::to_string(c.vocab_size());
         return false;
       }
@@ -468,15 +432,15 @@ bool Trainer::setBatch(const MicroBatch &batch, int64_t iteration, int64_t micro
   // Dropout masks are keyed by (seed, site, layer, position); the seed is a
   // function of the run's seed and the micro-batch's place in training,
   // never of the rank.
-  if (Buffer *b = buffer("batch:dropout_seed"))
+  if (Buffer *b = buffer(buffers::batch("dropout_seed")))
     b->as<int64_t>()[0] = static_cast<int64_t>(
         splitmix64(c.seed() ^ splitmix64(static_cast<uint64_t>(iteration) << 20 |
                                          static_cast<uint64_t>(micro))));
-  if (Buffer *b = buffer("batch:loss_scale"))
+  if (Buffer *b = buffer(buffers::batch("loss_scale")))
     b->as<float>()[0] = static_cast<float>(lossScaler_ ? lossScaler_->scale() : 1.0);
-  if (Buffer *b = buffer("batch:loss_mask"))
+  if (Buffer *b = buffer(buffers::batch("loss_mask")))
     for (size_t i = 0; i < n; ++i) {
-      if (dtypes_["batch:loss_mask"] == plan::F64)
+      if (dtypes_[buffers::batch("loss_mask")] == plan::F64)
         b->as<double>()[i] = batch.lossMask[i];
       else
         b->as<float>()[i] = batch.lossMask[i];

@@ -37,7 +37,7 @@ bool Trainer::gather(const std::string &prefix, const plan::Parameter &param,
     if (!holds || (end == 0 && seenWhole))
       continue;
     seenWhole = seenWhole || end == 0;
-    std::string name = (numStages_ > 1 ? "s" + std::to_string(k) + "/" : "") + prefix + param.name();
+    std::string name = buffers::stagePrefix(k, numStages_) + prefix + param.name();
     int64_t pieces = param.has_tp_shard() ? tp_ : 1;
     for (int64_t t = 0; t < pieces; ++t) {
       TensorShard shard = shardOf(param, begin, end, t);

@@ -4,6 +4,7 @@
 
 #include "mt/Runtime/Communicator.h"
 #include "mt/Runtime/CpuModule.h"
+#include "mt/Plan/BufferNames.h"
 
 #include "plan.pb.h"
 

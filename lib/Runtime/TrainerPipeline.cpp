@@ -38,7 +38,7 @@ bool Trainer::runPipeline(int64_t iteration, const std::vector<MicroBatch> &batc
       return false;
     if (op.kind == PipelineOp::Forward) {
       if (k > 0) {
-        Buffer &in = *buffer(st.prefix + "act_in");
+        Buffer &in = *buffer(st.prefix + std::string(buffers::kStageInput));
         if (!comm_->recv(stageRank(k - 1), activationChannel(k - 1), in.data(), in.numElements(),
                          ElementType::F32, "activation into stage " + std::to_string(k) + micro,
                          error))
@@ -58,21 +58,21 @@ bool Trainer::runPipeline(int64_t iteration, const std::vector<MicroBatch> &batc
         return false;
       entry.end = now();
       timeline_.push_back(entry);
-      Buffer &out = *buffer(st.prefix + "act_out");
+      Buffer &out = *buffer(st.prefix + std::string(buffers::kStageOutput));
       if (!comm_->send(stageRank(k + 1), activationChannel(k), out.data(), out.numElements(),
                        ElementType::F32, "activation into stage " + std::to_string(k + 1) + micro,
                        error))
         return false;
     } else {
       if (!isLastStage(st)) {
-        Buffer &g = *buffer(st.prefix + "act_out_grad");
+        Buffer &g = *buffer(st.prefix + std::string(buffers::kStageOutputGrad));
         if (!comm_->recv(stageRank(k + 1), gradientChannel(k), g.data(), g.numElements(),
                          ElementType::F32, "gradient out of stage " + std::to_string(k + 1) + micro,
                          error))
           return false;
       }
       if (k > 0) {
-        Buffer &in = *buffer(st.prefix + "act_in");
+        Buffer &in = *buffer(st.prefix + std::string(buffers::kStageInput));
         auto &saved = stash[{op.chunk, i}];
         std::memcpy(in.data(), saved.data(), saved.size());
         stash.erase({op.chunk, i});
@@ -83,9 +83,9 @@ bool Trainer::runPipeline(int64_t iteration, const std::vector<MicroBatch> &batc
       entry.end = now();
       timeline_.push_back(entry);
       if (isLastStage(st))
-        lossSum += scalar("loss");
+        lossSum += scalar(std::string(buffers::kLoss));
       if (k > 0) {
-        Buffer &g = *buffer(st.prefix + "act_in_grad");
+        Buffer &g = *buffer(st.prefix + std::string(buffers::kStageInputGrad));
         if (!comm_->send(stageRank(k - 1), gradientChannel(k - 1), g.data(), g.numElements(),
                          ElementType::F32, "gradient out of stage " + std::to_string(k) + micro,
                          error))
@@ -112,7 +112,7 @@ bool Trainer::evaluate(BatchSource &data, int64_t batches, double &loss, std::st
       int64_t k = st.index;
       std::string what = "evaluation activation into stage ";
       if (k > 0) {
-        Buffer &in = *buffer(st.prefix + "act_in");
+        Buffer &in = *buffer(st.prefix + std::string(buffers::kStageInput));
         if (!comm_->recv(stageRank(k - 1), kEvalChannelBase + static_cast<int>(k - 1), in.data(),
                          in.numElements(), ElementType::F32, what + std::to_string(k), error))
           return false;
@@ -120,9 +120,9 @@ bool Trainer::evaluate(BatchSource &data, int64_t batches, double &loss, std::st
       if (!call(st.eval ? *st.eval : *st.forward, error))
         return false;
       if (isLastStage(st)) {
-        sum += scalar("loss");
+        sum += scalar(std::string(buffers::kLoss));
       } else {
-        Buffer &out = *buffer(st.prefix + "act_out");
+        Buffer &out = *buffer(st.prefix + std::string(buffers::kStageOutput));
         if (!comm_->send(stageRank(k + 1), kEvalChannelBase + static_cast<int>(k), out.data(),
                          out.numElements(), ElementType::F32, what + std::to_string(k + 1), error))
           return false;

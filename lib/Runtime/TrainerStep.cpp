@@ -17,9 +17,9 @@ bool Trainer::reducePartialGradients(std::string &error) {
     for (const Slice &sl : st.slices) {
       if (!sl.partialOverTp)
         continue;
-      Buffer &acc = *buffer(st.prefix + "grad_acc:" + sl.param->name());
+      Buffer &acc = *buffer(st.prefix + buffers::of(buffers::Role::GradAccumulator, sl.param->name()));
       if (!comm_->allReduce(tpGroup_, acc.data(), acc.numElements(), commType(sl.param->dtype()),
-                            ReduceOp::Sum, st.prefix + "grad_acc:" + sl.param->name(), error))
+                            ReduceOp::Sum, st.prefix + buffers::of(buffers::Role::GradAccumulator, sl.param->name()), error))
         return false;
     }
   return true;
@@ -30,10 +30,10 @@ bool Trainer::reduceTiedGradients(std::string &error) {
     for (const Slice &sl : st.slices) {
       if (sl.tiedRanks.size() <= 1)
         continue;
-      Buffer &acc = *buffer(st.prefix + "grad_acc:" + sl.param->name());
+      Buffer &acc = *buffer(st.prefix + buffers::of(buffers::Role::GradAccumulator, sl.param->name()));
       Group group{sl.tiedRanks, "tied " + sl.param->name()};
       if (!comm_->allReduce(group, acc.data(), acc.numElements(), commType(sl.param->dtype()),
-                            ReduceOp::Sum, "grad_acc:" + sl.param->name(), error))
+                            ReduceOp::Sum, buffers::of(buffers::Role::GradAccumulator, sl.param->name()), error))
         return false;
     }
   return true;
@@ -46,16 +46,16 @@ bool Trainer::reduceGradients(std::string &error) {
   for (Stage &st : stages_)
     for (const Slice &sl : st.slices) {
       const plan::Parameter &p = *sl.param;
-      Buffer &acc = *buffer(st.prefix + "grad_acc:" + p.name());
+      Buffer &acc = *buffer(st.prefix + buffers::of(buffers::Role::GradAccumulator, p.name()));
       ElementType type = commType(p.dtype());
-      std::string what = st.prefix + "grad_acc:" + p.name();
+      std::string what = st.prefix + buffers::of(buffers::Role::GradAccumulator, p.name());
       if (!distributed) {
         if (!comm_->allReduce(dpGroup_, acc.data(), acc.numElements(), type, ReduceOp::Sum, what,
                               error))
           return false;
         continue;
       }
-      Buffer *shard = buffer(st.prefix + "grad_shard:" + p.name());
+      Buffer *shard = buffer(st.prefix + buffers::of(buffers::Role::GradShard, p.name()));
       int64_t s = shardElements(sl), bytes = dtypeBytes(p.dtype());
       if (!shard || shard->numElements() != s) {
         error = "the plan's optimizer does not take " + std::to_string(s) +
@@ -84,7 +84,7 @@ bool Trainer::optimize(std::string &error) {
     }
     for (const Slice &sl : st.slices) {
       Buffer &param = *buffer(sl.buffer);
-      Buffer &shard = *buffer(st.prefix + "param_shard:" + sl.param->name());
+      Buffer &shard = *buffer(st.prefix + buffers::of(buffers::Role::ParamShard, sl.param->name()));
       int64_t s = shardElements(sl), bytes = dtypeBytes(sl.param->dtype());
       int64_t begin = std::min(dpIndex_ * s, param.numElements());
       int64_t end = std::min(begin + s, param.numElements());
@@ -97,14 +97,14 @@ bool Trainer::optimize(std::string &error) {
       return false;
     for (const Slice &sl : st.slices) {
       Buffer &param = *buffer(sl.buffer);
-      Buffer &shard = *buffer(st.prefix + "param_shard:" + sl.param->name());
+      Buffer &shard = *buffer(st.prefix + buffers::of(buffers::Role::ParamShard, sl.param->name()));
       int64_t s = shardElements(sl), bytes = dtypeBytes(sl.param->dtype());
       std::vector<unsigned char> padded(static_cast<size_t>(s * dp_ * bytes));
       if (dp_ == 1)
         std::memcpy(padded.data(), shard.data(), padded.size());
       else if (!comm_->allGather(dpGroup_, shard.data(), padded.data(), s,
                                  commType(sl.param->dtype()),
-                                 st.prefix + "param_shard:" + sl.param->name(), error))
+                                 st.prefix + buffers::of(buffers::Role::ParamShard, sl.param->name()), error))
         return false;
       std::memcpy(param.data(), padded.data(), static_cast<size_t>(param.numElements() * bytes));
     }
@@ -122,7 +122,7 @@ bool Trainer::step(int64_t iteration, BatchSource &data, StepStats &stats, std::
   int64_t micro = c.global_batch_size() / c.micro_batch_size();
   for (Stage &st : stages_)
     for (const Slice &sl : st.slices) {
-      Buffer &acc = *buffer(st.prefix + "grad_acc:" + sl.param->name());
+      Buffer &acc = *buffer(st.prefix + buffers::of(buffers::Role::GradAccumulator, sl.param->name()));
       std::fill_n(static_cast<unsigned char *>(acc.data()),
                   acc.numElements() * dtypeBytes(sl.param->dtype()), 0);
     }
@@ -137,7 +137,7 @@ bool Trainer::step(int64_t iteration, BatchSource &data, StepStats &stats, std::
       if (!setBatch(batches[static_cast<size_t>(k)], iteration, k * dp_ + dpIndex_, error) ||
           !callTrainStep(st, error))
         return false;
-      lossSum += scalar("loss");
+      lossSum += scalar(std::string(buffers::kLoss));
     }
   } else if (!runPipeline(iteration, batches, lossSum, error)) {
     return false;
@@ -154,7 +154,7 @@ bool Trainer::step(int64_t iteration, BatchSource &data, StepStats &stats, std::
       return false;
     for (const Slice &sl : st.slices)
       if (sl.ownsNorm)
-        sqNorm += scalar(st.prefix + "grad_sq:" + sl.param->name());
+        sqNorm += scalar(st.prefix + buffers::of(buffers::Role::GradSquare, sl.param->name()));
   }
   // Every stage's squares, every tensor-parallel piece's, and with the
   // distributed optimizer every shard's.
@@ -178,7 +178,7 @@ bool Trainer::step(int64_t iteration, BatchSource &data, StepStats &stats, std::
   if (o.clip_grad() > 0)
     clip = std::min(1.0, o.clip_grad() / (stats.gradNorm + 1e-6));
   ++optimizerSteps_;
-  float *hyper = buffer("hyper")->as<float>();
+  float *hyper = buffer(std::string(buffers::kHyper))->as<float>();
   double t = static_cast<double>(optimizerSteps_);
   const double values[8] = {stats.lr,
                             o.adam_beta1(),
