@@ -76,17 +76,8 @@ llvm::DenseSet<Value> accumulatorValues(func::FuncOp fn) {
     if (fn.getArgAttr(arg.getArgNumber(), kAccumulatorOfAttrName))
       inAccumulator.insert(arg);
   for (Operation &op : entry) {
-    Value into;
-    if (auto s = dyn_cast<SliceLayerOp>(op))
-      into = s.getInput();
-    else if (auto i = dyn_cast<InsertLayerOp>(op))
-      into = i.getInto();
-    else if (auto a = dyn_cast<AccumulateOp>(op))
-      into = a.getInto();
-    else if (auto m = dyn_cast<MatmulOp>(op))
-      into = m.getPlus();
-    else if (auto e = dyn_cast<EmbeddingGradOp>(op))
-      into = e.getPlus();
+    auto inPlace = dyn_cast<InPlaceOpInterface>(op);
+    Value into = inPlace ? inPlace.getInPlaceOperand() : Value();
     if (into && inAccumulator.contains(into))
       inAccumulator.insert(op.getResult(0));
   }

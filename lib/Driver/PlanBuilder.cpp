@@ -33,12 +33,6 @@ plan::DType dtypeOf(Type t) {
   return plan::DTYPE_UNSPECIFIED;
 }
 
-int64_t bytesOf(Type type) {
-  auto t = cast<RankedTensorType>(type);
-  unsigned bits = t.getElementType().getIntOrFloatBitWidth();
-  return t.getNumElements() * std::max<int64_t>(bits / 8, 1);
-}
-
 /// Tallies the all-reduces, all-gathers and reduce-scatters one call of `fn`
 /// issues, following calls into other functions of the module.
 void countCollectives(ModuleOp module, func::FuncOp fn, plan::Function &out, int depth = 0) {
@@ -51,22 +45,12 @@ void countCollectives(ModuleOp module, func::FuncOp fn, plan::Function &out, int
           countCollectives(module, callee, out, depth + 1);
       return;
     }
-    StringRef kind;
-    int64_t bytes = 0;
-    SmallVector<StringRef> axes;
-    if (auto r = dyn_cast<AllReduceOp>(op)) {
-      kind = "all_reduce";
-      bytes = bytesOf(r.getInput().getType());
-    } else if (auto g = dyn_cast<AllGatherOp>(op)) {
-      kind = "all_gather";
-      bytes = bytesOf(g.getResult().getType());
-    } else if (auto s = dyn_cast<ReduceScatterOp>(op)) {
-      kind = "reduce_scatter";
-      bytes = bytesOf(s.getInput().getType());
-    } else {
+    auto collective = dyn_cast<CollectiveOpInterface>(op);
+    int64_t bytes = collective ? collective.getGroupTrafficBytes() : 0;
+    if (!bytes) // not a group collective
       return;
-    }
-    axes = cast<CollectiveOpInterface>(op).getGroupAxes();
+    StringRef kind = op->getName().stripDialect(); // all_reduce, all_gather, reduce_scatter
+    SmallVector<StringRef> axes = collective.getGroupAxes();
     plan::CollectiveVolume *v = nullptr;
     for (plan::CollectiveVolume &c : *out.mutable_collectives())
       if (c.kind() == kind && c.axes_size() == static_cast<int>(axes.size()) &&

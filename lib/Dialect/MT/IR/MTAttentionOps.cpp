@@ -126,3 +126,13 @@ LogicalResult AlibiOp::verify() {
                               << " heads present, got " << numHeads;
   return success();
 }
+
+int64_t AttentionScoresOp::getContractionDepth() {
+  auto t = cast<RankedTensorType>(getQuery().getType());
+  return ShapedType::isDynamic(t.getShape().back()) ? 0 : t.getShape().back();
+}
+
+int64_t AttentionContextOp::getContractionDepth() {
+  auto t = cast<RankedTensorType>(getProbs().getType());
+  return ShapedType::isDynamic(t.getShape().back()) ? 0 : t.getShape().back();
+}

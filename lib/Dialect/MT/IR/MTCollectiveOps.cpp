@@ -8,6 +8,8 @@
 
 #include "VerifyHelpers.h"
 
+#include <algorithm>
+
 using namespace mlir;
 using namespace mt;
 using namespace mt::detail;
@@ -76,6 +78,22 @@ static LogicalResult verifyResize(Operation *op, Value inputValue, Value resultV
 SmallVector<StringRef> AllReduceOp::getGroupAxes() { return toRefs(getAxes()); }
 SmallVector<StringRef> AllGatherOp::getGroupAxes() { return toRefs(getAxes()); }
 SmallVector<StringRef> ReduceScatterOp::getGroupAxes() { return toRefs(getAxes()); }
+
+/// The larger of `op`'s input and result, in bytes.
+static int64_t largerSideBytes(Value input, Value result) {
+  auto bytes = [](Value v) {
+    auto t = cast<RankedTensorType>(v.getType());
+    unsigned bits = t.getElementType().getIntOrFloatBitWidth();
+    return t.getNumElements() * std::max<int64_t>(bits / 8, 1);
+  };
+  return std::max(bytes(input), bytes(result));
+}
+
+int64_t AllReduceOp::getGroupTrafficBytes() { return largerSideBytes(getInput(), getResult()); }
+int64_t AllGatherOp::getGroupTrafficBytes() { return largerSideBytes(getInput(), getResult()); }
+int64_t ReduceScatterOp::getGroupTrafficBytes() {
+  return largerSideBytes(getInput(), getResult());
+}
 
 LogicalResult AllReduceOp::verify() { return verifyAxisList(*this, getAxes(), 2); }
 LogicalResult AllGatherOp::verify() { return verifyAxisList(*this, getAxes(), 2); }

@@ -153,3 +153,7 @@ LogicalResult AccumulateOp::verify() {
                               << getValue().getType();
   return success();
 }
+
+Value EmbeddingGradOp::getInPlaceOperand() { return getPlus(); }
+
+Value AccumulateOp::getInPlaceOperand() { return getInto(); }

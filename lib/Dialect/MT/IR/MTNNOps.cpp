@@ -486,3 +486,23 @@ LogicalResult CrossEntropyFromStatsOp::verify() {
                               << result;
   return success();
 }
+
+//===- Costs and in-place results -------------------------------------------===//
+
+/// Extent of dimension `fromEnd` of `v`, counted from the last (0 when
+/// unknown).
+static int64_t trailingExtent(Value v, unsigned fromEnd) {
+  auto t = dyn_cast<RankedTensorType>(v.getType());
+  if (!t || t.getRank() <= fromEnd)
+    return 0;
+  int64_t d = t.getDimSize(t.getRank() - 1 - fromEnd);
+  return ShapedType::isDynamic(d) ? 0 : d;
+}
+
+int64_t LinearOp::getContractionDepth() { return trailingExtent(getInput(), 0); }
+
+int64_t MatmulOp::getContractionDepth() {
+  return trailingExtent(getLhs(), getTransposeLhs() ? 1 : 0);
+}
+
+Value MatmulOp::getInPlaceOperand() { return getPlus(); }

@@ -145,3 +145,7 @@ LogicalResult StackLayersOp::verify() {
                               << getResult().getType();
   return success();
 }
+
+Value SliceLayerOp::getInPlaceOperand() { return getInput(); }
+
+Value InsertLayerOp::getInPlaceOperand() { return getInto(); }

@@ -11,6 +11,7 @@
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/Operation.h"
+#include "mlir/IR/TypeUtilities.h"
 #include "llvm/ADT/ArrayRef.h"
 #include <string>
 
@@ -21,18 +22,14 @@ inline mlir::InFlightDiagnostic violates(mlir::Operation *op, unsigned c) {
   return op->emitOpError() << "violates C" << c << ": ";
 }
 
-/// Two dimension sizes agree unless both are static and differ.
+/// Two dimension sizes agree unless both are static and differ (upstream's
+/// compatibility rule, as a bool for the verifiers' conditions).
 inline bool dimsAgree(int64_t a, int64_t b) {
-  return mlir::ShapedType::isDynamic(a) || mlir::ShapedType::isDynamic(b) || a == b;
+  return mlir::succeeded(mlir::verifyCompatibleDims({a, b}));
 }
 
 inline bool shapesAgree(llvm::ArrayRef<int64_t> a, llvm::ArrayRef<int64_t> b) {
-  if (a.size() != b.size())
-    return false;
-  for (size_t i = 0; i < a.size(); ++i)
-    if (!dimsAgree(a[i], b[i]))
-      return false;
-  return true;
+  return mlir::succeeded(mlir::verifyCompatibleShape(a, b));
 }
 
 /// The shape the op's shape-inference rule gives result `i`.

@@ -40,7 +40,7 @@ def MT_MergeHeadsOp : MT_Op<"merge_heads", [MT_Differentiable, MT_SplitFlow, Pur
   let hasVerifier = 1;
 }
 
-def MT_AttentionScoresOp : MT_Op<"attention_scores", [MT_Differentiable, MT_SplitFlow, Pure,
+def MT_AttentionScoresOp : MT_Op<"attention_scores", [MT_Differentiable, MT_SplitFlow, Pure, DeclareOpInterfaceMethods<MT_ContractionOpInterface>, 
     DeclareOpInterfaceMethods<MT_ShapeInferenceOpInterface, ["inferResultTypes"]>]> {
   let summary = "raw attention scores Q K^T per head";
   let description = [{
@@ -61,7 +61,7 @@ def MT_AttentionScoresOp : MT_Op<"attention_scores", [MT_Differentiable, MT_Spli
   let hasVerifier = 1;
 }
 
-def MT_AttentionContextOp : MT_Op<"attention_context", [MT_Differentiable, MT_SplitFlow, Pure,
+def MT_AttentionContextOp : MT_Op<"attention_context", [MT_Differentiable, MT_SplitFlow, Pure, DeclareOpInterfaceMethods<MT_ContractionOpInterface>, 
     DeclareOpInterfaceMethods<MT_ShapeInferenceOpInterface, ["inferResultTypes"]>]> {
   let summary = "attention-weighted sum of values per head";
   let description = [{

@@ -7,6 +7,9 @@ include "mt/Dialect/MT/IR/MTAttrs.td"
 include "mt/Dialect/MT/IR/MTInterfaces.td"
 include "mlir/IR/SymbolInterfaces.td"
 
+/// A collective of a whole group, counted in the plan's traffic report.
+def MT_GroupTraffic : DeclareOpInterfaceMethods<MT_CollectiveOpInterface, ["getGroupTrafficBytes"]>;
+
 // Collectives have side effects: they must not be reordered, duplicated or
 // removed behind the plan checker's back.
 class MT_CollectiveOp<string mnemonic, list<Trait> traits = []>
@@ -17,7 +20,7 @@ class MT_CollectiveOp<string mnemonic, list<Trait> traits = []>
 }
 
 def MT_AllReduceOp : MT_CollectiveOp<"all_reduce",
-    [MT_Differentiable, MT_ShapeInferenceOpInterface, AllTypesMatch<["input", "result"]>]> {
+    [MT_Differentiable, MT_GroupTraffic, MT_ShapeInferenceOpInterface, AllTypesMatch<["input", "result"]>]> {
   let summary = "combines a tensor across the ranks of mesh axes";
   let description = [{
     Every rank of each group (the ranks that differ only in `axes`) ends with
@@ -35,7 +38,7 @@ def MT_AllReduceOp : MT_CollectiveOp<"all_reduce",
   }];
 }
 
-def MT_AllGatherOp : MT_CollectiveOp<"all_gather", [MT_Differentiable, 
+def MT_AllGatherOp : MT_CollectiveOp<"all_gather", [MT_Differentiable, MT_GroupTraffic,
     DeclareOpInterfaceMethods<MT_ShapeInferenceOpInterface, ["inferResultTypes"]>]> {
   let summary = "concatenates the group's shards along a dimension";
   let description = [{
@@ -54,7 +57,7 @@ def MT_AllGatherOp : MT_CollectiveOp<"all_gather", [MT_Differentiable,
   }];
 }
 
-def MT_ReduceScatterOp : MT_CollectiveOp<"reduce_scatter", [MT_Differentiable, 
+def MT_ReduceScatterOp : MT_CollectiveOp<"reduce_scatter", [MT_Differentiable, MT_GroupTraffic,
     DeclareOpInterfaceMethods<MT_ShapeInferenceOpInterface, ["inferResultTypes"]>]> {
   let summary = "reduces across the group and leaves each rank one shard";
   let description = [{

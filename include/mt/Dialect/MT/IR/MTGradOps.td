@@ -14,7 +14,7 @@ include "mt/Dialect/MT/IR/MTAttrs.td"
 include "mt/Dialect/MT/IR/MTInterfaces.td"
 include "mlir/Interfaces/SideEffectInterfaces.td"
 
-def MT_EmbeddingGradOp : MT_Op<"embedding_grad", [Pure, AttrSizedOperandSegments]> {
+def MT_EmbeddingGradOp : MT_Op<"embedding_grad", [Pure, AttrSizedOperandSegments, DeclareOpInterfaceMethods<MT_InPlaceOpInterface>]> {
   let summary = "scatter-adds output gradients into table rows";
   let description = [{
     `result[v, :] = sum over positions p with ids[p] == v of grad[p, :]`: the
@@ -266,7 +266,7 @@ def MT_CrossEntropyFromStatsGradOp : MT_Op<"cross_entropy_from_stats_grad", [Pur
   let hasVerifier = 1;
 }
 
-def MT_AccumulateOp : MT_Op<"accumulate", [Pure, MT_ShapeInferenceOpInterface,
+def MT_AccumulateOp : MT_Op<"accumulate", [Pure, DeclareOpInterfaceMethods<MT_InPlaceOpInterface>, MT_ShapeInferenceOpInterface,
     AllTypesMatch<["value", "into", "result"]>]> {
   let summary = "adds a gradient into its accumulator";
   let description = [{

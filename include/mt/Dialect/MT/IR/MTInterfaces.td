@@ -17,6 +17,10 @@ def MT_CollectiveOpInterface : OpInterface<"CollectiveOpInterface"> {
       [{ return $_op.getMeshAttr(); }]>,
     InterfaceMethod<"The mesh axes whose ranks take part, outermost first.",
       "::llvm::SmallVector<::llvm::StringRef>", "getGroupAxes">,
+    InterfaceMethod<[{The bytes one call of a group collective moves, for the plan's
+      traffic report: the larger of its input and result. 0 for point-to-point
+      transfers, which the pipeline schedule accounts for.}],
+      "int64_t", "getGroupTrafficBytes", (ins), [{}], [{ return 0; }]>,
   ];
 }
 
@@ -112,5 +116,36 @@ def MT_TensorParallelOpInterface : OpInterface<"TensorParallelOpInterface"> {
 /// (MT*TensorParallel.cpp); MT_SplitFlow when a feature split passes through it.
 def MT_TensorParallel : DeclareOpInterfaceMethods<MT_TensorParallelOpInterface>;
 def MT_SplitFlow : DeclareOpInterfaceMethods<MT_TensorParallelOpInterface, ["splitThrough"]>;
+
+def MT_ContractionOpInterface : OpInterface<"ContractionOpInterface"> {
+  let cppNamespace = "::mt";
+  let description = [{
+    An op whose every result element is a sum of products over one
+    dimension of length k (a linear, a matmul, attention scores and
+    context). Its work is 2k operations per result element; every other op
+    counts one per result element, being bound by memory rather than
+    arithmetic. The recompute planner and the memory report weigh
+    recomputation with it (mt/Analysis/OpCost.h).
+  }];
+  let methods = [
+    InterfaceMethod<"The length k of the summed dimension (0 when unknown).",
+      "int64_t", "getContractionDepth">,
+  ];
+}
+
+def MT_InPlaceOpInterface : OpInterface<"InPlaceOpInterface"> {
+  let cppNamespace = "::mt";
+  let description = [{
+    An op whose result may live in the buffer of one of its operands: an
+    accumulation (`mt.accumulate`, a matmul or embedding gradient with
+    `plus`) or a view of a layer of a stacked tensor. The activation-memory
+    analysis follows these to tell the gradient accumulators' buffers
+    (which the runtime holds) from the step's own temporaries.
+  }];
+  let methods = [
+    InterfaceMethod<"The operand whose buffer the result takes over, or null.",
+      "::mlir::Value", "getInPlaceOperand">,
+  ];
+}
 
 #endif // MT_INTERFACES_TD

@@ -56,7 +56,7 @@ def MT_PositionEmbeddingOp : MT_Op<"position_embedding", [MT_Differentiable, MT_
   let hasVerifier = 1;
 }
 
-def MT_LinearOp : MT_Op<"linear", [MT_Differentiable, MT_SplitFlow, Pure,
+def MT_LinearOp : MT_Op<"linear", [MT_Differentiable, MT_SplitFlow, Pure, DeclareOpInterfaceMethods<MT_ContractionOpInterface>, 
     DeclareOpInterfaceMethods<MT_ShapeInferenceOpInterface, ["inferResultTypes"]>]> {
   let summary = "a dense layer: x W^T + b";
   let description = [{
@@ -79,7 +79,7 @@ def MT_LinearOp : MT_Op<"linear", [MT_Differentiable, MT_SplitFlow, Pure,
   let hasVerifier = 1;
 }
 
-def MT_MatmulOp : MT_Op<"matmul", [MT_Differentiable, Pure,
+def MT_MatmulOp : MT_Op<"matmul", [MT_Differentiable, Pure, DeclareOpInterfaceMethods<MT_ContractionOpInterface>, DeclareOpInterfaceMethods<MT_InPlaceOpInterface>, 
     DeclareOpInterfaceMethods<MT_ShapeInferenceOpInterface, ["inferResultTypes"]>]> {
   let summary = "batched matrix product with optional transposes";
   let description = [{

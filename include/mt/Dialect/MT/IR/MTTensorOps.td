@@ -86,7 +86,7 @@ def MT_SumToOp : MT_Op<"sum_to", [Pure]> {
   let hasVerifier = 1;
 }
 
-def MT_SliceLayerOp : MT_Op<"slice_layer", [MT_Differentiable, Pure,
+def MT_SliceLayerOp : MT_Op<"slice_layer", [MT_Differentiable, Pure, DeclareOpInterfaceMethods<MT_InPlaceOpInterface>, 
     DeclareOpInterfaceMethods<MT_ShapeInferenceOpInterface, ["inferResultTypes"]>]> {
   let summary = "one layer's slice of a stacked weight";
   let description = [{
@@ -120,7 +120,7 @@ def MT_StackLayersOp : MT_Op<"stack_layers", [MT_Differentiable, Pure,
   let hasVerifier = 1;
 }
 
-def MT_InsertLayerOp : MT_Op<"insert_layer", [Pure,
+def MT_InsertLayerOp : MT_Op<"insert_layer", [Pure, DeclareOpInterfaceMethods<MT_InPlaceOpInterface>, 
     DeclareOpInterfaceMethods<MT_ShapeInferenceOpInterface, ["inferResultTypes"]>,
     AllTypesMatch<["into", "result"]>]> {
   let summary = "replaces one layer's slice of a stacked tensor";
