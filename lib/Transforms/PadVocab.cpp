@@ -54,7 +54,8 @@ struct PadVocabPass : mt::impl::PadVocabPassBase<PadVocabPass> {
 
   void runOnOperation() override {
     if (multiple < 1) {
-      getOperation().emitError() << "mt-pad-vocab: multiple must be >= 1, got " << multiple;
+      getOperation().emitError() << "mt-pad-vocab: multiple must be >= 1, got "
+                                 << static_cast<int64_t>(multiple);
       return signalPassFailure();
     }
     for (func::FuncOp func : modelFunctions(getOperation())) {

@@ -150,7 +150,7 @@ struct PartitionTensorParallelPass
   void runOnOperation() override {
     ModuleOp module = getOperation();
     if (tp < 1) {
-      module.emitError("mt-partition-tensor-parallel: tp must be >= 1, got ") << tp;
+      module.emitError("mt-partition-tensor-parallel: tp must be >= 1, got ") << static_cast<int64_t>(tp);
       return signalPassFailure();
     }
     if (tp == 1)

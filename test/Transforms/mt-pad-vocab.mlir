@@ -1,5 +1,7 @@
 // RUN: mt-opt %s -split-input-file -mt-pad-vocab=multiple=8 -verify-diagnostics | FileCheck %s
 // RUN: mt-opt %s -split-input-file -mt-pad-vocab | FileCheck %s --check-prefix=NOPAD
+// RUN: not mt-opt %s -mt-pad-vocab=multiple=0 2>&1 | FileCheck %s --check-prefix=ZERO
+// ZERO: error: mt-pad-vocab: multiple must be >= 1, got 0
 
 // A tied head: the table grows to 16 rows, the logits to 16 classes, and the
 // loss ignores the 6 padded ones. The table records its 10 real rows
