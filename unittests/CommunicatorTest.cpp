@@ -107,8 +107,9 @@ TEST(Communicator, SilentPeerTimesOutWithTheOperationNamed) {
   std::string error;
   onRanks(2, 0.2, [&](int r, Communicator &c) {
     double v = 1;
-    if (r == 0)
+    if (r == 0) {
       EXPECT_FALSE(c.allReduce(world(2), &v, 1, ElementType::F64, ReduceOp::Sum, "loss", error));
+    }
   });
   EXPECT_NE(error.find("rank 0 waited 0.2 s for rank 1 in all_reduce 'loss' over the world group [0, 1]"),
             std::string::npos) << error;
