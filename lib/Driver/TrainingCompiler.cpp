@@ -1,7 +1,9 @@
 //===- TrainingCompiler.cpp - one compile of a model for one layout --------===//
 #include "mt/Driver/TrainingCompiler.h"
 
+#include "mt/Analysis/ModelInfo.h"
 #include "mt/Driver/MemoryReport.h"
+#include "mt/Driver/ModelArchitecture.h"
 #include "mt/Driver/PlanBuilder.h"
 
 #include "mt/Pipelines/Pipelines.h"
@@ -55,7 +57,8 @@ namespace {
 
 LogicalResult runPipelines(ModuleOp module, bool runFrontend, const CompileSettings &s,
                            const std::vector<int64_t> &activationBudgets,
-                           const ConfigurePassManager &configure) {
+                           const ConfigurePassManager &configure,
+                           plan::ModelArchitecture &architecture) {
   MLIRContext *context = module.getContext();
   if (runFrontend) {
     PassManager frontend(context);
@@ -71,6 +74,10 @@ LogicalResult runPipelines(ModuleOp module, bool runFrontend, const CompileSetti
     if (failed(frontend.run(module)))
       return failure();
   }
+  // What the model is, read before partitioning changes its shapes.
+  std::vector<func::FuncOp> models = modelFunctions(module);
+  if (models.size() == 1)
+    architecture = describeArchitecture(models.front());
   PassManager training(context);
   if (configure && failed(configure(training)))
     return failure();
@@ -97,10 +104,12 @@ LogicalResult runPipelines(ModuleOp module, bool runFrontend, const CompileSetti
   return training.run(module);
 }
 
-bool describe(ModuleOp module, const CompileSettings &s, plan::Plan &plan, std::string &error) {
+bool describe(ModuleOp module, const CompileSettings &s,
+              const plan::ModelArchitecture &architecture, plan::Plan &plan, std::string &error) {
   if (!describePlan(module, plan, error))
     return false;
   plan::Config &config = *plan.mutable_config();
+  *config.mutable_architecture() = architecture;
   config.set_global_batch_size(s.globalBatch);
   config.set_data_parallel_size(s.dp);
   plan::Parallelism &parallel = *config.mutable_parallel();
@@ -128,8 +137,9 @@ bool compileTraining(ModuleOp module, bool runFrontend, const CompileSettings &s
     plan::Plan probePlan;
     std::string report;
     MemoryPeaks peaks;
-    if (failed(runPipelines(*probe, runFrontend, settings, {}, nullptr)) ||
-        !describe(*probe, settings, probePlan, error) ||
+    plan::ModelArchitecture architecture;
+    if (failed(runPipelines(*probe, runFrontend, settings, {}, nullptr, architecture)) ||
+        !describe(*probe, settings, architecture, probePlan, error) ||
         !memoryReport(*probe, probePlan, report, peaks, error))
       return false;
     // The arena holds the step's live activations and then some; that
@@ -138,9 +148,10 @@ bool compileTraining(ModuleOp module, bool runFrontend, const CompileSettings &s
       budgets.push_back(std::max<int64_t>(
           settings.memoryBudget - peaks.stepBase[k] - peaks.arenaOverhead[k], 0));
   }
-  if (failed(runPipelines(module, runFrontend, settings, budgets, configure)))
+  plan::ModelArchitecture architecture;
+  if (failed(runPipelines(module, runFrontend, settings, budgets, configure, architecture)))
     return false;
-  return describe(module, settings, plan, error);
+  return describe(module, settings, architecture, plan, error);
 }
 
 } // namespace mt

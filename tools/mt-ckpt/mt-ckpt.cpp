@@ -3,6 +3,7 @@
 //   mt-ckpt show PATH                    what a checkpoint holds
 //   mt-ckpt verify PATH                  reads every byte against its checksum
 //   mt-ckpt convert PATH --plan P -o DIR the same checkpoint in plan P's layout
+//   mt-ckpt export PATH --format=hf -o DIR   as Hugging Face GPT-2 files
 //
 // PATH is a checkpoint (DIR/iter_*) or a save directory (its newest).
 //
@@ -10,6 +11,7 @@
 #include "mt/Checkpoint/CheckpointFiles.h"
 #include "mt/Checkpoint/CheckpointReader.h"
 #include "mt/Checkpoint/CheckpointWriter.h"
+#include "mt/Checkpoint/HuggingFaceGpt2.h"
 #include "mt/Plan/PlanFile.h"
 
 #include <llvm/Support/CommandLine.h>
@@ -24,6 +26,7 @@ namespace {
 cl::SubCommand showCmd("show", "List a checkpoint's tensors, shapes, step, layout and files");
 cl::SubCommand verifyCmd("verify", "Read every file of a checkpoint against its checksums");
 cl::SubCommand convertCmd("convert", "Write a checkpoint in another plan's layout (offline reshape)");
+cl::SubCommand exportCmd("export", "Write a checkpoint's model in another framework's files");
 
 cl::opt<std::string> showPath(cl::Positional, cl::Required, cl::desc("<checkpoint>"),
                               cl::sub(showCmd));
@@ -33,8 +36,16 @@ cl::opt<std::string> convertPath(cl::Positional, cl::Required, cl::desc("<checkp
                                  cl::sub(convertCmd));
 cl::opt<std::string> planPath("plan", cl::Required, cl::desc("the plan whose layout to write"),
                               cl::value_desc("PLAN"), cl::sub(convertCmd));
-cl::opt<std::string> outDir("o", cl::Required, cl::desc("save directory to write into"),
-                            cl::value_desc("DIR"), cl::sub(convertCmd));
+cl::opt<std::string> outDir("o", cl::Required, cl::desc("directory to write into"),
+                            cl::value_desc("DIR"), cl::sub(convertCmd), cl::sub(exportCmd));
+cl::opt<std::string> exportPath(cl::Positional, cl::Required, cl::desc("<checkpoint>"),
+                                cl::sub(exportCmd));
+enum class ExportFormat { HuggingFace };
+cl::opt<ExportFormat> exportFormat(
+    "format", cl::Required, cl::desc("the files to write"),
+    cl::values(clEnumValN(ExportFormat::HuggingFace, "hf",
+                          "Hugging Face GPT2LMHeadModel: model.safetensors and config.json")),
+    cl::sub(exportCmd));
 
 int fail(const std::string &message) {
   std::fprintf(stderr, "mt-ckpt: error: %s\n", message.c_str());
@@ -85,6 +96,15 @@ int show(const std::string &path) {
               static_cast<long long>(c.global_batch_size()),
               static_cast<long long>(c.seq_length()),
               c.activation_type().empty() ? "f32" : c.activation_type().c_str());
+  const mt::plan::ModelArchitecture &a = c.architecture();
+  if (a.layers() > 0)
+    std::printf("  architecture: %lld layers, hidden %lld, %lld heads (%lld key/value), ffn %lld, "
+                "%s positions, %s (eps %g), %s, %s head, %s\n",
+                static_cast<long long>(a.layers()), static_cast<long long>(a.hidden()),
+                static_cast<long long>(a.heads()), static_cast<long long>(a.kv_heads()),
+                static_cast<long long>(a.ffn_hidden()), a.positions().c_str(), a.norm().c_str(),
+                a.norm_epsilon(), a.activation().c_str(), a.tied_embeddings() ? "tied" : "untied",
+                a.biases() ? "biases" : "no biases");
   std::printf("tensors (%d):\n", m.tensors_size());
   for (const mt::ckpt::Tensor &t : m.tensors()) {
     std::string pad = t.unpadded_rows() > 0
@@ -156,6 +176,24 @@ int convert(const std::string &path, const std::string &planFile, const std::str
   return 0;
 }
 
+int exportModel(const std::string &path, const std::string &dir) {
+  mt::CheckpointReader reader;
+  std::string error;
+  if (!reader.open(path, error))
+    return fail(error);
+  if (llvm::Error e = mt::exportHuggingFaceGpt2(reader, dir))
+    return fail(llvm::toString(std::move(e)));
+  const mt::plan::ModelArchitecture &a = reader.manifest().saved_from().architecture();
+  std::printf("wrote %s/model.safetensors and config.json: GPT-2 with %lld layers, hidden %lld, "
+              "%lld heads, vocabulary %lld (iteration %lld of %s)\n",
+              dir.c_str(), static_cast<long long>(a.layers()), static_cast<long long>(a.hidden()),
+              static_cast<long long>(a.heads()),
+              static_cast<long long>(reader.manifest().saved_from().vocab_size()),
+              static_cast<long long>(reader.manifest().state().iteration()),
+              reader.directory().c_str());
+  return 0;
+}
+
 } // namespace
 
 int main(int argc, char **argv) {
@@ -167,5 +205,7 @@ int main(int argc, char **argv) {
     return verify(verifyPath);
   if (convertCmd)
     return convert(convertPath, planPath, outDir);
-  return fail("name a subcommand: show, verify or convert (mt-ckpt --help)");
+  if (exportCmd)
+    return exportModel(exportPath, outDir);
+  return fail("name a subcommand: show, verify, convert or export (mt-ckpt --help)");
 }

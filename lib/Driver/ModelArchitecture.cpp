@@ -1,0 +1,87 @@
+//===- ModelArchitecture.cpp - what a model is, from its IR ----------------===//
+#include "mt/Driver/ModelArchitecture.h"
+
+#include "mt/Dialect/MT/IR/MTOps.h"
+
+using namespace mlir;
+
+namespace mt {
+namespace {
+
+int64_t dim(Value v, unsigned d) { return cast<RankedTensorType>(v.getType()).getDimSize(d); }
+
+/// The op that produced `v`, seen through mt.shard and mt.reshape.
+Operation *producer(Value v) {
+  Operation *def = v.getDefiningOp();
+  while (def && isa<ShardOp, ReshapeOp>(def))
+    def = def->getOperand(0).getDefiningOp();
+  return def;
+}
+
+void describeLayer(Block &body, plan::ModelArchitecture &a) {
+  body.walk([&](Operation *op) {
+    if (auto s = dyn_cast<SplitHeadsOp>(op)) {
+      int64_t heads = s.getNumHeadsAttr().getInt();
+      a.set_heads(std::max(a.heads(), heads));
+      a.set_kv_heads(a.kv_heads() ? std::min(a.kv_heads(), heads) : heads);
+    } else if (auto n = dyn_cast<LayerNormOp>(op)) {
+      a.set_norm("layer_norm");
+      a.set_norm_epsilon(n.getEpsilon().convertToDouble());
+    } else if (auto n = dyn_cast<RmsNormOp>(op)) {
+      a.set_norm("rms_norm");
+      a.set_norm_epsilon(n.getEpsilon().convertToDouble());
+    } else if (auto l = dyn_cast<LinearOp>(op)) {
+      a.set_biases(a.biases() || l.getBias());
+    } else if (auto d = dyn_cast<DropoutOp>(op)) {
+      double rate = d.getRateAttr().getValueAsDouble();
+      if (isa_and_nonnull<SoftmaxOp>(producer(d.getInput())))
+        a.set_attention_dropout(rate);
+      else
+        a.set_hidden_dropout(rate);
+    } else if (isa<GeluOp, SiluOp>(op)) {
+      if (auto g = dyn_cast<GeluOp>(op))
+        a.set_activation(g.getApproximate() == GeluApproximation::tanh ? "gelu_tanh" : "gelu");
+      else
+        a.set_activation("silu");
+      // The feed-forward width: what the activation runs over.
+      a.set_ffn_hidden(cast<RankedTensorType>(op->getResult(0).getType()).getShape().back());
+    } else if (isa<RotaryOp>(op)) {
+      a.set_positions("rotary");
+    } else if (isa<AlibiOp>(op)) {
+      a.set_positions("alibi");
+    }
+  });
+}
+
+} // namespace
+
+plan::ModelArchitecture describeArchitecture(func::FuncOp model) {
+  plan::ModelArchitecture a;
+  a.set_positions("none");
+  Value table;
+  model.walk([&](Operation *op) {
+    if (auto e = dyn_cast<EmbeddingOp>(op)) {
+      table = e.getTable();
+      a.set_hidden(dim(table, 1));
+    } else if (auto p = dyn_cast<PositionEmbeddingOp>(op)) {
+      a.set_positions("learned");
+      a.set_max_positions(dim(p.getTable(), 0));
+    } else if (auto stack = dyn_cast<LayerStackOp>(op)) {
+      if (!stack.getStacked().empty())
+        a.set_layers(a.layers() + dim(stack.getStacked().front(), 0));
+    }
+  });
+  for (Operation &op : model.getBody().front())
+    if (auto stack = dyn_cast<LayerStackOp>(op))
+      describeLayer(stack.getBody().front(), a);
+  if (a.layers() == 0) // a model written without a layer stack
+    describeLayer(model.getBody().front(), a);
+  // Tied: the last linear before the loss multiplies by the embedding table.
+  model.walk([&](CrossEntropyOp loss) {
+    if (auto head = dyn_cast_or_null<LinearOp>(producer(loss.getLogits())))
+      a.set_tied_embeddings(table && head.getWeight() == table);
+  });
+  return a;
+}
+
+} // namespace mt
