@@ -4,6 +4,7 @@
 //   mt-ckpt verify PATH                  reads every byte against its checksum
 //   mt-ckpt convert PATH --plan P -o DIR the same checkpoint in plan P's layout
 //   mt-ckpt export PATH --format=hf -o DIR   as Hugging Face GPT-2 files
+//   mt-ckpt import HF_DIR --plan P -o DIR    Hugging Face GPT-2 files as a checkpoint
 //
 // PATH is a checkpoint (DIR/iter_*) or a save directory (its newest).
 //
@@ -27,6 +28,7 @@ cl::SubCommand showCmd("show", "List a checkpoint's tensors, shapes, step, layou
 cl::SubCommand verifyCmd("verify", "Read every file of a checkpoint against its checksums");
 cl::SubCommand convertCmd("convert", "Write a checkpoint in another plan's layout (offline reshape)");
 cl::SubCommand exportCmd("export", "Write a checkpoint's model in another framework's files");
+cl::SubCommand importCmd("import", "Make a checkpoint of a plan's model from Hugging Face GPT-2 files");
 
 cl::opt<std::string> showPath(cl::Positional, cl::Required, cl::desc("<checkpoint>"),
                               cl::sub(showCmd));
@@ -35,9 +37,13 @@ cl::opt<std::string> verifyPath(cl::Positional, cl::Required, cl::desc("<checkpo
 cl::opt<std::string> convertPath(cl::Positional, cl::Required, cl::desc("<checkpoint>"),
                                  cl::sub(convertCmd));
 cl::opt<std::string> planPath("plan", cl::Required, cl::desc("the plan whose layout to write"),
-                              cl::value_desc("PLAN"), cl::sub(convertCmd));
+                              cl::value_desc("PLAN"), cl::sub(convertCmd), cl::sub(importCmd));
+cl::opt<std::string> importPath(cl::Positional, cl::Required,
+                                cl::desc("<directory with model.safetensors and config.json>"),
+                                cl::sub(importCmd));
 cl::opt<std::string> outDir("o", cl::Required, cl::desc("directory to write into"),
-                            cl::value_desc("DIR"), cl::sub(convertCmd), cl::sub(exportCmd));
+                            cl::value_desc("DIR"), cl::sub(convertCmd), cl::sub(exportCmd),
+                            cl::sub(importCmd));
 cl::opt<std::string> exportPath(cl::Positional, cl::Required, cl::desc("<checkpoint>"),
                                 cl::sub(exportCmd));
 enum class ExportFormat { HuggingFace };
@@ -194,6 +200,23 @@ int exportModel(const std::string &path, const std::string &dir) {
   return 0;
 }
 
+int importModel(const std::string &hfDir, const std::string &planFile, const std::string &dir) {
+  mt::plan::Plan plan;
+  std::string error, notes;
+  if (!mt::readPlanFile(planFile, plan, error))
+    return fail(error);
+  auto values = mt::importHuggingFaceGpt2(hfDir, plan, notes);
+  if (!values)
+    return fail(llvm::toString(values.takeError()));
+  if (llvm::Error e = mt::writeImportedCheckpoint(plan, *values, dir))
+    return fail(llvm::toString(std::move(e)));
+  std::printf("wrote %s/%s: model %s from %s in the plan's layout (%s)%s%s\n", dir.c_str(),
+              mt::iterationDirName(0).c_str(), plan.config().model().c_str(), hfDir.c_str(),
+              layoutOf(plan.config()).c_str(), notes.empty() ? "" : "; ",
+              notes.empty() ? "" : notes.substr(0, notes.size() - 2).c_str());
+  return 0;
+}
+
 } // namespace
 
 int main(int argc, char **argv) {
@@ -207,5 +230,7 @@ int main(int argc, char **argv) {
     return convert(convertPath, planPath, outDir);
   if (exportCmd)
     return exportModel(exportPath, outDir);
-  return fail("name a subcommand: show, verify, convert or export (mt-ckpt --help)");
+  if (importCmd)
+    return importModel(importPath, planPath, outDir);
+  return fail("name a subcommand: show, verify, convert, export or import (mt-ckpt --help)");
 }

@@ -71,7 +71,8 @@ bool RankRun::resume(std::string &error) {
   mt::RunPosition at;
   if (!mt::loadCheckpoint(trainer_, comm_, o_.load, loadedFrom_, at, notes_, error))
     return false;
-  if (at.trainSplitSamples != train.numSamples())
+  // A checkpoint that consumed nothing (an imported model) starts any data order.
+  if (at.trainSamples > 0 && at.trainSplitSamples != train.numSamples())
     notes_.push_back("the training split holds " + std::to_string(train.numSamples()) +
                      " samples, the checkpoint's run had " +
                      std::to_string(at.trainSplitSamples) +

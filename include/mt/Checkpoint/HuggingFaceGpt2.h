@@ -17,7 +17,9 @@
 
 #include "llvm/Support/Error.h"
 
+#include <map>
 #include <string>
+#include <vector>
 
 namespace mt {
 
@@ -28,6 +30,22 @@ llvm::Error exportHuggingFaceGpt2(CheckpointReader &reader, const std::string &d
 /// config.json for `config`'s model, as transformers writes it (keys
 /// sorted, two-space indent).
 llvm::Expected<std::string> huggingFaceGpt2Config(const plan::Config &config);
+
+/// The parameters of `plan`'s model read from a Hugging Face GPT-2
+/// directory (model.safetensors and config.json), in the plan's global
+/// shapes (padding rows zero): name -> values. Keys with and without the
+/// `transformer.` prefix are read; the attention-mask buffers older files
+/// carry are skipped; a `lm_head.weight` must equal `wte`; an embedding padded
+/// by another converter keeps its first vocab_size rows. `notes` receives
+/// what was dropped or skipped.
+llvm::Expected<std::map<std::string, std::vector<float>>>
+importHuggingFaceGpt2(const std::string &dir, const plan::Plan &plan, std::string &notes);
+
+/// Writes `values` (importHuggingFaceGpt2's) as iteration 0 of a checkpoint
+/// in `plan`'s layout under `saveDir`, AdamW's moments zero.
+llvm::Error writeImportedCheckpoint(const plan::Plan &plan,
+                                    const std::map<std::string, std::vector<float>> &values,
+                                    const std::string &saveDir);
 
 } // namespace mt
 
