@@ -2,7 +2,11 @@
 #include "mt/Checkpoint/HuggingFaceGpt2.h"
 
 #include "mt/Checkpoint/SafeTensors.h"
+
+#include "HuggingFaceGpt2Names.h"
 #include "mt/Plan/PlanFile.h"
+
+#include "mt/Support/Errors.h"
 
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FormatVariadic.h"
@@ -20,39 +24,6 @@ namespace {
 
 using llvm::Error;
 using llvm::formatv;
-
-template <typename... Ts> Error failure(const char *fmt, Ts &&...values) {
-  return llvm::createStringError(llvm::inconvertibleErrorCode(),
-                                 formatv(fmt, std::forward<Ts>(values)...).str());
-}
-
-/// Our parameter -> its Hugging Face name (per layer: "h.{0}." prefixed),
-/// and whether the weight is a Conv1D stored [in, out].
-struct NameMap {
-  const char *ours;
-  const char *theirs;
-  bool perLayer;
-  bool transposed;
-};
-
-constexpr NameMap kGpt2Names[] = {
-    {"wte", "transformer.wte.weight", false, false},
-    {"wpe", "transformer.wpe.weight", false, false},
-    {"h.ln_1.weight", "ln_1.weight", true, false},
-    {"h.ln_1.bias", "ln_1.bias", true, false},
-    {"h.attn.qkv.weight", "attn.c_attn.weight", true, true},
-    {"h.attn.qkv.bias", "attn.c_attn.bias", true, false},
-    {"h.attn.proj.weight", "attn.c_proj.weight", true, true},
-    {"h.attn.proj.bias", "attn.c_proj.bias", true, false},
-    {"h.ln_2.weight", "ln_2.weight", true, false},
-    {"h.ln_2.bias", "ln_2.bias", true, false},
-    {"h.mlp.fc.weight", "mlp.c_fc.weight", true, true},
-    {"h.mlp.fc.bias", "mlp.c_fc.bias", true, false},
-    {"h.mlp.proj.weight", "mlp.c_proj.weight", true, true},
-    {"h.mlp.proj.bias", "mlp.c_proj.bias", true, false},
-    {"ln_f.weight", "transformer.ln_f.weight", false, false},
-    {"ln_f.bias", "transformer.ln_f.bias", false, false},
-};
 
 /// What Hugging Face GPT-2 cannot express in `a`, or "".
 std::string unsupportedFeature(const plan::ModelArchitecture &a) {
@@ -131,7 +102,7 @@ std::string quoted(llvm::StringRef text) {
 llvm::Expected<std::string> huggingFaceGpt2Config(const plan::Config &c) {
   const plan::ModelArchitecture &a = c.architecture();
   if (std::string why = unsupportedFeature(a); !why.empty())
-    return failure("Hugging Face GPT-2 has no equivalent of {0}", why);
+    return errorf("Hugging Face GPT-2 has no equivalent of {0}", why);
   // Each value as json.dumps writes it; the keys sorted, as
   // json.dumps(sort_keys=True, indent=2) does.
   auto integer = [](int64_t v) { return std::to_string(v); };
@@ -176,23 +147,23 @@ Error exportHuggingFaceGpt2(CheckpointReader &reader, const std::string &dir) {
   for (int i = 0; i < m.tensors_size(); ++i)
     if (m.tensors(i).role() == ckpt::PARAM)
       params[m.tensors(i).name()] = i;
-  for (const NameMap &n : kGpt2Names)
+  for (const hf_gpt2::Name &n : hf_gpt2::kNames)
     if (!params.count(n.ours))
-      return failure("checkpoint '{0}' has no parameter '{1}', which GPT-2's {2} needs",
+      return errorf("checkpoint '{0}' has no parameter '{1}', which GPT-2's {2} needs",
                      reader.directory(), n.ours, n.theirs);
   for (const auto &[name, index] : params)
-    if (std::none_of(std::begin(kGpt2Names), std::end(kGpt2Names),
-                     [&](const NameMap &n) { return name == n.ours; }))
-      return failure("parameter '{0}' of checkpoint '{1}' has no place in Hugging Face GPT-2",
+    if (std::none_of(std::begin(hf_gpt2::kNames), std::end(hf_gpt2::kNames),
+                     [&](const hf_gpt2::Name &n) { return name == n.ours; }))
+      return errorf("parameter '{0}' of checkpoint '{1}' has no place in Hugging Face GPT-2",
                      name, reader.directory());
 
   std::vector<safetensors::TensorToWrite> tensors;
-  for (const NameMap &n : kGpt2Names) {
+  for (const hf_gpt2::Name &n : hf_gpt2::kNames) {
     const ckpt::Tensor &t = m.tensors(static_cast<int>(params[n.ours]));
     std::vector<unsigned char> bytes;
     std::string error;
     if (!reader.readWhole(params[n.ours], bytes, error))
-      return failure("{0}", error);
+      return errorf("{0}", error);
     std::vector<int64_t> shape(t.shape().begin(), t.shape().end());
     size_t count = bytes.size() / static_cast<size_t>(dtypeBytes(t.dtype()));
     std::vector<float> whole(count);
@@ -206,19 +177,20 @@ Error exportHuggingFaceGpt2(CheckpointReader &reader, const std::string &dir) {
       std::memcpy(whole.data(), bytes.data(), count * 4);
     }
     if (n.perLayer && (shape.empty() || shape[0] != a.layers()))
-      return failure("parameter '{0}' stacks {1} layers, but the model has {2}", n.ours,
+      return errorf("parameter '{0}' stacks {1} layers, but the model has {2}", n.ours,
                      shape.empty() ? 0 : shape[0], a.layers());
     // The vocabulary's padding rows are ours, not the model's.
     int64_t keepRows = t.unpadded_rows() > 0 ? t.unpadded_rows() : -1;
     for (int64_t l = 0; l < (n.perLayer ? a.layers() : 1); ++l) {
       safetensors::TensorToWrite out;
-      out.name = n.perLayer ? formatv("transformer.h.{0}.{1}", l, n.theirs).str() : n.theirs;
+      out.name = std::string(hf_gpt2::kModelPrefix) +
+                 (n.perLayer ? formatv("h.{0}.{1}", l, n.theirs).str() : n.theirs);
       out.values = extract(whole, shape, n.perLayer, l, n.transposed, keepRows, out.shape);
       tensors.push_back(std::move(out));
     }
   }
   if (std::error_code ec = llvm::sys::fs::create_directories(dir))
-    return failure("cannot create '{0}': {1}", dir, ec.message());
+    return errorf("cannot create '{0}': {1}", dir, ec.message());
   if (Error e = safetensors::write(dir + "/model.safetensors", std::move(tensors),
                                    {{"format", "pt"}}))
     return e;
@@ -226,11 +198,11 @@ Error exportHuggingFaceGpt2(CheckpointReader &reader, const std::string &dir) {
   std::error_code ec;
   llvm::raw_fd_ostream os(path, ec);
   if (ec)
-    return failure("cannot write '{0}': {1}", path, ec.message());
+    return errorf("cannot write '{0}': {1}", path, ec.message());
   os << *config;
   os.close();
   if (os.has_error())
-    return failure("cannot write '{0}': {1}", path, os.error().message());
+    return errorf("cannot write '{0}': {1}", path, os.error().message());
   return Error::success();
 }
 

@@ -3,7 +3,11 @@
 
 #include "mt/Checkpoint/CheckpointWriter.h"
 #include "mt/Checkpoint/SafeTensors.h"
+
+#include "HuggingFaceGpt2Names.h"
 #include "mt/Plan/PlanFile.h"
+
+#include "mt/Support/Errors.h"
 
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/JSON.h"
@@ -19,59 +23,28 @@ namespace {
 using llvm::Error;
 using llvm::formatv;
 
-template <typename... Ts> Error failure(const char *fmt, Ts &&...values) {
-  return llvm::createStringError(llvm::inconvertibleErrorCode(),
-                                 formatv(fmt, std::forward<Ts>(values)...).str());
-}
-
-/// Our parameter, its Hugging Face name (per layer after "h.N."), and
-/// whether the file stores it transposed (Conv1D: [in, out]).
-struct Mapping {
-  const char *ours, *theirs;
-  bool perLayer, transposed;
-};
-
-constexpr Mapping kMappings[] = {
-    {"wte", "wte.weight", false, false},
-    {"wpe", "wpe.weight", false, false},
-    {"h.ln_1.weight", "ln_1.weight", true, false},
-    {"h.ln_1.bias", "ln_1.bias", true, false},
-    {"h.attn.qkv.weight", "attn.c_attn.weight", true, true},
-    {"h.attn.qkv.bias", "attn.c_attn.bias", true, false},
-    {"h.attn.proj.weight", "attn.c_proj.weight", true, true},
-    {"h.attn.proj.bias", "attn.c_proj.bias", true, false},
-    {"h.ln_2.weight", "ln_2.weight", true, false},
-    {"h.ln_2.bias", "ln_2.bias", true, false},
-    {"h.mlp.fc.weight", "mlp.c_fc.weight", true, true},
-    {"h.mlp.fc.bias", "mlp.c_fc.bias", true, false},
-    {"h.mlp.proj.weight", "mlp.c_proj.weight", true, true},
-    {"h.mlp.proj.bias", "mlp.c_proj.bias", true, false},
-    {"ln_f.weight", "ln_f.weight", false, false},
-    {"ln_f.bias", "ln_f.bias", false, false},
-};
-
 /// config.json against the plan's recorded architecture, field by field.
 Error checkConfig(const std::string &path, const plan::Config &c, int64_t &configVocab) {
   auto buffer = llvm::MemoryBuffer::getFile(path);
   if (!buffer)
-    return failure("cannot read '{0}': {1}", path, buffer.getError().message());
+    return errorf("cannot read '{0}': {1}", path, buffer.getError().message());
   llvm::Expected<llvm::json::Value> json = llvm::json::parse((*buffer)->getBuffer());
   if (!json)
-    return failure("'{0}' is not JSON: {1}", path, llvm::toString(json.takeError()));
+    return errorf("'{0}' is not JSON: {1}", path, llvm::toString(json.takeError()));
   const llvm::json::Object *o = json->getAsObject();
   if (!o)
-    return failure("'{0}' is not a JSON object", path);
+    return errorf("'{0}' is not a JSON object", path);
   if (std::optional<llvm::StringRef> type = o->getString("model_type"); type && *type != "gpt2")
-    return failure("'{0}' describes a {1} model, not GPT-2", path, *type);
+    return errorf("'{0}' describes a {1} model, not GPT-2", path, *type);
   const plan::ModelArchitecture &a = c.architecture();
   if (a.layers() == 0)
-    return failure("the plan records no architecture (compiled by an older mtc): recompile it");
+    return errorf("the plan records no architecture (compiled by an older mtc): recompile it");
   auto integer = [&](const char *key, int64_t expected) -> Error {
     std::optional<int64_t> v = o->getInteger(key);
     if (!v)
-      return failure("'{0}' has no integer {1}", path, key);
+      return errorf("'{0}' has no integer {1}", path, key);
     if (*v != expected)
-      return failure("'{0}' has {1} = {2}, but the plan's model has {3}", path, key, *v, expected);
+      return errorf("'{0}' has {1} = {2}, but the plan's model has {3}", path, key, *v, expected);
     return Error::success();
   };
   for (auto [key, expected] : {std::pair<const char *, int64_t>{"n_layer", a.layers()},
@@ -82,16 +55,16 @@ Error checkConfig(const std::string &path, const plan::Config &c, int64_t &confi
       return e;
   std::optional<double> eps = o->getNumber("layer_norm_epsilon");
   if (eps && std::abs(*eps - a.norm_epsilon()) > 1e-12 * std::abs(a.norm_epsilon()))
-    return failure("'{0}' has layer_norm_epsilon = {1}, but the plan's model has {2}", path, *eps,
+    return errorf("'{0}' has layer_norm_epsilon = {1}, but the plan's model has {2}", path, *eps,
                    a.norm_epsilon());
   std::string act = o->getString("activation_function").value_or("gelu_new").str();
   std::string ours = act == "gelu_new" ? "gelu_tanh" : act;
   if (ours != a.activation())
-    return failure("'{0}' has activation_function = {1}, but the plan's model uses {2}", path, act,
+    return errorf("'{0}' has activation_function = {1}, but the plan's model uses {2}", path, act,
                    a.activation());
   configVocab = o->getInteger("vocab_size").value_or(c.vocab_size());
   if (std::optional<int64_t> inner = o->getInteger("n_inner"); inner && *inner != a.ffn_hidden())
-    return failure("'{0}' has n_inner = {1}, but the plan's model has {2}", path, *inner,
+    return errorf("'{0}' has n_inner = {1}, but the plan's model has {2}", path, *inner,
                    a.ffn_hidden());
   return Error::success();
 }
@@ -102,14 +75,14 @@ llvm::Expected<std::vector<float>> readTensor(const safetensors::Reader &file,
                                               const std::vector<int64_t> &shape) {
   const safetensors::TensorInfo *t = file.find(name);
   if (!t)
-    return failure("'{0}' has no tensor '{1}'", file.path(), name);
+    return errorf("'{0}' has no tensor '{1}'", file.path(), name);
   if (t->shape != shape) {
     std::string have, want;
     for (int64_t d : t->shape)
       have += (have.empty() ? "" : ", ") + std::to_string(d);
     for (int64_t d : shape)
       want += (want.empty() ? "" : ", ") + std::to_string(d);
-    return failure("'{0}': tensor '{1}' has shape [{2}], but the plan's model needs [{3}]",
+    return errorf("'{0}': tensor '{1}' has shape [{2}], but the plan's model needs [{3}]",
                    file.path(), name, have, want);
   }
   return file.readF32(*t);
@@ -125,13 +98,14 @@ importHuggingFaceGpt2(const std::string &dir, const plan::Plan &plan, std::strin
   llvm::Expected<safetensors::Reader> file = safetensors::Reader::open(dir + "/model.safetensors");
   if (!file)
     return file.takeError();
-  std::string prefix = file->find("transformer.wte.weight") ? "transformer." : "";
+  std::string prefix =
+      file->find(std::string(hf_gpt2::kModelPrefix) + "wte.weight") ? hf_gpt2::kModelPrefix : "";
   const plan::ModelArchitecture &a = plan.config().architecture();
   int64_t vocab = plan.config().vocab_size();
 
   // Every key must be one we read, a buffer older files carry, or lm_head.
   std::set<std::string> expected;
-  for (const Mapping &m : kMappings)
+  for (const hf_gpt2::Name &m : hf_gpt2::kNames)
     for (int64_t l = 0; l < (m.perLayer ? a.layers() : 1); ++l)
       expected.insert(prefix + (m.perLayer ? formatv("h.{0}.{1}", l, m.theirs).str() : m.theirs));
   int skipped = 0;
@@ -143,7 +117,7 @@ importHuggingFaceGpt2(const std::string &dir, const plan::Plan &plan, std::strin
       ++skipped; // the causal mask, a buffer rather than a parameter
       continue;
     }
-    return failure("'{0}' has a tensor '{1}' that Hugging Face GPT-2 of the plan's shape does not",
+    return errorf("'{0}' has a tensor '{1}' that Hugging Face GPT-2 of the plan's shape does not",
                    file->path(), t.name);
   }
   if (skipped)
@@ -151,12 +125,12 @@ importHuggingFaceGpt2(const std::string &dir, const plan::Plan &plan, std::strin
 
   std::map<std::string, std::vector<float>> out;
   for (const plan::Parameter &p : plan.parameters()) {
-    const Mapping *m = nullptr;
-    for (const Mapping &candidate : kMappings)
+    const hf_gpt2::Name *m = nullptr;
+    for (const hf_gpt2::Name &candidate : hf_gpt2::kNames)
       if (p.name() == candidate.ours)
         m = &candidate;
     if (!m)
-      return failure("the plan's parameter '{0}' has no counterpart in Hugging Face GPT-2",
+      return errorf("the plan's parameter '{0}' has no counterpart in Hugging Face GPT-2",
                      p.name());
     std::vector<int64_t> shape(p.shape().begin(), p.shape().end());
     int64_t elements = 1;
@@ -169,13 +143,13 @@ importHuggingFaceGpt2(const std::string &dir, const plan::Plan &plan, std::strin
       // The real rows; another converter may have padded the file's.
       const safetensors::TensorInfo *t = file->find(prefix + "wte.weight");
       if (!t || t->shape.size() != 2 || t->shape[0] < vocab || t->shape[1] != shape[1])
-        return failure("'{0}': the token embedding must have at least {1} rows of {2}",
+        return errorf("'{0}': the token embedding must have at least {1} rows of {2}",
                        file->path(), vocab, shape[1]);
       // Rows beyond the plan's vocabulary are dropped only when they are a
       // converter's padding: config.json names the plan's vocabulary or the
       // padded row count, never a third size.
       if (configVocab != vocab && configVocab != t->shape[0])
-        return failure("'{0}/config.json' has vocab_size = {1}, but the plan's model has {2} "
+        return errorf("'{0}/config.json' has vocab_size = {1}, but the plan's model has {2} "
                        "tokens (and the file's embedding {3} rows)",
                        dir, configVocab, vocab, t->shape[0]);
       llvm::Expected<std::vector<float>> v = file->readF32(*t);
@@ -191,7 +165,7 @@ importHuggingFaceGpt2(const std::string &dir, const plan::Plan &plan, std::strin
         if (!h)
           return h.takeError();
         if (head->shape != t->shape || *h != *v)
-          return failure("'{0}': lm_head.weight differs from the token embedding; the plan's "
+          return errorf("'{0}': lm_head.weight differs from the token embedding; the plan's "
                          "model ties them",
                          file->path());
       }
@@ -230,11 +204,11 @@ Error writeImportedCheckpoint(const plan::Plan &plan,
   int64_t ranks = planMesh(plan.config()).numRanks();
   std::vector<std::vector<uint64_t>> sums(static_cast<size_t>(ranks));
   if (!beginCheckpoint(saveDir, 0, error))
-    return failure("{0}", error);
+    return errorf("{0}", error);
   for (int64_t r = 0; r < ranks; ++r) {
     std::vector<SavedPiece> pieces;
     if (!savedPieces(plan, r, pieces, error))
-      return failure("{0}", error);
+      return errorf("{0}", error);
     std::vector<std::vector<float>> data(pieces.size());
     for (size_t i = 0; i < pieces.size(); ++i) {
       const HeldPiece &held = pieces[i].held;
@@ -242,7 +216,7 @@ Error writeImportedCheckpoint(const plan::Plan &plan,
       if (held.role != ckpt::PARAM)
         continue;
       if (held.param->dtype() != plan::F32)
-        return failure("parameter '{0}' is {1}; Hugging Face files are imported into F32 plans",
+        return errorf("parameter '{0}' is {1}; Hugging Face files are imported into F32 plans",
                        held.param->name(), plan::DType_Name(held.param->dtype()));
       const std::vector<float> &whole = values.at(held.param->name());
       std::vector<int64_t> shape(held.param->shape().begin(), held.param->shape().end());
@@ -255,14 +229,14 @@ Error writeImportedCheckpoint(const plan::Plan &plan,
     if (!writeRankFile(saveDir, 0, r, pieces,
                        [&](size_t i) { return static_cast<const void *>(data[i].data()); },
                        sums[static_cast<size_t>(r)], error))
-      return failure("{0}", error);
+      return errorf("{0}", error);
   }
   ckpt::TrainingState state;
   state.set_seed(plan.config().seed());
   ckpt::Manifest manifest;
   if (!describeCheckpoint(plan, state, sums, manifest, error) ||
       !finishCheckpoint(saveDir, 0, manifest, 0, error))
-    return failure("{0}", error);
+    return errorf("{0}", error);
   return Error::success();
 }
 

@@ -1,6 +1,8 @@
 //===- SafeTensors.cpp - Hugging Face's safetensors files ------------------===//
 #include "mt/Checkpoint/SafeTensors.h"
 
+#include "mt/Support/Errors.h"
+
 #include "llvm/ADT/StringSwitch.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/JSON.h"
@@ -26,19 +28,14 @@ using llvm::StringRef;
 /// Shapes beyond this many elements are corruption (2^48, as plans).
 constexpr int64_t kMaxElements = int64_t(1) << 48;
 
-template <typename... Ts> Error failure(const char *fmt, Ts &&...values) {
-  return llvm::createStringError(llvm::inconvertibleErrorCode(),
-                                 formatv(fmt, std::forward<Ts>(values)...).str());
-}
-
 Error systemFailure(const std::string &what, const std::string &path) {
-  return failure("cannot {0} '{1}': {2}", what, path, std::strerror(errno));
+  return errorf("cannot {0} '{1}': {2}", what, path, std::strerror(errno));
 }
 
 Expected<int64_t> nonNegative(const llvm::json::Value &v, StringRef where, StringRef what) {
   std::optional<int64_t> n = v.getAsInteger();
   if (!n || *n < 0)
-    return failure("{0}: {1} must be a non-negative integer", where, what);
+    return errorf("{0}: {1} must be a non-negative integer", where, what);
   return *n;
 }
 
@@ -48,32 +45,32 @@ Expected<TensorInfo> parseTensor(StringRef name, const llvm::json::Value &value,
   std::string at = formatv("{0}: tensor '{1}'", where, name).str();
   const llvm::json::Object *entry = value.getAsObject();
   if (!entry)
-    return failure("{0} is not an object", at);
+    return errorf("{0} is not an object", at);
   for (const auto &[key, unused] : *entry)
     if (key != "dtype" && key != "shape" && key != "data_offsets")
-      return failure("{0} has the unknown field '{1}'", at, StringRef(key));
+      return errorf("{0} has the unknown field '{1}'", at, StringRef(key));
   TensorInfo t;
   t.name = name.str();
   std::optional<StringRef> dtype = entry->getString("dtype");
   if (!dtype || dtypeBytes(*dtype) == 0)
-    return failure("{0} has no dtype the format knows (F32, F16, BF16, F64, I64, ...)", at);
+    return errorf("{0} has no dtype the format knows (F32, F16, BF16, F64, I64, ...)", at);
   t.dtype = dtype->str();
   const llvm::json::Array *shape = entry->getArray("shape");
   if (!shape)
-    return failure("{0} has no shape", at);
+    return errorf("{0} has no shape", at);
   int64_t elements = 1;
   for (const llvm::json::Value &d : *shape) {
     Expected<int64_t> size = nonNegative(d, at, "each dimension");
     if (!size)
       return size.takeError();
     if (*size > 0 && elements > kMaxElements / *size)
-      return failure("{0} has more than 2^48 elements", at);
+      return errorf("{0} has more than 2^48 elements", at);
     elements *= *size;
     t.shape.push_back(*size);
   }
   const llvm::json::Array *offsets = entry->getArray("data_offsets");
   if (!offsets || offsets->size() != 2)
-    return failure("{0} needs data_offsets [begin, end]", at);
+    return errorf("{0} needs data_offsets [begin, end]", at);
   Expected<int64_t> begin = nonNegative((*offsets)[0], at, "data_offsets");
   Expected<int64_t> end = begin ? nonNegative((*offsets)[1], at, "data_offsets")
                                 : Expected<int64_t>(begin.takeError());
@@ -83,7 +80,7 @@ Expected<TensorInfo> parseTensor(StringRef name, const llvm::json::Value &value,
   t.end = static_cast<uint64_t>(*end);
   uint64_t expected = static_cast<uint64_t>(elements * dtypeBytes(t.dtype));
   if (t.end < t.begin || t.end - t.begin != expected)
-    return failure("{0}: data_offsets [{1}, {2}] hold {3} bytes, but {4} elements of {5} "
+    return errorf("{0}: data_offsets [{1}, {2}] hold {3} bytes, but {4} elements of {5} "
                    "need {6}",
                    at, t.begin, t.end, t.end < t.begin ? 0 : t.end - t.begin, elements, t.dtype,
                    expected);
@@ -118,7 +115,7 @@ Error readFully(int fd, uint64_t offset, void *dst, size_t bytes, const std::str
     if (n < 0)
       return systemFailure("read", path);
     if (n == 0)
-      return failure("'{0}' ended early: it was truncated while open", path);
+      return errorf("'{0}' ended early: it was truncated while open", path);
     p += n;
     offset += static_cast<uint64_t>(n);
     bytes -= static_cast<size_t>(n);
@@ -147,21 +144,21 @@ int64_t dtypeBytes(StringRef dtype) {
 Expected<Header> parseHeader(StringRef json, uint64_t dataBytes, StringRef where) {
   Expected<llvm::json::Value> parsed = llvm::json::parse(json.rtrim(' '));
   if (!parsed)
-    return failure("{0}: the header is not JSON: {1}", where,
+    return errorf("{0}: the header is not JSON: {1}", where,
                    llvm::toString(parsed.takeError()));
   const llvm::json::Object *root = parsed->getAsObject();
   if (!root)
-    return failure("{0}: the header is not a JSON object", where);
+    return errorf("{0}: the header is not a JSON object", where);
   Header header;
   for (const auto &[key, value] : *root) {
     if (key == "__metadata__") {
       const llvm::json::Object *meta = value.getAsObject();
       if (!meta)
-        return failure("{0}: __metadata__ is not an object of strings", where);
+        return errorf("{0}: __metadata__ is not an object of strings", where);
       for (const auto &[mk, mv] : *meta) {
         std::optional<StringRef> text = mv.getAsString();
         if (!text)
-          return failure("{0}: __metadata__ '{1}' is not a string", where, StringRef(mk));
+          return errorf("{0}: __metadata__ '{1}' is not a string", where, StringRef(mk));
         header.metadata[mk.str()] = text->str();
       }
       continue;
@@ -179,13 +176,13 @@ Expected<Header> parseHeader(StringRef json, uint64_t dataBytes, StringRef where
   uint64_t covered = 0;
   for (const TensorInfo &t : header.tensors) {
     if (t.begin != covered)
-      return failure("{0}: tensor '{1}' starts at byte {2} of the data, but the tensors before "
+      return errorf("{0}: tensor '{1}' starts at byte {2} of the data, but the tensors before "
                      "it end at {3} ({4})",
                      where, t.name, t.begin, covered, t.begin > covered ? "a hole" : "an overlap");
     covered = t.end;
   }
   if (covered != dataBytes)
-    return failure("{0}: the tensors cover {1} bytes of data, but the file holds {2} after its "
+    return errorf("{0}: the tensors cover {1} bytes of data, but the file holds {2} after its "
                    "header",
                    where, covered, dataBytes);
   return header;
@@ -204,7 +201,7 @@ Expected<Reader> Reader::open(const std::string &path) {
     return fail(systemFailure("stat", path));
   uint64_t size = static_cast<uint64_t>(st.st_size);
   if (size < 8)
-    return fail(failure("'{0}' holds {1} bytes: a safetensors file starts with an 8-byte header "
+    return fail(errorf("'{0}' holds {1} bytes: a safetensors file starts with an 8-byte header "
                         "length",
                         path, size));
   unsigned char lengthBytes[8];
@@ -214,14 +211,14 @@ Expected<Reader> Reader::open(const std::string &path) {
   for (int i = 7; i >= 0; --i)
     length = length << 8 | lengthBytes[i];
   if (length > kMaxHeaderBytes || length > size - 8)
-    return fail(failure("'{0}': the header length at offset 0 says {1} bytes, but the file "
+    return fail(errorf("'{0}': the header length at offset 0 says {1} bytes, but the file "
                         "holds {2} after it (and headers stop at {3})",
                         path, length, size - 8, kMaxHeaderBytes));
   std::string json(length, '\0');
   if (Error e = readFully(fd, 8, json.data(), length, path))
     return fail(std::move(e));
   if (json.empty() || json[0] != '{')
-    return fail(failure("'{0}': the header at offset 8 does not start with '{{'", path));
+    return fail(errorf("'{0}': the header at offset 8 does not start with '{{'", path));
   Expected<Header> header = parseHeader(json, size - 8 - length, "'" + path + "'");
   if (!header)
     return fail(header.takeError());
@@ -272,7 +269,7 @@ Expected<std::vector<float>> Reader::readF32(const TensorInfo &t) const {
       out[i] = static_cast<float>(d);
     }
   } else {
-    return failure("'{0}': tensor '{1}' is {2}; parameters are read from F32, F16, BF16 or F64",
+    return errorf("'{0}': tensor '{1}' is {2}; parameters are read from F32, F16, BF16 or F64",
                    path_, t.name, t.dtype);
   }
   return out;
@@ -305,7 +302,7 @@ Error write(const std::string &path, std::vector<TensorToWrite> tensors,
     for (int64_t d : t.shape)
       n *= d;
     if (n != static_cast<int64_t>(t.values.size()))
-      return failure("tensor '{0}' has {1} values for a shape of {2} elements", t.name,
+      return errorf("tensor '{0}' has {1} values for a shape of {2} elements", t.name,
                      t.values.size(), n);
     json += (json.size() > 1 ? "," : "") + quoted(t.name) + ":{\"dtype\":\"F32\",\"shape\":[";
     for (size_t i = 0; i < t.shape.size(); ++i)

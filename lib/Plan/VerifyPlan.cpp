@@ -2,6 +2,7 @@
 #include "mt/Plan/VerifyPlan.h"
 
 #include "mt/Plan/BufferNames.h"
+#include "mt/Support/Errors.h"
 
 #include "llvm/ADT/StringMap.h"
 #include "llvm/ADT/StringSet.h"
@@ -23,9 +24,7 @@ constexpr int64_t kMaxRanks = 1 << 20;
 constexpr int64_t kMaxElements = int64_t(1) << 48;
 
 template <typename... Ts> Error corrupt(const char *fmt, Ts &&...values) {
-  return llvm::createStringError(llvm::inconvertibleErrorCode(),
-                                 "the plan is corrupt: " +
-                                     formatv(fmt, std::forward<Ts>(values)...).str());
+  return errorf("the plan is corrupt: {0}", formatv(fmt, std::forward<Ts>(values)...).str());
 }
 
 Error checkShape(const google::protobuf::RepeatedField<int64_t> &shape, const std::string &what,
