@@ -166,7 +166,7 @@ bool TrainingData::build(const std::string &split, int64_t seq, uint64_t seed,
   };
   if (!buildSplit(train_, Split::Train, trainSamples) || !buildSplit(valid_, Split::Valid, 0))
     return false;
-  if (train_.numSamples() == 0) {
+  if (train_.numSamples() == 0 && trainSamples > 0) {
     error = "the training split holds fewer than " + std::to_string(seq + 1) +
             " tokens: use more data, a shorter --seq-length or a larger train share in --split";
     return false;

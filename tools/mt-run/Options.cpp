@@ -31,6 +31,11 @@ cl::opt<int64_t> evalInterval("eval-interval",
                               cl::init(0), cl::cat(runCategory));
 cl::opt<int64_t> evalIters("eval-iters", cl::desc("validation micro-batches per evaluation"),
                            cl::init(4), cl::cat(runCategory));
+cl::opt<bool> evalOnly("eval-only",
+                       cl::desc("evaluate the loaded (or initial) parameters on the validation "
+                                "split and exit: loss and perplexity (all of the split unless "
+                                "--eval-iters; --split 0,1,0 evaluates on all of --data)"),
+                       cl::cat(runCategory));
 cl::opt<int64_t> logInterval("log-interval", cl::desc("print every N steps"), cl::init(1),
                              cl::cat(runCategory));
 cl::opt<int64_t> maxSkipped("max-skipped",
@@ -134,6 +139,10 @@ bool parseOptions(int argc, char **argv, Options &o) {
     o.killRank = r;
     o.killStep = st;
   }
+  if (evalOnly && (!save.empty() || !record.empty() || trainIters.getNumOccurrences())) {
+    fail("--eval-only trains nothing: drop --save, --record and --train-iters");
+    return false;
+  }
   if (planPath.empty()) {
     fail("no plan given (mt-run PLAN --data PATH; mt-run --help)");
     return false;
@@ -145,6 +154,8 @@ bool parseOptions(int argc, char **argv, Options &o) {
   o.trainIters = trainIters;
   o.evalInterval = evalInterval;
   o.evalIters = evalIters;
+  o.evalOnly = evalOnly;
+  o.evalItersGiven = evalIters.getNumOccurrences() > 0;
   o.logInterval = logInterval;
   o.maxSkipped = maxSkipped;
   o.logDir = logDir;

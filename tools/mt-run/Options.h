@@ -16,6 +16,7 @@ struct Options {
   bool profile = false;
   double peakBandwidth = 0, peakTflops = 0; // 0: the device's known peaks
   bool dump = false;
+  bool evalOnly = false, evalItersGiven = false;
   int64_t trainIters = 0, evalInterval = 0, evalIters = 4, logInterval = 1, maxSkipped = 10;
   std::string split = "949,50,1";
   double commTimeout = 300;

@@ -1,6 +1,8 @@
 //===- RankRun.cpp - one rank's training run -------------------------------===//
 #include "RankRun.h"
 
+#include <cmath>
+
 #include "mt/Runtime/KernelProfile.h"
 #include "mt/Runtime/Timeline.h"
 
@@ -24,7 +26,7 @@ double now() {
 
 int RankRun::run() {
   std::string error;
-  if (prepare(error) && train(error) && finish(error))
+  if (prepare(error) && (o_.evalOnly ? evaluateOnly(error) : train(error) && finish(error)))
     return 0;
   if (error.empty())
     return 1; // another rank failed and said why
@@ -40,9 +42,10 @@ bool RankRun::prepare(std::string &error) {
   // --train-iters stops the run early; the data are laid out for the whole
   // schedule either way, so a resumed run continues the same order.
   iters_ = o_.trainIters ? o_.trainIters : c.train_iters();
+  // --eval-only draws no training samples (an empty training split is fine).
+  int64_t trainSamples = o_.evalOnly ? 0 : std::max(iters_, c.train_iters()) * c.global_batch_size();
   if (!data_.open(o_.data, c.vocab_size(), error) ||
-      !data_.build(o_.split, c.seq_length(), c.seed(),
-                   std::max(iters_, c.train_iters()) * c.global_batch_size(), error))
+      !data_.build(o_.split, c.seq_length(), c.seed(), trainSamples, error))
     return false;
   if (!o_.load.empty() && !resume(error))
     return false;
@@ -72,16 +75,18 @@ bool RankRun::resume(std::string &error) {
   if (!mt::loadCheckpoint(trainer_, comm_, o_.load, loadedFrom_, at, notes_, error))
     return false;
   // A checkpoint that consumed nothing (an imported model) starts any data order.
-  if (at.trainSamples > 0 && at.trainSplitSamples != train.numSamples())
+  if (!o_.evalOnly && at.trainSamples > 0 && at.trainSplitSamples != train.numSamples())
     notes_.push_back("the training split holds " + std::to_string(train.numSamples()) +
                      " samples, the checkpoint's run had " +
                      std::to_string(at.trainSplitSamples) +
                      " (other data, --split, sequence length or train iterations): the data "
                      "order does not continue exactly");
   train.seek(at.trainSamples);
-  data_.valid().seek(at.validSamples);
+  // An evaluation alone starts at the split's first sample, so checkpoints
+  // evaluated one after another see the same batches.
+  data_.valid().seek(o_.evalOnly ? 0 : at.validSamples);
   first_ = at.iteration + 1;
-  if (first_ > iters_) {
+  if (first_ > iters_ && !o_.evalOnly) {
     error = "checkpoint '" + loadedFrom_ + "' is at iteration " + std::to_string(at.iteration) +
             ", the run stops at " + std::to_string(iters_) +
             ": nothing to do (raise --train-iters or compile a plan with more)";
@@ -115,6 +120,33 @@ bool RankRun::train(std::string &error) {
       return false;
     if (!afterStep(it, stats, now() - t0, error))
       return false;
+  }
+  return true;
+}
+
+bool RankRun::evaluateOnly(std::string &error) {
+  const mt::plan::Config &c = trainer_.config();
+  int64_t samples = data_.valid().numSamples();
+  if (samples == 0) {
+    error = "the validation split is empty: give --split a validation share (--split 0,1,0 "
+            "evaluates on all of --data)";
+    return false;
+  }
+  int64_t batches =
+      o_.evalItersGiven ? o_.evalIters : std::max<int64_t>(samples / c.micro_batch_size(), 1);
+  double loss = 0;
+  if (!trainer_.evaluate(data_.valid(), batches, loss, error)) {
+    error = "evaluation: " + error;
+    return false;
+  }
+  if (lead_) {
+    std::printf("evaluation of %s on %lld micro-batches (%lld tokens) of the validation split | "
+                "loss %.6f | perplexity %.3f\n",
+                loadedFrom_.empty() ? "the initial parameters" : loadedFrom_.c_str(),
+                static_cast<long long>(batches),
+                static_cast<long long>(batches * c.micro_batch_size() * c.seq_length()), loss,
+                std::exp(loss));
+    std::fflush(stdout);
   }
   return true;
 }

@@ -39,6 +39,8 @@ private:
   bool prepare(std::string &error);
   bool resume(std::string &error);
   bool train(std::string &error);
+  /// --eval-only: one evaluation of the parameters as loaded.
+  bool evaluateOnly(std::string &error);
   /// One step's bookkeeping after it ran: skips, the log line, evaluation, saves.
   bool afterStep(int64_t it, const mt::StepStats &stats, double seconds, std::string &error);
   bool finish(std::string &error);
