@@ -82,7 +82,10 @@ std::string inputName(func::FuncOp fn, unsigned i, StringRef role,
   if (auto p = fn.getArgAttrOfType<ParamAttr>(i, kParamAttrName))
     return p.getName().str();
   if (auto b = fn.getArgAttrOfType<StringAttr>(i, "mt.batch"))
-    return buffers::batch(b.getValue().str());
+    return buffers::batch(role == "decode" && b.getValue() == "tokens" ? buffers::kNextToken
+                                                                        : std::string_view(b.getValue()));
+  if (auto cache = fn.getArgAttrOfType<StringAttr>(i, kKvCacheAttrName))
+    return buffers::kvCache(cache.getValue().str());
   if (auto acc = fn.getArgAttrOfType<StringAttr>(i, kAccumulatorOfAttrName))
     return buffers::of(Role::GradAccumulator, acc.getValue().str());
   // Pipeline stages: the previous stage's activation, and (gradient
@@ -121,6 +124,8 @@ std::string outputName(func::FuncOp fn, unsigned i, StringRef role,
   if (fn.getResultAttr(i, kStageInputGradAttrName))
     return std::string(buffers::kStageInputGrad);
   size_t n = params.size();
+  if (role == "prefill" || role == "decode")
+    return std::string(role == "prefill" ? buffers::kLogits : buffers::kNextLogits);
   if (role == "forward" || role == "train_step" || role == "eval")
     return std::string(cast<RankedTensorType>(fn.getResultTypes()[i]).getRank() == 0
                            ? buffers::kLoss
@@ -169,7 +174,8 @@ bool describeModel(ArrayRef<func::FuncOp> models, int64_t tensorParallel, bool p
   std::map<std::string, plan::Parameter> global;
   for (func::FuncOp model : models) {
     for (unsigned i = 0; i < model.getNumArguments(); ++i) {
-      if (model.getArgAttr(i, kParamAttrName) || model.getArgAttr(i, kStageInputAttrName))
+      if (model.getArgAttr(i, kParamAttrName) || model.getArgAttr(i, kStageInputAttrName) ||
+          model.getArgAttr(i, kKvCacheAttrName))
         continue;
       auto batch = model.getArgAttrOfType<StringAttr>(i, "mt.batch");
       if (!batch) {
@@ -194,6 +200,17 @@ bool describeModel(ArrayRef<func::FuncOp> models, int64_t tensorParallel, bool p
       config.set_padded_vocab_size(classes * tensorParallel);
       config.set_vocab_size(loss.getNumClassesAttr().getInt());
     });
+    // Inference functions return the logits the loss would read.
+    auto role = model->getAttrOfType<StringAttr>(kRoleAttrName);
+    if (role && role.getValue() == "prefill") {
+      int64_t classes = cast<RankedTensorType>(model.getResultTypes()[0]).getShape().back();
+      config.set_padded_vocab_size(classes);
+      config.set_vocab_size(classes);
+      for (const ParamInfo &p : collectParams(model))
+        if (auto rows = model.getArgAttrOfType<IntegerAttr>(p.argNumber, kUnpaddedRowsAttrName))
+          if (p.type.getDimSize(0) == classes)
+            config.set_vocab_size(rows.getInt());
+    }
     plan::Stage *stage = pipelined ? out.add_stages() : nullptr;
     if (stage)
       stage->set_index(stageOf(model));
@@ -321,6 +338,24 @@ bool describePlan(ModuleOp module, plan::Plan &out, std::string &error) {
 
   return describeModel(models, tensorParallel, pipelined, out, config, error) &&
          describeFunctions(module, pipelined, out, error);
+}
+
+bool describeInferencePlan(ModuleOp module, const std::string &modelName, plan::Plan &out,
+                           std::string &error) {
+  func::FuncOp prefill, decode;
+  for (auto fn : module.getOps<func::FuncOp>())
+    if (auto role = fn->getAttrOfType<StringAttr>(kRoleAttrName))
+      (role.getValue() == "prefill" ? prefill : decode) = fn;
+  if (!prefill || !decode) {
+    error = "the module has no prefill and decode functions (mt-build-inference)";
+    return false;
+  }
+  out.set_format_version(kPlanFormatVersion);
+  out.set_producer("mtc (mt plan format " + std::to_string(kPlanFormatVersion) + ")");
+  plan::Config &config = *out.mutable_config();
+  config.set_model(modelName);
+  return describeModel({prefill}, /*tensorParallel=*/1, /*pipelined=*/false, out, config, error) &&
+         describeFunctions(module, /*pipelined=*/false, out, error);
 }
 
 bool attachNativeCode(ModuleOp module, plan::Plan &out, std::string &error, unsigned optLevel,

@@ -18,6 +18,21 @@ void mt::buildFrontendPipeline(OpPassManager &pm, const FrontendOptions &options
       SpecializeShapesPassOptions{options.microBatchSize, options.seqLength}));
 }
 
+void mt::buildInferencePipeline(OpPassManager &pm, const InferenceOptions &options) {
+  pm.addPass(createVerifyModelPass());
+  if (options.makeVocabSizeDivisibleBy > 1)
+    pm.addPass(createPadVocabPass(PadVocabPassOptions{options.makeVocabSizeDivisibleBy}));
+  // Each layer's attention gets caches of its own: unroll first.
+  pm.addPass(createUnrollLayersPass());
+  pm.addPass(createBuildInferencePass(BuildInferencePassOptions{options.capacity}));
+  // The decode's tokens are [?, 1] already: only the prefill takes the length.
+  int64_t prefill = options.prefillLength ? options.prefillLength : options.capacity;
+  pm.addPass(createSpecializeShapesPass(
+      SpecializeShapesPassOptions{options.batchSize, prefill}));
+  pm.addNestedPass<mlir::func::FuncOp>(createFuseBiasGeluPass());
+  pm.addNestedPass<mlir::func::FuncOp>(createFuseAddLayerNormPass());
+}
+
 void mt::buildTrainingPipeline(OpPassManager &pm, const TrainingOptions &options) {
   // Sequence parallelism, and gathering its pieces again, need tp > 1.
   bool sequenceParallel = options.sequenceParallel && options.tensorParallel > 1;
@@ -176,6 +191,9 @@ void mt::registerPipelines() {
       [](OpPassManager &pm, const GpuOptions &options) {
         (void)buildGpuBuffersToLLVMPipeline(pm, options);
       });
+  PassPipelineRegistration<InferenceOptions>(
+      "mt-inference", "the prefill and decode functions of text generation (mtc --inference)",
+      buildInferencePipeline);
   PassPipelineRegistration<FrontendOptions>(
       "mt-frontend", "check the model and bring it to canonical form (mtc's first stage)",
       buildFrontendPipeline);

@@ -38,6 +38,14 @@ std::string batch(std::string_view what) {
 
 bool isBatch(std::string_view name) { return name.substr(0, 6) == "batch:"; }
 
+std::string kvCache(std::string_view which) {
+  std::string name = "kv_cache:";
+  name += which;
+  return name;
+}
+
+bool isKvCache(std::string_view name) { return name.substr(0, 9) == "kv_cache:"; }
+
 std::string stagePrefix(int64_t stage, int64_t numStages) {
   return numStages > 1 ? "s" + std::to_string(stage) + "/" : "";
 }
@@ -64,6 +72,8 @@ std::string categoryOf(std::string_view name, const std::set<std::string> &param
   for (Role r : {Role::ExpAvg, Role::ExpAvgSq, Role::ParamShard})
     if (startsWith(r))
       return "optimizer state";
+  if (isKvCache(base))
+    return "KV cache";
   return "batch, stage and loss tensors";
 }
 

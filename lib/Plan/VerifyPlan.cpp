@@ -69,10 +69,11 @@ Error checkLayout(const plan::Plan &plan) {
   return Error::success();
 }
 
-Error checkBatch(const plan::Config &c) {
+/// `inference`: a plan of mtc --inference, which trains nothing.
+Error checkBatch(const plan::Config &c, bool inference) {
   int64_t dp = std::max<int64_t>(c.parallel().data_parallel_size(), 1);
   if (c.micro_batch_size() < 1 || c.seq_length() < 1 || c.global_batch_size() < 1 ||
-      c.train_iters() < 1 || c.micro_batch_size() > kMaxElements / c.seq_length() ||
+      (c.train_iters() < 1 && !inference) || c.micro_batch_size() > kMaxElements / c.seq_length() ||
       c.global_batch_size() % (c.micro_batch_size() * dp) != 0)
     return corrupt("its batch configuration is inconsistent (micro-batch {0}, sequence {1}, "
                    "global batch {2}, data-parallel {3}, iterations {4})",
@@ -130,7 +131,9 @@ Error checkFunctions(const plan::Plan &plan, bool &takesLossScale) {
     code.insert(c.name());
   int64_t stages = std::max(plan.stages_size(), 1);
   static const llvm::StringSet<> roles = {"forward", "train_step", "eval", "accumulate",
-                                          "grad_sq_norm", "optimizer"};
+                                          "grad_sq_norm", "optimizer", "prefill", "decode"};
+  // The runtime gives each name one buffer: every use agrees on what it is.
+  llvm::StringMap<const plan::TensorSpec *> buffersByName;
   for (const plan::Function &f : plan.functions()) {
     if (f.name().empty() || !roles.contains(f.role()))
       return corrupt("function '{0}' has the unknown role '{1}'", f.name(), f.role());
@@ -143,6 +146,17 @@ Error checkFunctions(const plan::Plan &plan, bool &takesLossScale) {
       return corrupt("function {0} asks for an arena of {1} bytes", f.name(), f.arena_bytes());
     if (Error e = checkTensorSpecs(f))
       return e;
+    for (const auto *specs : {&f.inputs(), &f.outputs()})
+      for (const plan::TensorSpec &t : *specs) {
+        const plan::TensorSpec *&seen = buffersByName[t.name()];
+        if (!seen)
+          seen = &t;
+        else if (seen->dtype() != t.dtype() ||
+                 !std::equal(seen->shape().begin(), seen->shape().end(), t.shape().begin(),
+                             t.shape().end()))
+          return corrupt("buffer '{0}' has two shapes or element types (function {1})",
+                         t.name(), f.name());
+      }
     for (const plan::TensorSpec &in : f.inputs()) {
       if (in.name() == buffers::batch("loss_mask") && in.dtype() != plan::F32 && in.dtype() != plan::F64)
         return llvm::createStringError(llvm::inconvertibleErrorCode(),
@@ -191,7 +205,9 @@ Error verifyPlan(const plan::Plan &plan) {
   bool scaled = false;
   if (Error e = checkLayout(plan))
     return e;
-  if (Error e = checkBatch(plan.config()))
+  bool inference = std::any_of(plan.functions().begin(), plan.functions().end(),
+                               [](const plan::Function &f) { return f.role() == "prefill"; });
+  if (Error e = checkBatch(plan.config(), inference))
     return e;
   if (Error e = checkParameters(plan, params))
     return e;

@@ -1,5 +1,6 @@
 //===- BuildEvaluation.cpp - the forward loss with dropout off -------------===//
 #include "mt/Analysis/ModelInfo.h"
+#include "mt/Transforms/DropoutOff.h"
 #include "mt/Transforms/Passes.h"
 
 #include "mlir/IR/Builders.h"
@@ -25,10 +26,7 @@ struct BuildEvaluationPass : mt::impl::BuildEvaluationPassBase<BuildEvaluationPa
       eval->setAttr("mt.model", FlatSymbolRefAttr::get(model.getSymNameAttr()));
       // Not a model function any more: it is derived from one.
       eval->setAttr(kGradientOfAttrName, FlatSymbolRefAttr::get(model.getSymNameAttr()));
-      eval.walk([](DropoutOp dropout) {
-        dropout.replaceAllUsesWith(dropout.getInput());
-        dropout.erase();
-      });
+      turnDropoutOff(eval);
     }
   }
 };

@@ -8,7 +8,9 @@
 //===----------------------------------------------------------------------===//
 #include "mt/Driver/MemoryBudget.h"
 #include "mt/Driver/MemoryReport.h"
+#include "mt/Driver/InferenceCompiler.h"
 #include "mt/Driver/TrainingCompiler.h"
+#include "mt/Plan/InferenceMemory.h"
 #include "mt/Driver/ParamSummary.h"
 
 #include "mt/Analysis/ModelInfo.h"
@@ -271,6 +273,19 @@ static cl::opt<bool> fuseGradientAccumulation(
              "gradient GEMMs accumulate into it (default on)"),
     cl::init(mt::TrainingDefaults::fuseGradientAccumulation));
 
+static cl::OptionCategory inferenceCategory("inference (mt-generate's plan)");
+static cl::opt<bool> inference(
+    "inference",
+    cl::desc("compile the model's prefill and decode functions over KV caches for mt-generate "
+             "instead of the training step (--micro-batch-size: sequences at once; "
+             "--seq-length: prompt tokens a prefill call takes, default min(128, positions))"),
+    cl::init(false), cl::cat(inferenceCategory));
+static cl::opt<int64_t> inferenceMaxSeqLength(
+    "inference-max-seq-length",
+    cl::desc("--inference: positions a KV cache holds, prompt and generated tokens together "
+             "(default: the model's position table)"),
+    cl::init(0), cl::cat(inferenceCategory));
+
 static int fail(const llvm::Twine &message) {
   llvm::errs() << "mtc: error: " << message << "\n";
   return 1;
@@ -432,6 +447,55 @@ static bool trainingConfig(mt::plan::Plan &plan, const mt::CompileSettings &sett
   return true;
 }
 
+/// mtc --inference: the prefill and decode functions, their memory, the plan.
+static int compileForInference(ModuleOp module, const mt::CodeTarget &code, int argc,
+                               char **argv,
+                               const std::function<LogicalResult(PassManager &)> &configure) {
+  if (tp > 1 || pp > 1 || dp > 1 || worldSize > 1 || reportParallel || !memoryBudget.empty() ||
+      recomputeGranularity.getNumOccurrences())
+    return fail("--inference compiles for one rank (tp, pp and dp 1) without recomputation or "
+                "--report-parallel/--memory-budget");
+  mt::InferenceSettings settings;
+  settings.vocabMultiple = vocabMultiple;
+  settings.batch = microBatchSize;
+  settings.prefillLength = seqLength;
+  settings.capacity = inferenceMaxSeqLength;
+  settings.activationType = bf16 ? "bf16" : fp16 ? "f16" : "f32";
+  mt::plan::Plan plan;
+  std::string error;
+  if (!mt::compileInference(module, settings, plan, error, configure))
+    return error.empty() ? 1 : fail(error);
+  if (emit == Emit::Mlir) {
+    auto output = openOutputFile(outputFilename, &error);
+    if (!output)
+      return fail(error);
+    module.print(output->os());
+    output->keep();
+    return 0;
+  }
+  if (outputFilename.empty() && !reportMemory)
+    return 0;
+  if (optLevel > 3)
+    return fail("-O takes 0 to 3, got " + llvm::Twine(static_cast<unsigned>(optLevel)));
+  // The arenas are known once the functions are bufferized.
+  if (!mt::attachNativeCode(module, plan, error, optLevel, code))
+    return fail(error);
+  std::string commandLine;
+  for (int i = 0; i < argc; ++i)
+    commandLine += (i ? " " : "") + std::string(argv[i]);
+  plan.mutable_config()->set_command_line(commandLine);
+  plan.mutable_config()->set_seed(seed);
+  if (reportMemory) {
+    mt::InferenceMemory memory;
+    if (!mt::inferenceMemory(plan, memory, error))
+      return fail(error);
+    llvm::outs() << mt::formatInferenceMemory(plan, memory);
+  }
+  if (!outputFilename.empty() && !mt::writePlanFile(plan, outputFilename, error))
+    return fail(error);
+  return 0;
+}
+
 int main(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
   registerMLIRContextCLOptions();
@@ -481,6 +545,9 @@ int main(int argc, char **argv) {
     pm.enableTiming(rootTiming);
     return success();
   };
+
+  if (inference)
+    return compileForInference(*module, code, argc, argv, configure);
 
   PassManager pm(&context);
   if (failed(configure(pm)))

@@ -61,6 +61,10 @@ inline constexpr llvm::StringLiteral kPartialOverAttrName = "mt.partial_over";
 inline constexpr llvm::StringLiteral kAccumulatorOfAttrName = "mt.accumulator_of";
 inline constexpr llvm::StringLiteral kInPlaceOfAttrName = "mt.in_place_of";
 
+/// Inference (mt-build-inference): an argument holding attention site n's
+/// KV cache, `mt.kv_cache = "k.<n>"` or `"v.<n>"`.
+inline constexpr llvm::StringLiteral kKvCacheAttrName = "mt.kv_cache";
+
 /// A loop whose iterations write disjoint parts of what it carries (a row
 /// kernel's loop over rows): a parallel target may run them at once.
 inline constexpr llvm::StringLiteral kIndependentIterationsAttrName = "mt.independent_iterations";

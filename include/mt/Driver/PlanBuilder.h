@@ -17,6 +17,11 @@ namespace mt {
 bool describePlan(mlir::ModuleOp module, plan::Plan &out, std::string &error);
 
 /// What the plan's code runs on.
+/// The plan of an inference module (mt-build-inference): the parameters of
+/// model `modelName`, the prefill and decode functions and their buffers.
+bool describeInferencePlan(mlir::ModuleOp module, const std::string &modelName, plan::Plan &out,
+                           std::string &error);
+
 struct CodeTarget {
   bool cuda = false;
   /// GPU architectures to emit PTX for.

@@ -31,6 +31,29 @@ struct FrontendOptions : public mlir::PassPipelineOptions<FrontendOptions> {
 /// vocabulary, static shapes.
 void buildFrontendPipeline(mlir::OpPassManager &pm, const FrontendOptions &options);
 
+struct InferenceOptions : public mlir::PassPipelineOptions<InferenceOptions> {
+  Option<int64_t> makeVocabSizeDivisibleBy{
+      *this, "make-vocab-size-divisible-by",
+      llvm::cl::desc("pad the vocabulary to a multiple of this (1: no padding)"),
+      llvm::cl::init(1)};
+  Option<int64_t> batchSize{*this, "batch-size",
+                            llvm::cl::desc("sequences generated at once (beams, prompts)"),
+                            llvm::cl::init(1)};
+  Option<int64_t> prefillLength{
+      *this, "prefill-length",
+      llvm::cl::desc("prompt tokens one prefill call takes (0: the KV cache's capacity)"),
+      llvm::cl::init(0)};
+  Option<int64_t> capacity{
+      *this, "capacity",
+      llvm::cl::desc("positions a KV cache holds (0: the position table's rows)"),
+      llvm::cl::init(0)};
+};
+
+/// The model as text generation runs it (mtc --inference): checked, padded,
+/// unrolled, turned into prefill and decode functions over KV caches
+/// (mt-build-inference), static shapes, fused.
+void buildInferencePipeline(mlir::OpPassManager &pm, const InferenceOptions &options);
+
 /// The defaults of the training pipeline's options, defined once: mtc's
 /// flags and CompileSettings start from them, and so does TrainingOptions,
 /// so `mt-opt --mt-training-step` without options replays mtc's default

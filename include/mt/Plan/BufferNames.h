@@ -14,6 +14,9 @@
 //   batch:<what>                   tokens, labels, loss_mask, dropout_seed, loss_scale
 //   loss, hyper                    the loss and the optimizer's hyper-parameters
 //   act_in act_out act_in_grad act_out_grad   pipeline stages' activations
+//   kv_cache:k.<n> kv_cache:v.<n>  attention site n's KV cache (inference)
+//   batch:next_token  next_logits  the decode's token and logits (inference;
+//                                  the prefill takes batch:tokens, gives logits)
 //
 // In a pipelined plan, stage k's buffers are prefixed "s<k>/", except the
 // batch, the loss and the hyper-parameters, which every stage shares.
@@ -40,6 +43,13 @@ std::string of(Role role, std::string_view param);
 /// "batch:<what>".
 std::string batch(std::string_view what);
 bool isBatch(std::string_view name);
+
+/// "kv_cache:k.0" for the cache argument marked mt.kv_cache = "k.0".
+std::string kvCache(std::string_view which);
+bool isKvCache(std::string_view name);
+inline constexpr std::string_view kLogits = "logits";
+inline constexpr std::string_view kNextLogits = "next_logits";
+inline constexpr std::string_view kNextToken = "next_token";
 
 inline constexpr std::string_view kLoss = "loss";
 inline constexpr std::string_view kHyper = "hyper";

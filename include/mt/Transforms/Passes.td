@@ -472,10 +472,45 @@ def BuildEvaluationPass : Pass<"mt-build-evaluation", "mlir::ModuleOp"> {
   let summary = "adds the evaluation function: the forward loss with dropout off";
   let description = [{
     For each model `@f`, adds `@f_eval` with the same arguments and result:
-    a copy of `@f` in which every `mt.dropout` passes its input through, as
-    a model in evaluation mode does (Megatron evaluates with dropout off).
+    a copy of `@f` in which every `mt.dropout` passes its input through, and
+    every fused `mt.bias_dropout_add` adds without dropping, as a model in
+    evaluation mode does (Megatron evaluates with dropout off).
     It gets `mt.role = "eval"`; validation loss and perplexity use it.
   }];
+  let dependentDialects = ["::mt::MTDialect"];
+}
+
+def BuildInferencePass : Pass<"mt-build-inference", "mlir::ModuleOp"> {
+  let summary = "replaces each model by its prefill and decode functions over a KV cache";
+  let description = [{
+    For each model `@f` (unrolled: its attention sites one per layer, still
+    with `?` sizes), builds the two functions text generation calls, and
+    removes `@f`:
+
+    - `@f_prefill(tokens [?, ?], position, params..., caches...)` and
+    - `@f_decode(tokens [?, 1], position, params..., caches...)`,
+
+    each returning the logits and every cache updated in place
+    (`mt.in_place_of`). Both are `@f` with dropout off and the loss taken
+    away (the function returns what the loss read as logits), where the
+    tokens stand at sequence positions `position + i`: the position
+    embedding reads from there, and each attention site writes its keys and
+    values into its cache (`mt.cache_insert`, caches `[batch, kv_heads,
+    capacity, head_dim]`, argument attribute `mt.kv_cache = "k.<n>"` or
+    `"v.<n>"`) and attends over the whole cache with a causal mask from
+    `position` (`mt.softmax ... position`), so slots not written yet stay
+    hidden. The prefill takes a chunk of the prompt (its length is fixed
+    when shapes are specialized), the decode one token. `capacity` is the
+    cache's length in positions (0: the position table's rows).
+
+    The model must end in `mt.cross_entropy` of its logits and use causal
+    attention with absolute positions; ALiBi, rotary positions and padding
+    masks are refused with the reason.
+  }];
+  let options = [
+    Option<"capacity", "capacity", "int64_t", /*default=*/"0",
+           "positions a KV cache holds (0: the position table's rows)">,
+  ];
   let dependentDialects = ["::mt::MTDialect"];
 }
 

@@ -19,6 +19,16 @@ Value scalarOf(OpBuilder &b, Location loc, Value tensor0d) {
   return tensor::ExtractOp::create(b, loc, tensor0d, ValueRange{});
 }
 
+Value clampedIndexOf(OpBuilder &b, Location loc, Value tensor0d, int64_t lo, int64_t hi) {
+  Value v = scalarOf(b, loc, tensor0d);
+  auto bound = [&](int64_t c) {
+    return arith::ConstantOp::create(b, loc, b.getI64IntegerAttr(c)).getResult();
+  };
+  v = arith::MaxSIOp::create(b, loc, v, bound(lo));
+  v = arith::MinSIOp::create(b, loc, v, bound(hi));
+  return arith::IndexCastOp::create(b, loc, b.getIndexType(), v);
+}
+
 Type computeType(Type element) {
   auto f = dyn_cast<FloatType>(element);
   return f && f.getWidth() < 32 ? Float32Type::get(element.getContext()) : element;

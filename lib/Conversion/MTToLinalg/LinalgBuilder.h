@@ -112,6 +112,11 @@ mlir::Value castFloat(mlir::OpBuilder &b, mlir::Location loc, mlir::Value v, mli
 /// arguments instead of reading them back from a buffer.
 mlir::Value scalarOf(mlir::OpBuilder &b, mlir::Location loc, mlir::Value tensor0d);
 
+/// A tensor<i64> position as an index clamped to [lo, hi], so a position
+/// the caller got wrong cannot move a read or write out of its buffer.
+mlir::Value clampedIndexOf(mlir::OpBuilder &b, mlir::Location loc, mlir::Value tensor0d,
+                           int64_t lo, int64_t hi);
+
 /// The body of one scf.for step: gets the index and the carried values,
 /// returns the carried values for the next step.
 using LoopBody = llvm::function_ref<llvm::SmallVector<mlir::Value>(

@@ -137,9 +137,25 @@ Lowered lowerAlibi(AlibiOp op, LinalgBuilder &lb) {
   return SmallVector<Value>{result};
 }
 
+/// The update written over positions [position, position + n) of the
+/// cache, in the cache's buffer.
+Lowered lowerCacheInsert(CacheInsertOp op, LinalgBuilder &lb) {
+  auto cache = tensorOf(op.getCache()), update = tensorOf(op.getUpdate());
+  OpBuilder &b = lb.builder();
+  int64_t last = cache.getDimSize(2) - update.getDimSize(2);
+  Value start = clampedIndexOf(b, lb.location(), op.getPosition(), 0, last);
+  SmallVector<OpFoldResult> offsets{b.getIndexAttr(0), b.getIndexAttr(0), start, b.getIndexAttr(0)},
+      sizes, strides(4, b.getIndexAttr(1));
+  for (int64_t d : update.getShape())
+    sizes.push_back(b.getIndexAttr(d));
+  return SmallVector<Value>{tensor::InsertSliceOp::create(b, lb.location(), op.getUpdate(),
+                                                          op.getCache(), offsets, sizes, strides)};
+}
+
 } // namespace
 
 void populateAttentionLoweringPatterns(RewritePatternSet &patterns) {
+  addLowering<CacheInsertOp>(patterns, lowerCacheInsert);
   addLowering<SplitHeadsOp>(patterns, lowerSplitHeads);
   addLowering<MergeHeadsOp>(patterns, lowerMergeHeads);
   addLowering<AttentionScoresOp>(patterns, [](AttentionScoresOp s, LinalgBuilder &lb) {

@@ -61,6 +61,15 @@ Lowered lowerEmbedding(EmbeddingOp op, LinalgBuilder &lb) {
 Lowered lowerPositionEmbedding(PositionEmbeddingOp op, LinalgBuilder &lb) {
   auto out = tensorOf(op.getResult());
   OpBuilder &b = lb.builder();
+  if (op.getPosition()) { // rows [position, position + seq), kept in the table
+    int64_t last = tensorOf(op.getTable()).getDimSize(0) - out.getDimSize(0);
+    Value start = clampedIndexOf(b, lb.location(), op.getPosition(), 0, last);
+    SmallVector<OpFoldResult> offsets{start, b.getIndexAttr(0)},
+        sizes{b.getIndexAttr(out.getDimSize(0)), b.getIndexAttr(out.getDimSize(1))},
+        strides{b.getIndexAttr(1), b.getIndexAttr(1)};
+    return SmallVector<Value>{tensor::ExtractSliceOp::create(b, lb.location(), out, op.getTable(),
+                                                             offsets, sizes, strides)};
+  }
   Value slice = tensor::ExtractSliceOp::create(b, 
       lb.location(), out, op.getTable(), ValueRange{}, ValueRange{}, ValueRange{},
       b.getDenseI64ArrayAttr({0, 0}), b.getDenseI64ArrayAttr(out.getShape()),

@@ -247,13 +247,17 @@ Lowered lowerSoftmax(SoftmaxOp op, LinalgBuilder &lb) {
   bool causal = op.getMask() == MaskKind::causal;
   Type t = type.getElementType();
   Value x = lb.reshape(op.getInput(), {rows, sk}), keyMask = op.getKeyMask();
+  // Query i stands Sk - Sq keys in, or at `position` of a KV cache (clamped:
+  // past the last key, every key is seen anyway).
+  Value offset = op.getPosition() ? clampedIndexOf(lb.builder(), lb.location(), op.getPosition(), 0, sk)
+                                  : Value();
   auto z = [&](Scalar q, Value r, Value j) -> Value {
     Value scaled = q.mul(q.at(x, {r, j}), q.c(computeType(t), scale));
     Value keep;
     if (causal) {
-      // query i sees keys j <= i + (Sk - Sq)
+      // query i sees keys j <= i + offset
       Value i = arith::RemUIOp::create(q.b, q.l, r, q.index(sq));
-      Value limit = arith::AddIOp::create(q.b, q.l, i, q.index(sk - sq));
+      Value limit = arith::AddIOp::create(q.b, q.l, i, offset ? offset : q.index(sk - sq));
       keep = arith::CmpIOp::create(q.b, q.l, arith::CmpIPredicate::sle, j, limit);
     }
     if (keyMask) {

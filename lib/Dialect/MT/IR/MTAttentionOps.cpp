@@ -136,3 +136,26 @@ int64_t AttentionContextOp::getContractionDepth() {
   auto t = cast<RankedTensorType>(getProbs().getType());
   return ShapedType::isDynamic(t.getShape().back()) ? 0 : t.getShape().back();
 }
+
+LogicalResult CacheInsertOp::verify() {
+  auto cache = tensorType(getCache()), update = tensorType(getUpdate());
+  if (cache.getRank() != 4 || !isFloatTensor(getCache()))
+    return violates(*this, 1) << "the cache must be a rank-4 floating-point tensor [batch, "
+                                 "heads, capacity, head_dim], got "
+                              << cache;
+  bool fits = update.getRank() == 4 && update.getElementType() == cache.getElementType();
+  for (unsigned d : {0u, 1u, 3u})
+    fits = fits && dimsAgree(update.getDimSize(d), cache.getDimSize(d));
+  if (fits && !update.isDynamicDim(2) && !cache.isDynamicDim(2))
+    fits = update.getDimSize(2) <= cache.getDimSize(2);
+  if (!fits)
+    return violates(*this, 2) << "the update must be [batch, heads, n, head_dim] of the cache's "
+                                 "element type with n <= capacity, got "
+                              << update << " for a cache " << cache;
+  if (!isIndexScalar(getPosition()))
+    return violates(*this, 3) << "the position must be tensor<i64>, got "
+                              << getPosition().getType();
+  return success();
+}
+
+Value CacheInsertOp::getInPlaceOperand() { return getCache(); }

@@ -73,6 +73,16 @@ int64_t AttentionScoresOp::splitThrough(unsigned, int64_t dim) {
   return dim == 1 ? dim : kSplitBlocked;
 }
 
+/// A KV cache under tensor parallelism holds this rank's heads, as the
+/// keys and values written into it do.
+LogicalResult CacheInsertOp::partitionTensorParallel(TensorParallelBuilder &tp) {
+  return partitionHeadwise(*this, tp);
+}
+
+int64_t CacheInsertOp::splitThrough(unsigned, int64_t dim) {
+  return dim == 1 ? dim : kSplitBlocked;
+}
+
 LogicalResult AttentionContextOp::partitionTensorParallel(TensorParallelBuilder &tp) {
   return partitionHeadwise(*this, tp);
 }

@@ -21,6 +21,9 @@ LogicalResult EmbeddingOp::buildVjp(GradientBuilder &grad) {
 }
 
 LogicalResult PositionEmbeddingOp::buildVjp(GradientBuilder &grad) {
+  if (getPosition())
+    return emitError("mt-derive-gradients: a position embedding at a runtime position (`at`) "
+                     "is for inference and has no gradient");
   grad.accumulate(getTable(), PositionEmbeddingGradOp::create(grad.builder(), grad.loc(),
                                                               getTable().getType(),
                                                               grad.resultAdjoint(*this)));

@@ -56,6 +56,9 @@ LogicalResult PositionEmbeddingOp::verify() {
   if (!ShapedType::isDynamic(seq) && !table.isDynamicDim(0) && seq > table.getDimSize(0))
     return violates(*this, 4) << "sequence length " << seq << " exceeds the table's "
                               << table.getDimSize(0) << " positions";
+  if (getPosition() && !isIndexScalar(getPosition()))
+    return violates(*this, 5) << "the position must be tensor<i64>, got "
+                              << getPosition().getType();
   return success();
 }
 
@@ -263,6 +266,10 @@ LogicalResult SoftmaxOp::verify() {
   double scale = getScale().convertToDouble();
   if (!(scale > 0.0) || !std::isfinite(scale))
     return violates(*this, 4) << "scale must be positive and finite, got " << scale;
+  if (getPosition() && (!isIndexScalar(getPosition()) || getMask() != MaskKind::causal))
+    return violates(*this, 5) << "position must be tensor<i64> with mask = causal, got "
+                              << getPosition().getType() << " with mask = "
+                              << stringifyMaskKind(getMask());
   return success();
 }
 

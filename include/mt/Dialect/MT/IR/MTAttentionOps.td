@@ -124,4 +124,30 @@ def MT_AlibiOp : MT_Op<"alibi", [MT_Differentiable, MT_TensorParallel, Pure, MT_
   let hasVerifier = 1;
 }
 
+def MT_CacheInsertOp : MT_Op<"cache_insert", [MT_SplitFlow, Pure,
+    DeclareOpInterfaceMethods<MT_InPlaceOpInterface>, MT_ShapeInferenceOpInterface,
+    AllTypesMatch<["cache", "result"]>]> {
+  let summary = "writes new keys or values into a KV cache";
+  let description = [{
+    The cache `[batch, heads, capacity, head_dim]` with the `n` positions of
+    `update` (`[batch, heads, n, head_dim]`) written at sequence positions
+    `[position, position + n)`: `result[b, h, position + i, d] =
+    update[b, h, i, d]`, every other element as in `cache`. The result takes
+    the cache's buffer (it is updated in place). The caller keeps
+    `position + n <= capacity`; the write is clamped to the cache. Inference
+    only: the op has no gradient.
+
+    ```mlir
+    %k2 = mt.cache_insert %k into %kcache at %pos : tensor<1x12x1x64xf32> into tensor<1x12x1024x64xf32>, tensor<i64>
+    ```
+  }];
+  let arguments = (ins AnyRankedTensor:$cache, AnyRankedTensor:$update,
+                       AnyRankedTensor:$position);
+  let results = (outs AnyRankedTensor:$result);
+  let assemblyFormat = [{
+    $update `into` $cache `at` $position attr-dict `:` type($update) `into` type($cache) `,` type($position)
+  }];
+  let hasVerifier = 1;
+}
+
 #endif // MT_ATTENTION_OPS_TD

@@ -44,14 +44,21 @@ def MT_PositionEmbeddingOp : MT_Op<"position_embedding", [MT_Differentiable, MT_
     to the token embeddings with `mt.add`, which broadcasts over leading
     dimensions.
 
+    With `at` (a `tensor<i64>`, for decoding with a KV cache), the tokens
+    stand at positions `position + s`: `result[s, :] = table[position + s, :]`.
+    The caller keeps `position + seq` within the table; the rows read are
+    clamped to it. Such an op has no gradient: it is for inference.
+
     ```mlir
     %p = mt.position_embedding %wpe for %tokens : tensor<1024x768xf32>, tensor<8x1024xi32> -> tensor<1024x768xf32>
+    %q = mt.position_embedding %wpe for %token at %pos : tensor<i64> : tensor<1024x768xf32>, tensor<1x1xi32> -> tensor<1x768xf32>
     ```
   }];
-  let arguments = (ins AnyRankedTensor:$table, AnyRankedTensor:$ids);
+  let arguments = (ins AnyRankedTensor:$table, AnyRankedTensor:$ids,
+                       Optional<AnyRankedTensor>:$position);
   let results = (outs AnyRankedTensor:$result);
   let assemblyFormat = [{
-    $table `for` $ids attr-dict `:` type($table) `,` type($ids) `->` type($result)
+    $table `for` $ids (`at` $position^ `:` type($position))? attr-dict `:` type($table) `,` type($ids) `->` type($result)
   }];
   let hasVerifier = 1;
 }
@@ -252,7 +259,7 @@ def MT_BiasGeluOp : MT_Op<"bias_gelu", [MT_Differentiable, Pure, MT_ShapeInferen
   let hasVerifier = 1;
 }
 
-def MT_SoftmaxOp : MT_Op<"softmax", [MT_Differentiable, MT_SplitFlow, Pure, MT_ShapeInferenceOpInterface, AllTypesMatch<["input", "result"]>]> {
+def MT_SoftmaxOp : MT_Op<"softmax", [MT_Differentiable, MT_SplitFlow, Pure, AttrSizedOperandSegments, MT_ShapeInferenceOpInterface, AllTypesMatch<["input", "result"]>]> {
   let summary = "scaled, masked softmax over the last dimension";
   let description = [{
     `softmax(scale * x + mask)` over the last dimension. `mask = causal` hides
@@ -260,17 +267,23 @@ def MT_SoftmaxOp : MT_Op<"softmax", [MT_Differentiable, MT_SplitFlow, Pure, MT_S
     `j <= i + Sk - Sq`); the optional `key_mask` (`[batch, Sk]`, i1, true =
     keep) hides padding keys. Rows whose every key is hidden give zeros.
 
+    With `position` (a `tensor<i64>`, only with `mask = causal`), the keys are
+    a KV cache and query `i` stands at sequence position `position + i`: it
+    sees keys `j <= position + i`, so cache slots not filled yet stay hidden.
+
     ```mlir
     %p = mt.softmax %s {scale = 0.125 : f64, mask = #mt<mask causal>} : tensor<8x12x1024x1024xf32>
+    %d = mt.softmax %c position %pos : tensor<i64> {scale = 0.125 : f64, mask = #mt<mask causal>} : tensor<1x12x1x1024xf32>
     ```
   }];
   let arguments = (ins AnyRankedTensor:$input,
                        Optional<AnyRankedTensor>:$key_mask,
+                       Optional<AnyRankedTensor>:$position,
                        DefaultValuedAttr<F64Attr, "1.0">:$scale,
                        DefaultValuedAttr<MT_MaskKindAttr, "::mt::MaskKind::none">:$mask);
   let results = (outs AnyRankedTensor:$result);
   let assemblyFormat = [{
-    $input (`key_mask` $key_mask^ `:` type($key_mask))? attr-dict `:` type($input)
+    $input (`key_mask` $key_mask^ `:` type($key_mask))? (`position` $position^ `:` type($position))? attr-dict `:` type($input)
   }];
   let hasVerifier = 1;
 }

@@ -1,0 +1,34 @@
+//===- InferenceCompiler.h - one compile of a model for generation -*- C++ -*-===//
+//
+// mtc --inference: the model's prefill and decode functions over KV caches
+// (mt-build-inference), described as a plan mt-generate runs.
+//
+//===----------------------------------------------------------------------===//
+#ifndef MT_DRIVER_INFERENCECOMPILER_H
+#define MT_DRIVER_INFERENCECOMPILER_H
+
+#include "mt/Driver/TrainingCompiler.h"
+
+namespace mt {
+
+struct InferenceSettings {
+  int64_t vocabMultiple = 1;
+  /// Sequences run at once (a beam search's width, a batch of prompts).
+  int64_t batch = 1;
+  /// Prompt tokens one prefill call takes (0: min(128, capacity)).
+  int64_t prefillLength = 0;
+  /// Positions a KV cache holds (0: the position table's rows).
+  int64_t capacity = 0;
+  /// "f32" only for now.
+  std::string activationType = "f32";
+};
+
+/// Compiles the parsed `module` in place into the inference functions and
+/// describes them in `plan` (without code; attachNativeCode adds it). False
+/// with `error`, or with `error` empty when the diagnostics said why.
+bool compileInference(mlir::ModuleOp module, const InferenceSettings &settings, plan::Plan &plan,
+                      std::string &error, const ConfigurePassManager &configure = nullptr);
+
+} // namespace mt
+
+#endif // MT_DRIVER_INFERENCECOMPILER_H

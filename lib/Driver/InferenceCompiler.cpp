@@ -1,0 +1,90 @@
+//===- InferenceCompiler.cpp - one compile of a model for generation -------===//
+#include "mt/Driver/InferenceCompiler.h"
+
+#include "mt/Analysis/ModelInfo.h"
+#include "mt/Driver/ModelArchitecture.h"
+#include "mt/Driver/PlanBuilder.h"
+#include "mt/Pipelines/Pipelines.h"
+
+using namespace mlir;
+
+namespace mt {
+
+namespace {
+
+/// The rows of the model's position table, or 0 without one.
+int64_t positionRows(func::FuncOp model) {
+  int64_t rows = 0;
+  model.walk([&](PositionEmbeddingOp p) {
+    rows = std::max(rows, cast<RankedTensorType>(p.getTable().getType()).getDimSize(0));
+  });
+  return rows;
+}
+
+} // namespace
+
+bool compileInference(ModuleOp module, const InferenceSettings &s, plan::Plan &plan,
+                      std::string &error, const ConfigurePassManager &configure) {
+  std::vector<func::FuncOp> models = modelFunctions(module);
+  if (models.size() != 1) {
+    error = "--inference compiles one model function, found " + std::to_string(models.size());
+    return false;
+  }
+  func::FuncOp model = models.front();
+  if (s.batch < 1 || s.prefillLength < 0 || s.capacity < 0 || s.vocabMultiple < 1) {
+    error = "--inference needs --micro-batch-size >= 1, --seq-length >= 0, "
+            "--inference-max-seq-length >= 0 and --make-vocab-size-divisible-by >= 1";
+    return false;
+  }
+  if (s.activationType != "f32") {
+    error = "--inference runs in f32 for now: drop --bf16/--fp16";
+    return false;
+  }
+  int64_t table = positionRows(model);
+  int64_t capacity = s.capacity ? s.capacity : table;
+  if (capacity < 1) {
+    error = "the model has no position table: give --inference-max-seq-length";
+    return false;
+  }
+  if (table && capacity > table) {
+    error = "--inference-max-seq-length " + std::to_string(capacity) + " exceeds the model's " +
+            std::to_string(table) + " positions";
+    return false;
+  }
+  int64_t prefill = s.prefillLength ? s.prefillLength : std::min<int64_t>(128, capacity);
+  if (prefill > capacity) {
+    error = "--seq-length " + std::to_string(prefill) + " (the prompt tokens a prefill call "
+            "takes) exceeds the KV cache's " + std::to_string(capacity) + " positions";
+    return false;
+  }
+  std::string name = model.getSymName().str();
+  plan::ModelArchitecture architecture = describeArchitecture(model);
+
+  PassManager pm(module.getContext());
+  if (configure && failed(configure(pm)))
+    return false;
+  InferenceOptions options;
+  options.makeVocabSizeDivisibleBy = s.vocabMultiple;
+  options.batchSize = s.batch;
+  options.prefillLength = prefill;
+  options.capacity = capacity;
+  buildInferencePipeline(pm, options);
+  if (failed(pm.run(module)))
+    return false;
+  if (!describeInferencePlan(module, name, plan, error))
+    return false;
+  plan::Config &config = *plan.mutable_config();
+  *config.mutable_architecture() = architecture;
+  config.set_global_batch_size(s.batch);
+  config.set_data_parallel_size(1);
+  config.set_activation_type(s.activationType);
+  plan::Parallelism &parallel = *config.mutable_parallel();
+  parallel.set_tensor_parallel_size(1);
+  parallel.set_pipeline_parallel_size(1);
+  parallel.set_data_parallel_size(1);
+  parallel.set_schedule("1f1b");
+  parallel.set_virtual_stages(1);
+  return true;
+}
+
+} // namespace mt

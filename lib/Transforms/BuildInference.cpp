@@ -1,0 +1,203 @@
+//===- BuildInference.cpp - prefill and decode over a KV cache -------------===//
+#include "mt/Analysis/ModelInfo.h"
+#include "mt/Transforms/DropoutOff.h"
+#include "mt/Transforms/Passes.h"
+
+#include "mlir/IR/Builders.h"
+#include "llvm/ADT/BitVector.h"
+
+namespace mt {
+#define GEN_PASS_DEF_BUILDINFERENCEPASS
+#include "mt/Transforms/Passes.h.inc"
+} // namespace mt
+
+using namespace mlir;
+using namespace mt;
+
+namespace {
+
+/// The batch argument named `what`, or null.
+BlockArgument batchArgument(func::FuncOp fn, StringRef what) {
+  for (BlockArgument arg : fn.getArguments())
+    if (auto b = fn.getArgAttrOfType<StringAttr>(arg.getArgNumber(), kBatchAttrName))
+      if (b.getValue() == what)
+        return arg;
+  return {};
+}
+
+InFlightDiagnostic refuse(Operation *op) { return op->emitError("mt-build-inference: "); }
+
+/// The cache capacity: the option, else the rows of the position table.
+FailureOr<int64_t> capacityOf(func::FuncOp model, int64_t option) {
+  if (option > 0)
+    return option;
+  int64_t rows = 0;
+  model.walk([&](PositionEmbeddingOp p) {
+    rows = std::max(rows, cast<RankedTensorType>(p.getTable().getType()).getDimSize(0));
+  });
+  if (rows <= 0)
+    return model.emitError("mt-build-inference: the model has no position table to size its "
+                           "KV caches by; give capacity");
+  return rows;
+}
+
+/// `model` as a function of a chunk of tokens at `position` that reads and
+/// appends to a KV cache per attention site.
+FailureOr<func::FuncOp> buildFunction(func::FuncOp model, int64_t capacity, bool decode) {
+  OpBuilder top(model);
+  auto fn = cast<func::FuncOp>(top.clone(*model));
+  fn.setSymName((model.getSymName() + (decode ? "_decode" : "_prefill")).str());
+  fn->setAttr(kRoleAttrName, top.getStringAttr(decode ? "decode" : "prefill"));
+  turnDropoutOff(fn);
+  MLIRContext *ctx = fn.getContext();
+  Block &entry = fn.getBody().front();
+  auto ret = cast<func::ReturnOp>(entry.getTerminator());
+
+  // The logits the loss read are the result.
+  auto loss = ret.getNumOperands() == 1 ? ret.getOperand(0).getDefiningOp<CrossEntropyOp>()
+                                        : CrossEntropyOp();
+  if (!loss) {
+    refuse(ret) << "the model must return the mt.cross_entropy of its logits";
+    return failure();
+  }
+  Value logits = loss.getLogits();
+  ret->setOperands(logits);
+  loss.erase();
+
+  BlockArgument tokens = batchArgument(fn, "tokens");
+  auto tokensType = tokens ? dyn_cast<RankedTensorType>(tokens.getType()) : RankedTensorType();
+  if (!tokensType || tokensType.getRank() != 2) {
+    refuse(fn) << "the model needs a [batch, seq] argument marked mt.batch = \"tokens\"";
+    return failure();
+  }
+  if (decode)
+    tokens.setType(RankedTensorType::get({tokensType.getDimSize(0), 1},
+                                         tokensType.getElementType()));
+
+  for (Operation &op : entry) {
+    if (isa<RotaryOp, AlibiOp>(op)) {
+      refuse(&op) << "KV-cache inference with rotary or ALiBi positions is not "
+                           "supported yet (absolute positions only)";
+      return failure();
+    }
+    if (auto softmax = dyn_cast<SoftmaxOp>(op); softmax && softmax.getKeyMask()) {
+      refuse(&op) << "KV-cache inference with a padding mask is not supported";
+      return failure();
+    }
+  }
+
+  Type i64 = RankedTensorType::get({}, IntegerType::get(ctx, 64));
+  auto batchAttr = [&](StringRef what) {
+    return DictionaryAttr::get(ctx, {NamedAttribute(StringAttr::get(ctx, kBatchAttrName),
+                                                    StringAttr::get(ctx, what))});
+  };
+  unsigned positionIndex = fn.getNumArguments();
+  if (failed(fn.insertArgument(positionIndex, i64, batchAttr("position"), fn.getLoc())))
+    return failure();
+  Value position = fn.getArgument(positionIndex);
+  fn.walk([&](PositionEmbeddingOp p) { p.getPositionMutable().assign(position); });
+
+  // Each attention site: keys and values go into its caches, and the
+  // queries attend over everything the caches hold up to their position.
+  SmallVector<AttentionScoresOp> sites;
+  fn.walk([&](AttentionScoresOp s) { sites.push_back(s); });
+  SmallVector<std::pair<Value, unsigned>> updated; // cache value, argument
+  for (auto [n, scores] : llvm::enumerate(sites)) {
+    auto softmax = scores->hasOneUse() ? dyn_cast<SoftmaxOp>(*scores->user_begin()) : SoftmaxOp();
+    auto context = softmax && softmax->hasOneUse()
+                       ? dyn_cast<AttentionContextOp>(*softmax->user_begin())
+                       : AttentionContextOp();
+    if (!softmax || !context || softmax.getMask() != MaskKind::causal) {
+      refuse(scores) << "an attention site must be mt.attention_scores -> a causal "
+                              "mt.softmax -> mt.attention_context, each used once";
+      return failure();
+    }
+    auto keyType = cast<RankedTensorType>(scores.getKey().getType());
+    auto cacheType = RankedTensorType::get(
+        {keyType.getDimSize(0), keyType.getDimSize(1), capacity, keyType.getDimSize(3)},
+        keyType.getElementType());
+    if (cast<RankedTensorType>(context.getValue().getType()).getDimSize(1) !=
+        keyType.getDimSize(1)) {
+      refuse(context) << "keys and values have different head counts";
+      return failure();
+    }
+    Attribute layer = scores->getAttr(kLayerAttrName);
+    auto cacheArg = [&](StringRef kind) -> FailureOr<Value> {
+      unsigned index = fn.getNumArguments();
+      auto attrs = DictionaryAttr::get(
+          ctx, {NamedAttribute(StringAttr::get(ctx, kKvCacheAttrName),
+                               StringAttr::get(ctx, kind + "." + std::to_string(n)))});
+      if (failed(fn.insertArgument(index, cacheType, attrs, scores.getLoc())))
+        return failure();
+      return Value(fn.getArgument(index));
+    };
+    FailureOr<Value> keyCache = cacheArg("k"), valueCache = cacheArg("v");
+    if (failed(keyCache) || failed(valueCache))
+      return failure();
+    OpBuilder b(scores);
+    auto keys = CacheInsertOp::create(b, scores.getLoc(), cacheType, *keyCache, scores.getKey(),
+                                      position);
+    b.setInsertionPoint(context);
+    auto values = CacheInsertOp::create(b, context.getLoc(), cacheType, *valueCache,
+                                        context.getValue(), position);
+    for (Operation *op : {keys.getOperation(), values.getOperation()})
+      if (layer)
+        op->setAttr(kLayerAttrName, layer);
+    scores.getKeyMutable().assign(keys);
+    context.getValueMutable().assign(values);
+    auto queryType = cast<RankedTensorType>(scores.getQuery().getType());
+    auto scoresType = RankedTensorType::get(
+        {queryType.getDimSize(0), queryType.getDimSize(1), queryType.getDimSize(2), capacity},
+        queryType.getElementType());
+    scores.getResult().setType(scoresType);
+    softmax.getResult().setType(scoresType);
+    softmax.getPositionMutable().assign(position);
+    updated.push_back({keys, cast<BlockArgument>(*keyCache).getArgNumber()});
+    updated.push_back({values, cast<BlockArgument>(*valueCache).getArgNumber()});
+  }
+  if (sites.empty()) {
+    refuse(fn) << "the model has no attention site to cache";
+    return failure();
+  }
+
+  SmallVector<Value> results{logits};
+  for (auto [value, arg] : updated)
+    results.push_back(value);
+  ret->setOperands(results);
+
+  // What the loss and dropout needed is gone.
+  llvm::BitVector unused(fn.getNumArguments());
+  for (BlockArgument arg : fn.getArguments())
+    if (arg.use_empty() && fn.getArgAttr(arg.getArgNumber(), kBatchAttrName) &&
+        arg != tokens && arg != position)
+      unused.set(arg.getArgNumber());
+  unsigned dropped = unused.count();
+  if (failed(fn.eraseArguments(unused)))
+    return failure();
+  fn.setType(FunctionType::get(ctx, entry.getArgumentTypes(), ValueRange(results).getTypes()));
+  fn.removeResAttrsAttr();
+  for (auto [i, entry] : llvm::enumerate(updated))
+    fn.setResultAttr(i + 1, kInPlaceOfAttrName,
+                     IntegerAttr::get(IntegerType::get(ctx, 64), entry.second - dropped));
+  return fn;
+}
+
+struct BuildInferencePass : mt::impl::BuildInferencePassBase<BuildInferencePass> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    for (func::FuncOp model : modelFunctions(getOperation())) {
+      if (model->hasAttr(kStageAttrName)) {
+        model.emitError("mt-build-inference: run it on a whole model, not a pipeline stage");
+        return signalPassFailure();
+      }
+      FailureOr<int64_t> size = capacityOf(model, capacity);
+      if (failed(size) || failed(buildFunction(model, *size, /*decode=*/false)) ||
+          failed(buildFunction(model, *size, /*decode=*/true)))
+        return signalPassFailure();
+      model.erase();
+    }
+  }
+};
+
+} // namespace

@@ -1,0 +1,242 @@
+//===- mt-generate.cpp - text generation from an inference plan ------------===//
+//
+// mt-generate PLAN [--load CKPT] --prompt TEXT: the plan mtc --inference
+// compiled, the parameters of a checkpoint (any layout, or one mt-ckpt
+// import made from Hugging Face files), the GPT-2 tokenizer; greedy,
+// sampled or beam-searched continuations, streamed as they come, with the
+// prompt's and the decode's tokens per second.
+//
+//===----------------------------------------------------------------------===//
+#include "mt/Data/Gpt2Tokenizer.h"
+#include "mt/Plan/InferenceMemory.h"
+#include "mt/Runtime/Generation.h"
+
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/MemoryBuffer.h"
+
+#include <cstdio>
+#include <fstream>
+
+namespace cl = llvm::cl;
+using namespace mt;
+
+static cl::OptionCategory category("mt-generate options");
+static cl::opt<std::string> planPath(cl::Positional, cl::desc("<plan from mtc --inference>"),
+                                     cl::Required, cl::cat(category));
+static cl::opt<std::string> load("load",
+                                 cl::desc("checkpoint to take the parameters from (any layout; "
+                                          "default: the plan's initialization from --seed)"),
+                                 cl::cat(category));
+static cl::list<std::string> prompts("prompt",
+                                     cl::desc("prompt text (repeat it for one prompt per row of "
+                                              "the plan's batch)"),
+                                     cl::cat(category));
+static cl::opt<std::string> promptFile("prompt-file", cl::desc("read the prompt from a file"),
+                                       cl::cat(category));
+static cl::list<std::string> promptIds(
+    "prompt-ids", cl::desc("the prompt as token ids, comma-separated (repeatable, as --prompt)"),
+    cl::cat(category));
+static cl::opt<int64_t> maxNewTokens("max-new-tokens", cl::desc("tokens to generate at most"),
+                                     cl::init(32), cl::cat(category));
+static cl::opt<bool> sample("sample",
+                            cl::desc("draw tokens (default: greedy); --temperature, --top-k and "
+                                     "--top-p imply it"),
+                            cl::cat(category));
+static cl::opt<double> temperature("temperature", cl::desc("divides the logits (default 1)"),
+                                   cl::init(1.0), cl::cat(category));
+static cl::opt<int64_t> topK("top-k", cl::desc("draw from the k most likely (0: all)"),
+                             cl::init(0), cl::cat(category));
+static cl::opt<double> topP("top-p",
+                            cl::desc("draw from the smallest set of most likely tokens whose "
+                                     "probability reaches p (1: all)"),
+                            cl::init(1.0), cl::cat(category));
+static cl::opt<double> repetitionPenalty(
+    "repetition-penalty", cl::desc("divide seen tokens' positive logits by this, multiply "
+                                   "negative ones (CTRL; 1: off)"),
+    cl::init(1.0), cl::cat(category));
+static cl::opt<int64_t> beams("beams",
+                              cl::desc("beam search over N beams (the plan's batch must be N)"),
+                              cl::init(1), cl::cat(category));
+static cl::opt<double> lengthPenalty("length-penalty",
+                                     cl::desc("beam scores are log-probability sums / "
+                                              "length^this (default 1)"),
+                                     cl::init(1.0), cl::cat(category));
+static cl::opt<bool> earlyStopping("early-stopping",
+                                   cl::desc("stop a beam search once --beams hypotheses end"),
+                                   cl::cat(category));
+static cl::opt<uint64_t> seed("seed", cl::desc("seed of the draws (and of parameters not loaded)"),
+                              cl::init(1234), cl::cat(category));
+static cl::opt<int64_t> eos("eos", cl::desc("end token id (default: GPT-2's <|endoftext|>, 50256)"),
+                            cl::init(Gpt2Tokenizer::kEndOfText), cl::cat(category));
+static cl::opt<bool> ignoreEos("ignore-eos", cl::desc("generate --max-new-tokens regardless"),
+                               cl::cat(category));
+static cl::opt<std::string> tokenizerDir(
+    "tokenizer", cl::desc("directory of encoder.json and vocab.bpe (default: the installed GPT-2 files)"),
+    cl::cat(category));
+static cl::opt<bool> printIds("ids", cl::desc("print token ids instead of text"), cl::cat(category));
+static cl::opt<bool> promptByDecode(
+    "prompt-by-decode",
+    cl::desc("run the prompt one token at a time through the decode function (a check of the "
+             "KV cache against the prefill)"),
+    cl::cat(category));
+static cl::opt<std::string> dumpLogits(
+    "dump-logits",
+    cl::desc("write row 0's logits at every position run, f32 [positions, vocabulary], to FILE"),
+    cl::cat(category));
+static cl::opt<bool> quiet("quiet", cl::desc("no statistics on stderr"), cl::cat(category));
+
+static int fail(const std::string &message) {
+  std::fprintf(stderr, "mt-generate: error: %s\n", message.c_str());
+  return 1;
+}
+
+static bool parseIds(const std::string &text, std::vector<int32_t> &ids, std::string &error) {
+  llvm::SmallVector<llvm::StringRef> parts;
+  llvm::StringRef(text).split(parts, ',', -1, false);
+  for (llvm::StringRef p : parts) {
+    int32_t id = 0;
+    if (p.trim().getAsInteger(10, id)) {
+      error = "--prompt-ids: '" + p.str() + "' is not a token id";
+      return false;
+    }
+    ids.push_back(id);
+  }
+  return true;
+}
+
+int main(int argc, char **argv) {
+  llvm::InitLLVM init(argc, argv);
+  cl::HideUnrelatedOptions(category);
+  cl::ParseCommandLineOptions(argc, argv, "mt-generate: text from a plan of mtc --inference\n");
+  std::string error;
+  plan::Plan plan;
+  if (!readPlanFile(planPath, plan, error))
+    return fail(error);
+  InferenceMemory memory;
+  if (!inferenceMemory(plan, memory, error))
+    return fail(error);
+
+  int inputs = (prompts.empty() ? 0 : 1) + (promptFile.empty() ? 0 : 1) + (promptIds.empty() ? 0 : 1);
+  if (inputs != 1)
+    return fail("give the prompt once: --prompt, --prompt-file or --prompt-ids");
+  Gpt2Tokenizer tokenizer;
+  bool needText = !printIds || promptIds.empty();
+  if (needText && !tokenizer.loadFromDirectory(
+                      tokenizerDir.empty() ? Gpt2Tokenizer::defaultDirectory() : tokenizerDir,
+                      error))
+    return fail(error);
+  std::vector<std::vector<int32_t>> rows;
+  if (!promptIds.empty()) {
+    for (const std::string &text : promptIds)
+      if (!parseIds(text, rows.emplace_back(), error))
+        return fail(error);
+  } else if (!promptFile.empty()) {
+    auto file = llvm::MemoryBuffer::getFile(promptFile);
+    if (!file)
+      return fail("cannot read --prompt-file '" + promptFile + "': " + file.getError().message());
+    rows.push_back(tokenizer.encode((*file)->getBuffer()));
+  } else {
+    for (const std::string &text : prompts)
+      rows.push_back(tokenizer.encode(text));
+  }
+
+  InferenceSession session;
+  if (!session.open(plan, seed, error))
+    return fail(error);
+  if (!load.empty()) {
+    std::string loaded;
+    if (!session.loadCheckpoint(load, loaded, error))
+      return fail(error);
+    if (!quiet)
+      std::fprintf(stderr, "mt-generate: parameters from %s\n", loaded.c_str());
+  }
+  if (session.allocatedBytes() != memory.total())
+    return fail("holds " + std::to_string(session.allocatedBytes()) + " bytes, not the " +
+                std::to_string(memory.total()) + " the plan's memory report says");
+
+  GenerationOptions options;
+  options.maxNewTokens = maxNewTokens;
+  options.eos = ignoreEos ? -1 : static_cast<int32_t>(eos);
+  options.sampling.greedy = !(sample || temperature.getNumOccurrences() ||
+                              topK.getNumOccurrences() || topP.getNumOccurrences());
+  options.sampling.temperature = temperature;
+  options.sampling.topK = topK;
+  options.sampling.topP = topP;
+  options.sampling.repetitionPenalty = repetitionPenalty;
+  options.sampling.seed = seed;
+  options.beams = beams;
+  options.lengthPenalty = lengthPenalty;
+  options.earlyStopping = earlyStopping;
+  options.promptByDecode = promptByDecode;
+  if (beams > 1 && !options.sampling.greedy)
+    return fail("--beams searches; it does not sample: drop --sample, --temperature, --top-k "
+                "and --top-p");
+
+  std::ofstream logits;
+  if (!dumpLogits.empty()) {
+    logits.open(dumpLogits, std::ios::binary);
+    if (!logits)
+      return fail("cannot write --dump-logits '" + dumpLogits + "'");
+  }
+  // One row, not a beam search: the text streams as each token is chosen.
+  bool stream = session.batch() == 1 && beams <= 1 && rows.size() == 1;
+  auto printTokens = [&](const std::vector<int32_t> &ids) {
+    if (printIds) {
+      for (size_t i = 0; i < ids.size(); ++i)
+        std::printf("%s%d", i ? " " : "", ids[i]);
+      return;
+    }
+    std::string bytes;
+    if (tokenizer.decodeBytes(ids, bytes, error))
+      std::fwrite(bytes.data(), 1, bytes.size(), stdout);
+  };
+  GenerationObserver observer;
+  if (stream)
+    observer.onToken = [&](int64_t, int32_t token) {
+      if (printIds)
+        std::printf(" %d", token);
+      else
+        printTokens({token});
+      std::fflush(stdout);
+    };
+  if (logits.is_open())
+    observer.onLogits = [&](int64_t, const float *row, int64_t vocab) {
+      logits.write(reinterpret_cast<const char *>(row), static_cast<std::streamsize>(vocab * 4));
+    };
+  if (stream) {
+    printTokens(rows.front());
+    std::fflush(stdout);
+  }
+  std::vector<std::vector<int32_t>> out;
+  GenerationStats stats;
+  if (!generate(session, rows, options, observer, out, stats, error))
+    return fail(error);
+  if (stream) {
+    std::printf("\n");
+  } else {
+    for (size_t r = 0; r < out.size(); ++r) {
+      std::vector<int32_t> all = rows[std::min(r, rows.size() - 1)];
+      all.insert(all.end(), out[r].begin(), out[r].end());
+      printTokens(all);
+      std::printf("\n");
+    }
+  }
+  std::fflush(stdout);
+  if (logits.is_open() && !logits.flush())
+    return fail("cannot write --dump-logits '" + dumpLogits + "'");
+  if (!quiet) {
+    double rows = static_cast<double>(session.batch());
+    std::fprintf(stderr,
+                 "mt-generate: prompt %lld tokens x %g rows in %.3f s (%.1f tokens/s); decode "
+                 "%lld steps in %.3f s (%.1f tokens/s, %.2f ms a step); memory %lld bytes\n",
+                 static_cast<long long>(stats.promptTokens), rows, stats.promptSeconds,
+                 stats.promptSeconds > 0 ? stats.promptTokens * rows / stats.promptSeconds : 0.0,
+                 static_cast<long long>(stats.decodeCalls), stats.decodeSeconds,
+                 stats.decodeSeconds > 0 ? stats.decodeCalls * rows / stats.decodeSeconds : 0.0,
+                 stats.decodeCalls ? 1e3 * stats.decodeSeconds / stats.decodeCalls : 0.0,
+                 static_cast<long long>(session.allocatedBytes()));
+  }
+  return 0;
+}
