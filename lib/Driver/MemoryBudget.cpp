@@ -126,4 +126,29 @@ std::vector<std::string> optionsThatFit(ModuleOp parsed, const CompileSettings &
   return fits;
 }
 
+std::string budgetRefusal(const std::string &report, const MemoryPeaks &peaks,
+                          mlir::ModuleOp parsed, const CompileSettings &settings) {
+  std::string over;
+  for (size_t s = 0; s < peaks.perPipelineRank.size(); ++s)
+    if (peaks.perPipelineRank[s] > settings.memoryBudget)
+      over += "\n  pipeline stage " + std::to_string(s) + ": peak " +
+              std::to_string(peaks.perPipelineRank[s]) + " bytes, " +
+              std::to_string(peaks.perPipelineRank[s] - settings.memoryBudget) + " over";
+  if (over.empty())
+    return "";
+  std::string out = "the plan does not fit --memory-budget=" +
+                    std::to_string(settings.memoryBudget) + " bytes per rank:" + over +
+                    "\nwhat each rank holds:\n" + report;
+  std::vector<std::string> options = optionsThatFit(parsed, settings);
+  if (options.empty())
+    return out + "no option tried makes it fit (recomputation, dropout masks, micro-batch "
+                 "size, distributed optimizer, sequence parallelism, twice the tensor- or "
+                 "pipeline-parallel ranks, and full recomputation with each): it needs a "
+                 "larger budget\n";
+  out += "options that make it fit (each compiled and accounted):\n";
+  for (const std::string &line : options)
+    out += "  " + line + "\n";
+  return out;
+}
+
 } // namespace mt

@@ -41,6 +41,61 @@ FailureOr<int64_t> capacityOf(func::FuncOp model, int64_t option) {
   return rows;
 }
 
+/// Attention site `n` (scores -> causal softmax -> context) reads and
+/// appends to KV caches that become arguments of `fn`; the updated caches
+/// and their argument numbers go to `updated`.
+LogicalResult cacheSite(func::FuncOp fn, AttentionScoresOp scores, size_t n, int64_t capacity,
+                        Value position, SmallVectorImpl<std::pair<Value, unsigned>> &updated) {
+  MLIRContext *ctx = fn.getContext();
+  auto softmax = scores->hasOneUse() ? dyn_cast<SoftmaxOp>(*scores->user_begin()) : SoftmaxOp();
+  auto context = softmax && softmax->hasOneUse()
+                     ? dyn_cast<AttentionContextOp>(*softmax->user_begin())
+                     : AttentionContextOp();
+  if (!softmax || !context || softmax.getMask() != MaskKind::causal)
+    return refuse(scores) << "an attention site must be mt.attention_scores -> a causal "
+                             "mt.softmax -> mt.attention_context, each used once";
+  auto keyType = cast<RankedTensorType>(scores.getKey().getType());
+  auto cacheType = RankedTensorType::get(
+      {keyType.getDimSize(0), keyType.getDimSize(1), capacity, keyType.getDimSize(3)},
+      keyType.getElementType());
+  if (cast<RankedTensorType>(context.getValue().getType()).getDimSize(1) != keyType.getDimSize(1))
+    return refuse(context) << "keys and values have different head counts";
+  auto cacheArg = [&](StringRef kind) -> FailureOr<BlockArgument> {
+    unsigned index = fn.getNumArguments();
+    auto attrs = DictionaryAttr::get(
+        ctx, {NamedAttribute(StringAttr::get(ctx, kKvCacheAttrName),
+                             StringAttr::get(ctx, kind + "." + std::to_string(n)))});
+    if (failed(fn.insertArgument(index, cacheType, attrs, scores.getLoc())))
+      return failure();
+    return fn.getArgument(index);
+  };
+  FailureOr<BlockArgument> keyCache = cacheArg("k"), valueCache = cacheArg("v");
+  if (failed(keyCache) || failed(valueCache))
+    return failure();
+  OpBuilder b(scores);
+  auto keys = CacheInsertOp::create(b, scores.getLoc(), cacheType, *keyCache, scores.getKey(),
+                                    position);
+  b.setInsertionPoint(context);
+  auto values = CacheInsertOp::create(b, context.getLoc(), cacheType, *valueCache,
+                                      context.getValue(), position);
+  if (Attribute layer = scores->getAttr(kLayerAttrName))
+    for (Operation *op : {keys.getOperation(), values.getOperation()})
+      op->setAttr(kLayerAttrName, layer);
+  scores.getKeyMutable().assign(keys);
+  context.getValueMutable().assign(values);
+  // The queries now see every cache slot; the mask hides those not reached.
+  auto queryType = cast<RankedTensorType>(scores.getQuery().getType());
+  auto scoresType = RankedTensorType::get(
+      {queryType.getDimSize(0), queryType.getDimSize(1), queryType.getDimSize(2), capacity},
+      queryType.getElementType());
+  scores.getResult().setType(scoresType);
+  softmax.getResult().setType(scoresType);
+  softmax.getPositionMutable().assign(position);
+  updated.push_back({keys, keyCache->getArgNumber()});
+  updated.push_back({values, valueCache->getArgNumber()});
+  return success();
+}
+
 /// `model` as a function of a chunk of tokens at `position` that reads and
 /// appends to a KV cache per attention site.
 FailureOr<func::FuncOp> buildFunction(func::FuncOp model, int64_t capacity, bool decode) {
@@ -102,59 +157,9 @@ FailureOr<func::FuncOp> buildFunction(func::FuncOp model, int64_t capacity, bool
   SmallVector<AttentionScoresOp> sites;
   fn.walk([&](AttentionScoresOp s) { sites.push_back(s); });
   SmallVector<std::pair<Value, unsigned>> updated; // cache value, argument
-  for (auto [n, scores] : llvm::enumerate(sites)) {
-    auto softmax = scores->hasOneUse() ? dyn_cast<SoftmaxOp>(*scores->user_begin()) : SoftmaxOp();
-    auto context = softmax && softmax->hasOneUse()
-                       ? dyn_cast<AttentionContextOp>(*softmax->user_begin())
-                       : AttentionContextOp();
-    if (!softmax || !context || softmax.getMask() != MaskKind::causal) {
-      refuse(scores) << "an attention site must be mt.attention_scores -> a causal "
-                              "mt.softmax -> mt.attention_context, each used once";
+  for (auto [n, scores] : llvm::enumerate(sites))
+    if (failed(cacheSite(fn, scores, n, capacity, position, updated)))
       return failure();
-    }
-    auto keyType = cast<RankedTensorType>(scores.getKey().getType());
-    auto cacheType = RankedTensorType::get(
-        {keyType.getDimSize(0), keyType.getDimSize(1), capacity, keyType.getDimSize(3)},
-        keyType.getElementType());
-    if (cast<RankedTensorType>(context.getValue().getType()).getDimSize(1) !=
-        keyType.getDimSize(1)) {
-      refuse(context) << "keys and values have different head counts";
-      return failure();
-    }
-    Attribute layer = scores->getAttr(kLayerAttrName);
-    auto cacheArg = [&](StringRef kind) -> FailureOr<Value> {
-      unsigned index = fn.getNumArguments();
-      auto attrs = DictionaryAttr::get(
-          ctx, {NamedAttribute(StringAttr::get(ctx, kKvCacheAttrName),
-                               StringAttr::get(ctx, kind + "." + std::to_string(n)))});
-      if (failed(fn.insertArgument(index, cacheType, attrs, scores.getLoc())))
-        return failure();
-      return Value(fn.getArgument(index));
-    };
-    FailureOr<Value> keyCache = cacheArg("k"), valueCache = cacheArg("v");
-    if (failed(keyCache) || failed(valueCache))
-      return failure();
-    OpBuilder b(scores);
-    auto keys = CacheInsertOp::create(b, scores.getLoc(), cacheType, *keyCache, scores.getKey(),
-                                      position);
-    b.setInsertionPoint(context);
-    auto values = CacheInsertOp::create(b, context.getLoc(), cacheType, *valueCache,
-                                        context.getValue(), position);
-    for (Operation *op : {keys.getOperation(), values.getOperation()})
-      if (layer)
-        op->setAttr(kLayerAttrName, layer);
-    scores.getKeyMutable().assign(keys);
-    context.getValueMutable().assign(values);
-    auto queryType = cast<RankedTensorType>(scores.getQuery().getType());
-    auto scoresType = RankedTensorType::get(
-        {queryType.getDimSize(0), queryType.getDimSize(1), queryType.getDimSize(2), capacity},
-        queryType.getElementType());
-    scores.getResult().setType(scoresType);
-    softmax.getResult().setType(scoresType);
-    softmax.getPositionMutable().assign(position);
-    updated.push_back({keys, cast<BlockArgument>(*keyCache).getArgNumber()});
-    updated.push_back({values, cast<BlockArgument>(*valueCache).getArgNumber()});
-  }
   if (sites.empty()) {
     refuse(fn) << "the model has no attention site to cache";
     return failure();

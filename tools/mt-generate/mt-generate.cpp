@@ -16,6 +16,7 @@
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/MemoryBuffer.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <fstream>
 
@@ -36,7 +37,7 @@ static cl::list<std::string> prompts("prompt",
 static cl::opt<std::string> promptFile("prompt-file", cl::desc("read the prompt from a file"),
                                        cl::cat(category));
 static cl::list<std::string> promptIds(
-    "prompt-ids", cl::desc("the prompt as token ids, comma-separated (repeatable, as --prompt)"),
+    "prompt-ids", cl::desc("the prompt as token ids, separated by commas or spaces (repeatable, as --prompt)"),
     cl::cat(category));
 static cl::opt<int64_t> maxNewTokens("max-new-tokens", cl::desc("tokens to generate at most"),
                                      cl::init(32), cl::cat(category));
@@ -93,8 +94,10 @@ static int fail(const std::string &message) {
 }
 
 static bool parseIds(const std::string &text, std::vector<int32_t> &ids, std::string &error) {
+  std::string spaced = text;
+  std::replace(spaced.begin(), spaced.end(), ',', ' ');
   llvm::SmallVector<llvm::StringRef> parts;
-  llvm::StringRef(text).split(parts, ',', -1, false);
+  llvm::SplitString(spaced, parts);
   for (llvm::StringRef p : parts) {
     int32_t id = 0;
     if (p.trim().getAsInteger(10, id)) {
@@ -106,56 +109,38 @@ static bool parseIds(const std::string &text, std::vector<int32_t> &ids, std::st
   return true;
 }
 
-int main(int argc, char **argv) {
-  llvm::InitLLVM init(argc, argv);
-  cl::HideUnrelatedOptions(category);
-  cl::ParseCommandLineOptions(argc, argv, "mt-generate: text from a plan of mtc --inference\n");
-  std::string error;
-  plan::Plan plan;
-  if (!readPlanFile(planPath, plan, error))
-    return fail(error);
-  InferenceMemory memory;
-  if (!inferenceMemory(plan, memory, error))
-    return fail(error);
-
+/// The prompts (one per row, or one for all) as token ids.
+static bool readPrompts(Gpt2Tokenizer &tokenizer, std::vector<std::vector<int32_t>> &rows,
+                        std::string &error) {
   int inputs = (prompts.empty() ? 0 : 1) + (promptFile.empty() ? 0 : 1) + (promptIds.empty() ? 0 : 1);
-  if (inputs != 1)
-    return fail("give the prompt once: --prompt, --prompt-file or --prompt-ids");
-  Gpt2Tokenizer tokenizer;
+  if (inputs != 1) {
+    error = "give the prompt once: --prompt, --prompt-file or --prompt-ids";
+    return false;
+  }
   bool needText = !printIds || promptIds.empty();
   if (needText && !tokenizer.loadFromDirectory(
                       tokenizerDir.empty() ? Gpt2Tokenizer::defaultDirectory() : tokenizerDir,
                       error))
-    return fail(error);
-  std::vector<std::vector<int32_t>> rows;
+    return false;
   if (!promptIds.empty()) {
     for (const std::string &text : promptIds)
       if (!parseIds(text, rows.emplace_back(), error))
-        return fail(error);
+        return false;
   } else if (!promptFile.empty()) {
     auto file = llvm::MemoryBuffer::getFile(promptFile);
-    if (!file)
-      return fail("cannot read --prompt-file '" + promptFile + "': " + file.getError().message());
+    if (!file) {
+      error = "cannot read --prompt-file '" + promptFile + "': " + file.getError().message();
+      return false;
+    }
     rows.push_back(tokenizer.encode((*file)->getBuffer()));
   } else {
     for (const std::string &text : prompts)
       rows.push_back(tokenizer.encode(text));
   }
+  return true;
+}
 
-  InferenceSession session;
-  if (!session.open(plan, seed, error))
-    return fail(error);
-  if (!load.empty()) {
-    std::string loaded;
-    if (!session.loadCheckpoint(load, loaded, error))
-      return fail(error);
-    if (!quiet)
-      std::fprintf(stderr, "mt-generate: parameters from %s\n", loaded.c_str());
-  }
-  if (session.allocatedBytes() != memory.total())
-    return fail("holds " + std::to_string(session.allocatedBytes()) + " bytes, not the " +
-                std::to_string(memory.total()) + " the plan's memory report says");
-
+static GenerationOptions optionsFromFlags() {
   GenerationOptions options;
   options.maxNewTokens = maxNewTokens;
   options.eos = ignoreEos ? -1 : static_cast<int32_t>(eos);
@@ -170,6 +155,52 @@ int main(int argc, char **argv) {
   options.lengthPenalty = lengthPenalty;
   options.earlyStopping = earlyStopping;
   options.promptByDecode = promptByDecode;
+  return options;
+}
+
+static void printStats(const GenerationStats &stats, const InferenceSession &session) {
+  double rows = static_cast<double>(session.batch());
+  std::fprintf(stderr,
+               "mt-generate: prompt %lld tokens x %g rows in %.3f s (%.1f tokens/s); decode "
+               "%lld steps in %.3f s (%.1f tokens/s, %.2f ms a step); memory %lld bytes\n",
+               static_cast<long long>(stats.promptTokens), rows, stats.promptSeconds,
+               stats.promptSeconds > 0 ? stats.promptTokens * rows / stats.promptSeconds : 0.0,
+               static_cast<long long>(stats.decodeCalls), stats.decodeSeconds,
+               stats.decodeSeconds > 0 ? stats.decodeCalls * rows / stats.decodeSeconds : 0.0,
+               stats.decodeCalls ? 1e3 * stats.decodeSeconds / stats.decodeCalls : 0.0,
+               static_cast<long long>(session.allocatedBytes()));
+}
+
+int main(int argc, char **argv) {
+  llvm::InitLLVM init(argc, argv);
+  cl::HideUnrelatedOptions(category);
+  cl::ParseCommandLineOptions(argc, argv, "mt-generate: text from a plan of mtc --inference\n");
+  std::string error;
+  plan::Plan plan;
+  if (!readPlanFile(planPath, plan, error))
+    return fail(error);
+  InferenceMemory memory;
+  if (!inferenceMemory(plan, memory, error))
+    return fail(error);
+  Gpt2Tokenizer tokenizer;
+  std::vector<std::vector<int32_t>> rows;
+  if (!readPrompts(tokenizer, rows, error))
+    return fail(error);
+
+  InferenceSession session;
+  if (!session.open(plan, seed, error))
+    return fail(error);
+  if (!load.empty()) {
+    std::string loaded;
+    if (!session.loadCheckpoint(load, loaded, error))
+      return fail(error);
+    if (!quiet)
+      std::fprintf(stderr, "mt-generate: parameters from %s\n", loaded.c_str());
+  }
+  if (session.allocatedBytes() != memory.total())
+    return fail("holds " + std::to_string(session.allocatedBytes()) + " bytes, not the " +
+                std::to_string(memory.total()) + " the plan's memory report says");
+  GenerationOptions options = optionsFromFlags();
   if (beams > 1 && !options.sampling.greedy)
     return fail("--beams searches; it does not sample: drop --sample, --temperature, --top-k "
                 "and --top-p");
@@ -213,30 +244,18 @@ int main(int argc, char **argv) {
   GenerationStats stats;
   if (!generate(session, rows, options, observer, out, stats, error))
     return fail(error);
-  if (stream) {
+  for (size_t r = 0; !stream && r < out.size(); ++r) {
+    std::vector<int32_t> all = rows[std::min(r, rows.size() - 1)];
+    all.insert(all.end(), out[r].begin(), out[r].end());
+    printTokens(all);
     std::printf("\n");
-  } else {
-    for (size_t r = 0; r < out.size(); ++r) {
-      std::vector<int32_t> all = rows[std::min(r, rows.size() - 1)];
-      all.insert(all.end(), out[r].begin(), out[r].end());
-      printTokens(all);
-      std::printf("\n");
-    }
   }
+  if (stream)
+    std::printf("\n");
   std::fflush(stdout);
   if (logits.is_open() && !logits.flush())
     return fail("cannot write --dump-logits '" + dumpLogits + "'");
-  if (!quiet) {
-    double rows = static_cast<double>(session.batch());
-    std::fprintf(stderr,
-                 "mt-generate: prompt %lld tokens x %g rows in %.3f s (%.1f tokens/s); decode "
-                 "%lld steps in %.3f s (%.1f tokens/s, %.2f ms a step); memory %lld bytes\n",
-                 static_cast<long long>(stats.promptTokens), rows, stats.promptSeconds,
-                 stats.promptSeconds > 0 ? stats.promptTokens * rows / stats.promptSeconds : 0.0,
-                 static_cast<long long>(stats.decodeCalls), stats.decodeSeconds,
-                 stats.decodeSeconds > 0 ? stats.decodeCalls * rows / stats.decodeSeconds : 0.0,
-                 stats.decodeCalls ? 1e3 * stats.decodeSeconds / stats.decodeCalls : 0.0,
-                 static_cast<long long>(session.allocatedBytes()));
-  }
+  if (!quiet)
+    printStats(stats, session);
   return 0;
 }

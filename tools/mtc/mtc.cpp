@@ -291,33 +291,23 @@ static int fail(const llvm::Twine &message) {
   return 1;
 }
 
-/// Refuses a plan over --memory-budget: which ranks, by how much, the
-/// breakdown, and the options that would make it fit.
-static bool fitsBudget(const std::string &report, const mt::MemoryPeaks &peaks, ModuleOp parsed,
-                       const mt::CompileSettings &settings) {
-  std::string over;
-  for (size_t s = 0; s < peaks.perPipelineRank.size(); ++s)
-    if (peaks.perPipelineRank[s] > settings.memoryBudget)
-      over += "\n  pipeline stage " + std::to_string(s) + ": peak " +
-              std::to_string(peaks.perPipelineRank[s]) + " bytes, " +
-              std::to_string(peaks.perPipelineRank[s] - settings.memoryBudget) + " over";
-  if (over.empty())
-    return true;
-  llvm::errs() << "mtc: error: the plan does not fit --memory-budget="
-               << settings.memoryBudget << " bytes per rank:" << over << "\n"
-               << "what each rank holds:\n" << report;
-  std::vector<std::string> options = mt::optionsThatFit(parsed, settings);
-  if (options.empty()) {
-    llvm::errs() << "no option tried makes it fit (recomputation, dropout masks, micro-batch "
-                    "size, distributed optimizer, sequence parallelism, twice the tensor- or "
-                    "pipeline-parallel ranks, and full recomputation with each): it needs a "
-                    "larger budget\n";
-  } else {
-    llvm::errs() << "options that make it fit (each compiled and accounted):\n";
-    for (const std::string &line : options)
-      llvm::errs() << "  " << line << "\n";
-  }
-  return false;
+
+static std::string commandLineOf(int argc, char **argv) {
+  std::string line;
+  for (int i = 0; i < argc; ++i)
+    line += (i ? " " : "") + std::string(argv[i]);
+  return line;
+}
+
+/// --emit=mlir: the compiled module as IR.
+static int writeIR(ModuleOp module) {
+  std::string error;
+  auto output = openOutputFile(outputFilename, &error);
+  if (!output)
+    return fail(error);
+  module.print(output->os());
+  output->keep();
+  return 0;
 }
 
 static bool refuse(const llvm::Twine &message) {
@@ -429,10 +419,7 @@ static bool trainingConfig(mt::plan::Plan &plan, const mt::CompileSettings &sett
     ls.set_window(constant ? 0 : lossScaleWindow);
     ls.set_hysteresis(hysteresis);
   }
-  std::string commandLine;
-  for (int i = 0; i < argc; ++i)
-    commandLine += (i ? " " : "") + std::string(argv[i]);
-  config.set_command_line(commandLine);
+  config.set_command_line(commandLineOf(argc, argv));
   mt::plan::Optimizer &opt = *config.mutable_optimizer();
   opt.set_lr(lr);
   opt.set_min_lr(minLr);
@@ -465,14 +452,8 @@ static int compileForInference(ModuleOp module, const mt::CodeTarget &code, int 
   std::string error;
   if (!mt::compileInference(module, settings, plan, error, configure))
     return error.empty() ? 1 : fail(error);
-  if (emit == Emit::Mlir) {
-    auto output = openOutputFile(outputFilename, &error);
-    if (!output)
-      return fail(error);
-    module.print(output->os());
-    output->keep();
-    return 0;
-  }
+  if (emit == Emit::Mlir)
+    return writeIR(module);
   if (outputFilename.empty() && !reportMemory)
     return 0;
   if (optLevel > 3)
@@ -480,10 +461,7 @@ static int compileForInference(ModuleOp module, const mt::CodeTarget &code, int 
   // The arenas are known once the functions are bufferized.
   if (!mt::attachNativeCode(module, plan, error, optLevel, code))
     return fail(error);
-  std::string commandLine;
-  for (int i = 0; i < argc; ++i)
-    commandLine += (i ? " " : "") + std::string(argv[i]);
-  plan.mutable_config()->set_command_line(commandLine);
+  plan.mutable_config()->set_command_line(commandLineOf(argc, argv));
   plan.mutable_config()->set_seed(seed);
   if (reportMemory) {
     mt::InferenceMemory memory;
@@ -574,14 +552,8 @@ int main(int argc, char **argv) {
   if (!mt::compileTraining(*module, /*runFrontend=*/false, settings, plan, error, configure))
     return error.empty() ? 1 : fail(error); // empty: the diagnostics said why
 
-  if (emit == Emit::Mlir) {
-    auto output = openOutputFile(outputFilename, &error);
-    if (!output)
-      return fail(error);
-    module->print(output->os());
-    output->keep();
-    return 0;
-  }
+  if (emit == Emit::Mlir)
+    return writeIR(*module);
 
   if (!trainingConfig(plan, settings, argc, argv))
     return 1;
@@ -598,8 +570,13 @@ int main(int argc, char **argv) {
       return fail(error);
     if (reportMemory)
       llvm::outs() << report;
-    if (settings.memoryBudget && !fitsBudget(report, peaks, *parsed, settings))
+    std::string refusal = settings.memoryBudget
+                              ? mt::budgetRefusal(report, peaks, *parsed, settings)
+                              : std::string();
+    if (!refusal.empty()) {
+      llvm::errs() << "mtc: error: " << refusal;
       return 1;
+    }
   }
   if (outputFilename.empty())
     return 0;

@@ -9,6 +9,7 @@
 #ifndef MT_DRIVER_MEMORYBUDGET_H
 #define MT_DRIVER_MEMORYBUDGET_H
 
+#include "mt/Driver/MemoryReport.h"
 #include "mt/Driver/TrainingCompiler.h"
 
 #include "mlir/IR/BuiltinOps.h"
@@ -23,6 +24,12 @@ namespace mt {
 /// Single changes first; when none fits, full recomputation with each
 /// other change. `parsed` is the model as parsed (before the frontend).
 std::vector<std::string> optionsThatFit(mlir::ModuleOp parsed, const CompileSettings &settings);
+
+/// Empty when every rank's peak fits settings.memoryBudget; else why not:
+/// which ranks, by how much, what each holds (`report`), and the options
+/// that would make it fit (compiled from `parsed`).
+std::string budgetRefusal(const std::string &report, const MemoryPeaks &peaks,
+                          mlir::ModuleOp parsed, const CompileSettings &settings);
 
 /// The most any pipeline rank holds under `settings`; false when the model
 /// does not compile for them.

@@ -446,6 +446,15 @@ func.func @position_embedding_c4_sequence_too_long(%t: tensor<16x8xf32>, %ids: t
   return %p : tensor<32x8xf32>
 }
 
+// -----
+
+// mt.position_embedding C5: a position that is not tensor<i64>
+func.func @position_embedding_c5_position_type(%t: tensor<16x8xf32>, %ids: tensor<2x1xi32>, %at: tensor<i32>) -> tensor<1x8xf32> {
+  // expected-error @+1 {{violates C5: the position must be tensor<i64>, got 'tensor<i32>'}}
+  %p = mt.position_embedding %t for %ids at %at : tensor<i32> : tensor<16x8xf32>, tensor<2x1xi32> -> tensor<1x8xf32>
+  return %p : tensor<1x8xf32>
+}
+
 //===----------------------------------------------------------------------===//
 // mt.linear
 //===----------------------------------------------------------------------===//
@@ -941,6 +950,24 @@ func.func @softmax_c4_zero_scale(%x: tensor<2x16xf32>) -> tensor<2x16xf32> {
   // expected-error @+1 {{violates C4: scale must be positive and finite, got 0}}
   %p = mt.softmax %x {scale = 0.0 : f64} : tensor<2x16xf32>
   return %p : tensor<2x16xf32>
+}
+
+// -----
+
+// mt.softmax C5: a position without a causal mask
+func.func @softmax_c5_position_without_causal(%x: tensor<2x4x1x16xf32>, %pos: tensor<i64>) -> tensor<2x4x1x16xf32> {
+  // expected-error @+1 {{violates C5: position must be tensor<i64> with mask = causal, got 'tensor<i64>' with mask = none}}
+  %p = mt.softmax %x position %pos : tensor<i64> : tensor<2x4x1x16xf32>
+  return %p : tensor<2x4x1x16xf32>
+}
+
+// -----
+
+// mt.softmax C5: a position that is not tensor<i64>
+func.func @softmax_c5_position_type(%x: tensor<2x4x1x16xf32>, %pos: tensor<2xi64>) -> tensor<2x4x1x16xf32> {
+  // expected-error @+1 {{violates C5: position must be tensor<i64> with mask = causal, got 'tensor<2xi64>' with mask = causal}}
+  %p = mt.softmax %x position %pos : tensor<2xi64> {mask = #mt<mask causal>} : tensor<2x4x1x16xf32>
+  return %p : tensor<2x4x1x16xf32>
 }
 
 // -----
@@ -2987,3 +3014,42 @@ func.func @accumulate_c1_integer(%v: tensor<8xi32>, %acc: tensor<8xi32>) -> tens
   return %y : tensor<8xi32>
 }
 
+//===----------------------------------------------------------------------===//
+// mt.cache_insert
+//===----------------------------------------------------------------------===//
+
+// -----
+
+// mt.cache_insert C1: a cache of rank 3
+func.func @cache_insert_c1_rank(%k: tensor<2x1x4xf32>, %cache: tensor<2x32x4xf32>, %pos: tensor<i64>) -> tensor<2x32x4xf32> {
+  // expected-error @+1 {{violates C1: the cache must be a rank-4 floating-point tensor [batch, heads, capacity, head_dim], got 'tensor<2x32x4xf32>'}}
+  %c = mt.cache_insert %k into %cache at %pos : tensor<2x1x4xf32> into tensor<2x32x4xf32>, tensor<i64>
+  return %c : tensor<2x32x4xf32>
+}
+
+// -----
+
+// mt.cache_insert C2: an update with other heads
+func.func @cache_insert_c2_heads(%k: tensor<2x3x1x4xf32>, %cache: tensor<2x4x32x4xf32>, %pos: tensor<i64>) -> tensor<2x4x32x4xf32> {
+  // expected-error @+1 {{violates C2: the update must be [batch, heads, n, head_dim] of the cache's element type with n <= capacity, got 'tensor<2x3x1x4xf32>' for a cache 'tensor<2x4x32x4xf32>'}}
+  %c = mt.cache_insert %k into %cache at %pos : tensor<2x3x1x4xf32> into tensor<2x4x32x4xf32>, tensor<i64>
+  return %c : tensor<2x4x32x4xf32>
+}
+
+// -----
+
+// mt.cache_insert C2: more positions than the cache holds
+func.func @cache_insert_c2_too_long(%k: tensor<2x4x64x4xf32>, %cache: tensor<2x4x32x4xf32>, %pos: tensor<i64>) -> tensor<2x4x32x4xf32> {
+  // expected-error @+1 {{violates C2: the update must be [batch, heads, n, head_dim] of the cache's element type with n <= capacity}}
+  %c = mt.cache_insert %k into %cache at %pos : tensor<2x4x64x4xf32> into tensor<2x4x32x4xf32>, tensor<i64>
+  return %c : tensor<2x4x32x4xf32>
+}
+
+// -----
+
+// mt.cache_insert C3: a position that is not tensor<i64>
+func.func @cache_insert_c3_position(%k: tensor<2x4x1x4xf32>, %cache: tensor<2x4x32x4xf32>, %pos: tensor<1xi64>) -> tensor<2x4x32x4xf32> {
+  // expected-error @+1 {{violates C3: the position must be tensor<i64>, got 'tensor<1xi64>'}}
+  %c = mt.cache_insert %k into %cache at %pos : tensor<2x4x1x4xf32> into tensor<2x4x32x4xf32>, tensor<1xi64>
+  return %c : tensor<2x4x32x4xf32>
+}

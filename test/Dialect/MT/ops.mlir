@@ -277,3 +277,19 @@ func.func @matmul_bf16_into_f32(%a: tensor<16x8xbf16>, %b: tensor<16x4xbf16>, %a
   %c = mt.matmul %a, %b plus %acc : tensor<8x4xf32> {transpose_lhs} : tensor<16x8xbf16>, tensor<16x4xbf16> -> tensor<8x4xf32>
   return %c : tensor<8x4xf32>
 }
+
+// CHECK-LABEL: func.func @kv_cache
+// CHECK-SAME: (%[[WPE:.*]]: tensor<32x8xf32>, %[[TOK:.*]]: tensor<2x1xi32>, %[[POS:.*]]: tensor<i64>, %[[Q:.*]]: tensor<2x4x1x2xf32>, %[[K:.*]]: tensor<2x4x1x2xf32>, %[[CACHE:.*]]: tensor<2x4x32x2xf32>)
+func.func @kv_cache(%wpe: tensor<32x8xf32>, %tok: tensor<2x1xi32>, %pos: tensor<i64>,
+                    %q: tensor<2x4x1x2xf32>, %k: tensor<2x4x1x2xf32>, %cache: tensor<2x4x32x2xf32>)
+    -> (tensor<1x8xf32>, tensor<2x4x1x32xf32>) {
+  // CHECK: %[[P:.*]] = mt.position_embedding %[[WPE]] for %[[TOK]] at %[[POS]] : tensor<i64> : tensor<32x8xf32>, tensor<2x1xi32> -> tensor<1x8xf32>
+  %p = mt.position_embedding %wpe for %tok at %pos : tensor<i64> : tensor<32x8xf32>, tensor<2x1xi32> -> tensor<1x8xf32>
+  // CHECK: %[[C:.*]] = mt.cache_insert %[[K]] into %[[CACHE]] at %[[POS]] : tensor<2x4x1x2xf32> into tensor<2x4x32x2xf32>, tensor<i64>
+  %c = mt.cache_insert %k into %cache at %pos : tensor<2x4x1x2xf32> into tensor<2x4x32x2xf32>, tensor<i64>
+  // CHECK: %[[S:.*]] = mt.attention_scores %[[Q]], %[[C]]
+  %s = mt.attention_scores %q, %c : tensor<2x4x1x2xf32>, tensor<2x4x32x2xf32> -> tensor<2x4x1x32xf32>
+  // CHECK: mt.softmax %[[S]] position %[[POS]] : tensor<i64> {mask = #mt<mask causal>} : tensor<2x4x1x32xf32>
+  %w = mt.softmax %s position %pos : tensor<i64> {mask = #mt<mask causal>} : tensor<2x4x1x32xf32>
+  return %p, %w : tensor<1x8xf32>, tensor<2x4x1x32xf32>
+}
