@@ -5,6 +5,7 @@
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/Builders.h"
 #include "llvm/ADT/BitVector.h"
 
@@ -17,10 +18,23 @@ using namespace mlir;
 
 namespace {
 
+/// The buffer `v` is: through casts, and through loops that carry a buffer
+/// and hand back the one they were given (a loop nest that stores into it).
 Value stripCasts(Value v) {
-  while (auto cast = v.getDefiningOp<memref::CastOp>())
-    v = cast.getSource();
-  return v;
+  while (true) {
+    if (auto cast = v.getDefiningOp<memref::CastOp>()) {
+      v = cast.getSource();
+      continue;
+    }
+    auto loop = v.getDefiningOp<scf::ForOp>();
+    if (!loop)
+      return v;
+    unsigned i = cast<OpResult>(v).getResultNumber();
+    Value yielded = loop.getBody()->getTerminator()->getOperand(i);
+    if (stripCasts(yielded) != loop.getRegionIterArg(i))
+      return v;
+    v = loop.getInitArgs()[i];
+  }
 }
 
 /// Whether `a` and `b` are the same view: the same value, or identical

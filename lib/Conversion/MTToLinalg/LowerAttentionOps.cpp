@@ -138,18 +138,31 @@ Lowered lowerAlibi(AlibiOp op, LinalgBuilder &lb) {
 }
 
 /// The update written over positions [position, position + n) of the
-/// cache, in the cache's buffer.
+/// cache, in the cache's buffer: element by element at computed indices (a
+/// view at an offset known only at run time would not lower into a GPU
+/// kernel), one independent row per (batch, head, position).
 Lowered lowerCacheInsert(CacheInsertOp op, LinalgBuilder &lb) {
   auto cache = tensorOf(op.getCache()), update = tensorOf(op.getUpdate());
   OpBuilder &b = lb.builder();
-  int64_t last = cache.getDimSize(2) - update.getDimSize(2);
-  Value start = clampedIndexOf(b, lb.location(), op.getPosition(), 0, last);
-  SmallVector<OpFoldResult> offsets{b.getIndexAttr(0), b.getIndexAttr(0), start, b.getIndexAttr(0)},
-      sizes, strides(4, b.getIndexAttr(1));
-  for (int64_t d : update.getShape())
-    sizes.push_back(b.getIndexAttr(d));
-  return SmallVector<Value>{tensor::InsertSliceOp::create(b, lb.location(), op.getUpdate(),
-                                                          op.getCache(), offsets, sizes, strides)};
+  Location loc = lb.location();
+  int64_t heads = update.getDimSize(1), n = update.getDimSize(2), d = update.getDimSize(3);
+  Value start = clampedIndexOf(b, loc, op.getPosition(), 0, cache.getDimSize(2) - n);
+  Value updateValue = op.getUpdate();
+  int64_t rows = update.getDimSize(0) * heads * n;
+  return forEachRow(b, loc, rows, ValueRange{op.getCache()},
+                    [&](OpBuilder &rb, Location rl, Value r, ValueRange carried) {
+    auto constant = [&](int64_t v) { return arith::ConstantIndexOp::create(rb, rl, v).getResult(); };
+    Value i = arith::RemUIOp::create(rb, rl, r, constant(n));
+    Value bh = arith::DivUIOp::create(rb, rl, r, constant(n));
+    Value h = arith::RemUIOp::create(rb, rl, bh, constant(heads));
+    Value batch = arith::DivUIOp::create(rb, rl, bh, constant(heads));
+    Value slot = arith::AddIOp::create(rb, rl, start, i);
+    return forRange(rb, rl, d, carried, [&](OpBuilder &cb, Location cl, Value c, ValueRange acc) {
+      Value v = tensor::ExtractOp::create(cb, cl, updateValue, ValueRange{batch, h, i, c});
+      return SmallVector<Value>{
+          tensor::InsertOp::create(cb, cl, v, acc[0], ValueRange{batch, h, slot, c})};
+    });
+  });
 }
 
 } // namespace

@@ -61,14 +61,20 @@ Lowered lowerEmbedding(EmbeddingOp op, LinalgBuilder &lb) {
 Lowered lowerPositionEmbedding(PositionEmbeddingOp op, LinalgBuilder &lb) {
   auto out = tensorOf(op.getResult());
   OpBuilder &b = lb.builder();
-  if (op.getPosition()) { // rows [position, position + seq), kept in the table
+  if (op.getPosition()) {
+    // Rows [position, position + seq), kept in the table, gathered: a
+    // kernel reads the table at computed rows rather than a view whose
+    // offset is known only at run time.
     int64_t last = tensorOf(op.getTable()).getDimSize(0) - out.getDimSize(0);
     Value start = clampedIndexOf(b, lb.location(), op.getPosition(), 0, last);
-    SmallVector<OpFoldResult> offsets{start, b.getIndexAttr(0)},
-        sizes{b.getIndexAttr(out.getDimSize(0)), b.getIndexAttr(out.getDimSize(1))},
-        strides{b.getIndexAttr(1), b.getIndexAttr(1)};
-    return SmallVector<Value>{tensor::ExtractSliceOp::create(b, lb.location(), out, op.getTable(),
-                                                             offsets, sizes, strides)};
+    Value table = op.getTable();
+    return SmallVector<Value>{lb.generic(
+        ValueRange{}, {}, lb.empty(out.getShape(), out.getElementType()), lb.identity(2),
+        lb.parallel(2), [&](OpBuilder &gb, Location l, ValueRange) {
+          Value row = arith::AddIOp::create(gb, l, start, linalg::IndexOp::create(gb, l, 0));
+          Value column = linalg::IndexOp::create(gb, l, 1);
+          return tensor::ExtractOp::create(gb, l, table, ValueRange{row, column}).getResult();
+        })};
   }
   Value slice = tensor::ExtractSliceOp::create(b, 
       lb.location(), out, op.getTable(), ValueRange{}, ValueRange{}, ValueRange{},
