@@ -1,5 +1,6 @@
 """PyTorch side of bench/generate.sh: GPT-2 written as a PyTorch user writes
-it (nn.Embedding, nn.LayerNorm, nn.Linear, F.gelu(approximate="tanh"), a
+it (nn.Embedding, nn.LayerNorm, nn.Linear, F.gelu(approximate="tanh"), the
+head tied to the embedding as F.linear, a
 per-layer KV cache grown with torch.cat as Hugging Face's past_key_values
 is), random weights, dropout off; a prompt of CONTEXT tokens, then NEW greedy
 decode steps. Prints prompt and decode tokens/s.
@@ -61,7 +62,8 @@ class Gpt2(nn.Module):
         for i, block in enumerate(self.blocks):
             x, kv = block(x, None if past is None else past[i])
             cache.append(kv)
-        return self.ln_f(x) @ self.wte.weight.T, cache
+        # The tied head as transformers' lm_head computes it (nn.Linear sharing wte's weight).
+        return F.linear(self.ln_f(x), self.wte.weight), cache
 
 
 def main():

@@ -223,9 +223,17 @@ int main(int argc, char **argv) {
     if (tokenizer.decodeBytes(ids, bytes, error))
       std::fwrite(bytes.data(), 1, bytes.size(), stdout);
   };
+  // The prompt streams ahead of its first token, once the run is under way.
+  bool promptShown = !stream;
+  auto showPrompt = [&]() {
+    if (!promptShown)
+      printTokens(rows.front());
+    promptShown = true;
+  };
   GenerationObserver observer;
   if (stream)
     observer.onToken = [&](int64_t, int32_t token) {
+      showPrompt();
       if (printIds)
         std::printf(" %d", token);
       else
@@ -236,10 +244,6 @@ int main(int argc, char **argv) {
     observer.onLogits = [&](int64_t, const float *row, int64_t vocab) {
       logits.write(reinterpret_cast<const char *>(row), static_cast<std::streamsize>(vocab * 4));
     };
-  if (stream) {
-    printTokens(rows.front());
-    std::fflush(stdout);
-  }
   std::vector<std::vector<int32_t>> out;
   GenerationStats stats;
   if (!generate(session, rows, options, observer, out, stats, error))
@@ -250,8 +254,10 @@ int main(int argc, char **argv) {
     printTokens(all);
     std::printf("\n");
   }
-  if (stream)
+  if (stream) {
+    showPrompt();
     std::printf("\n");
+  }
   std::fflush(stdout);
   if (logits.is_open() && !logits.flush())
     return fail("cannot write --dump-logits '" + dumpLogits + "'");
