@@ -9,6 +9,8 @@ packages=(
   libopenmpi-dev openmpi-bin
   libopenblas-dev
   libgtest-dev
+  libsentencepiece-dev
+  sentencepiece
   python3-torch
 )
 

@@ -17,9 +17,16 @@ Value Partitioner::axisIndex(Location loc) {
 }
 
 Value Partitioner::vary(Value v, Location loc) {
+  if (VaryOp made = varied.lookup(v)) {
+    Block *here = b.getInsertionBlock();
+    if (made->getBlock() == here &&
+        (b.getInsertionPoint() == here->end() || made->isBeforeInBlock(&*b.getInsertionPoint())))
+      return made.getResult();
+  }
   auto op = VaryOp::create(b, loc, v.getType(), v, FlatSymbolRefAttr::get(b.getContext(), kTensorParallelMesh),
                              b.getStrArrayAttr({kTensorParallelAxis}));
   layouts[op.getResult()] = Layout::of(Layout::Varying);
+  varied[v] = op;
   return op.getResult();
 }
 

@@ -73,6 +73,9 @@ private:
   bool sp;
   OpBuilder b;
   llvm::DenseMap<Value, Layout> layouts;
+  /// The mt.vary made of a value: its users share it (one tensor, saved
+  /// once for the backward), when it comes before them in their block.
+  llvm::DenseMap<Value, VaryOp> varied;
   /// Parameter value -> (function argument, leading stacked dimension 0/1).
   llvm::DenseMap<Value, std::pair<BlockArgument, int64_t>> paramRoot;
   llvm::DenseMap<BlockArgument, Layout> paramLayouts; // by function argument

@@ -261,22 +261,6 @@ func.func @returns_sequence_piece(%tokens: tensor<2x4xi32> {mt.batch = "tokens"}
 
 // -----
 
-// A replicated activation plus the reduced token embeddings, which are
-// split along the sequence: the split value is the right-hand operand, which
-// mt.add cannot bring to the left-hand one's layout.
-func.func @replicated_plus_split(%tokens: tensor<2x4xi32> {mt.batch = "tokens"}, %labels: tensor<2x4xi32> {mt.batch = "labels"},
-    %h: tensor<2x4x8xf32>,
-    %wte: tensor<16x8xf32> {mt.param = #mt.param<name = "wte", init = normal, std = 2.0e-02>}) -> tensor<f32> {
-  %x = mt.embedding %wte[%tokens] : tensor<16x8xf32>, tensor<2x4xi32> -> tensor<2x4x8xf32>
-  // expected-error @+1 {{mt-partition-tensor-parallel (tp=2): a replicated value plus a split one is not supported}}
-  %y = mt.add %h, %x : tensor<2x4x8xf32>, tensor<2x4x8xf32>
-  %logits = mt.linear %y, %wte : tensor<2x4x8xf32>, tensor<16x8xf32> -> tensor<2x4x16xf32>
-  %loss = mt.cross_entropy %logits, %labels : tensor<2x4x16xf32>, tensor<2x4xi32> -> tensor<f32>
-  return %loss : tensor<f32>
-}
-
-// -----
-
 // Attention straight after the norm, with no QKV projection to gather the
 // sequence: heads are split from an activation split along the sequence.
 func.func @split_heads_of_sequence_piece(%tokens: tensor<2x4xi32> {mt.batch = "tokens"}, %labels: tensor<2x4xi32> {mt.batch = "labels"},

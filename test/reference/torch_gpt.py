@@ -5,8 +5,6 @@ layout), not from mtc's output, so this is an independent check.
 
 Usage: torch_gpt.py DIR LAYERS HEADS [--tolerance 1e-5]
 """
-import argparse
-import json
 import math
 import os
 import sys
@@ -14,10 +12,8 @@ import sys
 import torch
 import torch.nn.functional as F
 
-
-def load(path, shape, dtype=torch.float32):
-    data = open(path, "rb").read()
-    return torch.frombuffer(bytearray(data), dtype=dtype).reshape(shape).clone()
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from replay import load, replay  # noqa: E402
 
 
 def gpt_loss(p, tokens, labels, mask, layers, heads):
@@ -44,90 +40,9 @@ def gpt_loss(p, tokens, labels, mask, layers, heads):
     return (nll * mask.reshape(-1)).sum() / mask.sum()
 
 
-def lr_at(m, step):
-    warm, decay = m["lr_warmup_iters"], m["lr_decay_iters"]
-    if warm > 0 and step <= warm:
-        return m["lr"] * step / warm
-    if m["lr_decay_style"] == "constant":
-        return m["lr"]
-    if step > decay:
-        return m["min_lr"]
-    ratio = (step - warm) / (decay - warm) if decay > warm else 1.0
-    coeff = 1.0 - ratio if m["lr_decay_style"] == "linear" else 0.5 * (math.cos(math.pi * ratio) + 1.0)
-    return m["min_lr"] + coeff * (m["lr"] - m["min_lr"])
-
-
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("dir")
-    ap.add_argument("layers", type=int)
-    ap.add_argument("heads", type=int)
-    ap.add_argument("--tolerance", type=float, default=1e-5)
-    args = ap.parse_args()
-    torch.set_num_threads(1)
-    d = args.dir
-    m = json.load(open(os.path.join(d, "manifest.json")))
-    specs = {p["name"]: p for p in m["parameters"]}
-    params = {n: load(f"{d}/init/{n}.f32", s["shape"]).requires_grad_() for n, s in specs.items()}
-    micro = m["global_batch_size"] // m["micro_batch_size"]
-    shape = (m["micro_batch_size"], m["seq_length"])
-    recorded = [tuple(float(x) for x in line.split()) for line in open(f"{d}/losses.txt")]
-    steps = len(recorded)
-
-    def batch(i):
-        base = f"{d}/batches/{i}"
-        return (load(base + ".tokens.i32", shape, torch.int32).long(),
-                load(base + ".labels.i32", shape, torch.int32), load(base + ".mask.f32", shape))
-
-    decay = [params[n] for n in specs if specs[n]["weight_decay"]]
-    no_decay = [params[n] for n in specs if not specs[n]["weight_decay"]]
-    opt = torch.optim.AdamW([{"params": decay, "weight_decay": m["weight_decay"]},
-                             {"params": no_decay, "weight_decay": 0.0}],
-                            lr=m["lr"], betas=(m["adam_beta1"], m["adam_beta2"]), eps=m["adam_eps"])
-    worst_loss, failures = 0.0, []
-    for step in range(1, steps + 1):
-        opt.zero_grad()
-        total = 0.0
-        for k in range(micro):
-            loss = gpt_loss(params, *batch((step - 1) * micro + k), args.layers, args.heads)
-            loss.backward()
-            total += loss.item()
-        loss = total / micro
-        ours = recorded[step - 1][0]
-        rel = abs(loss - ours) / abs(loss)
-        worst_loss = max(worst_loss, rel)
-        if step == 1:
-            print(f"step 1 loss: torch {loss:.9f}, mtc {ours:.9f}, relative difference {rel:.2e}")
-            for n, s in specs.items():
-                mine = load(f"{d}/grads_step1/{n}.f32", s["shape"])
-                ref = params[n].grad
-                err = (mine - ref).abs().max().item() / max(ref.abs().max().item(), 1e-30)
-                status = "ok" if err <= args.tolerance else "FAIL"
-                print(f"  gradient {n:22s} max|diff|/max|torch| {err:.2e} {status}")
-                if err > args.tolerance:
-                    failures.append(f"gradient of {n}: {err:.2e}")
-        if rel > args.tolerance:
-            failures.append(f"loss of step {step}: torch {loss:.9f} vs mtc {ours:.9f} ({rel:.2e})")
-        # The same update as mt-run: average over micro-batches, clip by the
-        # global norm, AdamW with Megatron's schedule.
-        with torch.no_grad():
-            norm = math.sqrt(sum(float((p.grad ** 2).sum()) for p in params.values())) / micro
-            clip = min(1.0, m["clip_grad"] / (norm + 1e-6)) if m["clip_grad"] > 0 else 1.0
-            for p in params.values():
-                p.grad.mul_(clip / micro)
-        for group in opt.param_groups:
-            group["lr"] = lr_at(m, step)
-        opt.step()
-    print(f"{steps} AdamW steps: worst relative loss difference {worst_loss:.2e}")
-    final_worst = 0.0
-    for n, s in specs.items():
-        mine = load(f"{d}/final/{n}.f32", s["shape"])
-        final_worst = max(final_worst, (mine - params[n].detach()).abs().max().item())
-    print(f"final parameters: max |mtc - torch| {final_worst:.2e}")
-    if failures:
-        print("MISMATCH: " + "; ".join(failures))
-        sys.exit(1)
-    print("mtc agrees with PyTorch")
+    replay(lambda p, tokens, labels, mask, a: gpt_loss(p, tokens, labels, mask, a.layers, a.heads),
+           [("layers", int), ("heads", int)])
 
 
 if __name__ == "__main__":

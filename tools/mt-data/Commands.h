@@ -6,18 +6,13 @@
 #include <string>
 #include <vector>
 
-namespace mt {
-class Gpt2Tokenizer;
-}
+#include "mt/Data/DocumentTokenizer.h"
 
 namespace mt::data_tool {
 
-/// Where the GPT-2 vocabulary comes from: Megatron's --vocab-file and
-/// --merge-file, or by default the files installed next to mt-data.
-struct TokenizerOptions {
-  std::string vocabFile;
-  std::string mergeFile;
-};
+/// Megatron's --tokenizer-type with --vocab-file/--merge-file (GPT-2; by
+/// default the files installed next to mt-data) or --tokenizer-model.
+using TokenizerOptions = TokenizerChoice;
 
 /// Megatron's tools/preprocess_data.py.
 struct PreprocessOptions {
@@ -57,7 +52,7 @@ int runInspect(const InspectOptions &options);
 int runSamples(const SamplesOptions &options);
 
 /// Loads the tokenizer the options name; prints the error and returns false.
-bool loadTokenizer(const TokenizerOptions &options, Gpt2Tokenizer &tokenizer);
+bool loadTokenizer(const TokenizerOptions &options, DocumentTokenizer &tokenizer);
 
 } // namespace mt::data_tool
 

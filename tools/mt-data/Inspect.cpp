@@ -47,7 +47,7 @@ int runInspect(const InspectOptions &options) {
     std::fprintf(stderr, "mt-data: error: %s\n", error.c_str());
     return 1;
   }
-  Gpt2Tokenizer tokenizer;
+  DocumentTokenizer tokenizer;
   if (options.decode && !loadTokenizer(options.tokenizer, tokenizer))
     return 1;
 
@@ -111,11 +111,16 @@ int runSamples(const SamplesOptions &options) {
   std::unique_ptr<InMemoryDocuments> inMemory;
   const DocumentSource *source;
   if (endsWith(options.dataPath, ".txt")) {
-    Gpt2Tokenizer tokenizer;
+    DocumentTokenizer tokenizer;
     if (!loadTokenizer(options.tokenizer, tokenizer))
       return 1;
+    if (!tokenizer.isGpt2()) {
+      std::fprintf(stderr, "mt-data: error: --samples of a .txt file tokenize it with GPT-2's "
+                           "tokenizer; preprocess it with --input first for another one\n");
+      return 1;
+    }
     std::vector<std::vector<int32_t>> documents;
-    if (!tokenizeTextFile(options.dataPath, tokenizer, documents, error)) {
+    if (!tokenizeTextFile(options.dataPath, tokenizer.gpt2(), documents, error)) {
       std::fprintf(stderr, "mt-data: error: %s\n", error.c_str());
       return 1;
     }

@@ -41,7 +41,7 @@ bool endsWith(const std::string &s, const std::string &suffix) {
 }
 
 void tokenizeItem(const Item &item, InputFormat format, const PreprocessOptions &options,
-                  const Gpt2Tokenizer &tokenizer, BpeCache &cache, Tokenized &out) {
+                  const DocumentTokenizer &tokenizer, BpeCache &cache, Tokenized &out) {
   std::vector<std::string> texts;
   if (format == InputFormat::JsonLines) {
     if (!extractStringFields(item.text, options.jsonKeys, texts, out.error, out.column))
@@ -51,7 +51,7 @@ void tokenizeItem(const Item &item, InputFormat format, const PreprocessOptions 
   }
   out.documents.resize(texts.size());
   for (size_t k = 0; k < texts.size(); ++k) {
-    tokenizer.encodeInto(texts[k], out.documents[k], &cache);
+    tokenizer.encodeDocument(texts[k], out.documents[k], &cache);
     // As Megatron: an empty document stays empty, without an end token.
     if (options.appendEod && !out.documents[k].empty())
       out.documents[k].push_back(tokenizer.endOfText());
@@ -60,20 +60,12 @@ void tokenizeItem(const Item &item, InputFormat format, const PreprocessOptions 
 
 } // namespace
 
-bool loadTokenizer(const TokenizerOptions &options, Gpt2Tokenizer &tokenizer) {
+bool loadTokenizer(const TokenizerOptions &options, DocumentTokenizer &tokenizer) {
   std::string error;
-  bool ok;
-  if (options.vocabFile.empty() != options.mergeFile.empty()) {
-    std::fprintf(stderr, "mt-data: error: --vocab-file and --merge-file go together\n");
-    return false;
-  }
-  if (!options.vocabFile.empty())
-    ok = tokenizer.load(options.vocabFile, options.mergeFile, error);
-  else
-    ok = tokenizer.loadFromDirectory(Gpt2Tokenizer::defaultDirectory(), error);
-  if (!ok)
-    std::fprintf(stderr, "mt-data: error: cannot load the GPT-2 tokenizer: %s\n", error.c_str());
-  return ok;
+  if (tokenizer.load(options, error))
+    return true;
+  std::fprintf(stderr, "mt-data: error: %s\n", error.c_str());
+  return false;
 }
 
 /// The input's format from its name, and the keys checked against it;
@@ -109,7 +101,7 @@ bool inputFormatOf(const PreprocessOptions &options, InputFormat &format) {
 
 /// Tokenizes a batch: worker w takes a contiguous slice.
 void tokenizeBatch(const std::vector<Item> &items, InputFormat format,
-                   const PreprocessOptions &options, const Gpt2Tokenizer &tokenizer,
+                   const PreprocessOptions &options, const DocumentTokenizer &tokenizer,
                    std::vector<BpeCache> &caches, std::vector<Tokenized> &results) {
   size_t workers = caches.size();
   results.assign(items.size(), Tokenized());
@@ -134,7 +126,7 @@ int runPreprocess(const PreprocessOptions &options) {
   if (!inputFormatOf(options, format))
     return 1;
 
-  Gpt2Tokenizer tokenizer;
+  DocumentTokenizer tokenizer;
   if (!loadTokenizer(options.tokenizer, tokenizer))
     return 1;
 

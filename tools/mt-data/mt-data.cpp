@@ -27,12 +27,14 @@ namespace {
 const char *kUsage = R"(usage:
   mt-data --input FILE --output-prefix PREFIX [--json-keys KEY...] [--append-eod]
           [--workers N] [--vocab-file FILE --merge-file FILE]
-          [--tokenizer-type GPT2BPETokenizer]
+          [--tokenizer-type GPT2BPETokenizer | SentencePieceTokenizer --tokenizer-model M]
       Tokenizes FILE into PREFIX_<KEY>_document.bin and .idx (Megatron's indexed
       dataset). FILE is JSON lines (.jsonl or .json: one object per line, text
       in field KEY, default "text") or plain text (.txt: one document per
       paragraph, paragraphs separated by blank lines; named by KEY too).
-      --append-eod ends each non-empty document with <|endoftext|> (50256).
+      --append-eod ends each non-empty document with <|endoftext|> (50256), or
+      with the SentencePiece model's </s>; a SentencePiece document starts with
+      <s> (Llama's tokenizer; Llama2Tokenizer is the same type).
       --workers N tokenizes with N threads; the output does not depend on N.
   mt-data --inspect PREFIX [--show-tokens] [--decode]
       Checks PREFIX.idx and PREFIX.bin and describes them; --show-tokens
@@ -180,12 +182,9 @@ std::optional<int> parseCommandLine(int argc, char **argv, CommandLine &c) {
       ok = args.integer(number, 1, 1024, error);
       preprocess.workers = static_cast<int>(number);
     } else if (flag == "--tokenizer-type") {
-      std::string type;
-      ok = args.value(type, error);
-      if (ok && type != "GPT2BPETokenizer") {
-        error = "--tokenizer-type " + type + " is not supported; only GPT2BPETokenizer is";
-        ok = false;
-      }
+      ok = args.value(tokenizer.type, error);
+    } else if (flag == "--tokenizer-model") {
+      ok = args.value(tokenizer.model, error);
     } else if (flag == "--vocab-file") {
       ok = args.value(tokenizer.vocabFile, error);
     } else if (flag == "--merge-file") {
@@ -256,7 +255,7 @@ int main(int argc, char **argv) {
     return usageError("nothing to do: give --input, --inspect or --samples");
   case Mode::Preprocess:
     if (!only({"--input", "--output-prefix", "--json-keys", "--json-key", "--append-eod",
-               "--workers", "--vocab-file", "--merge-file", "--tokenizer-type"},
+               "--workers", "--vocab-file", "--merge-file", "--tokenizer-type", "--tokenizer-model"},
               "--input"))
       return usageError(error);
     if (preprocess.outputPrefix.empty())
@@ -265,7 +264,7 @@ int main(int argc, char **argv) {
     return runPreprocess(preprocess);
   case Mode::Inspect:
     if (!only({"--inspect", "--show-tokens", "--decode", "--vocab-file", "--merge-file",
-               "--tokenizer-type"},
+               "--tokenizer-type", "--tokenizer-model"},
               "--inspect"))
       return usageError(error);
     inspect.tokenizer = tokenizer;
@@ -273,7 +272,7 @@ int main(int argc, char **argv) {
   case Mode::Samples:
     if (!only({"--samples", "--seq-length", "--split", "--split-name", "--seed", "--num-epochs",
                "--num-samples", "--eod-mask-loss", "--vocab-file", "--merge-file",
-               "--tokenizer-type"},
+               "--tokenizer-type", "--tokenizer-model"},
               "--samples"))
       return usageError(error);
     if (samples.seqLength == 0)

@@ -535,7 +535,9 @@ int main(int argc, char **argv) {
   // every tensor-parallel rank holds an equal, aligned piece.
   frontend.makeVocabSizeDivisibleBy = vocabMultiple * tp;
   frontend.microBatchSize = microBatchSize;
-  frontend.seqLength = seqLength;
+  // The parameters do not depend on the sequence: a model without a
+  // position table needs no length to be counted.
+  frontend.seqLength = summary && !seqLength ? 1 : static_cast<int64_t>(seqLength);
   mt::buildFrontendPipeline(pm, frontend);
   if (failed(pm.run(*module)))
     return 1;

@@ -114,6 +114,19 @@ LogicalResult partitionBroadcastBinary(Operation *op, TensorParallelBuilder &tp)
     } else {
       tp.varyReplicatedOperands(op);
     }
+  } else if (r.kind == Layout::Split && offset == 0) {
+    // The replicated lhs takes this rank's piece of the rhs's split.
+    Value lhs = op->getOperand(0);
+    Value whole = in.kind == Layout::Replicated ? tp.vary(lhs, op->getLoc()) : lhs;
+    if (failed(tp.checkSplits(op, tensorOf(lhs).getDimSize(r.dim), "dimension of size")))
+      return failure();
+    OpBuilder &b = tp.builder();
+    auto slice = ShardSliceOp::create(b, op->getLoc(), tp.localType(tensorOf(lhs), r), whole,
+                                      tp.axisIndex(op->getLoc()), b.getI64IntegerAttr(r.dim),
+                                      b.getI64IntegerAttr(tp.ranks()));
+    tp.recordLayout(slice.getResult(), r);
+    op->setOperand(0, slice.getResult());
+    in = r;
   } else if (r.kind == Layout::Split) {
     return tp.fail(op) << "a replicated value plus a split one is not supported";
   } else if (in.varies() || r.varies()) {
@@ -238,6 +251,12 @@ LogicalResult AddOp::partitionTensorParallel(TensorParallelBuilder &tp) {
 
 LogicalResult MulOp::partitionTensorParallel(TensorParallelBuilder &tp) {
   return partitionBroadcastBinary(*this, tp);
+}
+
+int64_t MulOp::splitThrough(unsigned operand, int64_t dim) {
+  // A broadcast rhs's dimension d is the result's d + (rank difference).
+  return operand == 0 ? dim
+                      : dim + tensorOf(getLhs()).getRank() - tensorOf(getRhs()).getRank();
 }
 
 LogicalResult DropoutOp::partitionTensorParallel(TensorParallelBuilder &tp) {

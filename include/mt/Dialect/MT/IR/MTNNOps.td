@@ -395,8 +395,8 @@ def MT_MaskedScaleOp : MT_Op<"masked_scale", [MT_Differentiable, Pure, MT_ShapeI
   let hasVerifier = 1;
 }
 
-class MT_BroadcastBinaryOp<string mnemonic, string formula>
-    : MT_Op<mnemonic, [Pure, MT_Differentiable, MT_TensorParallel, MT_ShapeInferenceOpInterface,
+class MT_BroadcastBinaryOp<string mnemonic, string formula, Trait parallel = MT_TensorParallel>
+    : MT_Op<mnemonic, [Pure, MT_Differentiable, parallel, MT_ShapeInferenceOpInterface,
                               AllTypesMatch<["lhs", "result"]>]> {
   let summary = "elementwise " # formula # " with trailing broadcast";
   let description = [{
@@ -415,7 +415,9 @@ class MT_BroadcastBinaryOp<string mnemonic, string formula>
 }
 
 def MT_AddOp : MT_BroadcastBinaryOp<"add", "lhs + rhs">;
-def MT_MulOp : MT_BroadcastBinaryOp<"mul", "lhs * rhs">;
+// A product passes a feature split through (SwiGLU's gate times up, both
+// column-parallel); a sum does not, so a residual stream stays whole.
+def MT_MulOp : MT_BroadcastBinaryOp<"mul", "lhs * rhs", MT_SplitFlow>;
 
 def MT_SplitOp : MT_Op<"split", [MT_Differentiable, MT_SplitFlow, Pure,
     DeclareOpInterfaceMethods<MT_ShapeInferenceOpInterface, ["inferResultTypes"]>]> {
