@@ -20,7 +20,7 @@ MODELS = {
 
 # Written only when named on the command line (tests generate them).
 TEST_MODELS = {
-    "llama-tiny": (2, 64, 4, 2, 176, 512, "a tiny Llama-style model for tests and the CPU demo"),
+    "llama-tiny": (2, 64, 4, 2, 176, 1024, "a tiny Llama-style model for tests and the CPU demo"),
     "llama-micro": (2, 16, 4, 2, 40, 64, "a micro Llama-style model (4 query heads over 2 key/value heads)"),
     "llama-micro-4l": (4, 16, 4, 2, 40, 64, "a micro Llama-style model of 4 layers, for pipelines"),
     "llama-micro-alibi": (2, 16, 4, 2, 40, 64, "a micro Llama-style model with ALiBi instead of rotary positions", "alibi"),
