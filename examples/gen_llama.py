@@ -24,6 +24,7 @@ TEST_MODELS = {
     "llama-micro": (2, 16, 4, 2, 40, 64, "a micro Llama-style model (4 query heads over 2 key/value heads)"),
     "llama-micro-4l": (4, 16, 4, 2, 40, 64, "a micro Llama-style model of 4 layers, for pipelines"),
     "llama-micro-alibi": (2, 16, 4, 2, 40, 64, "a micro Llama-style model with ALiBi instead of rotary positions", "alibi"),
+    "llama-micro-v256": (2, 16, 4, 2, 40, 256, "a micro Llama-style model for a 256-piece SentencePiece vocabulary"),
 }
 
 

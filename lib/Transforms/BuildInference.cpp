@@ -47,13 +47,18 @@ FailureOr<int64_t> capacityOf(func::FuncOp model, int64_t option) {
 LogicalResult cacheSite(func::FuncOp fn, AttentionScoresOp scores, size_t n, int64_t capacity,
                         Value position, SmallVectorImpl<std::pair<Value, unsigned>> &updated) {
   MLIRContext *ctx = fn.getContext();
-  auto softmax = scores->hasOneUse() ? dyn_cast<SoftmaxOp>(*scores->user_begin()) : SoftmaxOp();
+  // ALiBi's biases, when the model has them, sit between scores and softmax.
+  Operation *next = scores->hasOneUse() ? *scores->user_begin() : nullptr;
+  auto alibi = dyn_cast_or_null<AlibiOp>(next);
+  if (alibi)
+    next = alibi->hasOneUse() ? *alibi->user_begin() : nullptr;
+  auto softmax = dyn_cast_or_null<SoftmaxOp>(next);
   auto context = softmax && softmax->hasOneUse()
                      ? dyn_cast<AttentionContextOp>(*softmax->user_begin())
                      : AttentionContextOp();
   if (!softmax || !context || softmax.getMask() != MaskKind::causal)
-    return refuse(scores) << "an attention site must be mt.attention_scores -> a causal "
-                             "mt.softmax -> mt.attention_context, each used once";
+    return refuse(scores) << "an attention site must be mt.attention_scores -> (mt.alibi ->) a "
+                             "causal mt.softmax -> mt.attention_context, each used once";
   auto keyType = cast<RankedTensorType>(scores.getKey().getType());
   auto cacheType = RankedTensorType::get(
       {keyType.getDimSize(0), keyType.getDimSize(1), capacity, keyType.getDimSize(3)},
@@ -89,6 +94,10 @@ LogicalResult cacheSite(func::FuncOp fn, AttentionScoresOp scores, size_t n, int
       {queryType.getDimSize(0), queryType.getDimSize(1), queryType.getDimSize(2), capacity},
       queryType.getElementType());
   scores.getResult().setType(scoresType);
+  if (alibi) {
+    alibi.getResult().setType(scoresType);
+    alibi.getPositionMutable().assign(position);
+  }
   softmax.getResult().setType(scoresType);
   softmax.getPositionMutable().assign(position);
   updated.push_back({keys, keyCache->getArgNumber()});
@@ -130,9 +139,8 @@ FailureOr<func::FuncOp> buildFunction(func::FuncOp model, int64_t capacity, bool
                                          tokensType.getElementType()));
 
   for (Operation &op : entry) {
-    if (isa<RotaryOp, AlibiOp>(op)) {
-      refuse(&op) << "KV-cache inference with rotary or ALiBi positions is not "
-                           "supported yet (absolute positions only)";
+    if (auto rotary = dyn_cast<RotaryOp>(op); rotary && rotary.getPosition()) {
+      refuse(&op) << "the model already rotates at a run-time position";
       return failure();
     }
     if (auto softmax = dyn_cast<SoftmaxOp>(op); softmax && softmax.getKeyMask()) {
@@ -150,7 +158,9 @@ FailureOr<func::FuncOp> buildFunction(func::FuncOp model, int64_t capacity, bool
   if (failed(fn.insertArgument(positionIndex, i64, batchAttr("position"), fn.getLoc())))
     return failure();
   Value position = fn.getArgument(positionIndex);
+  // Every position-dependent op counts from `position`.
   fn.walk([&](PositionEmbeddingOp p) { p.getPositionMutable().assign(position); });
+  fn.walk([&](RotaryOp r) { r.getPositionMutable().assign(position); });
 
   // Each attention site: keys and values go into its caches, and the
   // queries attend over everything the caches hold up to their position.

@@ -7,7 +7,7 @@
 // prompt's and the decode's tokens per second.
 //
 //===----------------------------------------------------------------------===//
-#include "mt/Data/Gpt2Tokenizer.h"
+#include "mt/Data/DocumentTokenizer.h"
 #include "mt/Plan/InferenceMemory.h"
 #include "mt/Runtime/Generation.h"
 
@@ -69,13 +69,23 @@ static cl::opt<bool> earlyStopping("early-stopping",
                                    cl::cat(category));
 static cl::opt<uint64_t> seed("seed", cl::desc("seed of the draws (and of parameters not loaded)"),
                               cl::init(1234), cl::cat(category));
-static cl::opt<int64_t> eos("eos", cl::desc("end token id (default: GPT-2's <|endoftext|>, 50256)"),
+static cl::opt<int64_t> eos("eos",
+                            cl::desc("end token id (default: the tokenizer's: GPT-2's "
+                                     "<|endoftext|>, 50256, or the SentencePiece model's </s>)"),
                             cl::init(Gpt2Tokenizer::kEndOfText), cl::cat(category));
 static cl::opt<bool> ignoreEos("ignore-eos", cl::desc("generate --max-new-tokens regardless"),
                                cl::cat(category));
 static cl::opt<std::string> tokenizerDir(
     "tokenizer", cl::desc("directory of encoder.json and vocab.bpe (default: the installed GPT-2 files)"),
     cl::cat(category));
+static cl::opt<std::string> tokenizerType(
+    "tokenizer-type",
+    cl::desc("GPT2BPETokenizer (default) or SentencePieceTokenizer (Llama2Tokenizer) with "
+             "--tokenizer-model"),
+    cl::init("GPT2BPETokenizer"), cl::cat(category));
+static cl::opt<std::string> tokenizerModel("tokenizer-model",
+                                           cl::desc("the SentencePiece model file"),
+                                           cl::cat(category));
 static cl::opt<bool> printIds("ids", cl::desc("print token ids instead of text"), cl::cat(category));
 static cl::opt<bool> promptByDecode(
     "prompt-by-decode",
@@ -110,7 +120,7 @@ static bool parseIds(const std::string &text, std::vector<int32_t> &ids, std::st
 }
 
 /// The prompts (one per row, or one for all) as token ids.
-static bool readPrompts(Gpt2Tokenizer &tokenizer, std::vector<std::vector<int32_t>> &rows,
+static bool readPrompts(DocumentTokenizer &tokenizer, std::vector<std::vector<int32_t>> &rows,
                         std::string &error) {
   int inputs = (prompts.empty() ? 0 : 1) + (promptFile.empty() ? 0 : 1) + (promptIds.empty() ? 0 : 1);
   if (inputs != 1) {
@@ -118,9 +128,14 @@ static bool readPrompts(Gpt2Tokenizer &tokenizer, std::vector<std::vector<int32_
     return false;
   }
   bool needText = !printIds || promptIds.empty();
-  if (needText && !tokenizer.loadFromDirectory(
-                      tokenizerDir.empty() ? Gpt2Tokenizer::defaultDirectory() : tokenizerDir,
-                      error))
+  TokenizerChoice choice;
+  choice.type = tokenizerType;
+  choice.model = tokenizerModel;
+  if (!tokenizerDir.empty()) {
+    choice.vocabFile = tokenizerDir + "/" + Gpt2Tokenizer::kVocabFileName;
+    choice.mergeFile = tokenizerDir + "/" + Gpt2Tokenizer::kMergesFileName;
+  }
+  if (needText && !tokenizer.load(choice, error))
     return false;
   if (!promptIds.empty()) {
     for (const std::string &text : promptIds)
@@ -132,10 +147,10 @@ static bool readPrompts(Gpt2Tokenizer &tokenizer, std::vector<std::vector<int32_
       error = "cannot read --prompt-file '" + promptFile + "': " + file.getError().message();
       return false;
     }
-    rows.push_back(tokenizer.encode((*file)->getBuffer()));
+    tokenizer.encodeDocument((*file)->getBuffer(), rows.emplace_back());
   } else {
     for (const std::string &text : prompts)
-      rows.push_back(tokenizer.encode(text));
+      tokenizer.encodeDocument(text, rows.emplace_back());
   }
   return true;
 }
@@ -144,6 +159,8 @@ static GenerationOptions optionsFromFlags() {
   GenerationOptions options;
   options.maxNewTokens = maxNewTokens;
   options.eos = ignoreEos ? -1 : static_cast<int32_t>(eos);
+  if (!ignoreEos && !eos.getNumOccurrences() && tokenizerType != "GPT2BPETokenizer")
+    options.eos = -2; // the tokenizer's, set once it is loaded
   options.sampling.greedy = !(sample || temperature.getNumOccurrences() ||
                               topK.getNumOccurrences() || topP.getNumOccurrences());
   options.sampling.temperature = temperature;
@@ -182,7 +199,7 @@ int main(int argc, char **argv) {
   InferenceMemory memory;
   if (!inferenceMemory(plan, memory, error))
     return fail(error);
-  Gpt2Tokenizer tokenizer;
+  DocumentTokenizer tokenizer;
   std::vector<std::vector<int32_t>> rows;
   if (!readPrompts(tokenizer, rows, error))
     return fail(error);
@@ -201,6 +218,8 @@ int main(int argc, char **argv) {
     return fail("holds " + std::to_string(session.allocatedBytes()) + " bytes, not the " +
                 std::to_string(memory.total()) + " the plan's memory report says");
   GenerationOptions options = optionsFromFlags();
+  if (options.eos == -2) // no tokenizer loaded (ids in and out): no end token
+    options.eos = tokenizer.loaded() ? tokenizer.endOfText() : -1;
   if (beams > 1 && !options.sampling.greedy)
     return fail("--beams searches; it does not sample: drop --sample, --temperature, --top-k "
                 "and --top-p");
@@ -220,7 +239,10 @@ int main(int argc, char **argv) {
       return;
     }
     std::string bytes;
-    if (tokenizer.decodeBytes(ids, bytes, error))
+    // GPT-2 streams bytes (a token may end inside a character); a
+    // SentencePiece piece is text.
+    if (tokenizer.isGpt2() ? tokenizer.gpt2().decodeBytes(ids, bytes, error)
+                           : tokenizer.decode(ids, bytes, error))
       std::fwrite(bytes.data(), 1, bytes.size(), stdout);
   };
   // The prompt streams ahead of its first token, once the run is under way.
@@ -231,13 +253,26 @@ int main(int argc, char **argv) {
     promptShown = true;
   };
   GenerationObserver observer;
+  // SentencePiece text is decoded whole and streamed by its new suffix: a
+  // piece alone loses the space it starts with.
+  std::vector<int32_t> streamed = rows.front();
+  std::string shownText;
+  if (stream && !printIds && tokenizer.loaded() && !tokenizer.isGpt2())
+    (void)tokenizer.decode(streamed, shownText, error);
   if (stream)
     observer.onToken = [&](int64_t, int32_t token) {
       showPrompt();
-      if (printIds)
+      if (printIds) {
         std::printf(" %d", token);
-      else
+      } else if (tokenizer.isGpt2()) {
         printTokens({token});
+      } else {
+        streamed.push_back(token);
+        std::string text;
+        if (tokenizer.decode(streamed, text, error) && text.size() >= shownText.size())
+          std::fwrite(text.data() + shownText.size(), 1, text.size() - shownText.size(), stdout);
+        shownText = text;
+      }
       std::fflush(stdout);
     };
   if (logits.is_open())

@@ -36,6 +36,7 @@ public:
   int32_t vocabSize() const;
   int32_t endOfText() const;
   bool isGpt2() const { return !sentencePiece_; }
+  bool loaded() const { return sentencePiece_ ? pieces_.loaded() : gpt2_.loaded(); }
   const Gpt2Tokenizer &gpt2() const { return gpt2_; }
 
 private:

@@ -5,6 +5,8 @@
 // SentencePieceTokenizer / Llama2Tokenizer does: a document starts with the
 // model's beginning-of-sentence id when it has one, and its end is the
 // model's end-of-sentence id. Loaded once, it is read-only: threads share it.
+// The library is loaded at run time from libmt-sentencepiece.so with a
+// symbol scope of its own (it carries a protobuf that would clash with ours).
 //
 //===----------------------------------------------------------------------===//
 #ifndef MT_DATA_SENTENCEPIECETOKENIZER_H
@@ -16,16 +18,14 @@
 #include <string_view>
 #include <vector>
 
-namespace sentencepiece {
-class SentencePieceProcessor;
-} // namespace sentencepiece
-
 namespace mt {
 
 class SentencePieceTokenizer {
 public:
   SentencePieceTokenizer();
   ~SentencePieceTokenizer();
+  SentencePieceTokenizer(const SentencePieceTokenizer &) = delete;
+  SentencePieceTokenizer &operator=(const SentencePieceTokenizer &) = delete;
 
   /// Loads a model file (spm_train's MODEL.model); false with `error`.
   bool load(const std::string &path, std::string &error);
@@ -40,11 +40,12 @@ public:
   int32_t beginOfText() const;
   /// The end-of-sentence id (the end of a document), or -1.
   int32_t endOfText() const;
-  bool loaded() const { return loaded_; }
+  bool loaded() const { return model_ != nullptr; }
 
 private:
-  std::unique_ptr<sentencepiece::SentencePieceProcessor> processor_;
-  bool loaded_ = false;
+  struct Api;
+  std::unique_ptr<Api> api_;
+  void *model_ = nullptr;
 };
 
 } // namespace mt

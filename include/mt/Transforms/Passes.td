@@ -503,9 +503,10 @@ def BuildInferencePass : Pass<"mt-build-inference", "mlir::ModuleOp"> {
     when shapes are specialized), the decode one token. `capacity` is the
     cache's length in positions (0: the position table's rows).
 
-    The model must end in `mt.cross_entropy` of its logits and use causal
-    attention with absolute positions; ALiBi, rotary positions and padding
-    masks are refused with the reason.
+    Rotary embeddings (`mt.rotary ... at`) and ALiBi biases (`mt.alibi ...
+    position`) count from `position` too. The model must end in
+    `mt.cross_entropy` of its logits and use causal attention; padding masks
+    are refused with the reason.
   }];
   let options = [
     Option<"capacity", "capacity", "int64_t", /*default=*/"0",

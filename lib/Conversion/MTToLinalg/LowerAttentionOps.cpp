@@ -60,6 +60,10 @@ Lowered lowerRotary(RotaryOp op, LinalgBuilder &lb) {
   double sign = op.getInverse() ? -1.0 : 1.0;
   Value input = op.getInput();
   Type t = computeType(type.getElementType());
+  // A KV cache's run-time position adds to the static offset.
+  Value runTime = op.getPosition()
+                      ? clampedIndexOf(lb.builder(), lb.location(), op.getPosition(), 0, 1ll << 40)
+                      : Value();
   Value result = lb.map(input, input, [&](OpBuilder &b, Location l, ValueRange a) {
     auto cf = [&](double v) { return arith::ConstantOp::create(b, l, b.getFloatAttr(t, v)); };
     auto ci = [&](int64_t v) { return arith::ConstantIndexOp::create(b, l, v); };
@@ -68,8 +72,11 @@ Lowered lowerRotary(RotaryOp op, LinalgBuilder &lb) {
     // Pair p = d / 2; angle = (s + offset) * base^(-2p / rotary).
     Value pair = arith::DivUIOp::create(b, l, d, ci(2));
     Value pairF = arith::UIToFPOp::create(b, l, t, arith::IndexCastOp::create(b, l, b.getI64Type(), pair));
+    Value position = arith::AddIOp::create(b, l, s, ci(offset));
+    if (runTime)
+      position = arith::AddIOp::create(b, l, position, runTime);
     Value posF = arith::UIToFPOp::create(b, 
-        l, t, arith::IndexCastOp::create(b, l, b.getI64Type(), arith::AddIOp::create(b, l, s, ci(offset))));
+        l, t, arith::IndexCastOp::create(b, l, b.getI64Type(), position));
     Value exponent = arith::MulFOp::create(b, l, pairF, cf(-2.0 * std::log(base) / rotary));
     Value angle = arith::MulFOp::create(b, l, posF, math::ExpOp::create(b, l, exponent));
     Value cos = math::CosOp::create(b, l, angle);
@@ -123,14 +130,22 @@ Lowered lowerAlibi(AlibiOp op, LinalgBuilder &lb) {
   Value slopeTensor = arith::ConstantOp::create(lb.builder(), 
       lb.location(), DenseElementsAttr::get(slopeType, slopes));
   MLIRContext *ctx = lb.builder().getContext();
+  // Query i stands sk - sq keys in, or at a KV cache's run-time position.
+  Value runTime = op.getPosition()
+                      ? arith::IndexCastOp::create(
+                            lb.builder(), lb.location(), lb.builder().getI64Type(),
+                            clampedIndexOf(lb.builder(), lb.location(), op.getPosition(), 0, 1ll << 40))
+                            .getResult()
+                      : Value();
   Value result = lb.generic(
       {op.getInput(), slopeTensor}, {lb.identity(4), mapOf(ctx, 4, {getAffineDimExpr(1, ctx)})},
       lb.empty(type.getShape(), t), lb.identity(4), lb.parallel(4),
       [&](OpBuilder &b, Location l, ValueRange a) {
-        // distance = i + (sk - sq) - j
+        // distance = i + offset - j
         Value i = lb.loopIndexI64(b, l, 2), j = lb.loopIndexI64(b, l, 3);
-        Value dist = arith::SubIOp::create(b, 
-            l, arith::AddIOp::create(b, l, i, arith::ConstantOp::create(b, l, b.getI64IntegerAttr(sk - sq))), j);
+        Value offset = runTime ? runTime
+                               : arith::ConstantOp::create(b, l, b.getI64IntegerAttr(sk - sq)).getResult();
+        Value dist = arith::SubIOp::create(b, l, arith::AddIOp::create(b, l, i, offset), j);
         Value distF = arith::SIToFPOp::create(b, l, computeType(t), dist);
         return arith::SubFOp::create(b, l, a[0], arith::MulFOp::create(b, l, a[1], distF)).getResult();
       });

@@ -1615,6 +1615,15 @@ func.func @rotary_c4_negative_offset(%x: tensor<2x8x16x4xf32>) -> tensor<2x8x16x
 
 // -----
 
+// mt.rotary C5: a run-time position that is not tensor<i64>
+func.func @rotary_c5_position(%x: tensor<2x8x1x4xf32>, %pos: tensor<i32>) -> tensor<2x8x1x4xf32> {
+  // expected-error @+1 {{violates C5: the position must be tensor<i64>, got 'tensor<i32>'}}
+  %y = mt.rotary %x at %pos : tensor<i32> : tensor<2x8x1x4xf32>
+  return %y : tensor<2x8x1x4xf32>
+}
+
+// -----
+
 // mt.rotary C2: an explicit rotary_dim equal to the dynamic-size sentinel is still checked
 func.func @rotary_c2_sentinel_rotary_dim(%x: tensor<2x8x16x4xf32>) -> tensor<2x8x16x4xf32> {
   // expected-error @+1 {{violates C2: the rotary dimension must be even}}
@@ -1687,6 +1696,15 @@ func.func @alibi_c2_zero_heads(%x: tensor<2x?x16x16xf32>) -> tensor<2x?x16x16xf3
   // expected-error @+1 {{violates C2: num_heads must be >= 1 and at least the ? heads present, got 0}}
   %y = mt.alibi %x {num_heads = 0 : i64} : tensor<2x?x16x16xf32>
   return %y : tensor<2x?x16x16xf32>
+}
+
+// -----
+
+// mt.alibi C3: a position that is not tensor<i64>
+func.func @alibi_c3_position(%x: tensor<2x4x1x16xf32>, %pos: tensor<2xi64>) -> tensor<2x4x1x16xf32> {
+  // expected-error @+1 {{violates C3: the position must be tensor<i64>, got 'tensor<2xi64>'}}
+  %y = mt.alibi %x position %pos : tensor<2xi64> {num_heads = 4 : i64} : tensor<2x4x1x16xf32>
+  return %y : tensor<2x4x1x16xf32>
 }
 
 //===----------------------------------------------------------------------===//

@@ -110,6 +110,9 @@ LogicalResult RotaryOp::verify() {
   int64_t offset = getPositionOffsetAttr().getInt();
   if (offset < 0)
     return violates(*this, 4) << "position_offset must be >= 0, got " << offset;
+  if (getPosition() && !isIndexScalar(getPosition()))
+    return violates(*this, 5) << "the position must be tensor<i64>, got "
+                              << getPosition().getType();
   return success();
 }
 
@@ -124,6 +127,9 @@ LogicalResult AlibiOp::verify() {
   if (numHeads < 1 || (!ShapedType::isDynamic(heads) && heads > numHeads))
     return violates(*this, 2) << "num_heads must be >= 1 and at least the " << shapeStr(heads)
                               << " heads present, got " << numHeads;
+  if (getPosition() && !isIndexScalar(getPosition()))
+    return violates(*this, 3) << "the position must be tensor<i64>, got "
+                              << getPosition().getType();
   return success();
 }
 

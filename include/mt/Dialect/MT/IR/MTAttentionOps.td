@@ -89,19 +89,22 @@ def MT_RotaryOp : MT_Op<"rotary", [MT_Differentiable, MT_SplitFlow, Pure, MT_Sha
     `pos * base^(-2i/rotary_dim)`, where `pos` is the sequence position plus
     `position_offset`. Input is `[batch, heads, seq, head_dim]`. With
     `inverse`, the rotation is by the negative angle: the op's own
-    vector-Jacobian product.
+    vector-Jacobian product. With `at` (a `tensor<i64>`, for decoding with a
+    KV cache), the run-time position is added to the offset too.
 
     ```mlir
     %qr = mt.rotary %q {base = 1.0e+04 : f64} : tensor<8x12x1024x64xf32>
+    %kr = mt.rotary %k at %pos : tensor<i64> {base = 1.0e+04 : f64} : tensor<1x8x1x128xf32>
     ```
   }];
   let arguments = (ins AnyRankedTensor:$input,
+                       Optional<AnyRankedTensor>:$position,
                        DefaultValuedAttr<F64Attr, "10000.0">:$base,
                        OptionalAttr<I64Attr>:$rotary_dim,
                        DefaultValuedAttr<I64Attr, "0">:$position_offset,
                        UnitAttr:$inverse);
   let results = (outs AnyRankedTensor:$result);
-  let assemblyFormat = "$input attr-dict `:` type($input)";
+  let assemblyFormat = "$input (`at` $position^ `:` type($position))? attr-dict `:` type($input)";
   let hasVerifier = 1;
 }
 
@@ -112,15 +115,19 @@ def MT_AlibiOp : MT_Op<"alibi", [MT_Differentiable, MT_TensorParallel, Pure, MT_
     the head slopes `m_h` of Press et al. (a geometric sequence from
     `2^(-8/H)` for `H = num_heads`, interleaved when H is not a power of
     two). `num_heads` is the model's total head count, so a shard that holds
-    heads `[h0, h0 + n)` of them uses their global slopes.
+    heads `[h0, h0 + n)` of them uses their global slopes. With `position`
+    (a `tensor<i64>`: the keys are a KV cache and query `i` stands at
+    `position + i`), the distance is `position + i - j`.
 
     ```mlir
     %sb = mt.alibi %s {num_heads = 12 : i64} : tensor<8x12x1024x1024xf32>
+    %sc = mt.alibi %c position %pos : tensor<i64> {num_heads = 12 : i64} : tensor<1x12x1x1024xf32>
     ```
   }];
-  let arguments = (ins AnyRankedTensor:$input, I64Attr:$num_heads);
+  let arguments = (ins AnyRankedTensor:$input, Optional<AnyRankedTensor>:$position,
+                       I64Attr:$num_heads);
   let results = (outs AnyRankedTensor:$result);
-  let assemblyFormat = "$input attr-dict `:` type($input)";
+  let assemblyFormat = "$input (`position` $position^ `:` type($position))? attr-dict `:` type($input)";
   let hasVerifier = 1;
 }
 
