@@ -258,4 +258,18 @@ bool CheckpointReader::verify(uint64_t &bytes, std::string &error) {
   return true;
 }
 
+bool CheckpointReader::checkModel(const plan::Plan &plan, std::string &error) const {
+  std::string diff = differences(plan);
+  if (diff.empty())
+    return true;
+  diff.pop_back();
+  error = "checkpoint '" + dir_ + "' (model '" + manifest_.model() +
+          "') is not of this plan's model '" + plan.config().model() + "':";
+  for (size_t begin = 0, end; begin <= diff.size(); begin = end + 1) {
+    end = std::min(diff.find('\n', begin), diff.size());
+    error += "\n  " + diff.substr(begin, end - begin);
+  }
+  return false;
+}
+
 } // namespace mt

@@ -1,10 +1,10 @@
 //===- SentencePieceTokenizer.cpp - a SentencePiece model's ids ------------===//
 #include "mt/Data/SentencePieceTokenizer.h"
 
-#include <dlfcn.h>
-#include <unistd.h>
+#include "mt/Support/ProgramPath.h"
 
-#include <climits>
+#include <dlfcn.h>
+
 #include <cstdlib>
 
 namespace mt {
@@ -22,19 +22,6 @@ struct SentencePieceTokenizer::Api {
   int32_t (*eos)(void *) = nullptr;
 };
 
-namespace {
-
-std::string pluginNextToProgram() {
-  char self[PATH_MAX];
-  ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
-  if (n <= 0)
-    return "";
-  std::string path(self, static_cast<size_t>(n));
-  return path.substr(0, path.rfind('/')) + "/../lib/libmt-sentencepiece.so";
-}
-
-} // namespace
-
 SentencePieceTokenizer::SentencePieceTokenizer() = default;
 
 SentencePieceTokenizer::~SentencePieceTokenizer() {
@@ -48,7 +35,7 @@ bool SentencePieceTokenizer::load(const std::string &path, std::string &error) {
   std::vector<std::string> candidates;
   if (const char *chosen = std::getenv("MT_SENTENCEPIECE_PLUGIN"))
     candidates.push_back(chosen);
-  candidates.push_back(pluginNextToProgram());
+  candidates.push_back(besideProgram("../lib/libmt-sentencepiece.so"));
   candidates.push_back("libmt-sentencepiece.so");
   for (const std::string &candidate : candidates) {
     if (candidate.empty())

@@ -201,17 +201,8 @@ bool loadCheckpoint(Trainer &trainer, Communicator &comm, const std::string &pat
   auto load = [&]() {
     if (!reader.open(path, error))
       return false;
-    std::string diff = reader.differences(plan);
-    if (!diff.empty()) {
-      diff.pop_back();
-      error = "checkpoint '" + reader.directory() + "' (model '" + reader.manifest().model() +
-              "') is not of this plan's model '" + plan.config().model() + "':";
-      for (size_t begin = 0, end; begin <= diff.size(); begin = end + 1) {
-        end = std::min(diff.find('\n', begin), diff.size());
-        error += "\n  " + diff.substr(begin, end - begin);
-      }
+    if (!reader.checkModel(plan, error))
       return false;
-    }
     std::vector<HeldPiece> held;
     if (!heldPieces(plan, trainer.rank(), held, error))
       return false;

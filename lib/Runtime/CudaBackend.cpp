@@ -1,6 +1,8 @@
 //===- CudaBackend.cpp - running a plan's code on a CUDA GPU ---------------===//
 #include "mt/Runtime/CudaBackend.h"
 
+#include "mt/Support/ProgramPath.h"
+
 #include <dlfcn.h>
 #include <limits.h>
 #include <unistd.h>
@@ -31,20 +33,6 @@ struct CudaBackend::Api {
 CudaBackend::CudaBackend() : api_(std::make_unique<Api>()) {}
 CudaBackend::~CudaBackend() = default;
 
-namespace {
-
-std::string runtimeNextToProgram() {
-  char self[PATH_MAX];
-  ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
-  if (n <= 0)
-    return "";
-  std::string path(self, static_cast<size_t>(n));
-  path = path.substr(0, path.rfind('/'));
-  return path + "/../lib/libmt-cuda-runtime.so";
-}
-
-} // namespace
-
 std::unique_ptr<CudaBackend> CudaBackend::load(const plan::Plan &plan, std::string &error) {
   std::string tried;
   void *library = nullptr;
@@ -52,7 +40,7 @@ std::unique_ptr<CudaBackend> CudaBackend::load(const plan::Plan &plan, std::stri
   if (const char *chosen = std::getenv("MT_CUDA_RUNTIME"))
     candidates.push_back(chosen);
   else {
-    candidates.push_back(runtimeNextToProgram());
+    candidates.push_back(besideProgram("../lib/libmt-cuda-runtime.so"));
     candidates.push_back("libmt-cuda-runtime.so");
   }
   for (const std::string &path : candidates) {

@@ -146,17 +146,8 @@ bool InferenceSession::loadCheckpoint(const std::string &path, std::string &load
   CheckpointReader reader;
   if (!reader.open(path, error))
     return false;
-  std::string diff = reader.differences(plan_);
-  if (!diff.empty()) {
-    diff.pop_back();
-    error = "checkpoint '" + reader.directory() + "' (model '" + reader.manifest().model() +
-            "') is not of this plan's model '" + plan_.config().model() + "':";
-    for (size_t begin = 0, end; begin <= diff.size(); begin = end + 1) {
-      end = std::min(diff.find('\n', begin), diff.size());
-      error += "\n  " + diff.substr(begin, end - begin);
-    }
+  if (!reader.checkModel(plan_, error))
     return false;
-  }
   for (const plan::Parameter &p : plan_.parameters()) {
     Buffer *b = buffer(p.name());
     PieceShape whole;

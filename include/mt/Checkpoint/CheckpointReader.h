@@ -36,6 +36,9 @@ public:
   /// Empty when the checkpoint holds `plan`'s model (padding aside), else
   /// what differs, naming tensors and shapes.
   std::string differences(const plan::Plan &plan) const;
+  /// False with an error listing the differences when the checkpoint is not
+  /// of `plan`'s model.
+  bool checkModel(const plan::Plan &plan, std::string &error) const;
 
   /// Writes into `dst` the elements `piece` describes of tensor (name, role)
   /// laid out as `param` (global shape and padding of the target plan).
