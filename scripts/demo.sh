@@ -16,10 +16,7 @@ echo "== GPT-2 124M, as the compiler sees it"
 "$build/bin/mtc" "$root/examples/gpt2.mlir" --summary | tail -n 1
 
 echo "== corpus: the license texts of /usr/share/common-licenses"
-: > "$demo/licenses.txt"
-for f in /usr/share/common-licenses/*; do
-  [ -L "$f" ] || { cat "$f"; printf '\n\n'; } >> "$demo/licenses.txt"
-done
+bash "$root/scripts/licenses-corpus.sh" "$demo/licenses.txt"
 "$build/bin/mt-data" --input "$demo/licenses.txt" --output-prefix "$demo/licenses" --append-eod
 
 echo "== compile gpt2-tiny into a plan"

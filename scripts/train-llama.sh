@@ -18,10 +18,7 @@ echo "== Llama-2 7B, as the compiler sees it"
 "$build/bin/mtc" "$root/examples/llama-2-7b.mlir" --summary | tail -n 1
 
 echo "== corpus and tokenizer: the license texts, a SentencePiece model trained on them"
-: > "$out/licenses.txt"
-for f in /usr/share/common-licenses/*; do
-  [ -L "$f" ] || { cat "$f"; printf '\n\n'; } >> "$out/licenses.txt"
-done
+bash "$root/scripts/licenses-corpus.sh" "$out/licenses.txt"
 spm_train --input="$out/licenses.txt" --model_prefix="$out/spm" --vocab_size=1024 \
   --model_type=bpe --character_coverage=1.0 > "$out/spm_train.log" 2>&1
 "$build/bin/mt-data" --input "$out/licenses.txt" --output-prefix "$out/licenses" --append-eod \
