@@ -44,10 +44,20 @@ public:
     std::string base = dir_ + "/batches/" + std::to_string(count_++);
     return writeRaw(base + ".tokens.i32", batch.tokens.data(), batch.tokens.size(), error) &&
            writeRaw(base + ".labels.i32", batch.labels.data(), batch.labels.size(), error) &&
-           writeRaw(base + ".mask.f32", batch.lossMask.data(), batch.lossMask.size(), error);
+           writeRaw(base + ".mask.f32", batch.lossMask.data(), batch.lossMask.size(), error) &&
+           writeInputs(base, batch, error);
   }
 
 private:
+  /// The model's further inputs: <base>.<name>.i32 each.
+  static bool writeInputs(const std::string &base, const MicroBatch &batch, std::string &error) {
+    for (const auto &[name, values] : batch.inputs)
+      if (!writeRaw(base + "." + name + ".i32", values.data(), values.size(), error))
+        return false;
+    return true;
+  }
+
+
   BatchSource &inner_;
   std::string dir_;
   int64_t count_ = 0;

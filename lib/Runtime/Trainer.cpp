@@ -383,6 +383,46 @@ bool Trainer::setBatch(const MicroBatch &batch, int64_t iteration, int64_t micro
       else
         b->as<float>()[i] = batch.lossMask[i];
     }
+  return setModelInputs(batch, error);
+}
+
+bool Trainer::setModelInputs(const MicroBatch &batch, std::string &error) {
+  static const std::set<std::string> kFilledByTrainer = {
+      buffers::batch("tokens"), buffers::batch("labels"), buffers::batch("loss_mask"),
+      buffers::batch("dropout_seed"), buffers::batch("loss_scale")};
+  for (auto &[name, holder] : buffers_) {
+    if (!buffers::isBatch(name) || kFilledByTrainer.count(name))
+      continue;
+    std::string what = name.substr(buffers::batch("").size());
+    auto it = batch.inputs.find(what);
+    if (it == batch.inputs.end()) {
+      error = "the model takes batch input '" + what + "', which this data does not provide" +
+              " (BERT's token_types, padding_mask, sop_labels and sop_mask come from a BERT "
+              "dataset: mt-data --split-sentences with a WordPiece vocabulary)";
+      return false;
+    }
+    const std::vector<int32_t> &values = it->second;
+    Buffer &b = *holder;
+    if (static_cast<int64_t>(values.size()) != b.numElements()) {
+      error = "batch input '" + what + "' holds " + std::to_string(values.size()) +
+              " values; the plan's buffer holds " + std::to_string(b.numElements());
+      return false;
+    }
+    plan::DType type = dtypes_[name];
+    for (size_t i = 0; i < values.size(); ++i) {
+      switch (type) {
+      case plan::I32: b.as<int32_t>()[i] = values[i]; break;
+      case plan::I64: b.as<int64_t>()[i] = values[i]; break;
+      case plan::I1: b.as<uint8_t>()[i] = values[i] != 0; break;
+      case plan::F64: b.as<double>()[i] = values[i]; break;
+      case plan::F32: b.as<float>()[i] = static_cast<float>(values[i]); break;
+      default:
+        error = "batch input '" + what + "' is " + plan::DType_Name(type) +
+                ": mt-run fills batch inputs as integers, flags or f32/f64 weights";
+        return false;
+      }
+    }
+  }
   return true;
 }
 

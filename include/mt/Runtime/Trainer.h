@@ -26,6 +26,11 @@ namespace mt {
 struct MicroBatch {
   std::vector<int32_t> tokens, labels;
   std::vector<float> lossMask;
+  /// Further inputs a model declares (mt.batch = "<name>"), by name: BERT's
+  /// token_types, padding_mask, sop_labels, sop_mask. Row-major
+  /// [micro_batch_size, seq_length] integers, converted to the plan buffer's
+  /// element type (i32/i64 ids, i1 flags, f32/f64 weights).
+  std::map<std::string, std::vector<int32_t>> inputs;
 };
 
 /// Where micro-batches come from (a dataset split, a test fixture).
@@ -150,6 +155,8 @@ private:
   /// Copies `batch` into the batch inputs; global micro-batch `micro` of
   /// step `iteration` gets its own dropout seed (evaluation: iteration 0).
   bool setBatch(const MicroBatch &batch, int64_t iteration, int64_t micro, std::string &error);
+  /// The model's further batch inputs (MicroBatch::inputs) into their buffers.
+  bool setModelInputs(const MicroBatch &batch, std::string &error);
   double scalar(const std::string &name);
   bool nextOwnBatch(BatchSource &data, MicroBatch &batch, std::string &error);
   bool sumOver(const Group &group, double &value, const std::string &what, std::string &error);

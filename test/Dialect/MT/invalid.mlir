@@ -776,6 +776,24 @@ func.func @silu_grad_c1_integer(%dy: tensor<2x8xi32>, %x: tensor<2x8xi32>) -> te
   return %y : tensor<2x8xi32>
 }
 
+// mt.tanh C1: an integer input
+func.func @tanh_c1_integer(%x: tensor<2x8xi32>) -> tensor<2x8xi32> {
+  // expected-error @+1 {{violates C1: the input must be floating-point, got 'tensor<2x8xi32>'}}
+  %y = mt.tanh %x : tensor<2x8xi32>
+  return %y : tensor<2x8xi32>
+}
+
+// -----
+
+// mt.tanh_grad C1: an integer input
+func.func @tanh_grad_c1_integer(%dy: tensor<2x8xi32>, %x: tensor<2x8xi32>) -> tensor<2x8xi32> {
+  // expected-error @+1 {{violates C1: the input must be floating-point, got 'tensor<2x8xi32>'}}
+  %y = mt.tanh_grad %dy, %x : tensor<2x8xi32>
+  return %y : tensor<2x8xi32>
+}
+
+// -----
+
 //===----------------------------------------------------------------------===//
 // mt.bias_dropout_add
 //===----------------------------------------------------------------------===//

@@ -52,6 +52,10 @@ func.func @norms_and_activations(%x: tensor<2x16x8xbf16>, %g: tensor<8xbf16>, %b
   %s1 = mt.silu %g1 : tensor<2x16x8xbf16>
   // CHECK: mt.silu_grad %[[S1]], %[[G1]] : tensor<2x16x8xbf16>
   %s1g = mt.silu_grad %s1, %g1 : tensor<2x16x8xbf16>
+  // CHECK: %[[T1:.*]] = mt.tanh %[[G1]] : tensor<2x16x8xbf16>
+  %t1 = mt.tanh %g1 : tensor<2x16x8xbf16>
+  // CHECK: mt.tanh_grad %[[T1]], %[[G1]] : tensor<2x16x8xbf16>
+  %t1g = mt.tanh_grad %t1, %g1 : tensor<2x16x8xbf16>
   // CHECK: mt.bias_gelu %[[G1]], %{{.*}} approximate = tanh : tensor<2x16x8xbf16>, tensor<8xbf16>
   %bg = mt.bias_gelu %g1, %b approximate = tanh : tensor<2x16x8xbf16>, tensor<8xbf16>
   // CHECK: mt.bias_gelu_grad %[[G1]], %[[G1]], %{{.*}} approximate = none : tensor<2x16x8xbf16>, tensor<8xbf16>

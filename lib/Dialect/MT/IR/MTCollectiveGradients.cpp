@@ -51,6 +51,13 @@ LogicalResult VaryOp::buildVjp(GradientBuilder &grad) {
   return success();
 }
 
+LogicalResult ShardSliceGradOp::buildVjp(GradientBuilder &grad) {
+  grad.accumulate(getGrad(), ShardSliceOp::create(grad.builder(), grad.loc(), getGrad().getType(),
+                                                  grad.resultAdjoint(*this), getIndex(),
+                                                  getDimAttr(), getPartsAttr()));
+  return success();
+}
+
 LogicalResult AxisIndexOp::buildVjp(GradientBuilder &) { return success(); } // an integer
 
 LogicalResult ShardSliceOp::buildVjp(GradientBuilder &grad) {

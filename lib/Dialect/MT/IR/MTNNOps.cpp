@@ -216,6 +216,39 @@ LogicalResult SiluOp::buildVjp(GradientBuilder &grad) {
   return success();
 }
 
+LogicalResult TanhOp::verify() {
+  if (!isFloatTensor(getInput()))
+    return violates(*this, 1) << "the input must be floating-point, got "
+                              << getInput().getType();
+  return success();
+}
+
+LogicalResult TanhGradOp::verify() {
+  if (!isFloatTensor(getInput()))
+    return violates(*this, 1) << "the input must be floating-point, got "
+                              << getInput().getType();
+  return success();
+}
+
+Value TanhOp::buildScalar(OpBuilder &b, Location loc, ValueRange operands) {
+  return math::TanhOp::create(b, loc, operands[0]);
+}
+
+Value TanhGradOp::buildScalar(OpBuilder &b, Location loc, ValueRange operands) {
+  // d/dx tanh(x) = 1 - tanh(x)^2.
+  Value dy = operands[0], t = math::TanhOp::create(b, loc, operands[1]);
+  Value one = arith::ConstantOp::create(b, loc, b.getFloatAttr(t.getType(), 1.0));
+  Value slope = arith::SubFOp::create(b, loc, one, arith::MulFOp::create(b, loc, t, t));
+  return arith::MulFOp::create(b, loc, dy, slope);
+}
+
+LogicalResult TanhOp::buildVjp(GradientBuilder &grad) {
+  Value dy = grad.resultAdjoint(*this);
+  grad.accumulate(getInput(),
+                  TanhGradOp::create(grad.builder(), grad.loc(), dy.getType(), dy, getInput()));
+  return success();
+}
+
 /// The fused ops' bias (constraint `n`): `[features]` of the input's
 /// element type, features being the input's last dimension.
 static LogicalResult verifyBias(Operation *op, Value input, Value biasValue, unsigned n) {

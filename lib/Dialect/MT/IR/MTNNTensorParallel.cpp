@@ -174,6 +174,30 @@ int64_t LinearOp::splitThrough(unsigned operand, int64_t dim) {
   return operand == 0 && dim == lastDim(getInput()) ? kSplitConsumed : kSplitBlocked;
 }
 
+/// Logits split along a token dimension (a small head, such as BERT's
+/// sentence-order classifier, on a sequence-parallel activation): each rank
+/// puts its piece in place among zeros and a sum over the ranks makes the
+/// whole logits on every rank. The sum's adjoint reaches every rank whole,
+/// and the placement's is this rank's own piece, so gradients stay exact.
+static LogicalResult wholeLogits(CrossEntropyOp op, const Layout &in, TensorParallelBuilder &tp) {
+  OpBuilder &b = tp.builder();
+  Location loc = op.getLoc();
+  auto piece = tensorOf(op.getLogits());
+  SmallVector<int64_t> shape(piece.getShape());
+  shape[in.dim] *= tp.ranks();
+  Value whole = ShardSliceGradOp::create(b, loc, RankedTensorType::get(shape, piece.getElementType()),
+                                         op.getLogits(), tp.axisIndex(loc),
+                                         b.getI64IntegerAttr(in.dim), b.getI64IntegerAttr(tp.ranks()));
+  // A plain all-reduce: tp.reduce would scatter a sequence-parallel shape again.
+  auto sum = AllReduceOp::create(b, loc, whole.getType(), whole, meshOf(b),
+                                 b.getStrArrayAttr({kTensorParallelAxis}),
+                                 ReductionKindAttr::get(b.getContext(), ReductionKind::sum));
+  tp.recordLayout(sum.getResult(), Layout());
+  op.getLogitsMutable().assign(sum.getResult());
+  tp.recordLayout(op.getResult(), Layout());
+  return success();
+}
+
 LogicalResult CrossEntropyOp::partitionTensorParallel(TensorParallelBuilder &tp) {
   tp.reducePartialOperands(*this);
   Layout in = tp.layoutOf(getLogits());
@@ -181,9 +205,11 @@ LogicalResult CrossEntropyOp::partitionTensorParallel(TensorParallelBuilder &tp)
     tp.recordLayout(getResult(), Layout());
     return success();
   }
+  if (in.kind == Layout::Split && !in.isSplit(lastDim(getLogits())))
+    return wholeLogits(*this, in, tp);
   if (!in.isSplit(lastDim(getLogits())))
-    return tp.fail(*this) << "the logits are split along dimension " << in.dim
-                          << ", not along the vocabulary";
+    return tp.fail(*this) << "the logits are " << (in.kind == Layout::Partial ? "partial sums" : "split")
+                          << ", not split along the vocabulary";
   // Vocab-parallel cross-entropy: each rank reduces its piece of every row;
   // three all-reduces combine the row maximum, the softmax denominator and
   // the label's logit.

@@ -202,11 +202,13 @@ def MT_CrossEntropyGradOp : MT_Op<"cross_entropy_grad", [Pure]> {
   let hasVerifier = 1;
 }
 
-def MT_ShardSliceGradOp : MT_Op<"shard_slice_grad", [Pure]> {
+def MT_ShardSliceGradOp : MT_Op<"shard_slice_grad", [MT_Differentiable, Pure]> {
   let summary = "gradient of mt.shard_slice: the piece in place, zeros elsewhere";
   let description = [{
     The inverse layout of `mt.shard_slice`: a tensor `parts` times larger along
     `dim`, holding `grad` as piece number `index` and zeros in the others.
+    Also how tensor parallelism makes a whole value of sequence pieces for a
+    small head (then summed over the ranks); its own gradient is the piece.
 
     ```mlir
     %d = mt.shard_slice_grad %dp[%i : tensor<i64>] dim = 0 parts = 2 : tensor<512x768xf32> -> tensor<1024x768xf32>

@@ -236,6 +236,42 @@ def MT_SiluGradOp : MT_Op<"silu_grad", [MT_Pointwise, Pure, MT_ShapeInferenceOpI
   let hasVerifier = 1;
 }
 
+def MT_TanhOp : MT_Op<"tanh", [MT_Differentiable, MT_Pointwise, Pure,
+    MT_ShapeInferenceOpInterface, AllTypesMatch<["input", "result"]>]> {
+  let summary = "hyperbolic tangent";
+  let description = [{
+    `tanh(x)`, elementwise: the activation of BERT's pooler (the dense layer
+    over the first token that feeds the sentence-order head). Its gradient is
+    `mt.tanh_grad`. Pointwise, so it lowers, shards and runs in 16 bits as
+    every pointwise op does.
+
+    ```mlir
+    %y = mt.tanh %x : tensor<8x512x768xf32>
+    ```
+  }];
+  let arguments = (ins AnyRankedTensor:$input);
+  let results = (outs AnyRankedTensor:$result);
+  let assemblyFormat = "$input attr-dict `:` type($input)";
+  let hasVerifier = 1;
+}
+
+def MT_TanhGradOp : MT_Op<"tanh_grad", [MT_Pointwise, Pure, MT_ShapeInferenceOpInterface,
+    AllTypesMatch<["grad", "input", "result"]>]> {
+  let summary = "vector-Jacobian product of mt.tanh";
+  let description = [{
+    `grad * (1 - tanh(input)^2)`: the gradient reaching `mt.tanh`'s input,
+    given the gradient `grad` of its result.
+
+    ```mlir
+    %dx = mt.tanh_grad %dy, %x : tensor<8x512x768xf32>
+    ```
+  }];
+  let arguments = (ins AnyRankedTensor:$grad, AnyRankedTensor:$input);
+  let results = (outs AnyRankedTensor:$result);
+  let assemblyFormat = "$grad `,` $input attr-dict `:` type($input)";
+  let hasVerifier = 1;
+}
+
 def MT_BiasGeluOp : MT_Op<"bias_gelu", [MT_Differentiable, Pure, MT_ShapeInferenceOpInterface,
     AllTypesMatch<["input", "result"]>]> {
   let summary = "GeLU of input plus a bias, in one kernel";
