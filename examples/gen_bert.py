@@ -37,11 +37,11 @@ MODELS = {
 # Written only when named on the command line (tests generate them).
 TEST_MODELS = {
     "bert-tiny": (2, 64, 4, 256, 2048, 128, "hf", 0.1, "a tiny BERT for the CPU demo"),
-    "bert-micro": (2, 16, 4, 64, 64, 32, "hf", 0.0, "a micro BERT without dropout, for comparisons"),
-    "bert-micro-4l": (4, 16, 4, 64, 64, 32, "hf", 0.0, "a micro BERT of 4 layers, for pipelines"),
-    "bert-micro-megatron": (2, 16, 4, 64, 64, 32, "megatron", 0.0,
+    "bert-micro": (2, 16, 4, 64, 256, 32, "hf", 0.0, "a micro BERT without dropout, for comparisons"),
+    "bert-micro-4l": (4, 16, 4, 64, 256, 32, "hf", 0.0, "a micro BERT of 4 layers, for pipelines"),
+    "bert-micro-megatron": (2, 16, 4, 64, 256, 32, "megatron", 0.0,
                             "a micro Megatron-style (pre-LN) BERT without dropout"),
-    "bert-micro-drop": (2, 16, 4, 64, 64, 32, "hf", 0.1, "a micro BERT with dropout"),
+    "bert-micro-drop": (2, 16, 4, 64, 256, 32, "hf", 0.1, "a micro BERT with dropout"),
 }
 
 

@@ -10,12 +10,22 @@ bool DocumentTokenizer::load(const TokenizerChoice &choice, std::string &error) 
               "model), not --vocab-file or --merge-file";
       return false;
     }
-    sentencePiece_ = true;
+    kind_ = Kind::SentencePiece;
     return pieces_.load(choice.model, error);
+  }
+  if (choice.type == "BertWordPieceLowerCase" || choice.type == "BertWordPieceCase") {
+    if (choice.vocabFile.empty() || !choice.mergeFile.empty() || !choice.model.empty()) {
+      error = "--tokenizer-type " + choice.type + " takes --vocab-file (a WordPiece vocabulary, "
+              "one token per line), not --merge-file or --tokenizer-model";
+      return false;
+    }
+    kind_ = Kind::WordPiece;
+    return wordPiece_.load(choice.vocabFile, choice.type == "BertWordPieceLowerCase", error);
   }
   if (choice.type != "GPT2BPETokenizer") {
     error = "--tokenizer-type " + choice.type + " is not supported; GPT2BPETokenizer, "
-            "SentencePieceTokenizer and Llama2Tokenizer are";
+            "SentencePieceTokenizer, Llama2Tokenizer, BertWordPieceLowerCase and "
+            "BertWordPieceCase are";
     return false;
   }
   if (!choice.model.empty()) {
@@ -36,8 +46,12 @@ bool DocumentTokenizer::load(const TokenizerChoice &choice, std::string &error) 
 
 void DocumentTokenizer::encodeDocument(std::string_view text, std::vector<int32_t> &out,
                                        BpeCache *cache) const {
-  if (!sentencePiece_) {
+  if (kind_ == Kind::Gpt2) {
     gpt2_.encodeInto(text, out, cache);
+    return;
+  }
+  if (kind_ == Kind::WordPiece) {
+    wordPiece_.encodeInto(text, out);
     return;
   }
   size_t start = out.size();
@@ -49,15 +63,37 @@ void DocumentTokenizer::encodeDocument(std::string_view text, std::vector<int32_
 
 bool DocumentTokenizer::decode(const std::vector<int32_t> &ids, std::string &text,
                                std::string &error) const {
-  return sentencePiece_ ? pieces_.decode(ids, text, error) : gpt2_.decode(ids, text, error);
+  switch (kind_) {
+  case Kind::SentencePiece: return pieces_.decode(ids, text, error);
+  case Kind::WordPiece: return wordPiece_.decode(ids, text, error);
+  default: return gpt2_.decode(ids, text, error);
+  }
 }
 
 int32_t DocumentTokenizer::vocabSize() const {
-  return sentencePiece_ ? pieces_.vocabSize() : gpt2_.vocabSize();
+  switch (kind_) {
+  case Kind::SentencePiece: return pieces_.vocabSize();
+  case Kind::WordPiece: return wordPiece_.vocabSize();
+  default: return gpt2_.vocabSize();
+  }
 }
 
+/// WordPiece has no end-of-document token: [SEP] stands in (Megatron's
+/// BERT tokenizers answer eod with [SEP] too).
 int32_t DocumentTokenizer::endOfText() const {
-  return sentencePiece_ ? pieces_.endOfText() : gpt2_.endOfText();
+  switch (kind_) {
+  case Kind::SentencePiece: return pieces_.endOfText();
+  case Kind::WordPiece: return wordPiece_.sep();
+  default: return gpt2_.endOfText();
+  }
+}
+
+bool DocumentTokenizer::loaded() const {
+  switch (kind_) {
+  case Kind::SentencePiece: return pieces_.loaded();
+  case Kind::WordPiece: return wordPiece_.loaded();
+  default: return gpt2_.loaded();
+  }
 }
 
 } // namespace mt

@@ -190,15 +190,21 @@ bool describeModel(ArrayRef<func::FuncOp> models, int64_t tensorParallel, bool p
         config.set_seq_length(t.getRank() > 1 ? t.getDimSize(1) : 1);
       }
     }
+    // The vocabulary is the widest loss's (BERT's sentence-order loss has 2
+    // classes beside the masked-LM loss over the vocabulary).
+    auto vocabulary = [&](int64_t padded, int64_t real) {
+      if (padded < config.padded_vocab_size())
+        return;
+      config.set_padded_vocab_size(padded);
+      config.set_vocab_size(real);
+    };
     model.walk([&](CrossEntropyOp loss) {
       int64_t classes = cast<RankedTensorType>(loss.getLogits().getType()).getShape().back();
-      config.set_padded_vocab_size(classes);
-      config.set_vocab_size(loss.getNumClassesAttr() ? loss.getNumClassesAttr().getInt() : classes);
+      vocabulary(classes, loss.getNumClassesAttr() ? loss.getNumClassesAttr().getInt() : classes);
     });
     model.walk([&](VocabParallelStatsOp loss) { // the logits are a 1/tp piece
       int64_t classes = cast<RankedTensorType>(loss.getLogits().getType()).getShape().back();
-      config.set_padded_vocab_size(classes * tensorParallel);
-      config.set_vocab_size(loss.getNumClassesAttr().getInt());
+      vocabulary(classes * tensorParallel, loss.getNumClassesAttr().getInt());
     });
     // Inference functions return the logits the loss would read.
     auto role = model->getAttrOfType<StringAttr>(kRoleAttrName);

@@ -94,14 +94,23 @@ bool tokenizeJsonLines(const std::string &path, const Gpt2Tokenizer &tokenizer,
 } // namespace
 
 bool SplitSource::next(int64_t rows, int64_t seq, MicroBatch &batch, std::string &error) {
-  if (dataset_.numSamples() == 0 || seq != seq_) {
-    error = "the " + name_ + " split holds no sample of " + std::to_string(seq + 1) + " tokens";
+  if (numSamples() == 0 || seq != seq_) {
+    error = "the " + name_ + " split holds no sample of " +
+            (isBert_ ? "two segments in " + std::to_string(seq)
+                     : std::to_string(seq + 1)) + " tokens";
     return false;
   }
   size_t n = static_cast<size_t>(rows * seq);
   batch.tokens.resize(n);
   batch.labels.resize(n);
   batch.lossMask.resize(n);
+  if (isBert_) {
+    for (const char *name : {"token_types", "padding_mask", "sop_labels", "sop_mask"})
+      batch.inputs[name].assign(n, 0);
+    for (int64_t r = 0; r < rows; ++r)
+      nextBert(r, seq, batch);
+    return true;
+  }
   GptSample sample;
   for (int64_t r = 0; r < rows; ++r) {
     dataset_.sample(cursor_++ % dataset_.numSamples(), sample);
@@ -110,6 +119,43 @@ bool SplitSource::next(int64_t rows, int64_t seq, MicroBatch &batch, std::string
     std::copy(sample.lossMask.begin(), sample.lossMask.end(), batch.lossMask.begin() + r * seq);
   }
   return true;
+}
+
+void SplitSource::nextBert(int64_t row, int64_t seq, MicroBatch &batch) {
+  BertSample sample;
+  bert_.sample(cursor_++ % bert_.numSamples(), sample);
+  auto at = [&](std::vector<int32_t> &v) { return v.begin() + row * seq; };
+  std::copy(sample.tokens.begin(), sample.tokens.end(), at(batch.tokens));
+  std::copy(sample.labels.begin(), sample.labels.end(), at(batch.labels));
+  std::copy(sample.lossMask.begin(), sample.lossMask.end(), batch.lossMask.begin() + row * seq);
+  std::copy(sample.tokenTypes.begin(), sample.tokenTypes.end(), at(batch.inputs["token_types"]));
+  std::copy(sample.paddingMask.begin(), sample.paddingMask.end(),
+            at(batch.inputs["padding_mask"]));
+  // The sentence-order label weighs in at the first position only.
+  *at(batch.inputs["sop_labels"]) = sample.sentenceOrder;
+  *at(batch.inputs["sop_mask"]) = 1;
+}
+
+bool TrainingData::openBert(const std::string &path, int64_t vocab, const BertSpecialIds &ids,
+                            std::string &error) {
+  if (!(exists(indexPath(path)) && exists(dataPath(path)))) {
+    error = "BERT trains on an indexed dataset of sentence-split documents: no '" +
+            indexPath(path) + "' and '" + dataPath(path) +
+            "' (make them with mt-data --split-sentences --tokenizer-type BertWordPieceLowerCase "
+            "--vocab-file VOCAB)";
+    return false;
+  }
+  if (ids.vocabSize > vocab) {
+    error = "the vocabulary file holds " + std::to_string(ids.vocabSize) +
+            " tokens; the model's vocabulary only " + std::to_string(vocab);
+    return false;
+  }
+  auto docs = std::make_unique<IndexedDocuments>();
+  if (!indexed_.open(path, error) || !docs->init(indexed_, error))
+    return false;
+  documents_ = std::move(docs);
+  bert_ = ids;
+  return checkVocabulary(*documents_, ids.vocabSize, path, error);
 }
 
 bool TrainingData::open(const std::string &path, int64_t vocab, std::string &error) {
@@ -151,6 +197,20 @@ bool TrainingData::build(const std::string &split, int64_t seq, uint64_t seed,
     out.name_ = splitName(which);
     out.seq_ = seq;
     int64_t begin = bounds[static_cast<int>(which)], end = bounds[static_cast<int>(which) + 1];
+    if (bert_) {
+      out.isBert_ = true;
+      BertSampleOptions options;
+      options.seqLength = seq;
+      options.seed = seed + static_cast<uint64_t>(which);
+      if (!out.bert_.build(indexed_, begin, end, *bert_, options, error))
+        return false;
+      int64_t perEpoch = out.bert_.numSamples();
+      if (wanted > perEpoch && perEpoch > 0) {
+        options.numEpochs = (wanted + perEpoch - 1) / perEpoch + 1;
+        return out.bert_.build(indexed_, begin, end, *bert_, options, error);
+      }
+      return true;
+    }
     GptSampleOptions options;
     options.seqLength = seq;
     options.seed = seed + static_cast<uint64_t>(which);
@@ -166,6 +226,11 @@ bool TrainingData::build(const std::string &split, int64_t seq, uint64_t seed,
   };
   if (!buildSplit(train_, Split::Train, trainSamples) || !buildSplit(valid_, Split::Valid, 0))
     return false;
+  if (bert_ && train_.numSamples() == 0 && trainSamples > 0) {
+    error = "the training split holds no BERT sample: it needs documents of at least two "
+            "sentences (mt-data --split-sentences), none longer than 512 tokens";
+    return false;
+  }
   if (train_.numSamples() == 0 && trainSamples > 0) {
     error = "the training split holds fewer than " + std::to_string(seq + 1) +
             " tokens: use more data, a shorter --seq-length or a larger train share in --split";

@@ -31,10 +31,20 @@ LogicalResult padTable(func::FuncOp func, BlockArgument arg, int64_t vocab, int6
     if (isa<EmbeddingOp>(user))
       continue;
     auto head = dyn_cast<LinearOp>(user);
-    if (!head || use.getOperandNumber() != 1 || head.getBias())
+    auto bias = head ? dyn_cast_or_null<BlockArgument>(head.getBias()) : BlockArgument();
+    bool paddableBias = !head || !head.getBias() ||
+                        (bias && bias.getOwner() == &func.getBody().front() && bias.hasOneUse());
+    if (!head || use.getOperandNumber() != 1 || !paddableBias)
       return user->emitError() << "mt-pad-vocab: cannot pad the vocabulary through this use "
-                                  "of the embedding table; only lookups and bias-free tied "
-                                  "heads are supported";
+                                  "of the embedding table; only lookups and tied heads (with "
+                                  "no bias or a parameter bias of their own) are supported";
+    if (bias) {
+      // The head's own bias (BERT's) grows with it; the extra classes are
+      // ignored by the loss, so their bias gets no gradient.
+      bias.setType(withDim(cast<RankedTensorType>(bias.getType()), 0, padded));
+      func.setArgAttr(bias.getArgNumber(), kUnpaddedRowsAttrName,
+                      IntegerAttr::get(IntegerType::get(func.getContext(), 64), vocab));
+    }
     auto logits = cast<RankedTensorType>(head.getType());
     head.getResult().setType(withDim(logits, logits.getRank() - 1, padded));
     for (Operation *logitsUser : head->getUsers()) {
@@ -58,13 +68,21 @@ struct PadVocabPass : mt::impl::PadVocabPassBase<PadVocabPass> {
                                  << static_cast<int64_t>(multiple);
       return signalPassFailure();
     }
+    auto isTable = [](BlockArgument arg) {
+      return llvm::any_of(arg.getUses(), [](OpOperand &use) {
+        return isa<EmbeddingOp>(use.getOwner()) && use.getOperandNumber() == 0;
+      });
+    };
     for (func::FuncOp func : modelFunctions(getOperation())) {
+      // The word embedding is the largest table (BERT's token-type table
+      // is not a vocabulary).
+      int64_t largest = 0;
+      for (const ParamInfo &p : collectParams(func))
+        if (p.type && isTable(func.getArgument(p.argNumber)))
+          largest = std::max(largest, p.type.getDimSize(0));
       for (const ParamInfo &p : collectParams(func)) {
         BlockArgument arg = func.getArgument(p.argNumber);
-        bool isTable = llvm::any_of(arg.getUses(), [](OpOperand &use) {
-          return isa<EmbeddingOp>(use.getOwner()) && use.getOperandNumber() == 0;
-        });
-        if (!isTable || !p.type)
+        if (!p.type || !isTable(arg) || p.type.getDimSize(0) != largest)
           continue;
         int64_t vocab = p.type.getDimSize(0);
         int64_t padded = roundUpToMultiple(vocab, multiple);

@@ -20,6 +20,7 @@ struct PreprocessOptions {
   std::string outputPrefix;
   std::vector<std::string> jsonKeys{"text"};
   bool appendEod = false;
+  bool splitSentences = false; // one sequence per sentence (BERT, T5)
   int workers = 1;
   TokenizerOptions tokenizer;
 };

@@ -11,6 +11,7 @@
 #include "mt/Data/Gpt2Tokenizer.h"
 #include "mt/Data/IndexedDataset.h"
 #include "mt/Data/Json.h"
+#include "mt/Data/SentenceSplitter.h"
 #include "mt/Data/TextDocuments.h"
 
 #include <cstdio>
@@ -32,6 +33,8 @@ struct Item {
 
 struct Tokenized {
   std::vector<std::vector<int32_t>> documents; // one per key
+  /// --split-sentences: where each document's sentences end in its ids.
+  std::vector<std::vector<size_t>> sentenceEnds;
   std::string error;
   size_t column = 0; // of the error, 0 when none applies
 };
@@ -50,12 +53,42 @@ void tokenizeItem(const Item &item, InputFormat format, const PreprocessOptions 
     texts.push_back(item.text);
   }
   out.documents.resize(texts.size());
+  out.sentenceEnds.resize(texts.size());
   for (size_t k = 0; k < texts.size(); ++k) {
-    tokenizer.encodeDocument(texts[k], out.documents[k], &cache);
+    if (options.splitSentences) {
+      // As Megatron: each sentence tokenized alone; empty ones dropped.
+      for (std::string_view sentence : splitSentences(texts[k])) {
+        tokenizer.encodeDocument(sentence, out.documents[k], &cache);
+        if (out.sentenceEnds[k].empty() || out.sentenceEnds[k].back() != out.documents[k].size())
+          out.sentenceEnds[k].push_back(out.documents[k].size());
+      }
+      if (!out.documents[k].empty() && out.sentenceEnds[k].front() == 0)
+        out.sentenceEnds[k].erase(out.sentenceEnds[k].begin());
+    } else {
+      tokenizer.encodeDocument(texts[k], out.documents[k], &cache);
+    }
     // As Megatron: an empty document stays empty, without an end token.
-    if (options.appendEod && !out.documents[k].empty())
+    if (options.appendEod && !out.documents[k].empty()) {
       out.documents[k].push_back(tokenizer.endOfText());
+      if (options.splitSentences)
+        out.sentenceEnds[k].back() = out.documents[k].size();
+    }
   }
+}
+
+/// One document: one sequence, or with --split-sentences one per sentence.
+bool writeDocument(IndexedDatasetWriter &writer, const std::vector<int32_t> &ids,
+                   const std::vector<size_t> &sentenceEnds, bool split, std::string &error) {
+  if (!split)
+    return writer.addDocument(ids.data(), ids.size(), error);
+  size_t begin = 0;
+  for (size_t end : sentenceEnds) {
+    if (!writer.addSequence(ids.data() + begin, end - begin, error))
+      return false;
+    begin = end;
+  }
+  writer.endDocument();
+  return true;
 }
 
 } // namespace
@@ -203,7 +236,7 @@ int runPreprocess(const PreprocessOptions &options) {
       }
       for (size_t k = 0; k < writers.size(); ++k) {
         const std::vector<int32_t> &doc = r.documents[k];
-        if (!writers[k]->addDocument(doc.data(), doc.size(), error)) {
+        if (!writeDocument(*writers[k], doc, r.sentenceEnds[k], options.splitSentences, error)) {
           std::fprintf(stderr, "mt-data: error: %s\n", error.c_str());
           discardAll();
           return 1;

@@ -26,8 +26,9 @@ namespace {
 
 const char *kUsage = R"(usage:
   mt-data --input FILE --output-prefix PREFIX [--json-keys KEY...] [--append-eod]
-          [--workers N] [--vocab-file FILE --merge-file FILE]
-          [--tokenizer-type GPT2BPETokenizer | SentencePieceTokenizer --tokenizer-model M]
+          [--split-sentences] [--workers N] [--vocab-file FILE --merge-file FILE]
+          [--tokenizer-type GPT2BPETokenizer | SentencePieceTokenizer --tokenizer-model M
+           | BertWordPieceLowerCase --vocab-file VOCAB | BertWordPieceCase --vocab-file VOCAB]
       Tokenizes FILE into PREFIX_<KEY>_document.bin and .idx (Megatron's indexed
       dataset). FILE is JSON lines (.jsonl or .json: one object per line, text
       in field KEY, default "text") or plain text (.txt: one document per
@@ -35,6 +36,9 @@ const char *kUsage = R"(usage:
       --append-eod ends each non-empty document with <|endoftext|> (50256), or
       with the SentencePiece model's </s>; a SentencePiece document starts with
       <s> (Llama's tokenizer; Llama2Tokenizer is the same type).
+      --split-sentences keeps each sentence of a document as its own sequence
+      (BERT's samples are made of whole sentences; docs/data.md says how it
+      splits). BertWordPiece* is BERT's WordPiece over a vocab.txt.
       --workers N tokenizes with N threads; the output does not depend on N.
   mt-data --inspect PREFIX [--show-tokens] [--decode]
       Checks PREFIX.idx and PREFIX.bin and describes them; --show-tokens
@@ -178,6 +182,9 @@ std::optional<int> parseCommandLine(int argc, char **argv, CommandLine &c) {
     } else if (flag == "--append-eod") {
       ok = args.noValue(error);
       preprocess.appendEod = true;
+    } else if (flag == "--split-sentences") {
+      ok = args.noValue(error);
+      preprocess.splitSentences = true;
     } else if (flag == "--workers") {
       ok = args.integer(number, 1, 1024, error);
       preprocess.workers = static_cast<int>(number);
@@ -255,7 +262,7 @@ int main(int argc, char **argv) {
     return usageError("nothing to do: give --input, --inspect or --samples");
   case Mode::Preprocess:
     if (!only({"--input", "--output-prefix", "--json-keys", "--json-key", "--append-eod",
-               "--workers", "--vocab-file", "--merge-file", "--tokenizer-type", "--tokenizer-model"},
+               "--split-sentences", "--workers", "--vocab-file", "--merge-file", "--tokenizer-type", "--tokenizer-model"},
               "--input"))
       return usageError(error);
     if (preprocess.outputPrefix.empty())

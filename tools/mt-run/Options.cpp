@@ -18,6 +18,11 @@ cl::opt<std::string> data("data",
                                    "Megatron), JSON lines (*.jsonl, \"text\" field), a text file, "
                                    "or whitespace-separated ids, one document per line (*.tokens)"),
                           cl::value_desc("path"), cl::cat(runCategory));
+cl::opt<std::string> vocabFile(
+    "vocab-file",
+    cl::desc("BERT: the WordPiece vocabulary the dataset was made with (its [PAD], [CLS], [SEP] "
+             "and [MASK] ids, and which tokens continue a word)"),
+    cl::value_desc("path"), cl::cat(runCategory));
 cl::opt<bool> dump("dump", cl::desc("print the plan and exit"), cl::cat(runCategory));
 cl::opt<std::string> split("split", cl::desc("train/valid/test weights over the data"),
                            cl::init("949,50,1"), cl::cat(runCategory));
@@ -149,6 +154,7 @@ bool parseOptions(int argc, char **argv, Options &o) {
   }
   o.plan = planPath;
   o.data = data;
+  o.vocabFile = vocabFile;
   o.dump = dump;
   o.split = split;
   o.trainIters = trainIters;

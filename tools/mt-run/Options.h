@@ -9,6 +9,7 @@ namespace mtrun {
 
 struct Options {
   std::string plan, data, logDir, record, timeline;
+  std::string vocabFile; // BERT's WordPiece vocabulary
   std::string save, load;
   int64_t saveInterval = 0, saveKeep = 0;
   bool asyncSave = false;

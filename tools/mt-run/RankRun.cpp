@@ -1,6 +1,9 @@
 //===- RankRun.cpp - one rank's training run -------------------------------===//
 #include "RankRun.h"
 
+#include "mt/Data/WordPieceTokenizer.h"
+#include "mt/Plan/BufferNames.h"
+
 #include <cmath>
 
 #include "mt/Runtime/KernelProfile.h"
@@ -44,7 +47,7 @@ bool RankRun::prepare(std::string &error) {
   iters_ = o_.trainIters ? o_.trainIters : c.train_iters();
   // --eval-only draws no training samples (an empty training split is fine).
   int64_t trainSamples = o_.evalOnly ? 0 : std::max(iters_, c.train_iters()) * c.global_batch_size();
-  if (!data_.open(o_.data, c.vocab_size(), error) ||
+  if (!openData(error) ||
       !data_.build(o_.split, c.seq_length(), c.seed(), trainSamples, error))
     return false;
   if (!o_.load.empty() && !resume(error))
@@ -67,6 +70,41 @@ bool RankRun::prepare(std::string &error) {
     std::fflush(stdout);
   }
   return true;
+}
+
+bool RankRun::openData(std::string &error) {
+  const mt::plan::Config &c = trainer_.config();
+  bool bert = false;
+  for (const mt::plan::Function &f : plan_.functions())
+    for (const mt::plan::TensorSpec &in : f.inputs())
+      bert = bert || in.name() == mt::buffers::batch("sop_labels") ||
+             in.name() == mt::buffers::batch("token_types");
+  if (!bert) {
+    if (!o_.vocabFile.empty()) {
+      error = "--vocab-file is for BERT plans (a WordPiece vocabulary); this model takes GPT "
+              "batches";
+      return false;
+    }
+    return data_.open(o_.data, c.vocab_size(), error);
+  }
+  if (o_.vocabFile.empty()) {
+    error = "this model takes BERT batches: give --vocab-file, the WordPiece vocabulary its "
+            "dataset was made with";
+    return false;
+  }
+  mt::WordPieceTokenizer vocab;
+  if (!vocab.load(o_.vocabFile, /*lowerCase=*/true, error))
+    return false;
+  mt::BertSpecialIds ids;
+  ids.pad = vocab.pad();
+  ids.cls = vocab.cls();
+  ids.sep = vocab.sep();
+  ids.mask = vocab.mask();
+  ids.vocabSize = vocab.vocabSize();
+  ids.isContinuation.resize(static_cast<size_t>(ids.vocabSize));
+  for (int32_t id = 0; id < ids.vocabSize; ++id)
+    ids.isContinuation[static_cast<size_t>(id)] = vocab.isContinuation(id);
+  return data_.openBert(o_.data, c.vocab_size(), ids, error);
 }
 
 bool RankRun::resume(std::string &error) {

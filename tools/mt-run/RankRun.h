@@ -37,6 +37,7 @@ public:
 
 private:
   bool prepare(std::string &error);
+  bool openData(std::string &error);
   bool resume(std::string &error);
   bool train(std::string &error);
   /// --eval-only: one evaluation of the parameters as loaded.

@@ -2,7 +2,9 @@
 //
 // Megatron's --tokenizer-type: GPT2BPETokenizer (byte-level BPE from
 // --vocab-file/--merge-file, or the installed GPT-2 files) or
-// SentencePieceTokenizer (alias Llama2Tokenizer; a --tokenizer-model file).
+// SentencePieceTokenizer (alias Llama2Tokenizer; a --tokenizer-model file), or
+// BertWordPieceLowerCase / BertWordPieceCase (BERT's WordPiece from a
+// --vocab-file; no beginning or end id: BERT's samples add [CLS] and [SEP]).
 // A document's ids are what the tokenizer makes of its text, preceded by
 // the beginning-of-sentence id where the tokenizer has one (SentencePiece
 // models, as Llama's tokenizer adds it); the end-of-document id is the
@@ -14,6 +16,7 @@
 
 #include "mt/Data/Gpt2Tokenizer.h"
 #include "mt/Data/SentencePieceTokenizer.h"
+#include "mt/Data/WordPieceTokenizer.h"
 
 namespace mt {
 
@@ -35,14 +38,15 @@ public:
   bool decode(const std::vector<int32_t> &ids, std::string &text, std::string &error) const;
   int32_t vocabSize() const;
   int32_t endOfText() const;
-  bool isGpt2() const { return !sentencePiece_; }
-  bool loaded() const { return sentencePiece_ ? pieces_.loaded() : gpt2_.loaded(); }
+  bool isGpt2() const { return kind_ == Kind::Gpt2; }
+  bool loaded() const;
   const Gpt2Tokenizer &gpt2() const { return gpt2_; }
 
 private:
   Gpt2Tokenizer gpt2_;
   SentencePieceTokenizer pieces_;
-  bool sentencePiece_ = false;
+  WordPieceTokenizer wordPiece_;
+  enum class Kind { Gpt2, SentencePiece, WordPiece } kind_ = Kind::Gpt2;
 };
 
 } // namespace mt

@@ -6,17 +6,21 @@
 // plain-text file (one document per blank-line-separated paragraph; both
 // tokenized with the GPT-2 BPE, end-of-text appended), or a `.tokens` file of whitespace-separated
 // ids, one document per line (for tests with small vocabularies). Samples are built
-// as Megatron builds GPT samples (mt/Data/GptDataset.h).
+// as Megatron builds GPT samples (mt/Data/GptDataset.h), or for a model that
+// takes BERT's inputs, from an indexed dataset of sentence-split documents as
+// Megatron builds BERT samples (mt/Data/BertDataset.h).
 //
 //===----------------------------------------------------------------------===//
 #ifndef MT_RUNTIME_TRAININGDATA_H
 #define MT_RUNTIME_TRAININGDATA_H
 
+#include "mt/Data/BertDataset.h"
 #include "mt/Data/GptDataset.h"
 #include "mt/Data/IndexedDataset.h"
 #include "mt/Runtime/Trainer.h"
 
 #include <memory>
+#include <optional>
 #include <string>
 
 namespace mt {
@@ -24,7 +28,7 @@ namespace mt {
 /// Serves one split's samples in order, cycling when it runs out.
 class SplitSource : public BatchSource {
 public:
-  int64_t numSamples() const { return dataset_.numSamples(); }
+  int64_t numSamples() const { return isBert_ ? bert_.numSamples() : dataset_.numSamples(); }
   /// Samples served so far (the data order's position), and moving it.
   int64_t position() const { return cursor_; }
   void seek(int64_t samples) { cursor_ = samples; }
@@ -32,7 +36,10 @@ public:
 
 private:
   friend class TrainingData;
+  void nextBert(int64_t row, int64_t seq, MicroBatch &batch);
   GptDataset dataset_;
+  BertDataset bert_;
+  bool isBert_ = false;
   int64_t cursor_ = 0, seq_ = 0;
   std::string name_;
 };
@@ -41,6 +48,10 @@ class TrainingData {
 public:
   /// Opens the corpus; every token id must be below `vocab`.
   bool open(const std::string &path, int64_t vocab, std::string &error);
+  /// BERT samples instead: `path` must be an indexed dataset of
+  /// sentence-split documents (mt-data --split-sentences).
+  bool openBert(const std::string &path, int64_t vocab, const BertSpecialIds &ids,
+                std::string &error);
 
   /// Builds the train and valid splits ("949,50,1") for `trainSamples`
   /// training samples of `seq` tokens (enough epochs are laid out to cover
@@ -53,6 +64,7 @@ public:
 
 private:
   IndexedDataset indexed_;
+  std::optional<BertSpecialIds> bert_;
   std::unique_ptr<DocumentSource> documents_;
   SplitSource train_, valid_;
 };
