@@ -1,9 +1,10 @@
 #!/usr/bin/env python3
 """Builds a small BERT WordPiece vocabulary (vocab.txt format) from a corpus.
 
-Usage: build_wordpiece_vocab.py CORPUS.txt SIZE OUT.txt
+Usage: build-wordpiece-vocab.py CORPUS.txt SIZE OUT.txt
 
-For tests: the vocabulary covers every word of CORPUS.txt, so a lower-casing
+For tests and demos (Megatron takes a trained vocab.txt, e.g. bert-base-uncased's):
+the vocabulary covers every word of CORPUS.txt, so a lower-casing
 WordPiece tokenizer (Megatron's BertWordPieceLowerCase) produces no [UNK] for
 it, except for words longer than 100 characters, which BERT always makes
 [UNK]. OUT.txt has exactly SIZE lines:
@@ -87,7 +88,7 @@ def build(text, size):
 
 def main(argv):
     if len(argv) != 4:
-        sys.stderr.write("usage: build_wordpiece_vocab.py CORPUS.txt SIZE OUT.txt\n")
+        sys.stderr.write("usage: build-wordpiece-vocab.py CORPUS.txt SIZE OUT.txt\n")
         return 2
     corpus, size_text, out = argv[1:]
     try:
@@ -95,7 +96,7 @@ def main(argv):
         if size <= 0:
             raise ValueError
     except ValueError:
-        sys.stderr.write(f"build_wordpiece_vocab.py: SIZE must be a positive integer, "
+        sys.stderr.write(f"build-wordpiece-vocab.py: SIZE must be a positive integer, "
                          f"not {size_text!r}\n")
         return 2
     try:
@@ -105,7 +106,7 @@ def main(argv):
         with open(out, "w", encoding="utf-8", newline="\n") as f:
             f.write("".join(token + "\n" for token in vocab))
     except (OSError, ValueError) as e:
-        sys.stderr.write(f"build_wordpiece_vocab.py: {e}\n")
+        sys.stderr.write(f"build-wordpiece-vocab.py: {e}\n")
         return 1
     return 0
 
