@@ -154,6 +154,9 @@ LogicalResult mt::buildBuffersToLLVMPipeline(OpPassManager &pm) {
       "finalize-memref-to-llvm{use-generic-functions},"
       "convert-math-to-llvm,"
       "convert-math-to-libm,"
+      // math-to-libm scalarizes vector math without an intrinsic (erf, for
+      // exact GeLU in emulated kernels) into vector.extract/insert.
+      "convert-vector-to-llvm,"
       "convert-arith-to-llvm,"
       "convert-func-to-llvm,"
       "convert-cf-to-llvm,"

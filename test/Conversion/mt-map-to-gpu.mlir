@@ -510,3 +510,32 @@ func.func @not_vectorizable(%x: memref<8x6xf32>, %y: memref<8x6xf32>, %z: memref
   }
   return
 }
+
+// -----
+
+// A row read together with an i1 mask (a padding mask) stays scalar: i1 is a
+// byte in memory but a bit in a vector, so a vector load would read packed
+// bits.
+// CHECK-LABEL: func.func @masked_rows
+// CHECK-NOT: vector.load
+// CHECK: memref.load %{{.+}} : memref<6x40xi1>
+// CHECK: gpu.subgroup_reduce maximumf
+func.func @masked_rows(%a: memref<6x40xf32>, %keep: memref<6x40xi1>, %out: memref<6xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c6 = arith.constant 6 : index
+  %c40 = arith.constant 40 : index
+  %ninf = arith.constant 0xFF800000 : f32
+  %r = scf.for %i = %c0 to %c6 step %c1 iter_args(%o = %out) -> (memref<6xf32>) {
+    %max = scf.for %j = %c0 to %c40 step %c1 iter_args(%m = %ninf) -> (f32) {
+      %v = memref.load %a[%i, %j] : memref<6x40xf32>
+      %k = memref.load %keep[%i, %j] : memref<6x40xi1>
+      %s = arith.select %k, %v, %ninf : f32
+      %n = arith.maximumf %m, %s : f32
+      scf.yield %n : f32
+    } {mt.along_row}
+    memref.store %max, %o[%i] : memref<6xf32>
+    scf.yield %o : memref<6xf32>
+  } {mt.independent_iterations}
+  return
+}

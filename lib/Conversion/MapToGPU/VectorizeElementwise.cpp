@@ -31,7 +31,9 @@ enum class Access { Vector, Broadcast };
 /// loop is one run of it aligned to the vector's size.
 std::optional<Access> accessOf(Value operand, AffineMap map, unsigned innermost, int64_t width) {
   auto type = dyn_cast<MemRefType>(operand.getType());
-  if (!type || !map.isProjectedPermutation() || !type.getElementType().isIntOrFloat())
+  // i1 is a byte in memory but a bit in a vector (see VectorizeRows.cpp).
+  if (!type || !map.isProjectedPermutation() || !type.getElementType().isIntOrFloat() ||
+      type.getElementTypeBitWidth() % 8)
     return std::nullopt;
   bool varies = false;
   for (unsigned r = 0; r < map.getNumResults(); ++r)

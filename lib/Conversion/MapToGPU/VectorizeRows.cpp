@@ -60,7 +60,9 @@ std::optional<Plan> planBody(scf::ForOp loop) {
         return std::nullopt; // a gather along the row
       if (!lastIsColumn)
         return false;
-      if (!type.getElementType().isIntOrFloat())
+      // i1 (a padding mask) is a byte in memory but one bit in a vector: a
+      // vector load would read packed bits.
+      if (!type.getElementType().isIntOrFloat() || type.getElementTypeBitWidth() % 8)
         return std::nullopt;
       plan.widest = std::max<int64_t>(plan.widest, type.getElementTypeBitWidth() / 8);
       plan.vectorAccesses.push_back(&op);
