@@ -123,6 +123,8 @@ std::string outputName(func::FuncOp fn, unsigned i, StringRef role,
     return buffers::of(Role::Gradient, g.getValue().str());
   if (fn.getResultAttr(i, kStageInputGradAttrName))
     return std::string(buffers::kStageInputGrad);
+  if (auto m = fn.getResultAttrOfType<StringAttr>(i, kMetricAttrName))
+    return buffers::metric(m.getValue().str());
   size_t n = params.size();
   if (role == "prefill" || role == "decode")
     return std::string(role == "prefill" ? buffers::kLogits : buffers::kNextLogits);

@@ -30,6 +30,10 @@ std::string of(Role role, std::string_view param) {
   return name;
 }
 
+std::string metric(std::string_view name) { return "metric:" + std::string(name); }
+
+bool isMetric(std::string_view name) { return name.substr(0, 7) == "metric:"; }
+
 std::string batch(std::string_view what) {
   std::string name = "batch:";
   name += what;
@@ -51,7 +55,7 @@ std::string stagePrefix(int64_t stage, int64_t numStages) {
 }
 
 std::string staged(std::string_view name, int64_t stage, bool pipelined) {
-  if (!pipelined || name == kLoss || name == kHyper || isBatch(name))
+  if (!pipelined || name == kLoss || name == kHyper || isBatch(name) || isMetric(name))
     return std::string(name);
   return "s" + std::to_string(stage) + "/" + std::string(name);
 }

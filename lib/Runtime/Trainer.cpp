@@ -56,6 +56,13 @@ bool Trainer::load(const plan::Plan &plan, int64_t rank, Communicator *comm, std
   plan_ = plan;
   rank_ = rank;
   comm_ = comm;
+  metricNames_.clear();
+  for (const plan::Function &f : plan_.functions())
+    if (f.role() == "train_step")
+      for (const plan::TensorSpec &out : f.outputs())
+        if (buffers::isMetric(out.name()) &&
+            std::find(metricNames_.begin(), metricNames_.end(), out.name()) == metricNames_.end())
+          metricNames_.push_back(out.name());
   return checkPlan(error) && loadCode(error) && buildStages(error) && allocate(error);
 }
 
@@ -423,6 +430,28 @@ bool Trainer::setModelInputs(const MicroBatch &batch, std::string &error) {
       }
     }
   }
+  return true;
+}
+
+void Trainer::addMetrics() {
+  metricSums_.resize(metricNames_.size(), 0.0);
+  for (size_t i = 0; i < metricNames_.size(); ++i)
+    if (buffer(metricNames_[i]))
+      metricSums_[i] += scalar(metricNames_[i]);
+}
+
+bool Trainer::reportMetrics(int64_t micro, StepStats &stats, std::string &error) {
+  metricSums_.resize(metricNames_.size(), 0.0);
+  stats.metrics.clear();
+  for (size_t i = 0; i < metricNames_.size(); ++i) {
+    double sum = metricSums_[i];
+    if (!sumOver(ppGroup_, sum, metricNames_[i], error) ||
+        !sumOver(dpGroup_, sum, metricNames_[i], error))
+      return false;
+    stats.metrics.emplace_back(metricNames_[i].substr(buffers::metric("").size()),
+                               sum / static_cast<double>(micro));
+  }
+  std::fill(metricSums_.begin(), metricSums_.end(), 0.0);
   return true;
 }
 

@@ -1,6 +1,8 @@
 //===- TrainerPipeline.cpp - a step's passes through the pipeline stages --===//
 #include "mt/Runtime/Trainer.h"
 
+#include <algorithm>
+
 #include "TrainerInternals.h"
 
 #include <chrono>
@@ -82,8 +84,10 @@ bool Trainer::runPipeline(int64_t iteration, const std::vector<MicroBatch> &batc
         return false;
       entry.end = now();
       timeline_.push_back(entry);
-      if (isLastStage(st))
+      if (isLastStage(st)) {
         lossSum += scalar(std::string(buffers::kLoss));
+        addMetrics();
+      }
       if (k > 0) {
         Buffer &g = *buffer(st.prefix + std::string(buffers::kStageInputGrad));
         if (!comm_->send(stageRank(k - 1), gradientChannel(k - 1), g.data(), g.numElements(),
@@ -96,10 +100,12 @@ bool Trainer::runPipeline(int64_t iteration, const std::vector<MicroBatch> &batc
   return true;
 }
 
-bool Trainer::evaluate(BatchSource &data, int64_t batches, double &loss, std::string &error) {
+bool Trainer::evaluate(BatchSource &data, int64_t batches, double &loss, std::string &error,
+                       std::vector<std::pair<std::string, double>> *metrics) {
   const plan::Config &c = plan_.config();
   MicroBatch batch;
   double sum = 0;
+  std::fill(metricSums_.begin(), metricSums_.end(), 0.0);
   for (int64_t i = 0; i < batches; ++i) {
     if (!data.next(c.micro_batch_size(), c.seq_length(), batch, error))
       return false;
@@ -121,6 +127,7 @@ bool Trainer::evaluate(BatchSource &data, int64_t batches, double &loss, std::st
         return false;
       if (isLastStage(st)) {
         sum += scalar(std::string(buffers::kLoss));
+        addMetrics();
       } else {
         Buffer &out = *buffer(st.prefix + std::string(buffers::kStageOutput));
         if (!comm_->send(stageRank(k + 1), kEvalChannelBase + static_cast<int>(k), out.data(),
@@ -133,6 +140,11 @@ bool Trainer::evaluate(BatchSource &data, int64_t batches, double &loss, std::st
       !sumOver(dpGroup_, sum, "validation loss", error))
     return false;
   loss = batches ? sum / static_cast<double>(batches) : 0;
+  StepStats stats;
+  if (!reportMetrics(std::max<int64_t>(batches, 1), stats, error))
+    return false;
+  if (metrics)
+    *metrics = stats.metrics;
   return true;
 }
 

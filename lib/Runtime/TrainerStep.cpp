@@ -138,6 +138,7 @@ bool Trainer::step(int64_t iteration, BatchSource &data, StepStats &stats, std::
           !callTrainStep(st, error))
         return false;
       lossSum += scalar(std::string(buffers::kLoss));
+      addMetrics();
     }
   } else if (!runPipeline(iteration, batches, lossSum, error)) {
     return false;
@@ -147,6 +148,8 @@ bool Trainer::step(int64_t iteration, BatchSource &data, StepStats &stats, std::
       !reducePartialGradients(error) || !reduceTiedGradients(error) || !reduceGradients(error))
     return false;
   stats.loss = lossSum / static_cast<double>(micro);
+  if (!reportMetrics(micro, stats, error))
+    return false;
 
   double sqNorm = 0;
   for (Stage &st : stages_) {

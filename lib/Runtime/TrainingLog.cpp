@@ -91,11 +91,19 @@ void TrainingLog::step(int64_t it, const StepStats &s, double tokensPerSecond, d
              " skipped so far)";
     else if (s.skipped)
       note = " | SKIPPED (non-finite; " + std::to_string(skipped) + " so far)";
+    // Megatron's BERT prints its parts: "lm loss: X | sop loss: Y".
+    std::string metrics;
+    for (const auto &[name, value] : s.metrics) {
+      char buf[128];
+      std::snprintf(buf, sizeof buf, " | %s %.6f", name.c_str(), value);
+      metrics += buf;
+    }
     std::snprintf(line, sizeof line,
-                  "iteration %6lld/%lld | loss %.6f | lr %.4e | grad norm %.4f%s | %.0f tokens/s | "
+                  "iteration %6lld/%lld | loss %.6f%s | lr %.4e | grad norm %.4f%s | %.0f tokens/s | "
                   "elapsed %.1f s%s",
-                  static_cast<long long>(it), static_cast<long long>(total_), s.loss, s.lr,
-                  s.gradNorm, scale.c_str(), tokensPerSecond, elapsed, note.c_str());
+                  static_cast<long long>(it), static_cast<long long>(total_), s.loss,
+                  metrics.c_str(), s.lr, s.gradNorm, scale.c_str(), tokensPerSecond, elapsed,
+                  note.c_str());
     emit(line);
   }
   if (print_ && terminal_ && it < total_) {
@@ -108,11 +116,23 @@ void TrainingLog::step(int64_t it, const StepStats &s, double tokensPerSecond, d
   }
 }
 
-void TrainingLog::validation(int64_t it, double loss) {
+void TrainingLog::validation(int64_t it, double loss,
+                             const std::vector<std::pair<std::string, double>> &metrics) {
   valid_.push_back({it, loss});
-  char line[256];
-  std::snprintf(line, sizeof line, "validation at iteration %lld | loss %.6f | perplexity %.3f",
-                static_cast<long long>(it), loss, std::exp(loss));
+  // The perplexity is the language model's: of "lm loss" when the loss has
+  // other parts (BERT's sentence order), as Megatron's "lm loss PPL".
+  double lm = loss;
+  std::string parts;
+  for (const auto &[name, value] : metrics) {
+    char buf[128];
+    std::snprintf(buf, sizeof buf, " | %s %.6f", name.c_str(), value);
+    parts += buf;
+    if (name == "lm loss")
+      lm = value;
+  }
+  char line[512];
+  std::snprintf(line, sizeof line, "validation at iteration %lld | loss %.6f%s | perplexity %.3f",
+                static_cast<long long>(it), loss, parts.c_str(), std::exp(lm));
   emit(line);
 }
 

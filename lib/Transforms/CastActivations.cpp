@@ -61,7 +61,7 @@ struct CastActivationsPass : mt::impl::CastActivationsPassBase<CastActivationsPa
         continue;
       if (failed(cast(fn, half, f32)))
         return signalPassFailure();
-      if (scaleLoss && fn.getNumResults() == 1 && floatTensor(fn.getResultTypes()[0]) &&
+      if (scaleLoss && fn.getNumResults() >= 1 && floatTensor(fn.getResultTypes()[0]) &&
           floatTensor(fn.getResultTypes()[0]).getRank() == 0) {
         Builder b(fn.getContext());
         unsigned index = fn.getNumArguments();

@@ -191,6 +191,13 @@ LogicalResult deriveGradients(func::FuncOp forward) {
     results.push_back(loss);
     resultTypes.push_back(loss.getType());
     resultAttrs.push_back(b.getDictionaryAttr({}));
+    // Metrics pass through, undifferentiated.
+    for (unsigned i = 1; i < ret.getNumOperands(); ++i) {
+      results.push_back(ret.getOperand(i));
+      resultTypes.push_back(ret.getOperand(i).getType());
+      DictionaryAttr attrs = grad.getResultAttrDict(i);
+      resultAttrs.push_back(attrs ? attrs : b.getDictionaryAttr({}));
+    }
   }
   for (const ParamInfo &p : collectParams(grad)) {
     Value arg = entry.getArgument(p.argNumber);

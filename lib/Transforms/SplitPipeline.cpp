@@ -124,10 +124,12 @@ LogicalResult split(ModuleOp module, func::FuncOp model, int64_t numStages) {
         argTypes.push_back(t);
       }
     }
-    Type resultType = last ? model.getResultTypes().front() : activation;
+    // The last stage returns the loss and any metrics.
+    SmallVector<Type> resultTypes =
+        last ? SmallVector<Type>(model.getResultTypes()) : SmallVector<Type>{activation};
     auto fn = func::FuncOp::create(b, model.getLoc(),
                                      (model.getSymName() + "_stage" + Twine(k)).str(),
-                                     b.getFunctionType(argTypes, {resultType}));
+                                     b.getFunctionType(argTypes, resultTypes));
     Block *body = fn.addEntryBlock();
     IRMapping mapping;
     for (BlockArgument arg : entry.getArguments())

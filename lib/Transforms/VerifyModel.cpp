@@ -5,6 +5,8 @@
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/StringMap.h"
 
+#include <set>
+
 namespace mt {
 #define GEN_PASS_DEF_VERIFYMODELPASS
 #include "mt/Transforms/Passes.h.inc"
@@ -55,11 +57,25 @@ LogicalResult verifyModel(func::FuncOp func) {
                             << func.getArgument(p.argNumber).getType();
   }
   auto results = func.getFunctionType().getResults();
-  auto loss = results.size() == 1 ? dyn_cast<RankedTensorType>(results[0]) : nullptr;
-  if (!loss || loss.getRank() != 0 || !(loss.getElementType().isF32() || loss.getElementType().isF64()))
-    return func.emitError() << "model violates M3: a model function returns exactly one "
-                               "tensor<f32> (or tensor<f64>), the loss; got ("
+  auto scalar = [](Type t) {
+    auto r = dyn_cast<RankedTensorType>(t);
+    return r && r.getRank() == 0 && (r.getElementType().isF32() || r.getElementType().isF64());
+  };
+  if (results.empty() || !scalar(results[0]) || func.getResultAttr(0, kMetricAttrName))
+    return func.emitError() << "model violates M3: a model function returns its loss first, a "
+                               "tensor<f32> (or tensor<f64>); got ("
                             << results << ")";
+  std::set<std::string> metrics;
+  for (unsigned i = 1; i < results.size(); ++i) {
+    auto name = func.getResultAttrOfType<StringAttr>(i, kMetricAttrName);
+    if (!scalar(results[i]) || !name || name.getValue().empty())
+      return func.emitError() << "model violates M5: result " << i << " after the loss must be a "
+                                 "tensor<f32> (or tensor<f64>) named by {mt.metric = \"...\"}; got "
+                              << results[i];
+    if (!metrics.insert(name.getValue().str()).second)
+      return func.emitError() << "model violates M5: two results are named metric '"
+                              << name.getValue() << "'";
+  }
   return verifyDropoutStreams(func.getBody());
 }
 

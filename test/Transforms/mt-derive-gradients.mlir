@@ -214,3 +214,21 @@ func.func @scaled(%w: tensor<4x8xf32> {mt.param = #mt.param<name = "w", init = n
   %loss = mt.cross_entropy %y32, %labels : tensor<2x4xf32>, tensor<2xi32> -> tensor<f32>
   return %loss : tensor<f32>
 }
+
+// -----
+
+// A metric after the loss (mt.metric) passes through to the gradient
+// function, after the loss and before the gradients, undifferentiated: only
+// the loss seeds the backward.
+// CHECK-LABEL: func.func @metric_grad
+// CHECK-SAME: -> (tensor<f32>, tensor<f32> {mt.metric = "part"}, tensor<4x8xf32> {mt.grad_of = "w"})
+// CHECK: %[[PART:.*]] = mt.cross_entropy
+// CHECK: %[[LOSS:.*]] = mt.add %[[PART]], %[[PART]]
+// CHECK: return %[[LOSS]], %[[PART]], %{{.*}} : tensor<f32>, tensor<f32>, tensor<4x8xf32>
+func.func @metric(%w: tensor<4x8xf32> {mt.param = #mt.param<name = "w", init = normal, std = 0.02>},
+                  %x: tensor<2x8xf32>, %labels: tensor<2xi32>) -> (tensor<f32>, tensor<f32> {mt.metric = "part"}) {
+  %y = mt.linear %x, %w : tensor<2x8xf32>, tensor<4x8xf32> -> tensor<2x4xf32>
+  %part = mt.cross_entropy %y, %labels : tensor<2x4xf32>, tensor<2xi32> -> tensor<f32>
+  %loss = mt.add %part, %part : tensor<f32>, tensor<f32>
+  return %loss, %part : tensor<f32>, tensor<f32>
+}

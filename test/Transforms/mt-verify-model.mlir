@@ -71,8 +71,8 @@ func.func @integer_param(%s: tensor<4xi32> {mt.param = #mt.param<name = "steps",
 
 // -----
 
-// M3: a model must return its loss and nothing else.
-// expected-error @+1 {{model violates M3: a model function returns exactly one tensor<f32> (or tensor<f64>), the loss}}
+// M3: a model returns its loss first.
+// expected-error @+1 {{model violates M3: a model function returns its loss first, a tensor<f32> (or tensor<f64>)}}
 func.func @no_loss(%w: tensor<4x8xf32> {mt.param = #mt.param<name = "w", init = zeros>},
                    %x: tensor<2x8xf32>) -> tensor<2x4xf32> {
   %y = mt.linear %x, %w : tensor<2x8xf32>, tensor<4x8xf32> -> tensor<2x4xf32>
@@ -104,4 +104,27 @@ func.func @unrolled(%w: tensor<4x8xf32> {mt.param = #mt.param<name = "w", init =
   %y = mt.linear %b, %w : tensor<2x8xf32>, tensor<4x8xf32> -> tensor<2x4xf32>
   %loss = mt.cross_entropy %y, %labels : tensor<2x4xf32>, tensor<2xi32> -> tensor<f32>
   return %loss : tensor<f32>
+}
+
+// -----
+
+// M5: a result after the loss is a scalar metric with a name.
+// expected-error @+1 {{model violates M5: result 1 after the loss must be a tensor<f32> (or tensor<f64>) named by {mt.metric = "..."}; got 'tensor<f32>'}}
+func.func @unnamed_metric(%w: tensor<4x8xf32> {mt.param = #mt.param<name = "w", init = zeros>},
+                          %x: tensor<2x8xf32>, %labels: tensor<2xi32>) -> (tensor<f32>, tensor<f32>) {
+  %y = mt.linear %x, %w : tensor<2x8xf32>, tensor<4x8xf32> -> tensor<2x4xf32>
+  %loss = mt.cross_entropy %y, %labels : tensor<2x4xf32>, tensor<2xi32> -> tensor<f32>
+  return %loss, %loss : tensor<f32>, tensor<f32>
+}
+
+// -----
+
+// M5: metric names are unique.
+// expected-error @+1 {{model violates M5: two results are named metric 'lm loss'}}
+func.func @twice(%w: tensor<4x8xf32> {mt.param = #mt.param<name = "w", init = zeros>},
+                 %x: tensor<2x8xf32>, %labels: tensor<2xi32>)
+    -> (tensor<f32>, tensor<f32> {mt.metric = "lm loss"}, tensor<f32> {mt.metric = "lm loss"}) {
+  %y = mt.linear %x, %w : tensor<2x8xf32>, tensor<4x8xf32> -> tensor<2x4xf32>
+  %loss = mt.cross_entropy %y, %labels : tensor<2x4xf32>, tensor<2xi32> -> tensor<f32>
+  return %loss, %loss, %loss : tensor<f32>, tensor<f32>, tensor<f32>
 }

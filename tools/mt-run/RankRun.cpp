@@ -214,11 +214,12 @@ bool RankRun::afterStep(int64_t it, const mt::StepStats &stats, double seconds,
     if (profiled_)
       profiled_->profile(mt::CudaBackend::Profiling::Pause);
     double loss = 0;
-    if (!trainer_.evaluate(data_.valid(), o_.evalIters, loss, error)) {
+    std::vector<std::pair<std::string, double>> metrics;
+    if (!trainer_.evaluate(data_.valid(), o_.evalIters, loss, error, &metrics)) {
       error = "evaluation: " + error;
       return false;
     }
-    log_->validation(it, loss);
+    log_->validation(it, loss, metrics);
     if (profiled_)
       profiled_->profile(mt::CudaBackend::Profiling::Resume);
   }

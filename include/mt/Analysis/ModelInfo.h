@@ -68,6 +68,9 @@ inline constexpr llvm::StringLiteral kKvCacheAttrName = "mt.kv_cache";
 /// A loop whose iterations write disjoint parts of what it carries (a row
 /// kernel's loop over rows): a parallel target may run them at once.
 inline constexpr llvm::StringLiteral kIndependentIterationsAttrName = "mt.independent_iterations";
+/// A model result after the loss: a scalar the trainer reports beside it,
+/// not differentiated (BERT's "lm loss" and "sop loss"): mt.metric = "<name>".
+inline constexpr llvm::StringLiteral kMetricAttrName = "mt.metric";
 /// A model argument the data loader (or trainer) fills: mt.batch = "tokens",
 /// "labels", "loss_mask", "dropout_seed", "loss_scale".
 inline constexpr llvm::StringLiteral kBatchAttrName = "mt.batch";

@@ -13,6 +13,7 @@
 //   exp_avg:<p>  exp_avg_sq:<p>    AdamW's moments
 //   batch:<what>                   tokens, labels, loss_mask, dropout_seed, loss_scale
 //   loss, hyper                    the loss and the optimizer's hyper-parameters
+//   metric:<name>                  a metric the model returns beside the loss
 //   act_in act_out act_in_grad act_out_grad   pipeline stages' activations
 //   kv_cache:k.<n> kv_cache:v.<n>  attention site n's KV cache (inference)
 //   batch:next_token  next_logits  the decode's token and logits (inference;
@@ -42,6 +43,9 @@ std::string_view prefixOf(Role role);
 std::string of(Role role, std::string_view param);
 /// "batch:<what>".
 std::string batch(std::string_view what);
+/// "metric:<name>" (a model result marked mt.metric).
+std::string metric(std::string_view name);
+bool isMetric(std::string_view name);
 bool isBatch(std::string_view name);
 
 /// "kv_cache:k.0" for the cache argument marked mt.kv_cache = "k.0".

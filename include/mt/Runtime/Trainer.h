@@ -51,6 +51,9 @@ struct StepStats {
   /// was lowered), not a diverging run.
   double lossScale = 0;
   bool overflow = false;
+  /// The model's metrics (mt.metric results), averaged over the step's
+  /// micro-batches like the loss: BERT's "lm loss", "sop loss".
+  std::vector<std::pair<std::string, double>> metrics;
 };
 
 class Trainer {
@@ -73,7 +76,8 @@ public:
   /// Mean loss of `batches` micro-batches with the evaluation function
   /// (dropout off), or the forward function when the plan has none; the
   /// data-parallel ranks share the batches out, pipeline stages pass them on.
-  bool evaluate(BatchSource &data, int64_t batches, double &loss, std::string &error);
+  bool evaluate(BatchSource &data, int64_t batches, double &loss, std::string &error,
+                std::vector<std::pair<std::string, double>> *metrics = nullptr);
 
   const plan::Config &config() const { return plan_.config(); }
   const plan::Plan &plan() const { return plan_; }
@@ -157,6 +161,10 @@ private:
   bool setBatch(const MicroBatch &batch, int64_t iteration, int64_t micro, std::string &error);
   /// The model's further batch inputs (MicroBatch::inputs) into their buffers.
   bool setModelInputs(const MicroBatch &batch, std::string &error);
+  /// Adds this rank's metric values (after a last-stage call) to metricSums_.
+  void addMetrics();
+  /// Sums metricSums_ over the pipeline and data-parallel groups into `stats`.
+  bool reportMetrics(int64_t micro, StepStats &stats, std::string &error);
   double scalar(const std::string &name);
   bool nextOwnBatch(BatchSource &data, MicroBatch &batch, std::string &error);
   bool sumOver(const Group &group, double &value, const std::string &what, std::string &error);
@@ -186,6 +194,8 @@ private:
   std::map<std::string, int64_t> arenaCalls_;
   std::map<std::string, int64_t> arenaReached_;
   std::map<std::string, plan::DType> dtypes_;
+  std::vector<std::string> metricNames_; // the plan's metric buffers, in output order
+  std::vector<double> metricSums_;
   std::vector<Stage> stages_;
   std::vector<TimelineEntry> timeline_; // this rank's passes in the last step
   int64_t optimizerSteps_ = 0;

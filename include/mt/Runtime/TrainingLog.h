@@ -23,7 +23,8 @@ public:
               const std::string &device = "");
   void step(int64_t iteration, const StepStats &stats, double tokensPerSecond, double elapsed,
             int64_t skipped, bool print);
-  void validation(int64_t iteration, double loss);
+  void validation(int64_t iteration, double loss,
+                  const std::vector<std::pair<std::string, double>> &metrics = {});
   bool finish(std::string &error);
 
 private:
