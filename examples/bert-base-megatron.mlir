@@ -45,7 +45,8 @@ func.func @bert_base_megatron(
     %lm_b: tensor<30522xf32> {mt.param = #mt.param<name = "cls.predictions.bias", init = zeros>},
     %sop_w: tensor<2x768xf32> {mt.param = #mt.param<name = "cls.seq_relationship.weight", init = normal, std = 2.000000e-02>},
     %sop_b: tensor<2xf32> {mt.param = #mt.param<name = "cls.seq_relationship.bias", init = zeros>})
-    -> (tensor<f32>, tensor<f32> {mt.metric = "lm loss"}, tensor<f32> {mt.metric = "sop loss"}) {
+    -> (tensor<f32>, tensor<f32> {mt.metric = "lm loss"}, tensor<f32> {mt.metric = "sop loss"},
+        tensor<f32> {mt.metric = "lm accuracy"}) {
   %tok = mt.embedding %wte[%tokens] : tensor<30522x768xf32>, tensor<?x?xi32> -> tensor<?x?x768xf32>
   %pos = mt.position_embedding %wpe for %tokens : tensor<512x768xf32>, tensor<?x?xi32> -> tensor<?x768xf32>
   %typ = mt.embedding %wtt[%token_types] : tensor<2x768xf32>, tensor<?x?xi32> -> tensor<?x?x768xf32>
@@ -104,5 +105,6 @@ func.func @bert_base_megatron(
   %sop = mt.linear %pt, %sop_w, %sop_b : tensor<?x?x768xf32>, tensor<2x768xf32>, tensor<2xf32> -> tensor<?x?x2xf32>
   %sop_loss = mt.cross_entropy %sop, %sop_labels mask %sop_mask : tensor<?x?x2xf32>, tensor<?x?xi32>, tensor<?x?xf32> -> tensor<f32>
   %loss = mt.add %lm_loss, %sop_loss : tensor<f32>, tensor<f32>
-  return %loss, %lm_loss, %sop_loss : tensor<f32>, tensor<f32>, tensor<f32>
+  %lm_acc = mt.accuracy %logits, %labels mask %loss_mask : tensor<?x?x30522xf32>, tensor<?x?xi32>, tensor<?x?xf32> -> tensor<f32>
+  return %loss, %lm_loss, %sop_loss, %lm_acc : tensor<f32>, tensor<f32>, tensor<f32>, tensor<f32>
 }

@@ -15,8 +15,9 @@ Both count the same parameters (Megatron's final norm replaces the embedding
 norm).
 
 The loss is Megatron's: lm loss (mean cross-entropy over the masked
-positions, loss_mask) + sop loss (cross-entropy of the binary head); both
-are also returned as metrics (mt.metric), which mt-run prints beside it. The
+positions, loss_mask) + sop loss (cross-entropy of the binary head); both,
+and the masked-LM accuracy, are also returned as metrics (mt.metric), which
+mt-run prints beside it. The
 pooler and binary head run at every position and the sop loss weighs only the
 first one (sop_mask is 1 there, 0 elsewhere; sop_labels holds the label
 there): the same loss and gradients as pooling the first token, with nothing
@@ -198,7 +199,8 @@ def model(name, layers, hidden, heads, ffn, vocab, positions, style, dropout, de
 // (sop_mask 1 there). Batch and sequence sizes are fixed at compile time.
 func.func @{name.replace('-', '_')}(
     {(','+chr(10)+'    ').join(args)})
-    -> (tensor<f32>, tensor<f32> {{mt.metric = "lm loss"}}, tensor<f32> {{mt.metric = "sop loss"}}) {{
+    -> (tensor<f32>, tensor<f32> {{mt.metric = "lm loss"}}, tensor<f32> {{mt.metric = "sop loss"}},
+        tensor<f32> {{mt.metric = "lm accuracy"}}) {{
 {emb_text}
   %h = mt.layer_stack (%hidden = {e} : {act}) layers (
         {bindings})
@@ -216,7 +218,8 @@ func.func @{name.replace('-', '_')}(
   %sop = mt.linear %pt, %sop_w, %sop_b : {act}, {ty([2, H])}, {ty([2])} -> {sop_t}
   %sop_loss = mt.cross_entropy %sop, %sop_labels mask %sop_mask : {sop_t}, {ids}, {mask} -> tensor<f32>
   %loss = mt.add %lm_loss, %sop_loss : tensor<f32>, tensor<f32>
-  return %loss, %lm_loss, %sop_loss : tensor<f32>, tensor<f32>, tensor<f32>
+  %lm_acc = mt.accuracy %logits, %labels mask %loss_mask : {logits_t}, {ids}, {mask} -> tensor<f32>
+  return %loss, %lm_loss, %sop_loss, %lm_acc : tensor<f32>, tensor<f32>, tensor<f32>, tensor<f32>
 }}
 """
 

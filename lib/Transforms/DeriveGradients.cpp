@@ -99,6 +99,24 @@ void eraseDeadOps(Block &entry) {
       op->erase();
 }
 
+/// The gradient function's results as they are gathered: values, types,
+/// attributes.
+struct GradientResults {
+  SmallVector<Value> values;
+  SmallVector<Type> types;
+  SmallVector<Attribute> attrs;
+  void add(Value v, DictionaryAttr a) {
+    values.push_back(v);
+    types.push_back(v.getType());
+    attrs.push_back(a);
+  }
+  /// The adjoint of `arg` (zeros when nothing reached it).
+  void addAdjoint(GradientBuilder &diff, Value arg, DictionaryAttr a) {
+    Value g = diff.adjoint(arg);
+    add(g ? g : diff.zeros(arg.getType()), a);
+  }
+};
+
 LogicalResult deriveGradients(func::FuncOp forward) {
   if (failed(checkReady(forward)))
     return failure();
@@ -184,42 +202,27 @@ LogicalResult deriveGradients(func::FuncOp forward) {
 
   stackLayerAdjoints(diff, ret.getLoc());
 
-  SmallVector<Value> results;
-  SmallVector<Type> resultTypes;
-  SmallVector<Attribute> resultAttrs;
+  GradientResults out;
   if (!stageOutput) {
-    results.push_back(loss);
-    resultTypes.push_back(loss.getType());
-    resultAttrs.push_back(b.getDictionaryAttr({}));
+    out.add(loss, b.getDictionaryAttr({}));
     // Metrics pass through, undifferentiated.
     for (unsigned i = 1; i < ret.getNumOperands(); ++i) {
-      results.push_back(ret.getOperand(i));
-      resultTypes.push_back(ret.getOperand(i).getType());
       DictionaryAttr attrs = grad.getResultAttrDict(i);
-      resultAttrs.push_back(attrs ? attrs : b.getDictionaryAttr({}));
+      out.add(ret.getOperand(i), attrs ? attrs : b.getDictionaryAttr({}));
     }
   }
-  for (const ParamInfo &p : collectParams(grad)) {
-    Value arg = entry.getArgument(p.argNumber);
-    Value g = diff.adjoint(arg);
-    results.push_back(g ? g : diff.zeros(arg.getType()));
-    resultTypes.push_back(arg.getType());
-    resultAttrs.push_back(
-        b.getDictionaryAttr(b.getNamedAttr(kGradOfAttrName, b.getStringAttr(p.name))));
-  }
-  if (stageInput) {
-    Value arg = entry.getArgument(*stageInput);
-    Value g = diff.adjoint(arg);
-    results.push_back(g ? g : diff.zeros(arg.getType()));
-    resultTypes.push_back(arg.getType());
-    resultAttrs.push_back(b.getDictionaryAttr(b.getNamedAttr(kStageInputGradAttrName, b.getUnitAttr())));
-  }
+  for (const ParamInfo &p : collectParams(grad))
+    out.addAdjoint(diff, entry.getArgument(p.argNumber),
+                   b.getDictionaryAttr(b.getNamedAttr(kGradOfAttrName, b.getStringAttr(p.name))));
+  if (stageInput)
+    out.addAdjoint(diff, entry.getArgument(*stageInput),
+                   b.getDictionaryAttr(b.getNamedAttr(kStageInputGradAttrName, b.getUnitAttr())));
   // The stacking of layer adjoints and zero gradients are backward too.
   markBackward(last, {});
-  func::ReturnOp::create(b, ret.getLoc(), results);
+  func::ReturnOp::create(b, ret.getLoc(), out.values);
   ret.erase();
-  grad.setType(FunctionType::get(grad.getContext(), entry.getArgumentTypes(), resultTypes));
-  grad.setAllResultAttrs(resultAttrs);
+  grad.setType(FunctionType::get(grad.getContext(), entry.getArgumentTypes(), out.types));
+  grad.setAllResultAttrs(out.attrs);
 
   eraseDeadOps(entry);
   return success();

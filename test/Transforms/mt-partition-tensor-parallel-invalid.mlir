@@ -280,17 +280,6 @@ func.func @split_heads_of_sequence_piece(%tokens: tensor<2x4xi32> {mt.batch = "t
   return %loss : tensor<f32>
 }
 
-// -----
-
-// The token embeddings taken as logits (no head): reduced, they are split
-// along the sequence, and the vocab-parallel loss needs a vocabulary split.
-func.func @logits_split_along_sequence(%tokens: tensor<2x4xi32> {mt.batch = "tokens"}, %labels: tensor<2x4xi32> {mt.batch = "labels"},
-    %wte: tensor<16x16xf32> {mt.param = #mt.param<name = "wte", init = normal, std = 2.0e-02>}) -> tensor<f32> {
-  %x = mt.embedding %wte[%tokens] : tensor<16x16xf32>, tensor<2x4xi32> -> tensor<2x4x16xf32>
-  // expected-error @+1 {{mt-partition-tensor-parallel (tp=2): the logits are split along dimension 1, not along the vocabulary}}
-  %loss = mt.cross_entropy %x, %labels : tensor<2x4x16xf32>, tensor<2x4xi32> -> tensor<f32>
-  return %loss : tensor<f32>
-}
 
 // -----
 

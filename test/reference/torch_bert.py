@@ -9,22 +9,27 @@ is Megatron's: mean cross-entropy over the masked positions plus the
 sentence-order cross-entropy. With --megatron, Megatron-LM's pre-LN layers,
 a final layer norm and no embedding layer norm (eps 1e-5 instead of 1e-12).
 
-Usage: torch_bert.py DIR LAYERS HEADS [--megatron] [--tolerance 1e-5]
+With --log TRAIN_LOG, also compares the first step's lm loss, sop loss and
+masked-LM accuracy that mt-run printed with PyTorch's.
+
+Usage: torch_bert.py DIR LAYERS HEADS [--megatron] [--log TRAIN_LOG] [--tolerance 1e-5]
 """
+import json
 import math
 import os
+import re
 import sys
 
 import torch
 import torch.nn.functional as F
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from replay import replay  # noqa: E402
+from replay import load, replay  # noqa: E402
 
 INPUTS = ("token_types", "padding_mask", "sop_labels", "sop_mask")
 
 
-def bert_loss(p, tokens, labels, mask, inputs, layers, heads, megatron):
+def bert_loss(p, tokens, labels, mask, inputs, layers, heads, megatron, parts=None):
     eps = 1e-5 if megatron else 1e-12
     b, s = tokens.shape
     ln = lambda x, name: F.layer_norm(x, x.shape[-1:], p[name + ".weight"], p[name + ".bias"], eps)
@@ -68,13 +73,49 @@ def bert_loss(p, tokens, labels, mask, inputs, layers, heads, megatron):
     pooled = torch.tanh(h[:, 0] @ p["bert.pooler.dense.weight"].T + p["bert.pooler.dense.bias"])
     sop_logits = pooled @ p["cls.seq_relationship.weight"].T + p["cls.seq_relationship.bias"]
     sop_loss = F.cross_entropy(sop_logits, inputs["sop_labels"][:, 0])
+    if parts is not None:
+        right = (logits.argmax(-1) == labels.long()).float()
+        parts.update({"lm loss": lm_loss.item(), "sop loss": sop_loss.item(),
+                      "lm accuracy": ((right * mask).sum() / mask.sum()).item()})
     return lm_loss + sop_loss
+
+
+def first_step_metrics(d, layers, heads, megatron, log):
+    """The first step's lm loss, sop loss and masked-LM accuracy, as mt-run
+    printed them (its first log line) against PyTorch's on the same batches."""
+    m = json.load(open(os.path.join(d, "manifest.json")))
+    params = {p["name"]: load(f"{d}/init/{p['name']}.f32", p["shape"]) for p in m["parameters"]}
+    shape = (m["micro_batch_size"], m["seq_length"])
+    micro = m["global_batch_size"] // m["micro_batch_size"]
+    sums = {"lm loss": 0.0, "sop loss": 0.0, "lm accuracy": 0.0}
+    for i in range(micro):
+        base = f"{d}/batches/{i}"
+        tokens = load(base + ".tokens.i32", shape, torch.int32).long()
+        labels = load(base + ".labels.i32", shape, torch.int32)
+        mask = load(base + ".mask.f32", shape)
+        inputs = {n: load(f"{base}.{n}.i32", shape, torch.int32).long() for n in INPUTS}
+        parts = {}
+        with torch.no_grad():
+            bert_loss(params, tokens, labels, mask, inputs, layers, heads, megatron, parts)
+        for k in sums:
+            sums[k] += parts[k] / micro
+    line = next(l for l in open(log) if l.startswith("iteration"))
+    printed = {k: float(re.search(re.escape(k) + r" ([0-9.]+)", line).group(1)) for k in sums}
+    for k in sums:
+        diff = abs(printed[k] - sums[k]) / max(abs(sums[k]), 1e-30)
+        print(f"step 1 {k}: torch {sums[k]:.6f}, mt-run {printed[k]:.6f} "
+              f"{'ok' if diff <= 1e-5 else 'MISMATCH'}")
 
 
 def main():
     megatron = "--megatron" in sys.argv
     if megatron:
         sys.argv.remove("--megatron")
+    if "--log" in sys.argv:
+        i = sys.argv.index("--log")
+        log = sys.argv[i + 1]
+        del sys.argv[i:i + 2]
+        first_step_metrics(sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), megatron, log)
     replay(lambda p, tokens, labels, mask, inputs, a: bert_loss(p, tokens, labels, mask, inputs,
                                                                 a.layers, a.heads, megatron),
            [("layers", int), ("heads", int)], batch_inputs=INPUTS)

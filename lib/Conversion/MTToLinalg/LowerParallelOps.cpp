@@ -334,6 +334,35 @@ Value rowMask(LinalgBuilder &lb, Value mask, int64_t rows, Type t) {
   });
 }
 
+/// mt.accuracy_from_stats: mean over unmasked rows of [label_logit >= max].
+Lowered lowerAccuracyFromStats(AccuracyFromStatsOp op, LinalgBuilder &lb) {
+  auto type = tensorOf(op.getLabelLogit());
+  int64_t rows = type.getNumElements();
+  Type t = computeType(type.getElementType());
+  MLIRContext *ctx = lb.builder().getContext();
+  Value label = lb.reshape(op.getLabelLogit(), {rows}), max = lb.reshape(op.getMax(), {rows});
+  Value mask = rowMask(lb, op.getLossMask(), rows, t);
+  Value perRow = lb.generic(
+      {label, max, mask}, {lb.identity(1), lb.identity(1), lb.identity(1)},
+      lb.empty({rows}, t), lb.identity(1), lb.parallel(1),
+      [&](OpBuilder &b, Location l, ValueRange a) -> Value {
+        Value hit = arith::CmpFOp::create(b, l, arith::CmpFPredicate::OGE,
+                                          castFloat(b, l, a[0], t), castFloat(b, l, a[1], t));
+        Value one = arith::SelectOp::create(b, l, hit, cst(b, l, t, 1.0), cst(b, l, t, 0.0));
+        return arith::MulFOp::create(b, l, one, a[2]);
+      });
+  Value total = lb.sumAll(perRow), count = lb.sumAll(mask);
+  Type resultType = tensorOf(op.getResult()).getElementType();
+  AffineMap scalar = AffineMap::get(0, 0, {}, ctx);
+  return SmallVector<Value>{lb.generic(
+      {total, count}, {scalar, scalar}, lb.empty({}, resultType), scalar, {},
+      [&](OpBuilder &b, Location l, ValueRange a) -> Value {
+        Value empty = arith::CmpFOp::create(b, l, arith::CmpFPredicate::OEQ, a[1], cst(b, l, t, 0.0));
+        Value denom = arith::SelectOp::create(b, l, empty, cst(b, l, t, 1.0), a[1]);
+        return castFloat(b, l, arith::DivFOp::create(b, l, a[0], denom), resultType);
+      })};
+}
+
 Lowered lowerFromStats(CrossEntropyFromStatsOp op, LinalgBuilder &lb) {
   auto type = tensorOf(op.getSumExp());
   int64_t rows = type.getNumElements();
@@ -417,6 +446,7 @@ void populateParallelLoweringPatterns(RewritePatternSet &patterns) {
   addLowering<VocabParallelStatsOp>(patterns, lowerVocabStats);
   addLowering<VocabParallelStatsGradOp>(patterns, lowerVocabStatsGrad);
   addLowering<CrossEntropyFromStatsOp>(patterns, lowerFromStats);
+  addLowering<AccuracyFromStatsOp>(patterns, lowerAccuracyFromStats);
   addLowering<CrossEntropyFromStatsGradOp>(patterns, lowerFromStatsGrad);
 }
 

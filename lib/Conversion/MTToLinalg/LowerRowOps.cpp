@@ -378,6 +378,31 @@ Lowered lowerCrossEntropy(CrossEntropyOp op, LinalgBuilder &lb) {
       lb.location(), RankedTensorType::get({}, lossType), mean)};
 }
 
+/// The unmasked rows' share whose label logit reaches the row maximum.
+template <typename Hit>
+Value meanOfHits(LossRows &in, LinalgBuilder &lb, Type resultType, Hit hit) {
+  Value perRow = overRows(lb, in.rows, lb.empty({in.rows}, computeType(in.t)), [&](Scalar s, Value r, ValueRange outs) {
+    Value one = s.select(hit(s, r), s.c(computeType(in.t), 1.0), s.c(computeType(in.t), 0.0));
+    return SmallVector<Value>{s.put(s.mul(one, in.weight(s, r)), outs[0], {r})};
+  }, /*independent=*/true)[0];
+  Value total = lb.sumAll(perRow), count = lossCount(in, lb);
+  Scalar s{lb.builder(), lb.location()};
+  Value mean = s.cast(s.div(s.at(total, {}), s.nonZero(s.at(count, {}))), resultType);
+  return tensor::FromElementsOp::create(lb.builder(), lb.location(),
+                                        RankedTensorType::get({}, resultType), mean);
+}
+
+/// mean over unmasked rows of [logits[label] >= max(logits)].
+Lowered lowerAccuracy(AccuracyOp op, LinalgBuilder &lb) {
+  LossRows in(op, lb);
+  Type resultType = tensorOf(op.getResult()).getElementType();
+  return SmallVector<Value>{meanOfHits(in, lb, resultType, [&](Scalar s, Value r) {
+    Value picked = s.cast(s.at(in.logits, {r, in.label(s, r)}), computeType(in.t));
+    return arith::CmpFOp::create(s.b, s.l, arith::CmpFPredicate::OGE, picked, in.rowMax(s, r))
+        .getResult();
+  })};
+}
+
 /// dlogits = (softmax(z) - onehot(label)) * mask * dloss / count.
 Lowered lowerCrossEntropyGrad(CrossEntropyGradOp op, LinalgBuilder &lb) {
   LossRows in(op, lb);
@@ -431,6 +456,7 @@ void populateRowLoweringPatterns(RewritePatternSet &patterns) {
   addLowering<SoftmaxGradOp>(patterns, lowerSoftmaxGrad);
   addLowering<CrossEntropyOp>(patterns, lowerCrossEntropy);
   addLowering<CrossEntropyGradOp>(patterns, lowerCrossEntropyGrad);
+  addLowering<AccuracyOp>(patterns, lowerAccuracy);
 }
 
 } // namespace mt

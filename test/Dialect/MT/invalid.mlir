@@ -1369,6 +1369,82 @@ func.func @cross_entropy_c5_num_classes_zero(%logits: tensor<2x16x100xf32>, %lab
 }
 
 //===----------------------------------------------------------------------===//
+// mt.accuracy, mt.accuracy_from_stats
+//===----------------------------------------------------------------------===//
+
+// mt.accuracy C1: integer logits
+func.func @accuracy_c1_integer_logits(%logits: tensor<2x16x100xi32>, %labels: tensor<2x16xi32>) -> tensor<f32> {
+  // expected-error @+1 {{violates C1: logits must be a floating-point tensor [..., classes], got 'tensor<2x16x100xi32>'}}
+  %a = mt.accuracy %logits, %labels : tensor<2x16x100xi32>, tensor<2x16xi32> -> tensor<f32>
+  return %a : tensor<f32>
+}
+
+// -----
+
+// mt.accuracy C2: labels of the wrong shape
+func.func @accuracy_c2_labels_shape(%logits: tensor<2x16x100xf32>, %labels: tensor<2x15xi64>) -> tensor<f32> {
+  // expected-error @+1 {{violates C2: labels must be i32 or i64 [2x16], got 'tensor<2x15xi64>'}}
+  %a = mt.accuracy %logits, %labels : tensor<2x16x100xf32>, tensor<2x15xi64> -> tensor<f32>
+  return %a : tensor<f32>
+}
+
+// -----
+
+// mt.accuracy C3: an integer loss mask
+func.func @accuracy_c3_integer_mask(%logits: tensor<2x16x100xf32>, %labels: tensor<2x16xi64>, %mask: tensor<2x16xi32>) -> tensor<f32> {
+  // expected-error @+1 {{violates C3: the loss mask must be floating-point [2x16], got 'tensor<2x16xi32>'}}
+  %a = mt.accuracy %logits, %labels mask %mask : tensor<2x16x100xf32>, tensor<2x16xi64>, tensor<2x16xi32> -> tensor<f32>
+  return %a : tensor<f32>
+}
+
+// -----
+
+// mt.accuracy C4: a per-token result
+func.func @accuracy_c4_result_rank(%logits: tensor<2x16x100xf32>, %labels: tensor<2x16xi32>) -> tensor<2x16xf32> {
+  // expected-error @+1 {{violates C4: the result must be tensor<f32>, got 'tensor<2x16xf32>'}}
+  %a = mt.accuracy %logits, %labels : tensor<2x16x100xf32>, tensor<2x16xi32> -> tensor<2x16xf32>
+  return %a : tensor<2x16xf32>
+}
+
+// -----
+
+// mt.accuracy C5: num_classes past the last dimension
+func.func @accuracy_c5_num_classes(%logits: tensor<2x16x100xf32>, %labels: tensor<2x16xi32>) -> tensor<f32> {
+  // expected-error @+1 {{violates C5: num_classes must be in [1, 100], got 101}}
+  %a = mt.accuracy %logits, %labels {num_classes = 101 : i64} : tensor<2x16x100xf32>, tensor<2x16xi32> -> tensor<f32>
+  return %a : tensor<f32>
+}
+
+// -----
+
+// mt.accuracy_from_stats C1: statistics of different types
+func.func @accuracy_from_stats_c1_types(%t: tensor<2xf32>, %m: tensor<3xf32>) -> tensor<f32> {
+  // expected-error @+1 {{violates C1: label_logit and max must be one floating-point type}}
+  %a = mt.accuracy_from_stats %t, %m : tensor<2xf32>, tensor<3xf32> -> tensor<f32>
+  return %a : tensor<f32>
+}
+
+// -----
+
+// mt.accuracy_from_stats C2: a loss mask of another shape
+func.func @accuracy_from_stats_c2_mask(%t: tensor<2xf32>, %k: tensor<3xf32>) -> tensor<f32> {
+  // expected-error @+1 {{violates C2: the loss mask must be floating-point 2}}
+  %a = mt.accuracy_from_stats %t, %t mask %k : tensor<3xf32> : tensor<2xf32>, tensor<2xf32> -> tensor<f32>
+  return %a : tensor<f32>
+}
+
+// -----
+
+// mt.accuracy_from_stats C3: a result that is not a scalar
+func.func @accuracy_from_stats_c3_result(%t: tensor<2xf32>) -> tensor<2xf32> {
+  // expected-error @+1 {{violates C3: the result must be tensor<f32>}}
+  %a = mt.accuracy_from_stats %t, %t : tensor<2xf32>, tensor<2xf32> -> tensor<2xf32>
+  return %a : tensor<2xf32>
+}
+
+// -----
+
+//===----------------------------------------------------------------------===//
 // mt.split_heads
 //===----------------------------------------------------------------------===//
 

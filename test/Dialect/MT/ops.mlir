@@ -109,6 +109,8 @@ func.func @loss(%logits: tensor<2x16x100xf32>, %labels: tensor<2x16xi64>, %mask:
   %l = mt.cross_entropy %logits, %labels mask %mask : tensor<2x16x100xf32>, tensor<2x16xi64>, tensor<2x16xf32> -> tensor<f32>
   // CHECK: mt.cross_entropy %{{.*}}, %{{.*}} {num_classes = 97 : i64} : tensor<2x16x100xf32>, tensor<2x16xi64> -> tensor<f32>
   %l2 = mt.cross_entropy %logits, %labels {num_classes = 97 : i64} : tensor<2x16x100xf32>, tensor<2x16xi64> -> tensor<f32>
+  // CHECK: mt.accuracy %{{.*}}, %{{.*}} mask %{{.*}} {num_classes = 97 : i64} : tensor<2x16x100xf32>, tensor<2x16xi64>, tensor<2x16xf32> -> tensor<f32>
+  %acc = mt.accuracy %logits, %labels mask %mask {num_classes = 97 : i64} : tensor<2x16x100xf32>, tensor<2x16xi64>, tensor<2x16xf32> -> tensor<f32>
   return %l, %l2 : tensor<f32>, tensor<f32>
 }
 
@@ -258,6 +260,8 @@ func.func @tensor_parallel(%x: tensor<2x4x8xf32>, %t: tensor<16x8xf32>, %ids: te
   %se, %ll = mt.vocab_parallel_stats %l[%i : tensor<i64>], %ids, %mx {num_classes = 30 : i64} : tensor<2x4x16xf32>, tensor<2x4xi32>, tensor<2x4xf32> -> tensor<2x4xf32>, tensor<2x4xf32>
   // CHECK: mt.cross_entropy_from_stats %[[SE]], %[[LL]], %[[MX]] mask %{{.*}} : tensor<2x4xf32> : tensor<2x4xf32>, tensor<2x4xf32>, tensor<2x4xf32> -> tensor<f32>
   %loss = mt.cross_entropy_from_stats %se, %ll, %mx mask %m : tensor<2x4xf32> : tensor<2x4xf32>, tensor<2x4xf32>, tensor<2x4xf32> -> tensor<f32>
+  // CHECK: mt.accuracy_from_stats %[[LL]], %[[MX]] mask %{{.*}} : tensor<2x4xf32> : tensor<2x4xf32>, tensor<2x4xf32> -> tensor<f32>
+  %acc = mt.accuracy_from_stats %ll, %mx mask %m : tensor<2x4xf32> : tensor<2x4xf32>, tensor<2x4xf32> -> tensor<f32>
   // CHECK: %[[DS:.*]], %[[DL:.*]] = mt.cross_entropy_from_stats_grad %{{.*}}, %[[SE]] mask %{{.*}} : tensor<2x4xf32> : tensor<f32>, tensor<2x4xf32> -> tensor<2x4xf32>, tensor<2x4xf32>
   %ds, %dl = mt.cross_entropy_from_stats_grad %loss, %se mask %m : tensor<2x4xf32> : tensor<f32>, tensor<2x4xf32> -> tensor<2x4xf32>, tensor<2x4xf32>
   // CHECK: mt.vocab_parallel_stats_grad %[[DS]], %[[DL]], %{{.*}}[%[[I]] : tensor<i64>], %{{.*}}, %[[MX]] {num_classes = 30 : i64}

@@ -527,6 +527,37 @@ LogicalResult CrossEntropyFromStatsOp::verify() {
   return success();
 }
 
+LogicalResult AccuracyOp::verify() {
+  if (failed(verifyCrossEntropyOperands(*this, getLogits(), getLabels(), getLossMask(),
+                                        getNumClassesAttr())))
+    return failure();
+  auto result = tensorType(getResult());
+  Type loss = lossElementType(tensorType(getLogits()).getElementType());
+  if (result.getRank() != 0 || result.getElementType() != loss)
+    return violates(*this, 4) << "the result must be "
+                              << typeStr(RankedTensorType::get({}, loss)) << ", got " << result;
+  return success();
+}
+
+LogicalResult AccuracyFromStatsOp::verify() {
+  auto labelLogit = tensorType(getLabelLogit());
+  if (!isFloatTensor(getLabelLogit()) || getMax().getType() != labelLogit)
+    return violates(*this, 1) << "label_logit and max must be one floating-point type, got "
+                              << labelLogit << ", " << getMax().getType();
+  if (getLossMask()) {
+    auto mask = tensorType(getLossMask());
+    if (!isFloatTensor(getLossMask()) || !shapesAgree(mask.getShape(), labelLogit.getShape()))
+      return violates(*this, 2) << "the loss mask must be floating-point "
+                                << shapeStr(labelLogit.getShape()) << ", got " << mask;
+  }
+  auto result = tensorType(getResult());
+  if (result.getRank() != 0 || result.getElementType() != lossElementType(labelLogit.getElementType()))
+    return violates(*this, 3) << "the result must be tensor<"
+                              << typeStr(lossElementType(labelLogit.getElementType())) << ">, got "
+                              << result;
+  return success();
+}
+
 //===- Costs and in-place results -------------------------------------------===//
 
 /// Extent of dimension `fromEnd` of `v`, counted from the last (0 when

@@ -179,7 +179,8 @@ int64_t LinearOp::splitThrough(unsigned operand, int64_t dim) {
 /// puts its piece in place among zeros and a sum over the ranks makes the
 /// whole logits on every rank. The sum's adjoint reaches every rank whole,
 /// and the placement's is this rank's own piece, so gradients stay exact.
-static LogicalResult wholeLogits(CrossEntropyOp op, const Layout &in, TensorParallelBuilder &tp) {
+template <typename LossOp>
+static LogicalResult wholeLogits(LossOp op, const Layout &in, TensorParallelBuilder &tp) {
   OpBuilder &b = tp.builder();
   Location loc = op.getLoc();
   auto piece = tensorOf(op.getLogits());
@@ -238,6 +239,49 @@ LogicalResult CrossEntropyOp::partitionTensorParallel(TensorParallelBuilder &tp)
   getResult().replaceAllUsesWith(loss.getResult());
   erase();
   return success();
+}
+
+LogicalResult AccuracyOp::partitionTensorParallel(TensorParallelBuilder &tp) {
+  tp.reducePartialOperands(*this);
+  Layout in = tp.layoutOf(getLogits());
+  if (in.kind == Layout::Replicated || in.kind == Layout::Varying) {
+    tp.recordLayout(getResult(), Layout());
+    return success();
+  }
+  if (in.kind == Layout::Split && !in.isSplit(lastDim(getLogits())))
+    return wholeLogits(*this, in, tp);
+  if (!in.isSplit(lastDim(getLogits())))
+    return tp.fail(*this) << "the logits are partial sums, not split along the vocabulary";
+  // Vocab-parallel: the row maximum and the label's logit, reduced as the
+  // vocab-parallel loss reduces them (the same ops, so they are shared).
+  OpBuilder &b = tp.builder();
+  Location loc = getLoc();
+  auto logits = tensorOf(getLogits());
+  int64_t classes = getNumClassesAttr() ? getNumClassesAttr().getInt()
+                                        : logits.getShape().back() * tp.ranks();
+  auto rowType = RankedTensorType::get(logits.getShape().drop_back(), logits.getElementType());
+  auto mesh = meshOf(b);
+  auto axes = b.getStrArrayAttr({kTensorParallelAxis});
+  Value index = tp.axisIndex(loc);
+  Value localMax =
+      VocabParallelMaxOp::create(b, loc, rowType, getLogits(), index, b.getI64IntegerAttr(classes));
+  Value max = AllReduceOp::create(b, loc, rowType, localMax, mesh, axes,
+                                  ReductionKindAttr::get(b.getContext(), ReductionKind::max));
+  auto stats = VocabParallelStatsOp::create(b, loc, rowType, rowType, getLogits(), index,
+                                            getLabels(), max, b.getI64IntegerAttr(classes));
+  Value labelLogit = AllReduceOp::create(b, loc, rowType, stats.getLabelLogit(), mesh, axes,
+                                         ReductionKindAttr::get(b.getContext(), ReductionKind::sum));
+  auto acc = AccuracyFromStatsOp::create(b, loc, getResult().getType(), labelLogit, max,
+                                         getLossMask());
+  tp.recordLayout(acc.getResult(), Layout());
+  getResult().replaceAllUsesWith(acc.getResult());
+  erase();
+  return success();
+}
+
+int64_t AccuracyOp::splitThrough(unsigned operand, int64_t dim) {
+  // Vocab-parallel, as the loss.
+  return operand == 0 && dim == lastDim(getLogits()) ? kSplitConsumed : kSplitBlocked;
 }
 
 int64_t CrossEntropyOp::splitThrough(unsigned operand, int64_t dim) {

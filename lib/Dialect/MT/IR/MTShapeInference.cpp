@@ -79,6 +79,10 @@ SmallVector<Type> CrossEntropyOp::inferResultTypes() {
   return {tensorOf({}, lossElementType(tensorType(getLogits()).getElementType()))};
 }
 
+SmallVector<Type> AccuracyOp::inferResultTypes() {
+  return {tensorOf({}, lossElementType(tensorType(getLogits()).getElementType()))};
+}
+
 SmallVector<Type> SplitHeadsOp::inferResultTypes() {
   auto input = tensorType(getInput());
   int64_t heads = getNumHeadsAttr().getInt();

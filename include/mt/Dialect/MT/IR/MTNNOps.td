@@ -571,4 +571,53 @@ def MT_CrossEntropyFromStatsOp : MT_Op<"cross_entropy_from_stats", [MT_Different
   let hasVerifier = 1;
 }
 
+def MT_AccuracyOp : MT_Op<"accuracy", [MT_SplitFlow, Pure,
+    DeclareOpInterfaceMethods<MT_ShapeInferenceOpInterface, ["inferResultTypes"]>]> {
+  let summary = "share of tokens whose label has the largest logit";
+  let description = [{
+    `sum(mask * [logits[label] == max(logits)]) / sum(mask)` over every token,
+    in f32: a metric (BERT's masked-LM accuracy), not differentiable. A label
+    tied for the maximum counts as right. Operands as `mt.cross_entropy`'s:
+    `loss_mask` weighs tokens, classes from `num_classes` on are ignored.
+    Under tensor parallelism with vocab-split logits it becomes the
+    vocab-parallel maximum and label logit (all-reduced, shared with the
+    loss) and `mt.accuracy_from_stats`.
+
+    ```mlir
+    %acc = mt.accuracy %logits, %labels mask %m : tensor<8x512x30522xf32>, tensor<8x512xi32>, tensor<8x512xf32> -> tensor<f32>
+    ```
+  }];
+  let arguments = (ins AnyRankedTensor:$logits, AnyRankedTensor:$labels,
+                       Optional<AnyRankedTensor>:$loss_mask,
+                       OptionalAttr<I64Attr>:$num_classes);
+  let results = (outs AnyRankedTensor:$result);
+  let assemblyFormat = [{
+    $logits `,` $labels (`mask` $loss_mask^)? attr-dict `:` type($logits) `,`
+    type($labels) (`,` type($loss_mask)^)? `->` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
+def MT_AccuracyFromStatsOp : MT_Op<"accuracy_from_stats", [Pure]> {
+  let summary = "share of tokens whose label logit reaches the row maximum";
+  let description = [{
+    `sum(mask * [label_logit >= max]) / sum(mask)`, the same metric as
+    `mt.accuracy`, from the reduced outputs of `mt.vocab_parallel_stats` and
+    `mt.vocab_parallel_max`. All operands have the labels' shape; the result
+    is `tensor<f32>`.
+
+    ```mlir
+    %acc = mt.accuracy_from_stats %t, %max mask %m : tensor<8x512xf32> : tensor<8x512xf32>, tensor<8x512xf32> -> tensor<f32>
+    ```
+  }];
+  let arguments = (ins AnyRankedTensor:$label_logit, AnyRankedTensor:$max,
+                       Optional<AnyRankedTensor>:$loss_mask);
+  let results = (outs AnyRankedTensor:$result);
+  let assemblyFormat = [{
+    $label_logit `,` $max (`mask` $loss_mask^ `:` type($loss_mask))? attr-dict `:`
+    type($label_logit) `,` type($max) `->` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
 #endif // MT_NN_OPS_TD
