@@ -12,7 +12,8 @@ a final layer norm and no embedding layer norm (eps 1e-5 instead of 1e-12).
 With --log TRAIN_LOG, also compares the first step's lm loss, sop loss and
 masked-LM accuracy that mt-run printed with PyTorch's.
 
-Usage: torch_bert.py DIR LAYERS HEADS [--megatron] [--log TRAIN_LOG] [--tolerance 1e-5]
+Usage: torch_bert.py DIR LAYERS HEADS [--megatron] [--log TRAIN_LOG [--metrics-only]]
+                     [--tolerance 1e-5]
 """
 import json
 import math
@@ -116,6 +117,8 @@ def main():
         log = sys.argv[i + 1]
         del sys.argv[i:i + 2]
         first_step_metrics(sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), megatron, log)
+        if "--metrics-only" in sys.argv:  # a resumed run: its optimizer state is not replayed
+            return
     replay(lambda p, tokens, labels, mask, inputs, a: bert_loss(p, tokens, labels, mask, inputs,
                                                                 a.layers, a.heads, megatron),
            [("layers", int), ("heads", int)], batch_inputs=INPUTS)
