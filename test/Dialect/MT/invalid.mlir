@@ -776,6 +776,24 @@ func.func @silu_grad_c1_integer(%dy: tensor<2x8xi32>, %x: tensor<2x8xi32>) -> te
   return %y : tensor<2x8xi32>
 }
 
+// mt.relu C1: an integer input
+func.func @relu_c1_integer(%x: tensor<2x8xi32>) -> tensor<2x8xi32> {
+  // expected-error @+1 {{violates C1: the input must be floating-point, got 'tensor<2x8xi32>'}}
+  %y = mt.relu %x : tensor<2x8xi32>
+  return %y : tensor<2x8xi32>
+}
+
+// -----
+
+// mt.relu_grad C1: an integer input
+func.func @relu_grad_c1_integer(%dy: tensor<2x8xi32>, %x: tensor<2x8xi32>) -> tensor<2x8xi32> {
+  // expected-error @+1 {{violates C1: the input must be floating-point, got 'tensor<2x8xi32>'}}
+  %y = mt.relu_grad %dy, %x : tensor<2x8xi32>
+  return %y : tensor<2x8xi32>
+}
+
+// -----
+
 // mt.tanh C1: an integer input
 func.func @tanh_c1_integer(%x: tensor<2x8xi32>) -> tensor<2x8xi32> {
   // expected-error @+1 {{violates C1: the input must be floating-point, got 'tensor<2x8xi32>'}}

@@ -56,6 +56,10 @@ func.func @norms_and_activations(%x: tensor<2x16x8xbf16>, %g: tensor<8xbf16>, %b
   %t1 = mt.tanh %g1 : tensor<2x16x8xbf16>
   // CHECK: mt.tanh_grad %[[T1]], %[[G1]] : tensor<2x16x8xbf16>
   %t1g = mt.tanh_grad %t1, %g1 : tensor<2x16x8xbf16>
+  // CHECK: %[[R1:.*]] = mt.relu %[[G1]] : tensor<2x16x8xbf16>
+  %r1 = mt.relu %g1 : tensor<2x16x8xbf16>
+  // CHECK: mt.relu_grad %[[R1]], %[[G1]] : tensor<2x16x8xbf16>
+  %r1g = mt.relu_grad %r1, %g1 : tensor<2x16x8xbf16>
   // CHECK: mt.bias_gelu %[[G1]], %{{.*}} approximate = tanh : tensor<2x16x8xbf16>, tensor<8xbf16>
   %bg = mt.bias_gelu %g1, %b approximate = tanh : tensor<2x16x8xbf16>, tensor<8xbf16>
   // CHECK: mt.bias_gelu_grad %[[G1]], %[[G1]], %{{.*}} approximate = none : tensor<2x16x8xbf16>, tensor<8xbf16>

@@ -236,6 +236,42 @@ def MT_SiluGradOp : MT_Op<"silu_grad", [MT_Pointwise, Pure, MT_ShapeInferenceOpI
   let hasVerifier = 1;
 }
 
+def MT_ReluOp : MT_Op<"relu", [MT_Differentiable, MT_Pointwise, Pure,
+    MT_ShapeInferenceOpInterface, AllTypesMatch<["input", "result"]>]> {
+  let summary = "rectified linear unit";
+  let description = [{
+    `max(x, 0)`, elementwise: the feed-forward activation of the original
+    Transformer and of T5 v1.0. Its gradient is `mt.relu_grad` (0 at 0, as
+    PyTorch's). Pointwise, so it lowers, shards and runs in 16 bits as every
+    pointwise op does.
+
+    ```mlir
+    %y = mt.relu %x : tensor<8x512x2048xf32>
+    ```
+  }];
+  let arguments = (ins AnyRankedTensor:$input);
+  let results = (outs AnyRankedTensor:$result);
+  let assemblyFormat = "$input attr-dict `:` type($input)";
+  let hasVerifier = 1;
+}
+
+def MT_ReluGradOp : MT_Op<"relu_grad", [MT_Pointwise, Pure, MT_ShapeInferenceOpInterface,
+    AllTypesMatch<["grad", "input", "result"]>]> {
+  let summary = "vector-Jacobian product of mt.relu";
+  let description = [{
+    `grad` where `input > 0`, else 0: the gradient reaching `mt.relu`'s
+    input, given the gradient `grad` of its result.
+
+    ```mlir
+    %dx = mt.relu_grad %dy, %x : tensor<8x512x2048xf32>
+    ```
+  }];
+  let arguments = (ins AnyRankedTensor:$grad, AnyRankedTensor:$input);
+  let results = (outs AnyRankedTensor:$result);
+  let assemblyFormat = "$grad `,` $input attr-dict `:` type($input)";
+  let hasVerifier = 1;
+}
+
 def MT_TanhOp : MT_Op<"tanh", [MT_Differentiable, MT_Pointwise, Pure,
     MT_ShapeInferenceOpInterface, AllTypesMatch<["input", "result"]>]> {
   let summary = "hyperbolic tangent";
