@@ -38,17 +38,19 @@ void describeLayer(Block &body, plan::ModelArchitecture &a) {
         a.set_attention_dropout(rate);
       else
         a.set_hidden_dropout(rate);
-    } else if (isa<GeluOp, SiluOp>(op)) {
+    } else if (isa<GeluOp, SiluOp, ReluOp>(op)) {
       if (auto g = dyn_cast<GeluOp>(op))
         a.set_activation(g.getApproximate() == GeluApproximation::tanh ? "gelu_tanh" : "gelu");
       else
-        a.set_activation("silu");
+        a.set_activation(isa<SiluOp>(op) ? "silu" : "relu");
       // The feed-forward width: what the activation runs over.
       a.set_ffn_hidden(cast<RankedTensorType>(op->getResult(0).getType()).getShape().back());
     } else if (isa<RotaryOp>(op)) {
       a.set_positions("rotary");
     } else if (isa<AlibiOp>(op)) {
       a.set_positions("alibi");
+    } else if (isa<RelativePositionBiasOp>(op)) {
+      a.set_positions("relative");
     }
   });
 }

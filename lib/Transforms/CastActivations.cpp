@@ -34,7 +34,7 @@ bool runsIn16Bits(Operation *op) {
   return isa<LinearOp, MatmulOp, LayerNormOp, AddLayerNormOp,
              RmsNormOp, GeluOp, BiasGeluOp, SoftmaxOp, DropoutOp, BiasDropoutAddOp, MaskedScaleOp,
              AddOp, MulOp, SplitOp, SplitHeadsOp, MergeHeadsOp, AttentionScoresOp,
-             AttentionContextOp, RotaryOp, AlibiOp, ReshapeOp, ConcatOp, PointwiseOpInterface>(op);
+             AttentionContextOp, RotaryOp, AlibiOp, RelativePositionBiasOp, ReshapeOp, ConcatOp, PointwiseOpInterface>(op);
 }
 
 RankedTensorType floatTensor(Type t) {

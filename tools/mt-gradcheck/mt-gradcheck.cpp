@@ -40,6 +40,8 @@ static cl::opt<unsigned> samples("samples", cl::desc("elements checked per param
 static cl::opt<double> epsilon("epsilon", cl::desc("finite-difference step"), cl::init(1e-5));
 static cl::opt<double> tolerance("tolerance", cl::desc("relative tolerance"), cl::init(1e-6));
 static cl::opt<double> absTolerance("abs-tolerance", cl::init(1e-9));
+static cl::opt<bool> printValues("print-values",
+                                 cl::desc("print each checked element's two gradients"));
 
 namespace {
 
@@ -150,6 +152,9 @@ bool checkParameter(const std::string &name, mt::Buffer &value, mt::Buffer &g, T
     double minus = forwardLoss();
     writeAt(value, t, i, orig);
     double fd = (plus - minus) / (2 * epsilon), an = readAt(g, t, i);
+    if (printValues)
+      std::printf("  %s[%lld] finite difference %.9g, derived %.9g\n", name.c_str(),
+                  static_cast<long long>(i), fd, an);
     double diff = std::fabs(fd - an);
     double rel = diff / std::max({std::fabs(fd), std::fabs(an), 1e-300});
     largest = std::max(largest, std::fabs(an));

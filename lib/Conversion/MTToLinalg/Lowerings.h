@@ -69,6 +69,7 @@ void populateRowLoweringPatterns(mlir::RewritePatternSet &patterns);
 /// PointwiseOpInterface op.
 void populateNNLoweringPatterns(mlir::RewritePatternSet &patterns);
 void populateAttentionLoweringPatterns(mlir::RewritePatternSet &patterns);
+void populateRelativePositionLoweringPatterns(mlir::RewritePatternSet &patterns);
 void populateTensorLoweringPatterns(mlir::RewritePatternSet &patterns);
 void populateGradLoweringPatterns(mlir::RewritePatternSet &patterns);
 void populateOptimizerLoweringPatterns(mlir::RewritePatternSet &patterns);

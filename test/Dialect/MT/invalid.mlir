@@ -3183,3 +3183,101 @@ func.func @cache_insert_c3_position(%k: tensor<2x4x1x4xf32>, %cache: tensor<2x4x
   %c = mt.cache_insert %k into %cache at %pos : tensor<2x4x1x4xf32> into tensor<2x4x32x4xf32>, tensor<1xi64>
   return %c : tensor<2x4x32x4xf32>
 }
+
+//===----------------------------------------------------------------------===//
+// mt.relative_position_bias
+//===----------------------------------------------------------------------===//
+
+// -----
+
+// mt.relative_position_bias C1: rank-3 scores
+func.func @relative_position_bias_c1_rank(%x: tensor<8x16x16xf32>, %t: tensor<32x8xf32>) -> tensor<8x16x16xf32> {
+  // expected-error @+1 {{violates C1: the input must be floating-point [batch, heads, queries, keys], got 'tensor<8x16x16xf32>'}}
+  %y = mt.relative_position_bias %x, %t {bidirectional} : tensor<8x16x16xf32>, tensor<32x8xf32>
+  return %y : tensor<8x16x16xf32>
+}
+
+// -----
+
+// mt.relative_position_bias C2: a table for other heads
+func.func @relative_position_bias_c2_heads(%x: tensor<2x8x16x16xf32>, %t: tensor<32x4xf32>) -> tensor<2x8x16x16xf32> {
+  // expected-error @+1 {{violates C2: the table must be [num_buckets, 8] of 'f32', got 'tensor<32x4xf32>'}}
+  %y = mt.relative_position_bias %x, %t {bidirectional} : tensor<2x8x16x16xf32>, tensor<32x4xf32>
+  return %y : tensor<2x8x16x16xf32>
+}
+
+// -----
+
+// mt.relative_position_bias C2: a table of another element type
+func.func @relative_position_bias_c2_type(%x: tensor<2x8x16x16xf32>, %t: tensor<32x8xf64>) -> tensor<2x8x16x16xf32> {
+  // expected-error @+1 {{violates C2: the table must be [num_buckets, 8] of 'f32', got 'tensor<32x8xf64>'}}
+  %y = mt.relative_position_bias %x, %t {bidirectional} : tensor<2x8x16x16xf32>, tensor<32x8xf64>
+  return %y : tensor<2x8x16x16xf32>
+}
+
+// -----
+
+// mt.relative_position_bias C3: too few buckets for both directions
+func.func @relative_position_bias_c3_buckets(%x: tensor<2x8x16x16xf32>, %t: tensor<2x8xf32>) -> tensor<2x8x16x16xf32> {
+  // expected-error @+1 {{violates C3: the bucket count must be even and >= 4, got 2}}
+  %y = mt.relative_position_bias %x, %t {bidirectional} : tensor<2x8x16x16xf32>, tensor<2x8xf32>
+  return %y : tensor<2x8x16x16xf32>
+}
+
+// -----
+
+// mt.relative_position_bias C3: an odd bucket count
+func.func @relative_position_bias_c3_odd(%x: tensor<2x8x16x16xf32>, %t: tensor<31x8xf32>) -> tensor<2x8x16x16xf32> {
+  // expected-error @+1 {{violates C3: the bucket count must be even and >= 2, got 31}}
+  %y = mt.relative_position_bias %x, %t : tensor<2x8x16x16xf32>, tensor<31x8xf32>
+  return %y : tensor<2x8x16x16xf32>
+}
+
+// -----
+
+// mt.relative_position_bias C4: max_distance within the exact buckets
+func.func @relative_position_bias_c4_distance(%x: tensor<2x8x16x16xf32>, %t: tensor<32x8xf32>) -> tensor<2x8x16x16xf32> {
+  // expected-error @+1 {{violates C4: max_distance must exceed the 8 exactly bucketed distances, got 8}}
+  %y = mt.relative_position_bias %x, %t {bidirectional, max_distance = 8 : i64} : tensor<2x8x16x16xf32>, tensor<32x8xf32>
+  return %y : tensor<2x8x16x16xf32>
+}
+
+//===----------------------------------------------------------------------===//
+// mt.relative_position_bias_grad
+//===----------------------------------------------------------------------===//
+
+// -----
+
+// mt.relative_position_bias_grad C1: an integer gradient
+func.func @relative_position_bias_grad_c1_integer(%g: tensor<2x8x16x16xi32>) -> tensor<32x8xf32> {
+  // expected-error @+1 {{violates C1: grad must be floating-point [batch, heads, queries, keys], got 'tensor<2x8x16x16xi32>'}}
+  %t = mt.relative_position_bias_grad %g {bidirectional} : tensor<2x8x16x16xi32> -> tensor<32x8xf32>
+  return %t : tensor<32x8xf32>
+}
+
+// -----
+
+// mt.relative_position_bias_grad C2: a result for other heads
+func.func @relative_position_bias_grad_c2_heads(%g: tensor<2x8x16x16xf32>) -> tensor<32x4xf32> {
+  // expected-error @+1 {{violates C2: the result must be the table [num_buckets, 8] of 'f32', got 'tensor<32x4xf32>'}}
+  %t = mt.relative_position_bias_grad %g {bidirectional} : tensor<2x8x16x16xf32> -> tensor<32x4xf32>
+  return %t : tensor<32x4xf32>
+}
+
+// -----
+
+// mt.relative_position_bias_grad C3: an odd bucket count
+func.func @relative_position_bias_grad_c3_odd(%g: tensor<2x8x16x16xf32>) -> tensor<33x8xf32> {
+  // expected-error @+1 {{violates C3: the bucket count must be even and >= 4, got 33}}
+  %t = mt.relative_position_bias_grad %g {bidirectional} : tensor<2x8x16x16xf32> -> tensor<33x8xf32>
+  return %t : tensor<33x8xf32>
+}
+
+// -----
+
+// mt.relative_position_bias_grad C4: max_distance within the exact buckets
+func.func @relative_position_bias_grad_c4_distance(%g: tensor<2x8x16x16xf32>) -> tensor<32x8xf32> {
+  // expected-error @+1 {{violates C4: max_distance must exceed the 16 exactly bucketed distances, got 3}}
+  %t = mt.relative_position_bias_grad %g {max_distance = 3 : i64} : tensor<2x8x16x16xf32> -> tensor<32x8xf32>
+  return %t : tensor<32x8xf32>
+}

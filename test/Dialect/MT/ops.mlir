@@ -309,3 +309,16 @@ func.func @kv_cache(%wpe: tensor<32x8xf32>, %tok: tensor<2x1xi32>, %pos: tensor<
   %w = mt.softmax %b position %pos : tensor<i64> {mask = #mt<mask causal>} : tensor<2x4x1x32xf32>
   return %p, %w : tensor<1x8xf32>, tensor<2x4x1x32xf32>
 }
+
+// CHECK-LABEL: func.func @relative_position_bias
+// CHECK-SAME: (%[[S:.*]]: tensor<2x8x16x16xf32>, %[[T:.*]]: tensor<32x8xf32>, %[[U:.*]]: tensor<16x8xf32>)
+func.func @relative_position_bias(%s: tensor<2x8x16x16xf32>, %t: tensor<32x8xf32>, %u: tensor<16x8xf32>)
+    -> (tensor<2x8x16x16xf32>, tensor<32x8xf32>) {
+  // CHECK: %[[B:.*]] = mt.relative_position_bias %[[S]], %[[T]] {bidirectional} : tensor<2x8x16x16xf32>, tensor<32x8xf32>
+  %b = mt.relative_position_bias %s, %t {bidirectional, max_distance = 128 : i64} : tensor<2x8x16x16xf32>, tensor<32x8xf32>
+  // CHECK: %[[C:.*]] = mt.relative_position_bias %[[B]], %[[U]] {max_distance = 20 : i64} : tensor<2x8x16x16xf32>, tensor<16x8xf32>
+  %c = mt.relative_position_bias %b, %u {max_distance = 20 : i64} : tensor<2x8x16x16xf32>, tensor<16x8xf32>
+  // CHECK: %[[G:.*]] = mt.relative_position_bias_grad %[[C]] {bidirectional} : tensor<2x8x16x16xf32> -> tensor<32x8xf32>
+  %g = mt.relative_position_bias_grad %c {bidirectional, max_distance = 128 : i64} : tensor<2x8x16x16xf32> -> tensor<32x8xf32>
+  return %c, %g : tensor<2x8x16x16xf32>, tensor<32x8xf32>
+}

@@ -54,4 +54,13 @@ LogicalResult AlibiOp::buildVjp(GradientBuilder &grad) {
   return success();
 }
 
+LogicalResult RelativePositionBiasOp::buildVjp(GradientBuilder &grad) {
+  Value dy = grad.resultAdjoint(*this);
+  grad.accumulate(getInput(), dy);
+  grad.accumulate(getTable(), RelativePositionBiasGradOp::create(
+                                  grad.builder(), grad.loc(), getTable().getType(), dy,
+                                  getBidirectionalAttr(), getMaxDistanceAttr()));
+  return success();
+}
+
 } // namespace mt

@@ -1,5 +1,6 @@
 //===- MTAttentionOps.cpp - verifiers of the attention building blocks -----===//
 #include "mt/Dialect/MT/IR/MTOps.h"
+#include "mt/Dialect/MT/IR/RelativePositionBuckets.h"
 
 #include "VerifyHelpers.h"
 
@@ -130,6 +131,29 @@ LogicalResult AlibiOp::verify() {
   if (getPosition() && !isIndexScalar(getPosition()))
     return violates(*this, 3) << "the position must be tensor<i64>, got "
                               << getPosition().getType();
+  return success();
+}
+
+LogicalResult RelativePositionBiasOp::verify() {
+  auto input = tensorType(getInput());
+  if (input.getRank() != 4 || !isFloatTensor(getInput()))
+    return violates(*this, 1) << "the input must be floating-point [batch, heads, queries, "
+                                 "keys], got "
+                              << input;
+  auto table = tensorType(getTable());
+  if (table.getRank() != 2 || table.getElementType() != input.getElementType() ||
+      !dimsAgree(table.getDimSize(1), input.getDimSize(1)))
+    return violates(*this, 2) << "the table must be [num_buckets, " << shapeStr(input.getDimSize(1))
+                              << "] of " << input.getElementType() << ", got " << table;
+  if (table.isDynamicDim(0))
+    return success();
+  std::string problem = bucketCountProblem(table.getDimSize(0), getBidirectional());
+  if (!problem.empty())
+    return violates(*this, 3) << problem;
+  problem = maxDistanceProblem(table.getDimSize(0), getBidirectional(),
+                               getMaxDistanceAttr().getInt());
+  if (!problem.empty())
+    return violates(*this, 4) << problem;
   return success();
 }
 

@@ -108,4 +108,28 @@ LogicalResult AlibiOp::partitionTensorParallel(TensorParallelBuilder &tp) {
   return success();
 }
 
+LogicalResult RelativePositionBiasOp::partitionTensorParallel(TensorParallelBuilder &tp) {
+  // The table's heads are split with the scores'; replicated scores (one
+  // rank's whole attention) take the whole table.
+  tp.reducePartialOperands(*this);
+  Layout in = tp.layoutOf(getInput());
+  if (in.kind == Layout::Split && in.dim != 1)
+    return tp.fail(*this) << "relative position biases need the scores whole or split along "
+                             "heads, got a split along dimension "
+                          << in.dim;
+  Layout table = in.isSplit(1) ? Layout::split(1) : Layout();
+  if (!tp.isParam(getTable()))
+    return tp.fail(*this) << "the relative position bias table must be a parameter";
+  if (failed(tp.requireParamLayout(*this, getTable(), table)))
+    return failure();
+  if (in.varies())
+    tp.varyReplicatedOperands(*this);
+  tp.setLayout(getResult(), in);
+  return success();
+}
+
+int64_t RelativePositionBiasOp::splitThrough(unsigned operand, int64_t dim) {
+  return operand == 0 && dim == 1 ? dim : kSplitBlocked;
+}
+
 } // namespace mt

@@ -1,5 +1,6 @@
 //===- MTGradOps.cpp - verifiers of the backward ops -----------------------===//
 #include "mt/Dialect/MT/IR/MTOps.h"
+#include "mt/Dialect/MT/IR/RelativePositionBuckets.h"
 
 #include "VerifyHelpers.h"
 
@@ -157,3 +158,26 @@ LogicalResult AccumulateOp::verify() {
 Value EmbeddingGradOp::getInPlaceOperand() { return getPlus(); }
 
 Value AccumulateOp::getInPlaceOperand() { return getInto(); }
+
+LogicalResult RelativePositionBiasGradOp::verify() {
+  auto grad = tensorType(getGrad());
+  if (grad.getRank() != 4 || !isFloatTensor(getGrad()))
+    return violates(*this, 1) << "grad must be floating-point [batch, heads, queries, keys], got "
+                              << grad;
+  auto table = tensorType(getResult());
+  if (table.getRank() != 2 || table.getElementType() != grad.getElementType() ||
+      !dimsAgree(table.getDimSize(1), grad.getDimSize(1)))
+    return violates(*this, 2) << "the result must be the table [num_buckets, "
+                              << shapeStr(grad.getDimSize(1)) << "] of " << grad.getElementType()
+                              << ", got " << table;
+  if (table.isDynamicDim(0))
+    return success();
+  std::string problem = bucketCountProblem(table.getDimSize(0), getBidirectional());
+  if (!problem.empty())
+    return violates(*this, 3) << problem;
+  problem = maxDistanceProblem(table.getDimSize(0), getBidirectional(),
+                               getMaxDistanceAttr().getInt());
+  if (!problem.empty())
+    return violates(*this, 4) << problem;
+  return success();
+}

@@ -131,6 +131,35 @@ def MT_AlibiOp : MT_Op<"alibi", [MT_Differentiable, MT_TensorParallel, Pure, MT_
   let hasVerifier = 1;
 }
 
+def MT_RelativePositionBiasOp : MT_Op<"relative_position_bias", [MT_Differentiable, MT_SplitFlow, Pure,
+    MT_ShapeInferenceOpInterface, AllTypesMatch<["input", "result"]>]> {
+  let summary = "adds T5's bucketed relative position biases to attention scores";
+  let description = [{
+    `result[b, h, i, j] = scores[b, h, i, j] + table[bucket(j - i), h]`, the
+    relative attention bias of T5 (Raffel et al. 2020) as Hugging Face's
+    `T5Attention` computes it. `table` is `[num_buckets, heads]`. `bucket`
+    maps a relative distance to one of `num_buckets` buckets: half of them
+    (or all, for a causal decoder, which sees only keys at or before the
+    query) hold exact distances up to `num_buckets / 4` (`/ 2`), the rest
+    grow logarithmically up to `max_distance`, beyond which distances share
+    the last bucket. With `bidirectional`, keys after the query use the
+    upper half of the buckets. The logarithm is taken in f32 and truncated,
+    as in Hugging Face's code. A model shares one table across a stack's
+    layers by using the same parameter in every layer; tensor parallelism
+    splits the table's heads with the scores'.
+
+    ```mlir
+    %sb = mt.relative_position_bias %s, %rel {bidirectional, max_distance = 128 : i64} : tensor<8x8x512x512xf32>, tensor<32x8xf32>
+    ```
+  }];
+  let arguments = (ins AnyRankedTensor:$input, AnyRankedTensor:$table,
+                       UnitAttr:$bidirectional,
+                       DefaultValuedAttr<I64Attr, "128">:$max_distance);
+  let results = (outs AnyRankedTensor:$result);
+  let assemblyFormat = "$input `,` $table attr-dict `:` type($input) `,` type($table)";
+  let hasVerifier = 1;
+}
+
 def MT_CacheInsertOp : MT_Op<"cache_insert", [MT_SplitFlow, Pure,
     DeclareOpInterfaceMethods<MT_InPlaceOpInterface>, MT_ShapeInferenceOpInterface,
     AllTypesMatch<["cache", "result"]>]> {

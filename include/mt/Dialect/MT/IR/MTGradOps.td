@@ -160,6 +160,26 @@ def MT_SoftmaxGradOp : MT_Op<"softmax_grad", [Pure, MT_ShapeInferenceOpInterface
   let hasVerifier = 1;
 }
 
+def MT_RelativePositionBiasGradOp : MT_Op<"relative_position_bias_grad", [Pure]> {
+  let summary = "the relative position bias table's gradient";
+  let description = [{
+    `result[u, h] = sum over b, i, j with bucket(j - i) == u of grad[b, h, i, j]`:
+    the gradient of `mt.relative_position_bias`'s table (of the result's
+    type, `[num_buckets, heads]`), with the same buckets. The sums run in a
+    fixed order (over the diagonals of each head, then each bucket's
+    distances), so the result does not depend on the target.
+
+    ```mlir
+    %drel = mt.relative_position_bias_grad %ds {bidirectional, max_distance = 128 : i64} : tensor<8x8x512x512xf32> -> tensor<32x8xf32>
+    ```
+  }];
+  let arguments = (ins AnyRankedTensor:$grad, UnitAttr:$bidirectional,
+                       DefaultValuedAttr<I64Attr, "128">:$max_distance);
+  let results = (outs AnyRankedTensor:$result);
+  let assemblyFormat = "$grad attr-dict `:` type($grad) `->` type($result)";
+  let hasVerifier = 1;
+}
+
 def MT_AttentionKVGradOp : MT_Op<"attention_kv_grad", [Pure]> {
   let summary = "key or value gradient, summed over each key head's query group";
   let description = [{
