@@ -187,7 +187,10 @@ bool describeModel(ArrayRef<func::FuncOp> models, int64_t tensorParallel, bool p
         return false;
       }
       auto t = cast<RankedTensorType>(model.getArgument(i).getType());
-      if (batch.getValue() == "tokens" || batch.getValue() == "labels") {
+      auto sequence = model.getArgAttrOfType<StringAttr>(i, kSequenceAttrName);
+      if (sequence && sequence.getValue() == "decoder") {
+        config.set_decoder_seq_length(t.getDimSize(1));
+      } else if (batch.getValue() == "tokens" || batch.getValue() == "labels") {
         config.set_micro_batch_size(t.getDimSize(0));
         config.set_seq_length(t.getRank() > 1 ? t.getDimSize(1) : 1);
       }

@@ -18,6 +18,8 @@ bool CompileSettings::check(std::string &error) const {
     error = "--micro-batch-size must be >= 1, got " + text(microBatchSize);
   else if (seqLength < 0)
     error = "--seq-length must be >= 1, got " + text(seqLength);
+  else if (decoderSeqLength < 0)
+    error = "--decoder-seq-length must be >= 1, got " + text(decoderSeqLength);
   else if (vocabMultiple < 1)
     error = "--make-vocab-size-divisible-by must be >= 1, got " + text(vocabMultiple);
   else if (tp < 1 || pp < 1 || dp < 1 || virtualStages < 1)
@@ -70,6 +72,7 @@ LogicalResult runPipelines(ModuleOp module, bool runFrontend, const CompileSetti
     options.makeVocabSizeDivisibleBy = s.vocabMultiple * s.tp;
     options.microBatchSize = s.microBatchSize;
     options.seqLength = s.seqLength;
+    options.decoderSeqLength = s.decoderSeqLength;
     buildFrontendPipeline(frontend, options);
     if (failed(frontend.run(module)))
       return failure();

@@ -15,7 +15,8 @@ void mt::buildFrontendPipeline(OpPassManager &pm, const FrontendOptions &options
   if (options.makeVocabSizeDivisibleBy > 1)
     pm.addPass(createPadVocabPass(PadVocabPassOptions{options.makeVocabSizeDivisibleBy}));
   pm.addPass(createSpecializeShapesPass(
-      SpecializeShapesPassOptions{options.microBatchSize, options.seqLength}));
+      SpecializeShapesPassOptions{options.microBatchSize, options.seqLength,
+                                  options.decoderSeqLength}));
 }
 
 void mt::buildInferencePipeline(OpPassManager &pm, const InferenceOptions &options) {
@@ -28,7 +29,7 @@ void mt::buildInferencePipeline(OpPassManager &pm, const InferenceOptions &optio
   // The decode's tokens are [?, 1] already: only the prefill takes the length.
   int64_t prefill = options.prefillLength ? options.prefillLength : options.capacity;
   pm.addPass(createSpecializeShapesPass(
-      SpecializeShapesPassOptions{options.batchSize, prefill}));
+      SpecializeShapesPassOptions{options.batchSize, prefill, 0}));
   pm.addNestedPass<mlir::func::FuncOp>(createFuseBiasGeluPass());
   pm.addNestedPass<mlir::func::FuncOp>(createFuseAddLayerNormPass());
 }

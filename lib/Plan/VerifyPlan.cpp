@@ -79,6 +79,9 @@ Error checkBatch(const plan::Config &c, bool inference) {
                    "global batch {2}, data-parallel {3}, iterations {4})",
                    c.micro_batch_size(), c.seq_length(), c.global_batch_size(), dp,
                    c.train_iters());
+  if (c.decoder_seq_length() < 0 || c.micro_batch_size() > kMaxElements / std::max<int64_t>(
+                                                               c.decoder_seq_length(), 1))
+    return corrupt("its decoder sequence length {0} is impossible", c.decoder_seq_length());
   if (c.vocab_size() < 0 || c.padded_vocab_size() < c.vocab_size())
     return corrupt("its vocabulary of {0} is padded to {1} rows", c.vocab_size(),
                    c.padded_vocab_size());

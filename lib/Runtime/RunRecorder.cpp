@@ -103,7 +103,8 @@ bool RunRecorder::begin(Trainer &trainer, std::string &error) {
   json.precision(17);
   json << "{\n  \"micro_batch_size\": " << c.micro_batch_size()
        << ",\n  \"global_batch_size\": " << c.global_batch_size()
-       << ",\n  \"seq_length\": " << c.seq_length() << ",\n  \"vocab_size\": " << c.vocab_size()
+       << ",\n  \"seq_length\": " << c.seq_length()
+       << ",\n  \"decoder_seq_length\": " << c.decoder_seq_length() << ",\n  \"vocab_size\": " << c.vocab_size()
        << ",\n  \"lr\": " << o.lr() << ",\n  \"min_lr\": " << o.min_lr()
        << ",\n  \"lr_warmup_iters\": " << o.lr_warmup_iters()
        << ",\n  \"lr_decay_iters\": " << o.lr_decay_iters() << ",\n  \"lr_decay_style\": \""

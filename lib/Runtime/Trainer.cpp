@@ -354,9 +354,15 @@ bool Trainer::call(const plan::Function &fn, std::string &error) {
 bool Trainer::setBatch(const MicroBatch &batch, int64_t iteration, int64_t micro,
                        std::string &error) {
   const plan::Config &c = plan_.config();
+  // An encoder-decoder model's labels and loss mask are the decoder's.
   size_t n = static_cast<size_t>(c.micro_batch_size() * c.seq_length());
-  if (batch.tokens.size() != n || batch.labels.size() != n || batch.lossMask.size() != n) {
-    error = "a micro-batch must hold " + std::to_string(n) + " tokens, labels and mask values";
+  size_t targets = c.decoder_seq_length() > 0
+                       ? static_cast<size_t>(c.micro_batch_size() * c.decoder_seq_length())
+                       : n;
+  if (batch.tokens.size() != n || batch.labels.size() != targets ||
+      batch.lossMask.size() != targets) {
+    error = "a micro-batch must hold " + std::to_string(n) + " tokens and " +
+            std::to_string(targets) + " labels and mask values";
     return false;
   }
   for (const auto &[name, values] :
@@ -365,7 +371,7 @@ bool Trainer::setBatch(const MicroBatch &batch, int64_t iteration, int64_t micro
     Buffer *b = buffer(name);
     if (!b)
       continue;
-    for (size_t i = 0; i < n; ++i) {
+    for (size_t i = 0; i < values->size(); ++i) {
       if ((*values)[i] < 0 || (*values)[i] >= c.vocab_size()) {
         error = name + " holds id " + std::to_string((*values)[i]) +
                 " outside the model's vocabulary of " + std::to_string(c.vocab_size());
@@ -384,7 +390,7 @@ bool Trainer::setBatch(const MicroBatch &batch, int64_t iteration, int64_t micro
   if (Buffer *b = buffer(buffers::batch("loss_scale")))
     b->as<float>()[0] = static_cast<float>(lossScaler_ ? lossScaler_->scale() : 1.0);
   if (Buffer *b = buffer(buffers::batch("loss_mask")))
-    for (size_t i = 0; i < n; ++i) {
+    for (size_t i = 0; i < targets; ++i) {
       if (dtypes_[buffers::batch("loss_mask")] == plan::F64)
         b->as<double>()[i] = batch.lossMask[i];
       else

@@ -77,10 +77,11 @@ struct SpecializeShapesPass : mt::impl::SpecializeShapesPassBase<SpecializeShape
   using SpecializeShapesPassBase::SpecializeShapesPassBase;
 
   LogicalResult specialize(func::FuncOp func) {
-    if (microBatchSize < 1 || seqLength < 0)
+    if (microBatchSize < 1 || seqLength < 0 || decoderSeqLength < 0)
       return func.emitError() << "mt-specialize-shapes: micro-batch-size must be >= 1 and "
-                                 "seq-length >= 0, got "
-                              << microBatchSize << " and " << seqLength;
+                                 "seq-length and decoder-seq-length >= 0, got "
+                              << microBatchSize << ", " << seqLength << " and "
+                              << decoderSeqLength;
     // Default sequence length: the longest the position table allows.
     int64_t seq = seqLength;
     if (seq == 0)
@@ -95,10 +96,15 @@ struct SpecializeShapesPass : mt::impl::SpecializeShapesPassBase<SpecializeShape
       if (!type)
         continue;
       SmallVector<int64_t> shape(type.getShape());
-      const int64_t chosen[] = {microBatchSize, seq};
+      auto sequence = func.getArgAttrOfType<StringAttr>(arg.getArgNumber(), kSequenceAttrName);
+      bool decoder = sequence && sequence.getValue() == "decoder";
+      const int64_t chosen[] = {microBatchSize, decoder ? decoderSeqLength : seq};
       for (unsigned d = 0; d < shape.size() && d < 2; ++d) {
         if (!ShapedType::isDynamic(shape[d]))
           continue;
+        if (chosen[d] == 0 && decoder)
+          return func.emitError("mt-specialize-shapes: an encoder-decoder model needs the "
+                                "decoder's sequence length: give --decoder-seq-length");
         if (chosen[d] == 0)
           return func.emitError("mt-specialize-shapes: the model has no position table, so "
                                 "seq-length must be given");

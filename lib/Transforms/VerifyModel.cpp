@@ -76,6 +76,17 @@ LogicalResult verifyModel(func::FuncOp func) {
       return func.emitError() << "model violates M5: two results are named metric '"
                               << name.getValue() << "'";
   }
+  for (unsigned i = 0; i < func.getNumArguments(); ++i) {
+    Attribute sequence = func.getArgAttr(i, kSequenceAttrName);
+    auto name = dyn_cast_or_null<StringAttr>(sequence);
+    if (sequence && (!name || name.getValue() != "decoder" || func.getArgAttr(i, kParamAttrName) ||
+                     cast<ShapedType>(func.getArgument(i).getType()).getRank() < 2))
+      return emitError(func.getArgument(i).getLoc())
+             << "model violates M6: " << kSequenceAttrName
+             << " marks a [batch, seq, ...] batch argument whose sequence is the decoder's, as "
+                "\"decoder\"; argument "
+             << i << " has " << sequence << " on " << func.getArgument(i).getType();
+  }
   return verifyDropoutStreams(func.getBody());
 }
 

@@ -53,3 +53,16 @@ func.func @bad_mark(%acc: memref<8xf32>) -> (memref<4xf32> {mt.in_place_of = 0 :
   %t = memref.alloc() : memref<4xf32>
   return %t : memref<4xf32>
 }
+
+// -----
+
+// A buffer returned twice (a model whose metric is its loss): the second
+// result is a copy, so each result has a buffer of its own.
+// CHECK-LABEL: func.func @returned_twice
+// CHECK-SAME: (%[[X:.*]]: memref<f32>) -> (memref<f32>, memref<f32>)
+// CHECK: %[[COPY:.*]] = memref.alloc() : memref<f32>
+// CHECK: memref.copy %[[X]], %[[COPY]] : memref<f32> to memref<f32>
+// CHECK: return %[[X]], %[[COPY]] : memref<f32>, memref<f32>
+func.func @returned_twice(%x: memref<f32>) -> (memref<f32>, memref<f32>) {
+  return %x, %x : memref<f32>, memref<f32>
+}

@@ -128,3 +128,27 @@ func.func @twice(%w: tensor<4x8xf32> {mt.param = #mt.param<name = "w", init = ze
   %loss = mt.cross_entropy %y, %labels : tensor<2x4xf32>, tensor<2xi32> -> tensor<f32>
   return %loss, %loss, %loss : tensor<f32>, tensor<f32>, tensor<f32>
 }
+
+// -----
+
+// M6: mt.sequence names the decoder's sequence only.
+func.func @encoder_sequence(%w: tensor<4x8xf32> {mt.param = #mt.param<name = "w", init = zeros>},
+                            // expected-error @+1 {{model violates M6: mt.sequence marks a [batch, seq, ...] batch argument whose sequence is the decoder's, as "decoder"; argument 1 has "encoder" on 'tensor<2x3x8xf32>'}}
+                            %x: tensor<2x3x8xf32> {mt.sequence = "encoder"},
+                            %labels: tensor<2x3xi32>) -> tensor<f32> {
+  %y = mt.linear %x, %w : tensor<2x3x8xf32>, tensor<4x8xf32> -> tensor<2x3x4xf32>
+  %loss = mt.cross_entropy %y, %labels : tensor<2x3x4xf32>, tensor<2x3xi32> -> tensor<f32>
+  return %loss : tensor<f32>
+}
+
+// -----
+
+// M6: a batch argument without a sequence dimension cannot be the decoder's.
+func.func @flat_decoder(%w: tensor<4x8xf32> {mt.param = #mt.param<name = "w", init = zeros>},
+                        %x: tensor<2x8xf32>,
+                        // expected-error @+1 {{model violates M6: mt.sequence marks a [batch, seq, ...] batch argument whose sequence is the decoder's, as "decoder"; argument 2 has "decoder" on 'tensor<2xi32>'}}
+                        %labels: tensor<2xi32> {mt.sequence = "decoder"}) -> tensor<f32> {
+  %y = mt.linear %x, %w : tensor<2x8xf32>, tensor<4x8xf32> -> tensor<2x4xf32>
+  %loss = mt.cross_entropy %y, %labels : tensor<2x4xf32>, tensor<2xi32> -> tensor<f32>
+  return %loss : tensor<f32>
+}

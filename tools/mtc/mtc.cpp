@@ -120,6 +120,12 @@ static cl::opt<int64_t> microBatchSize("micro-batch-size",
 static cl::opt<int64_t> seqLength(
     "seq-length", cl::desc("tokens per sequence (default: the model's position table size)"),
     cl::init(0), cl::cat(mtcCategory));
+static cl::alias encoderSeqLength("encoder-seq-length", cl::desc("alias for --seq-length"),
+                                  cl::aliasopt(seqLength));
+static cl::opt<int64_t> decoderSeqLength(
+    "decoder-seq-length",
+    cl::desc("tokens per decoder sequence of an encoder-decoder model (T5; Megatron's flag)"),
+    cl::init(0), cl::cat(mtcCategory));
 
 // Parallel layout, named as in the issue and aliased to Megatron's names.
 static cl::OptionCategory parallelCategory("parallelism (stored in the plan)");
@@ -336,6 +342,7 @@ static bool settingsFromFlags(mt::CompileSettings &settings, mt::CodeTarget &cod
   settings.vocabMultiple = vocabMultiple;
   settings.microBatchSize = microBatchSize;
   settings.seqLength = seqLength;
+  settings.decoderSeqLength = decoderSeqLength;
   settings.tp = tp;
   settings.pp = pp;
   settings.dp = dataParallel;
@@ -538,6 +545,8 @@ int main(int argc, char **argv) {
   // The parameters do not depend on the sequence: a model without a
   // position table needs no length to be counted.
   frontend.seqLength = summary && !seqLength ? 1 : static_cast<int64_t>(seqLength);
+  frontend.decoderSeqLength =
+      summary && !decoderSeqLength ? 1 : static_cast<int64_t>(decoderSeqLength);
   mt::buildFrontendPipeline(pm, frontend);
   if (failed(pm.run(*module)))
     return 1;

@@ -102,6 +102,9 @@ inline constexpr llvm::StringLiteral kRoleAttrName = "mt.role";
 /// Pipeline stages (mt-split-pipeline): the argument that receives the
 /// previous stage's activation...
 inline constexpr llvm::StringLiteral kStageInputAttrName = "mt.stage_input";
+/// On a batch argument of an encoder-decoder model: `"decoder"` when its
+/// sequence dimension is the decoder's (mtc --decoder-seq-length).
+inline constexpr llvm::StringLiteral kSequenceAttrName = "mt.sequence";
 /// ...the argument of a stage's gradient function that receives the
 /// cotangent of the stage's output...
 inline constexpr llvm::StringLiteral kCotangentAttrName = "mt.cotangent";

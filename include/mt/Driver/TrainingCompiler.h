@@ -25,7 +25,7 @@ namespace mt {
 
 struct CompileSettings {
   // Frontend.
-  int64_t vocabMultiple = 1, microBatchSize = 1, seqLength = 0;
+  int64_t vocabMultiple = 1, microBatchSize = 1, seqLength = 0, decoderSeqLength = 0;
   // Layout.
   int64_t tp = 1, pp = 1, dp = 1, virtualStages = 1, globalBatch = 1;
   bool sequenceParallel = TrainingDefaults::sequenceParallel, distributedOptimizer = false;

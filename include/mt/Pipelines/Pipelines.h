@@ -25,6 +25,10 @@ struct FrontendOptions : public mlir::PassPipelineOptions<FrontendOptions> {
       *this, "seq-length",
       llvm::cl::desc("tokens per sequence (0: the model's position table size)"),
       llvm::cl::init(0)};
+  Option<int64_t> decoderSeqLength{
+      *this, "decoder-seq-length",
+      llvm::cl::desc("tokens per decoder sequence (encoder-decoder models)"),
+      llvm::cl::init(0)};
 };
 
 /// Checks the model and brings it to the compiler's canonical form: padded

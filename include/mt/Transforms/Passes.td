@@ -40,7 +40,9 @@ def SpecializeShapesPass : Pass<"mt-specialize-shapes", "mlir::ModuleOp"> {
   let description = [{
     The batch arguments of a model function (those not marked `mt.param`) are
     laid out `[batch, seq, ...]`. The pass sets their dynamic batch dimension
-    to `micro-batch-size` and dynamic sequence dimension to `seq-length`, then
+    to `micro-batch-size` and dynamic sequence dimension to `seq-length`
+    (`decoder-seq-length` for an encoder-decoder model's arguments marked
+    `mt.sequence = "decoder"`), then
     recomputes every result type from its operands
     (ShapeInferenceOpInterface), through `mt.layer_stack` bodies, up to the
     function's results. A size that contradicts a static one already in the
@@ -53,6 +55,8 @@ def SpecializeShapesPass : Pass<"mt-specialize-shapes", "mlir::ModuleOp"> {
            "sequences per micro-batch">,
     Option<"seqLength", "seq-length", "int64_t", /*default=*/"0",
            "tokens per sequence (0: the model's position table size)">,
+    Option<"decoderSeqLength", "decoder-seq-length", "int64_t", /*default=*/"0",
+           "tokens per decoder sequence, for arguments marked mt.sequence = \"decoder\"">,
   ];
   let dependentDialects = ["::mt::MTDialect"];
 }

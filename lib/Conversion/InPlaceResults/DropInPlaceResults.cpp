@@ -63,8 +63,28 @@ void eraseSelfCopies(func::FuncOp fn) {
     copy.erase();
 }
 
+/// A buffer returned twice (a model whose metric is its loss) gets a copy
+/// for the second result: buffer-results-to-out-params needs one buffer
+/// per result.
+void copyRepeatedResults(func::FuncOp fn) {
+  fn.walk([&](func::ReturnOp ret) {
+    OpBuilder b(ret);
+    for (unsigned i = 0; i < ret.getNumOperands(); ++i) {
+      Value v = ret.getOperand(i);
+      auto type = dyn_cast<MemRefType>(v.getType());
+      bool repeated = llvm::is_contained(ret.getOperands().take_front(i), v);
+      if (!repeated || !type || !type.hasStaticShape())
+        continue;
+      Value copy = memref::AllocOp::create(b, ret.getLoc(), type);
+      memref::CopyOp::create(b, ret.getLoc(), v, copy);
+      ret.setOperand(i, copy);
+    }
+  });
+}
+
 LogicalResult dropInPlaceResults(func::FuncOp fn) {
   eraseSelfCopies(fn);
+  copyRepeatedResults(fn);
   llvm::BitVector drop(fn.getNumResults());
   for (unsigned i = 0; i < fn.getNumResults(); ++i) {
     auto of = fn.getResultAttrOfType<IntegerAttr>(i, mt::kInPlaceOfAttrName);
