@@ -97,6 +97,7 @@ bool SplitSource::next(int64_t rows, int64_t seq, MicroBatch &batch, std::string
   if (numSamples() == 0 || seq != seq_) {
     error = "the " + name_ + " split holds no sample of " +
             (isBert_ ? "two segments in " + std::to_string(seq)
+             : isT5_ ? "span-corrupted text in " + std::to_string(seq)
                      : std::to_string(seq + 1)) + " tokens";
     return false;
   }
@@ -104,6 +105,10 @@ bool SplitSource::next(int64_t rows, int64_t seq, MicroBatch &batch, std::string
   batch.tokens.resize(n);
   batch.labels.resize(n);
   batch.lossMask.resize(n);
+  if (isT5_) {
+    nextT5(rows, batch);
+    return true;
+  }
   if (isBert_) {
     for (const char *name : {"token_types", "padding_mask", "sop_labels", "sop_mask"})
       batch.inputs[name].assign(n, 0);
@@ -134,6 +139,54 @@ void SplitSource::nextBert(int64_t row, int64_t seq, MicroBatch &batch) {
   // The sentence-order label weighs in at the first position only.
   *at(batch.inputs["sop_labels"]) = sample.sentenceOrder;
   *at(batch.inputs["sop_mask"]) = 1;
+}
+
+void SplitSource::nextT5(int64_t rows, MicroBatch &batch) {
+  T5Sample sample;
+  batch.tokens.clear();
+  batch.labels.clear();
+  batch.lossMask.clear();
+  std::vector<int32_t> &padding = batch.inputs["padding_mask"];
+  std::vector<int32_t> &decoder = batch.inputs["decoder_tokens"];
+  padding.clear();
+  decoder.clear();
+  for (int64_t r = 0; r < rows; ++r) {
+    t5_.sample(cursor_++ % t5_.numSamples(), sample);
+    auto append = [](auto &to, const auto &from) { to.insert(to.end(), from.begin(), from.end()); };
+    append(batch.tokens, sample.encoderTokens);
+    append(padding, sample.paddingMask);
+    append(decoder, sample.decoderTokens);
+    append(batch.labels, sample.labels);
+    append(batch.lossMask, sample.lossMask);
+  }
+}
+
+bool TrainingData::openT5(const std::string &path, int64_t vocab, const T5SpecialIds &ids,
+                          int64_t decoderLength, std::string &error) {
+  int64_t needed = static_cast<int64_t>(ids.firstSentinel) + ids.numSentinels;
+  if (needed > vocab) {
+    error = "the tokenizer's " + std::to_string(ids.firstSentinel) + " ids and " +
+            std::to_string(ids.numSentinels) + " sentinels (--vocab-extra-ids) need a vocabulary "
+            "of " + std::to_string(needed) + "; the model's holds " + std::to_string(vocab);
+    return false;
+  }
+  if (ids.numSentinels < 1) {
+    error = "T5 span corruption needs sentinel ids: give --vocab-extra-ids >= 1";
+    return false;
+  }
+  bool indexed = exists(indexPath(path)) && exists(dataPath(path));
+  if (!indexed && !endsWith(path, ".tokens")) {
+    error = "T5 trains on a dataset tokenized with its SentencePiece model: no '" +
+            indexPath(path) + "' and '" + dataPath(path) +
+            "' (make them with mt-data --tokenizer-type SentencePieceTokenizer "
+            "--tokenizer-model MODEL)";
+    return false;
+  }
+  if (!open(path, ids.firstSentinel, error))
+    return false;
+  t5_ = ids;
+  decoderLength_ = decoderLength;
+  return true;
 }
 
 bool TrainingData::openBert(const std::string &path, int64_t vocab, const BertSpecialIds &ids,
@@ -197,6 +250,21 @@ bool TrainingData::build(const std::string &split, int64_t seq, uint64_t seed,
     out.name_ = splitName(which);
     out.seq_ = seq;
     int64_t begin = bounds[static_cast<int>(which)], end = bounds[static_cast<int>(which) + 1];
+    if (t5_) {
+      out.isT5_ = true;
+      T5SampleOptions options;
+      options.encoderLength = seq;
+      options.decoderLength = decoderLength_;
+      options.seed = seed + static_cast<uint64_t>(which);
+      if (!out.t5_.build(*documents_, begin, end, *t5_, options, error))
+        return false;
+      int64_t perEpoch = out.t5_.numSamples();
+      if (wanted > perEpoch && perEpoch > 0) {
+        options.numEpochs = (wanted + perEpoch - 1) / perEpoch + 1;
+        return out.t5_.build(*documents_, begin, end, *t5_, options, error);
+      }
+      return true;
+    }
     if (bert_) {
       out.isBert_ = true;
       BertSampleOptions options;
@@ -226,6 +294,10 @@ bool TrainingData::build(const std::string &split, int64_t seq, uint64_t seed,
   };
   if (!buildSplit(train_, Split::Train, trainSamples) || !buildSplit(valid_, Split::Valid, 0))
     return false;
+  if (t5_ && train_.numSamples() == 0 && trainSamples > 0) {
+    error = "the training split holds no T5 sample: its documents need at least two tokens";
+    return false;
+  }
   if (bert_ && train_.numSamples() == 0 && trainSamples > 0) {
     error = "the training split holds no BERT sample: it needs documents of at least two "
             "sentences (mt-data --split-sentences), none longer than 512 tokens";

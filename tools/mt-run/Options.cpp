@@ -23,6 +23,15 @@ cl::opt<std::string> vocabFile(
     cl::desc("BERT: the WordPiece vocabulary the dataset was made with (its [PAD], [CLS], [SEP] "
              "and [MASK] ids, and which tokens continue a word)"),
     cl::value_desc("path"), cl::cat(runCategory));
+cl::opt<std::string> tokenizerModel(
+    "tokenizer-model",
+    cl::desc("T5: the SentencePiece model the dataset was made with (its </s> and <s> ids and "
+             "vocabulary size; the sentinels follow the vocabulary)"),
+    cl::value_desc("path"), cl::cat(runCategory));
+cl::opt<int64_t> vocabExtraIds(
+    "vocab-extra-ids",
+    cl::desc("T5: sentinel ids appended after the SentencePiece vocabulary (Megatron's flag)"),
+    cl::init(100), cl::cat(runCategory));
 cl::opt<bool> dump("dump", cl::desc("print the plan and exit"), cl::cat(runCategory));
 cl::opt<std::string> split("split", cl::desc("train/valid/test weights over the data"),
                            cl::init("949,50,1"), cl::cat(runCategory));
@@ -155,6 +164,8 @@ bool parseOptions(int argc, char **argv, Options &o) {
   o.plan = planPath;
   o.data = data;
   o.vocabFile = vocabFile;
+  o.tokenizerModel = tokenizerModel;
+  o.vocabExtraIds = vocabExtraIds;
   o.dump = dump;
   o.split = split;
   o.trainIters = trainIters;

@@ -1,6 +1,7 @@
 //===- RankRun.cpp - one rank's training run -------------------------------===//
 #include "RankRun.h"
 
+#include "mt/Data/SentencePieceTokenizer.h"
 #include "mt/Data/WordPieceTokenizer.h"
 #include "mt/Plan/BufferNames.h"
 
@@ -72,13 +73,48 @@ bool RankRun::prepare(std::string &error) {
   return true;
 }
 
+bool RankRun::openT5(std::string &error) {
+  const mt::plan::Config &c = trainer_.config();
+  if (o_.tokenizerModel.empty()) {
+    error = "this model takes T5 batches: give --tokenizer-model, the SentencePiece model its "
+            "dataset was made with (the sentinels follow its vocabulary)";
+    return false;
+  }
+  mt::SentencePieceTokenizer tokenizer;
+  if (!tokenizer.load(o_.tokenizerModel, error))
+    return false;
+  mt::T5SpecialIds ids;
+  ids.eos = tokenizer.endOfText();
+  ids.bos = tokenizer.beginOfText();
+  if (ids.eos < 0) {
+    error = "the SentencePiece model '" + o_.tokenizerModel + "' has no </s> id, which T5 "
+            "sequences end with";
+    return false;
+  }
+  // Padding is masked out everywhere; id 0 (<unk>, or T5's own <pad>) fills it.
+  ids.pad = 0;
+  ids.decoderStart = ids.bos >= 0 ? ids.bos : ids.pad;
+  ids.firstSentinel = tokenizer.vocabSize();
+  ids.numSentinels = static_cast<int32_t>(o_.vocabExtraIds);
+  return data_.openT5(o_.data, c.vocab_size(), ids, c.decoder_seq_length(), error);
+}
+
 bool RankRun::openData(std::string &error) {
   const mt::plan::Config &c = trainer_.config();
-  bool bert = false;
+  bool bert = false, t5 = false;
   for (const mt::plan::Function &f : plan_.functions())
-    for (const mt::plan::TensorSpec &in : f.inputs())
+    for (const mt::plan::TensorSpec &in : f.inputs()) {
       bert = bert || in.name() == mt::buffers::batch("sop_labels") ||
              in.name() == mt::buffers::batch("token_types");
+      t5 = t5 || in.name() == mt::buffers::batch("decoder_tokens");
+    }
+  if (!t5 && !o_.tokenizerModel.empty()) {
+    error = "--tokenizer-model is for T5 plans (span corruption needs its ids); this model "
+            "takes " + std::string(bert ? "BERT" : "GPT") + " batches";
+    return false;
+  }
+  if (t5)
+    return openT5(error);
   if (!bert) {
     if (!o_.vocabFile.empty()) {
       error = "--vocab-file is for BERT plans (a WordPiece vocabulary); this model takes GPT "

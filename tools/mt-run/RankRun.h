@@ -38,6 +38,7 @@ public:
 private:
   bool prepare(std::string &error);
   bool openData(std::string &error);
+  bool openT5(std::string &error);
   bool resume(std::string &error);
   bool train(std::string &error);
   /// --eval-only: one evaluation of the parameters as loaded.

@@ -15,6 +15,7 @@
 #define MT_RUNTIME_TRAININGDATA_H
 
 #include "mt/Data/BertDataset.h"
+#include "mt/Data/T5Dataset.h"
 #include "mt/Data/GptDataset.h"
 #include "mt/Data/IndexedDataset.h"
 #include "mt/Runtime/Trainer.h"
@@ -28,7 +29,9 @@ namespace mt {
 /// Serves one split's samples in order, cycling when it runs out.
 class SplitSource : public BatchSource {
 public:
-  int64_t numSamples() const { return isBert_ ? bert_.numSamples() : dataset_.numSamples(); }
+  int64_t numSamples() const {
+    return isBert_ ? bert_.numSamples() : isT5_ ? t5_.numSamples() : dataset_.numSamples();
+  }
   /// Samples served so far (the data order's position), and moving it.
   int64_t position() const { return cursor_; }
   void seek(int64_t samples) { cursor_ = samples; }
@@ -37,9 +40,11 @@ public:
 private:
   friend class TrainingData;
   void nextBert(int64_t row, int64_t seq, MicroBatch &batch);
+  void nextT5(int64_t rows, MicroBatch &batch);
   GptDataset dataset_;
   BertDataset bert_;
-  bool isBert_ = false;
+  T5Dataset t5_;
+  bool isBert_ = false, isT5_ = false;
   int64_t cursor_ = 0, seq_ = 0;
   std::string name_;
 };
@@ -52,6 +57,11 @@ public:
   /// sentence-split documents (mt-data --split-sentences).
   bool openBert(const std::string &path, int64_t vocab, const BertSpecialIds &ids,
                 std::string &error);
+  /// T5 span-corruption samples of any tokenized dataset, with a decoder
+  /// sequence of `decoderLength` tokens; `ids.firstSentinel` is the
+  /// tokenizer's vocabulary size.
+  bool openT5(const std::string &path, int64_t vocab, const T5SpecialIds &ids,
+              int64_t decoderLength, std::string &error);
 
   /// Builds the train and valid splits ("949,50,1") for `trainSamples`
   /// training samples of `seq` tokens (enough epochs are laid out to cover
@@ -65,6 +75,8 @@ public:
 private:
   IndexedDataset indexed_;
   std::optional<BertSpecialIds> bert_;
+  std::optional<T5SpecialIds> t5_;
+  int64_t decoderLength_ = 0;
   std::unique_ptr<DocumentSource> documents_;
   SplitSource train_, valid_;
 };
