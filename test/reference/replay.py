@@ -31,12 +31,14 @@ def lr_at(m, step):
     return m["min_lr"] + coeff * (m["lr"] - m["min_lr"])
 
 
-def replay(loss_of, extra_args=(), batch_inputs=()):
+def replay(loss_of, extra_args=(), batch_inputs=(), decoder_inputs=()):
     """loss_of(params, tokens, labels, mask, args) -> the micro-batch's loss;
     extra_args: (name, type) positional arguments after DIR. With
     batch_inputs (the model's further inputs, e.g. BERT's token_types),
     loss_of(params, tokens, labels, mask, inputs, args) gets them by name as
-    int64 tensors [micro_batch, seq]."""
+    int64 tensors [micro_batch, seq]; an input named in decoder_inputs, and
+    the labels and mask, are [micro_batch, decoder seq] when the run has a
+    decoder sequence (T5)."""
     ap = argparse.ArgumentParser()
     ap.add_argument("dir")
     for name, kind in extra_args:
@@ -50,15 +52,17 @@ def replay(loss_of, extra_args=(), batch_inputs=()):
     params = {n: load(f"{d}/init/{n}.f32", s["shape"]).requires_grad_() for n, s in specs.items()}
     micro = m["global_batch_size"] // m["micro_batch_size"]
     shape = (m["micro_batch_size"], m["seq_length"])
+    target = (m["micro_batch_size"], m.get("decoder_seq_length") or m["seq_length"])
     recorded = [tuple(float(x) for x in line.split()) for line in open(f"{d}/losses.txt")]
     steps = len(recorded)
 
     def batch(i):
         base = f"{d}/batches/{i}"
         out = (load(base + ".tokens.i32", shape, torch.int32).long(),
-               load(base + ".labels.i32", shape, torch.int32), load(base + ".mask.f32", shape))
+               load(base + ".labels.i32", target, torch.int32), load(base + ".mask.f32", target))
         if batch_inputs:
-            out += ({n: load(f"{base}.{n}.i32", shape, torch.int32).long() for n in batch_inputs},)
+            out += ({n: load(f"{base}.{n}.i32", target if n in decoder_inputs else shape,
+                             torch.int32).long() for n in batch_inputs},)
         return out
 
     decay = [params[n] for n in specs if specs[n]["weight_decay"]]

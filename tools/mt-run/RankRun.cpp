@@ -113,6 +113,11 @@ bool RankRun::openData(std::string &error) {
             "takes " + std::string(bert ? "BERT" : "GPT") + " batches";
     return false;
   }
+  if (t5 && !o_.vocabFile.empty()) {
+    error = "--vocab-file is for BERT plans (a WordPiece vocabulary); this model takes T5 "
+            "batches: give --tokenizer-model";
+    return false;
+  }
   if (t5)
     return openT5(error);
   if (!bert) {
