@@ -90,6 +90,7 @@ LogicalResult runPipelines(ModuleOp module, bool runFrontend, const CompileSetti
   options.tensorParallel = s.tp;
   options.sequenceParallel = s.sequenceParallel && s.tp > 1;
   options.virtualStages = s.virtualStages;
+  options.pipelineSplitRank = s.pipelineSplitRank;
   options.storeDropoutMasks = s.dropoutMasks == "stored";
   options.fuseBiasGelu = s.fuseBiasGelu;
   options.fuseBiasDropoutAdd = s.fuseBiasDropoutAdd;

@@ -41,7 +41,8 @@ void mt::buildTrainingPipeline(OpPassManager &pm, const TrainingOptions &options
   pm.addPass(createPartitionTensorParallelPass(
       PartitionTensorParallelPassOptions{options.tensorParallel, sequenceParallel}));
   pm.addPass(createSplitPipelinePass(
-      SplitPipelinePassOptions{options.pipelineStages, options.virtualStages}));
+      SplitPipelinePassOptions{options.pipelineStages, options.virtualStages,
+                               options.pipelineSplitRank}));
   pm.addPass(createUnrollLayersPass());
   if (options.fuseBiasGelu)
     pm.addNestedPass<mlir::func::FuncOp>(createFuseBiasGeluPass());

@@ -26,16 +26,42 @@ bool Trainer::reducePartialGradients(std::string &error) {
 }
 
 bool Trainer::reduceTiedGradients(std::string &error) {
-  for (Stage &st : stages_)
-    for (const Slice &sl : st.slices) {
-      if (sl.tiedRanks.size() <= 1)
-        continue;
-      Buffer &acc = *buffer(st.prefix + buffers::of(buffers::Role::GradAccumulator, sl.param->name()));
-      Group group{sl.tiedRanks, "tied " + sl.param->name()};
-      if (!comm_->allReduce(group, acc.data(), acc.numElements(), commType(sl.param->dtype()),
-                            ReduceOp::Sum, buffers::of(buffers::Role::GradAccumulator, sl.param->name()), error))
-        return false;
-    }
+  // A parameter held by several stages (a tied embedding; T5's shared
+  // embedding and relative position tables) gets the sum of every copy's
+  // gradient: this rank's copies (interleaved stages can hold two) are added
+  // first, the sum all-reduced once over the holding ranks, in the plan's
+  // parameter order on every rank, then written back to each copy.
+  if (cuda_ && !cuda_->synchronize(error)) // managed buffers, read on the host below
+    return false;
+  for (const plan::Parameter &p : plan_.parameters()) {
+    std::vector<Buffer *> copies;
+    const Slice *tied = nullptr;
+    for (Stage &st : stages_)
+      for (const Slice &sl : st.slices)
+        if (sl.param == &p && !sl.tiedRanks.empty()) {
+          copies.push_back(buffer(st.prefix + buffers::of(buffers::Role::GradAccumulator, p.name())));
+          tied = &sl;
+        }
+    if (copies.empty())
+      continue;
+    Buffer &sum = *copies.front();
+    bool wide = p.dtype() == plan::F64;
+    for (size_t c = 1; c < copies.size(); ++c)
+      for (int64_t i = 0; i < sum.numElements(); ++i) {
+        if (wide)
+          sum.as<double>()[i] += copies[c]->as<double>()[i];
+        else
+          sum.as<float>()[i] += copies[c]->as<float>()[i];
+      }
+    std::string what = buffers::of(buffers::Role::GradAccumulator, p.name());
+    if (tied->tiedRanks.size() > 1 &&
+        !comm_->allReduce(Group{tied->tiedRanks, "tied " + p.name()}, sum.data(),
+                          sum.numElements(), commType(p.dtype()), ReduceOp::Sum, what, error))
+      return false;
+    for (size_t c = 1; c < copies.size(); ++c)
+      std::memcpy(copies[c]->data(), sum.data(),
+                  static_cast<size_t>(sum.numElements()) * (wide ? 8 : 4));
+  }
   return true;
 }
 

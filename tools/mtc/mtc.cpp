@@ -159,6 +159,11 @@ static cl::opt<Schedule> schedule(
 static cl::opt<int64_t> virtualStages("virtual-stages",
                                       cl::desc("model chunks per pipeline stage (interleaved)"),
                                       cl::init(1), cl::cat(parallelCategory));
+static cl::opt<int64_t> pipelineSplitRank(
+    "pipeline-model-parallel-split-rank",
+    cl::desc("encoder-decoder models (T5): pipeline ranks that hold the encoder, the rest the "
+             "decoder (default: in proportion to their layers)"),
+    cl::init(0), cl::cat(parallelCategory));
 
 static cl::opt<bool> reportParallel(
     "report-parallel",
@@ -347,6 +352,7 @@ static bool settingsFromFlags(mt::CompileSettings &settings, mt::CodeTarget &cod
   settings.pp = pp;
   settings.dp = dataParallel;
   settings.virtualStages = virtualStages;
+  settings.pipelineSplitRank = pipelineSplitRank;
   settings.globalBatch = globalBatch ? static_cast<int64_t>(globalBatch)
                                      : microBatchSize * dataParallel;
   settings.sequenceParallel = sp && tp > 1;

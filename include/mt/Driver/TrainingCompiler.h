@@ -28,6 +28,7 @@ struct CompileSettings {
   int64_t vocabMultiple = 1, microBatchSize = 1, seqLength = 0, decoderSeqLength = 0;
   // Layout.
   int64_t tp = 1, pp = 1, dp = 1, virtualStages = 1, globalBatch = 1;
+  int64_t pipelineSplitRank = 0; // encoder-decoder: the encoder's stages (0: by layers)
   bool sequenceParallel = TrainingDefaults::sequenceParallel, distributedOptimizer = false;
   std::string schedule = "1f1b";
   // Fusions.

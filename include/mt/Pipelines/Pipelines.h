@@ -89,6 +89,11 @@ struct TrainingOptions : public mlir::PassPipelineOptions<TrainingOptions> {
   Option<int64_t> virtualStages{*this, "virtual-stages",
                                 llvm::cl::desc("model chunks per pipeline stage"),
                                 llvm::cl::init(1)};
+  Option<int64_t> pipelineSplitRank{
+      *this, "pipeline-split-rank",
+      llvm::cl::desc("encoder-decoder models: pipeline stages of the encoder (0: in proportion "
+                     "to the layers)"),
+      llvm::cl::init(0)};
   Option<int64_t> distributedOptimizerShards{
       *this, "distributed-optimizer-shards",
       llvm::cl::desc("ZeRO-1: shard the optimizer state over this many data-parallel ranks "

@@ -131,7 +131,7 @@ private:
     std::vector<int64_t> shape;  // local shape
     int64_t elements = 0;
     bool ownsNorm = true;        // counted in the gradient norm (tied copies once)
-    std::vector<int64_t> tiedRanks; // ranks holding copies (a tied embedding), sorted
+    std::vector<int64_t> tiedRanks; // ranks holding copies when several stages do (sorted; else empty)
     bool partialOverTp = false;  // the step leaves a tensor-parallel partial sum
   };
   /// A virtual pipeline stage this rank runs.

@@ -62,15 +62,25 @@ def SpecializeShapesPass : Pass<"mt-specialize-shapes", "mlir::ModuleOp"> {
 }
 
 def SplitPipelinePass : Pass<"mt-split-pipeline", "mlir::ModuleOp"> {
-  let summary = "cuts a model into pipeline stages along its layer stack";
+  let summary = "cuts a model into pipeline stages along its layer stacks";
   let description = [{
-    Replaces each model `@f` (one `mt.layer_stack`, statically shaped) by
+    Replaces each model `@f` (one `mt.layer_stack`, or several in a row such
+    as T5's encoder and decoder; statically shaped) by
     `stages x virtual-stages` functions `@f_stage<k>`, one per virtual stage
-    k. The stack's layers are split into contiguous ranges; when they do not
-    divide evenly the middle stages take one more layer each (the first and
-    last stages also hold the embedding and the head: 10 layers on 4 stages
-    are 2, 3, 3, 2). The first stage also holds what comes before the stack
-    (embeddings), the last what comes after (final norm, head, loss).
+    k. Each stack gets a run of stages (with two stacks, `split-rank` stages
+    for the first, as Megatron's --pipeline-model-parallel-split-rank; by
+    default in proportion to their layers), and its layers are split into
+    contiguous ranges over them; when they do not divide evenly the middle
+    stages take one more layer each (the first and last stages also hold the
+    embedding and the head: 10 layers on 4 stages are 2, 3, 3, 2). The first
+    stage also holds what comes before the first stack (embeddings), the
+    first stage of a later stack what comes between (the encoder's final
+    norm, the decoder's embedding), the last what comes after (final norm,
+    head, loss). Every value a later stage uses crosses the boundaries
+    between: the stack's carried activation, and e.g. the encoder's output
+    that every decoder stage attends to. One value crosses as it is; several
+    are packed into one flat tensor (mt.reshape, mt.concat; mt.split on the
+    other side).
 
     A stage takes its layers' slice of every stacked parameter (argument
     attribute `mt.first_layer` = the model-wide index of its first layer)
@@ -83,14 +93,16 @@ def SplitPipelinePass : Pass<"mt-split-pipeline", "mlir::ModuleOp"> {
     `mt.pipeline_of`.
 
     Virtual stage k runs on pipeline rank k mod stages, as model chunk
-    k / stages (interleaved 1F1B). Refused, with what to change, when there
-    are fewer layers than virtual stages, or when anything but the stack's
-    carried value crosses the stack.
+    k / stages (interleaved 1F1B). Refused, with what to change, when a
+    stack has fewer layers than its stages.
   }];
   let options = [
     Option<"stages", "stages", "int64_t", "1", "pipeline-parallel size">,
     Option<"virtualStages", "virtual-stages", "int64_t", "1",
-           "model chunks per pipeline stage (interleaved schedule)">
+           "model chunks per pipeline stage (interleaved schedule)">,
+    Option<"splitRank", "split-rank", "int64_t", "0",
+           "with two stacks (encoder, decoder): the stages of the first (0: in proportion "
+           "to the layers)">
   ];
   let dependentDialects = ["::mt::MTDialect", "::mlir::func::FuncDialect"];
 }
