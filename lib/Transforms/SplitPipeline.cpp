@@ -410,18 +410,19 @@ struct SplitPipelinePass : mt::impl::SplitPipelinePassBase<SplitPipelinePass> {
                                "split-rank >= 0");
       return signalPassFailure();
     }
-    if (splitRank > 0 && virtualStages > 1) {
-      getOperation().emitError("mt-split-pipeline: a split rank counts pipeline ranks; with "
-                               "virtual stages, leave it out (the stages are shared in "
-                               "proportion to the layers)");
-      return signalPassFailure();
-    }
     int64_t total = stages * virtualStages;
     if (total == 1)
       return;
-    for (func::FuncOp model : modelFunctions(getOperation()))
+    for (func::FuncOp model : modelFunctions(getOperation())) {
+      if (splitRank > 0 && virtualStages > 1) {
+        model.emitError("mt-split-pipeline: a split rank counts pipeline ranks; with virtual "
+                        "stages, leave it out (the stages are shared in proportion to the "
+                        "layers)");
+        return signalPassFailure();
+      }
       if (failed(split(getOperation(), model, total, splitRank)))
         return signalPassFailure();
+    }
   }
 };
 
