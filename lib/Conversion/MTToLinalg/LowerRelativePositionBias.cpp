@@ -8,7 +8,7 @@
 //===----------------------------------------------------------------------===//
 #include "Lowerings.h"
 
-#include "mt/Dialect/MT/IR/RelativePositionBuckets.h"
+#include "mt/Support/RelativePositionBuckets.h"
 
 using namespace mlir;
 
@@ -22,16 +22,56 @@ AffineMap mapOf(MLIRContext *ctx, unsigned numDims, ArrayRef<unsigned> dims) {
   return AffineMap::get(numDims, 0, exprs, ctx);
 }
 
-/// i32 [queries + keys - 1]: the bucket of distance d - (queries - 1).
-Value bucketsOfDistances(LinalgBuilder &lb, int64_t queries, int64_t keys, int64_t numBuckets,
-                         bool bidirectional, int64_t maxDistance) {
-  std::vector<int32_t> buckets =
-      relativePositionBuckets(queries, keys, numBuckets, bidirectional, maxDistance);
-  auto type = RankedTensorType::get({static_cast<int64_t>(buckets.size())},
-                                    lb.builder().getI32Type());
-  return arith::ConstantOp::create(lb.builder(), lb.location(),
-                                   DenseIntElementsAttr::get(type, ArrayRef<int32_t>(buckets)));
-}
+/// The bucket of distance `d` (an index, key - query) in integer arithmetic:
+/// the logarithmic buckets become compile-time thresholds (the smallest
+/// distance each bucket starts at, found with the f32 formula of
+/// RelativePositionBuckets.h), so a kernel needs neither a logarithm that
+/// could round differently on another target nor a table in memory.
+struct BucketCode {
+  int64_t numBuckets, maxDistance, reach;
+  bool bidirectional;
+
+  Value emit(OpBuilder &b, Location l, Value d) const {
+    auto constant = [&](int64_t v) { return arith::ConstantIndexOp::create(b, l, v).getResult(); };
+    Value zero = constant(0);
+    Value magnitude, base = zero;
+    int64_t n = numBuckets;
+    if (bidirectional) {
+      n /= 2;
+      Value after = arith::CmpIOp::create(b, l, arith::CmpIPredicate::sgt, d, zero);
+      base = arith::SelectOp::create(b, l, after, constant(n), zero);
+      Value negated = arith::SubIOp::create(b, l, zero, d);
+      magnitude = arith::SelectOp::create(b, l, after, d, negated);
+    } else {
+      Value before = arith::CmpIOp::create(b, l, arith::CmpIPredicate::slt, d, zero);
+      magnitude = arith::SelectOp::create(b, l, before, arith::SubIOp::create(b, l, zero, d), zero);
+    }
+    // bucket = magnitude below the exact range, else exact + the thresholds passed.
+    int64_t exact = exactRelativeBuckets(numBuckets, bidirectional);
+    Value bucket = constant(exact);
+    int64_t r = exact;
+    for (int64_t k = exact + 1; k < n; ++k) {
+      while (r <= reach && magnitudeBucket(r) < k)
+        ++r;
+      if (r > reach)
+        break; // no distance this far apart
+      Value passed = arith::CmpIOp::create(b, l, arith::CmpIPredicate::sge, magnitude, constant(r));
+      bucket = arith::AddIOp::create(b, l, bucket,
+                                     arith::SelectOp::create(b, l, passed, constant(1), zero));
+    }
+    Value small = arith::CmpIOp::create(b, l, arith::CmpIPredicate::slt, magnitude, constant(exact));
+    bucket = arith::SelectOp::create(b, l, small, magnitude, bucket);
+    return arith::AddIOp::create(b, l, base, bucket);
+  }
+
+  /// The bucket of a non-negative distance within one direction's buckets.
+  int64_t magnitudeBucket(int64_t r) const {
+    // One direction of a bidirectional table is a causal table of half the
+    // buckets, read at -r.
+    return bidirectional ? relativePositionBucket(-r, numBuckets / 2, false, maxDistance)
+                         : relativePositionBucket(-r, numBuckets, false, maxDistance);
+  }
+};
 
 Value indexOf(OpBuilder &b, Location l, unsigned dim) { return linalg::IndexOp::create(b, l, dim); }
 
@@ -40,19 +80,18 @@ Lowered lowerBias(RelativePositionBiasOp op, LinalgBuilder &lb) {
   Type stored = type.getElementType(), t = computeType(stored);
   int64_t heads = type.getDimSize(1), queries = type.getDimSize(2), keys = type.getDimSize(3);
   int64_t distances = queries + keys - 1;
-  MLIRContext *ctx = lb.builder().getContext();
-  Value buckets = bucketsOfDistances(lb, queries, keys, tensorOf(op.getTable()).getDimSize(0),
-                                     op.getBidirectional(), op.getMaxDistance());
+  BucketCode code{tensorOf(op.getTable()).getDimSize(0), op.getMaxDistanceAttr().getInt(),
+                  std::max(queries, keys) - 1, op.getBidirectional()};
   Value table = op.getTable();
-  // byDistance[h, d] = table[bucket(d), h]
+  Value offset = lb.index(queries - 1);
+  // byDistance[h, d] = table[bucket(d - (queries - 1)), h]
   Value byDistance = lb.generic(
-      buckets, mapOf(ctx, 2, {1}), lb.empty({heads, distances}, t), lb.identity(2), lb.parallel(2),
-      [&](OpBuilder &b, Location l, ValueRange a) {
-        Value bucket = arith::IndexCastOp::create(b, l, b.getIndexType(), a[0]);
+      ValueRange{}, {}, lb.empty({heads, distances}, t), lb.identity(2), lb.parallel(2),
+      [&](OpBuilder &b, Location l, ValueRange) {
+        Value bucket = code.emit(b, l, arith::SubIOp::create(b, l, indexOf(b, l, 1), offset));
         Value v = tensor::ExtractOp::create(b, l, table, ValueRange{bucket, indexOf(b, l, 0)});
         return castFloat(b, l, v, t);
       });
-  Value offset = lb.index(queries - 1);
   return SmallVector<Value>{lb.generic(
       op.getInput(), lb.identity(4), lb.empty(type.getShape(), stored), lb.identity(4),
       lb.parallel(4), [&](OpBuilder &b, Location l, ValueRange a) {
@@ -95,18 +134,18 @@ Lowered lowerBiasGrad(RelativePositionBiasGradOp op, LinalgBuilder &lb) {
         return arith::AddFOp::create(b, l, a[1], add).getResult();
       });
   // result[u, h] = sum over distances d in bucket u of byDistance[h, d] (loops u, h, d).
-  Value buckets = bucketsOfDistances(lb, queries, keys, numBuckets, op.getBidirectional(),
-                                     op.getMaxDistance());
+  BucketCode code{numBuckets, op.getMaxDistanceAttr().getInt(), std::max(queries, keys) - 1,
+                  op.getBidirectional()};
   Value sums = lb.generic(
-      {byDistance, buckets}, {mapOf(ctx, 3, {1, 2}), mapOf(ctx, 3, {2})},
-      lb.filled({numBuckets, heads}, t, 0.0), mapOf(ctx, 3, {0, 1}),
+      byDistance, mapOf(ctx, 3, {1, 2}), lb.filled({numBuckets, heads}, t, 0.0),
+      mapOf(ctx, 3, {0, 1}),
       {IteratorType::parallel, IteratorType::parallel, IteratorType::reduction},
       [&](OpBuilder &b, Location l, ValueRange a) {
-        Value u = arith::IndexCastOp::create(b, l, b.getI32Type(), indexOf(b, l, 0));
-        Value mine = arith::CmpIOp::create(b, l, arith::CmpIPredicate::eq, a[1], u);
+        Value bucket = code.emit(b, l, arith::SubIOp::create(b, l, indexOf(b, l, 2), offset));
+        Value mine = arith::CmpIOp::create(b, l, arith::CmpIPredicate::eq, bucket, indexOf(b, l, 0));
         Value zeroF = arith::ConstantOp::create(b, l, b.getFloatAttr(t, 0.0));
         Value add = arith::SelectOp::create(b, l, mine, a[0], zeroF);
-        return arith::AddFOp::create(b, l, a[2], add).getResult();
+        return arith::AddFOp::create(b, l, a[1], add).getResult();
       });
   return SmallVector<Value>{lb.convertElements(sums, stored)};
 }

@@ -1,6 +1,6 @@
 //===- MTAttentionOps.cpp - verifiers of the attention building blocks -----===//
 #include "mt/Dialect/MT/IR/MTOps.h"
-#include "mt/Dialect/MT/IR/RelativePositionBuckets.h"
+#include "mt/Support/RelativePositionBuckets.h"
 
 #include "VerifyHelpers.h"
 

@@ -1,6 +1,6 @@
 //===- MTGradOps.cpp - verifiers of the backward ops -----------------------===//
 #include "mt/Dialect/MT/IR/MTOps.h"
-#include "mt/Dialect/MT/IR/RelativePositionBuckets.h"
+#include "mt/Support/RelativePositionBuckets.h"
 
 #include "VerifyHelpers.h"
 

@@ -5,8 +5,8 @@
 // mt.relative_position_bias and its lowerings.
 //
 //===----------------------------------------------------------------------===//
-#ifndef MT_DIALECT_MT_IR_RELATIVEPOSITIONBUCKETS_H
-#define MT_DIALECT_MT_IR_RELATIVEPOSITIONBUCKETS_H
+#ifndef MT_SUPPORT_RELATIVEPOSITIONBUCKETS_H
+#define MT_SUPPORT_RELATIVEPOSITIONBUCKETS_H
 
 #include <cstdint>
 #include <string>
@@ -35,4 +35,4 @@ std::vector<int32_t> relativePositionBuckets(int64_t queries, int64_t keys, int6
 
 } // namespace mt
 
-#endif // MT_DIALECT_MT_IR_RELATIVEPOSITIONBUCKETS_H
+#endif // MT_SUPPORT_RELATIVEPOSITIONBUCKETS_H

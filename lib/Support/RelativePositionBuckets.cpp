@@ -1,5 +1,5 @@
 //===- RelativePositionBuckets.cpp - T5's relative distance buckets -------===//
-#include "mt/Dialect/MT/IR/RelativePositionBuckets.h"
+#include "mt/Support/RelativePositionBuckets.h"
 
 #include <algorithm>
 #include <cmath>
