@@ -49,12 +49,15 @@ void TrainingLog::emit(const std::string &line) {
 void TrainingLog::header(const plan::Config &c, int64_t trainSamples, int64_t validSamples,
                          const std::string &device) {
   char line[512];
+  std::string decoder = c.decoder_seq_length() > 0
+                            ? " (decoder " + std::to_string(c.decoder_seq_length()) + ")"
+                            : "";
   std::snprintf(line, sizeof line,
-                "model %s: micro-batch %lld, global batch %lld, seq %lld, %lld steps; data: %lld "
+                "model %s: micro-batch %lld, global batch %lld, seq %lld%s, %lld steps; data: %lld "
                 "training and %lld validation samples",
                 c.model().c_str(), static_cast<long long>(c.micro_batch_size()),
                 static_cast<long long>(c.global_batch_size()),
-                static_cast<long long>(c.seq_length()), static_cast<long long>(total_),
+                static_cast<long long>(c.seq_length()), decoder.c_str(), static_cast<long long>(total_),
                 static_cast<long long>(trainSamples), static_cast<long long>(validSamples));
   emit(line);
   if (!device.empty())

@@ -214,17 +214,27 @@ bool RankRun::evaluateOnly(std::string &error) {
   int64_t batches =
       o_.evalItersGiven ? o_.evalIters : std::max<int64_t>(samples / c.micro_batch_size(), 1);
   double loss = 0;
-  if (!trainer_.evaluate(data_.valid(), batches, loss, error)) {
+  std::vector<std::pair<std::string, double>> metrics;
+  if (!trainer_.evaluate(data_.valid(), batches, loss, error, &metrics)) {
     error = "evaluation: " + error;
     return false;
   }
   if (lead_) {
+    // The model's metrics as training prints them; the perplexity is the
+    // language model's (of "lm loss" when the loss has other parts).
+    std::string parts;
+    double lm = loss;
+    for (const auto &[name, value] : metrics) {
+      parts += " | " + name + " " + std::to_string(value);
+      if (name == "lm loss")
+        lm = value;
+    }
     std::printf("evaluation of %s on %lld micro-batches (%lld tokens) of the validation split | "
-                "loss %.6f | perplexity %.3f\n",
+                "loss %.6f%s | perplexity %.3f\n",
                 loadedFrom_.empty() ? "the initial parameters" : loadedFrom_.c_str(),
                 static_cast<long long>(batches),
                 static_cast<long long>(batches * c.micro_batch_size() * c.seq_length()), loss,
-                std::exp(loss));
+                parts.c_str(), std::exp(lm));
     std::fflush(stdout);
   }
   return true;
