@@ -12,6 +12,31 @@ using namespace mlir;
 
 namespace mt {
 
+bool CompileSettings::resolveDataParallel(int64_t tp, int64_t pp, int64_t dp, int64_t worldSize,
+                                          int64_t &out, std::string &error) {
+  if (tp < 1 || pp < 1 || dp < 0 || worldSize < 0) {
+    error = "--tp, --pp and --virtual-stages must be >= 1, --dp and --world-size >= 0";
+    return false;
+  }
+  out = dp;
+  if (worldSize > 0) {
+    if (worldSize % (tp * pp) != 0) {
+      error = "--world-size " + std::to_string(worldSize) + " is not a multiple of --tp x --pp = " +
+              std::to_string(tp * pp);
+      return false;
+    }
+    if (dp && dp * tp * pp != worldSize) {
+      error = "--world-size " + std::to_string(worldSize) + " differs from --tp x --pp x --dp = " +
+              std::to_string(tp * pp * dp);
+      return false;
+    }
+    out = worldSize / (tp * pp);
+  }
+  if (!out)
+    out = 1;
+  return true;
+}
+
 bool CompileSettings::check(std::string &error) const {
   auto text = [](int64_t v) { return std::to_string(v); };
   if (microBatchSize < 1)

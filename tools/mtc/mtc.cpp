@@ -302,7 +302,6 @@ static int fail(const llvm::Twine &message) {
   return 1;
 }
 
-
 static std::string commandLineOf(int argc, char **argv) {
   std::string line;
   for (int i = 0; i < argc; ++i)
@@ -329,20 +328,12 @@ static bool refuse(const llvm::Twine &message) {
 /// The compile's settings and code target from the command line; false
 /// after printing what is wrong.
 static bool settingsFromFlags(mt::CompileSettings &settings, mt::CodeTarget &code) {
-  if (tp < 1 || pp < 1 || dp < 0 || worldSize < 0 || virtualStages < 1)
+  int64_t dataParallel = 0;
+  std::string error;
+  if (virtualStages < 1)
     return refuse("--tp, --pp and --virtual-stages must be >= 1, --dp and --world-size >= 0");
-  int64_t dataParallel = dp;
-  if (worldSize > 0) {
-    if (worldSize % (tp * pp) != 0)
-      return refuse("--world-size " + llvm::Twine(static_cast<int64_t>(worldSize)) +
-                  " is not a multiple of --tp x --pp = " + llvm::Twine(tp * pp));
-    if (dataParallel && dataParallel * tp * pp != worldSize)
-      return refuse("--world-size " + llvm::Twine(static_cast<int64_t>(worldSize)) +
-                  " differs from --tp x --pp x --dp = " + llvm::Twine(tp * pp * dataParallel));
-    dataParallel = worldSize / (tp * pp);
-  }
-  if (!dataParallel)
-    dataParallel = 1;
+  if (!mt::CompileSettings::resolveDataParallel(tp, pp, dp, worldSize, dataParallel, error))
+    return refuse(error);
 
   settings.vocabMultiple = vocabMultiple;
   settings.microBatchSize = microBatchSize;
@@ -380,7 +371,6 @@ static bool settingsFromFlags(mt::CompileSettings &settings, mt::CodeTarget &cod
   settings.granularity = kGranularityNames[static_cast<int>(recomputeGranularity.getValue())];
   settings.method = recomputeMethod == Method::Block ? "block" : "uniform";
   settings.numLayers = recomputeNumLayers;
-  std::string error;
   if (!memoryBudget.empty() &&
       (!mt::parseByteSize(memoryBudget, settings.memoryBudget, error) ||
        settings.memoryBudget <= 0))

@@ -49,6 +49,10 @@ struct CompileSettings {
 
   /// The checks mtc makes of its flags; false with `error` naming the flag.
   bool check(std::string &error) const;
+  /// The data-parallel size from --dp and --world-size (either may be 0:
+  /// not given), with tp and pp set; false with `error` when they disagree.
+  static bool resolveDataParallel(int64_t tp, int64_t pp, int64_t dp, int64_t worldSize,
+                                  int64_t &out, std::string &error);
 };
 
 /// Gives the pass managers of a compile the command line's options.
