@@ -134,6 +134,19 @@ LogicalResult AlibiOp::verify() {
   return success();
 }
 
+LogicalResult mt::detail::verifyRelativeBuckets(Operation *op, int64_t numBuckets,
+                                                bool bidirectional, int64_t maxDistance) {
+  if (ShapedType::isDynamic(numBuckets))
+    return success();
+  std::string problem = bucketCountProblem(numBuckets, bidirectional);
+  if (!problem.empty())
+    return violates(op, 3) << problem;
+  problem = maxDistanceProblem(numBuckets, bidirectional, maxDistance);
+  if (!problem.empty())
+    return violates(op, 4) << problem;
+  return success();
+}
+
 LogicalResult RelativePositionBiasOp::verify() {
   auto input = tensorType(getInput());
   if (input.getRank() != 4 || !isFloatTensor(getInput()))
@@ -145,16 +158,8 @@ LogicalResult RelativePositionBiasOp::verify() {
       !dimsAgree(table.getDimSize(1), input.getDimSize(1)))
     return violates(*this, 2) << "the table must be [num_buckets, " << shapeStr(input.getDimSize(1))
                               << "] of " << input.getElementType() << ", got " << table;
-  if (table.isDynamicDim(0))
-    return success();
-  std::string problem = bucketCountProblem(table.getDimSize(0), getBidirectional());
-  if (!problem.empty())
-    return violates(*this, 3) << problem;
-  problem = maxDistanceProblem(table.getDimSize(0), getBidirectional(),
+  return verifyRelativeBuckets(*this, table.getDimSize(0), getBidirectional(),
                                getMaxDistanceAttr().getInt());
-  if (!problem.empty())
-    return violates(*this, 4) << problem;
-  return success();
 }
 
 int64_t AttentionScoresOp::getContractionDepth() {

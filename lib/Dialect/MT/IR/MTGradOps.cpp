@@ -1,6 +1,5 @@
 //===- MTGradOps.cpp - verifiers of the backward ops -----------------------===//
 #include "mt/Dialect/MT/IR/MTOps.h"
-#include "mt/Support/RelativePositionBuckets.h"
 
 #include "VerifyHelpers.h"
 
@@ -170,14 +169,6 @@ LogicalResult RelativePositionBiasGradOp::verify() {
     return violates(*this, 2) << "the result must be the table [num_buckets, "
                               << shapeStr(grad.getDimSize(1)) << "] of " << grad.getElementType()
                               << ", got " << table;
-  if (table.isDynamicDim(0))
-    return success();
-  std::string problem = bucketCountProblem(table.getDimSize(0), getBidirectional());
-  if (!problem.empty())
-    return violates(*this, 3) << problem;
-  problem = maxDistanceProblem(table.getDimSize(0), getBidirectional(),
+  return verifyRelativeBuckets(*this, table.getDimSize(0), getBidirectional(),
                                getMaxDistanceAttr().getInt());
-  if (!problem.empty())
-    return violates(*this, 4) << problem;
-  return success();
 }

@@ -80,6 +80,11 @@ inline bool isIntegerTensor(mlir::Value v) {
   return i && i.isSignless() && (i.getWidth() == 32 || i.getWidth() == 64);
 }
 
+/// C3 and C4 of mt.relative_position_bias and its gradient: the bucket
+/// count and max_distance (a dynamic count is checked later).
+mlir::LogicalResult verifyRelativeBuckets(mlir::Operation *op, int64_t numBuckets,
+                                          bool bidirectional, int64_t maxDistance);
+
 } // namespace mt::detail
 
 #endif // MT_LIB_DIALECT_MT_IR_VERIFYHELPERS_H
