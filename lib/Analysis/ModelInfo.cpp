@@ -37,6 +37,14 @@ std::vector<ParamInfo> collectParams(func::FuncOp func) {
   return params;
 }
 
+bool hasDecoderInputs(ModuleOp module) {
+  for (func::FuncOp model : modelFunctions(module))
+    for (unsigned i = 0; i < model.getNumArguments(); ++i)
+      if (model.getArgAttr(i, kSequenceAttrName))
+        return true;
+  return false;
+}
+
 std::vector<func::FuncOp> modelFunctions(ModuleOp module) {
   std::vector<func::FuncOp> out;
   for (auto func : module.getOps<func::FuncOp>())

@@ -89,6 +89,13 @@ struct SpecializeShapesPass : mt::impl::SpecializeShapesPassBase<SpecializeShape
         seq = std::max(seq, cast<RankedTensorType>(op.getTable().getType()).getDimSize(0));
       });
     Block &entry = func.getBody().front();
+    bool hasDecoder = llvm::any_of(entry.getArguments(), [&](BlockArgument a) {
+      return static_cast<bool>(func.getArgAttr(a.getArgNumber(), kSequenceAttrName));
+    });
+    if (decoderSeqLength > 0 && !hasDecoder)
+      return func.emitError("mt-specialize-shapes: decoder-seq-length is for encoder-decoder "
+                            "models (batch arguments marked mt.sequence = \"decoder\"); @")
+             << func.getSymName() << " has one sequence: give --seq-length only";
     for (BlockArgument arg : entry.getArguments()) {
       if (func.getArgAttr(arg.getArgNumber(), kParamAttrName))
         continue;

@@ -541,8 +541,9 @@ int main(int argc, char **argv) {
   // The parameters do not depend on the sequence: a model without a
   // position table needs no length to be counted.
   frontend.seqLength = summary && !seqLength ? 1 : static_cast<int64_t>(seqLength);
-  frontend.decoderSeqLength =
-      summary && !decoderSeqLength ? 1 : static_cast<int64_t>(decoderSeqLength);
+  frontend.decoderSeqLength = summary && !decoderSeqLength && mt::hasDecoderInputs(*module)
+                                  ? 1
+                                  : static_cast<int64_t>(decoderSeqLength);
   mt::buildFrontendPipeline(pm, frontend);
   if (failed(pm.run(*module)))
     return 1;

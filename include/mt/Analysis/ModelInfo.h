@@ -40,6 +40,9 @@ std::vector<ParamInfo> collectParams(mlir::func::FuncOp func);
 
 /// The model functions of `module`, in order.
 std::vector<mlir::func::FuncOp> modelFunctions(mlir::ModuleOp module);
+/// Whether a model function is an encoder-decoder's: batch arguments marked
+/// mt.sequence (the decoder's sequence).
+bool hasDecoderInputs(mlir::ModuleOp module);
 
 /// The argument attribute that marks parameters.
 inline constexpr llvm::StringLiteral kParamAttrName = "mt.param";
