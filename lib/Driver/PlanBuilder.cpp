@@ -473,4 +473,17 @@ bool checkTrainable(const plan::Plan &plan, std::string &error) {
   return true;
 }
 
+bool checkCudaChips(const std::vector<std::string> &chips, std::string &error) {
+  for (const std::string &chip : chips) {
+    int version = 0;
+    if (chip.size() < 5 || chip.compare(0, 3, "sm_") != 0 ||
+        !llvm::to_integer(llvm::StringRef(chip).drop_front(3), version) || version < 80) {
+      error = "--cuda-arch takes architectures sm_80 or newer (sm_80, sm_86, sm_89, sm_90, ...), "
+              "got '" + chip + "'";
+      return false;
+    }
+  }
+  return true;
+}
+
 } // namespace mt

@@ -303,10 +303,7 @@ static int fail(const llvm::Twine &message) {
 }
 
 static std::string commandLineOf(int argc, char **argv) {
-  std::string line;
-  for (int i = 0; i < argc; ++i)
-    line += (i ? " " : "") + std::string(argv[i]);
-  return line;
+  return llvm::join(llvm::ArrayRef<char *>(argv, argc), " ");
 }
 
 /// --emit=mlir: the compiled module as IR.
@@ -386,13 +383,8 @@ static bool settingsFromFlags(mt::CompileSettings &settings, mt::CodeTarget &cod
   if (code.cuda) {
     if (!cudaArch.empty())
       code.chips.assign(cudaArch.begin(), cudaArch.end());
-    for (const std::string &chip : code.chips) {
-      int version = 0;
-      if (chip.size() < 5 || chip.compare(0, 3, "sm_") != 0 ||
-          !llvm::to_integer(llvm::StringRef(chip).drop_front(3), version) || version < 80)
-        return refuse("--cuda-arch takes architectures sm_80 or newer (sm_80, sm_86, sm_89, "
-                    "sm_90, ...), got '" + chip + "'");
-    }
+    if (!mt::checkCudaChips(code.chips, error))
+      return refuse(error);
     std::string chosen = ptxasPath;
     code.ptxas = chosen.empty() ? mt::findPtxas() : chosen == "none" ? std::string() : chosen;
     if (!ptxasPath.empty() && ptxasPath != "none" && !llvm::sys::fs::can_execute(ptxasPath))
@@ -400,6 +392,19 @@ static bool settingsFromFlags(mt::CompileSettings &settings, mt::CodeTarget &cod
   }
 
   return true;
+}
+
+/// Vocabulary padding and the batch's sizes, as the flags give them.
+static void frontendFromFlags(ModuleOp module, mt::FrontendOptions &frontend) {
+  // Megatron pads the vocabulary to a multiple of the divisor times tp, so
+  // every tensor-parallel rank holds an equal, aligned piece.
+  frontend.makeVocabSizeDivisibleBy = vocabMultiple * tp;
+  frontend.microBatchSize = microBatchSize;
+  // The parameters do not depend on the sequence: a model without a
+  // position table needs no length to be counted.
+  frontend.seqLength = summary && !seqLength ? 1 : static_cast<int64_t>(seqLength);
+  bool placeholder = summary && !decoderSeqLength && mt::hasDecoderInputs(module);
+  frontend.decoderSeqLength = placeholder ? 1 : static_cast<int64_t>(decoderSeqLength);
 }
 
 /// The training options the plan carries (schedule, optimizer, loss
@@ -534,16 +539,7 @@ int main(int argc, char **argv) {
   if (failed(configure(pm)))
     return fail("invalid pass manager options");
   mt::FrontendOptions frontend;
-  // Megatron pads the vocabulary to a multiple of the divisor times tp, so
-  // every tensor-parallel rank holds an equal, aligned piece.
-  frontend.makeVocabSizeDivisibleBy = vocabMultiple * tp;
-  frontend.microBatchSize = microBatchSize;
-  // The parameters do not depend on the sequence: a model without a
-  // position table needs no length to be counted.
-  frontend.seqLength = summary && !seqLength ? 1 : static_cast<int64_t>(seqLength);
-  frontend.decoderSeqLength = summary && !decoderSeqLength && mt::hasDecoderInputs(*module)
-                                  ? 1
-                                  : static_cast<int64_t>(decoderSeqLength);
+  frontendFromFlags(*module, frontend);
   mt::buildFrontendPipeline(pm, frontend);
   if (failed(pm.run(*module)))
     return 1;

@@ -34,6 +34,10 @@ struct CodeTarget {
   bool emulateGpuKernels = false;
 };
 
+/// Whether every chip is an architecture the CUDA backend emits for (sm_80
+/// or newer); false with `error` naming the first that is not.
+bool checkCudaChips(const std::vector<std::string> &chips, std::string &error);
+
 /// Lowers the module to native code and adds it to the plan: for the CPU,
 /// one shared object for this machine (LLVM -O`optLevel`); for CUDA, the
 /// host code as a shared object for any x86-64 and the kernels as PTX (and
