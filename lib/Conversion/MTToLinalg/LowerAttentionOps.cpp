@@ -97,38 +97,48 @@ Lowered lowerRotary(RotaryOp op, LinalgBuilder &lb) {
   return SmallVector<Value>{result};
 }
 
-/// ALiBi slopes of Press et al. for `n` heads.
-SmallVector<double> alibiSlopes(int64_t n) {
-  auto powerOfTwo = [](int64_t k) {
-    SmallVector<double> s;
-    double start = std::pow(2.0, -8.0 / k);
-    for (int64_t i = 0; i < k; ++i)
-      s.push_back(std::pow(start, i + 1));
-    return s;
-  };
+/// ALiBi slopes of Press et al., [heads] in `t`, of global heads
+/// first + h: for `closest` the largest power of two <= num_heads, head g
+/// has 2^(-8 (g + 1) / closest), and heads beyond it the odd powers of
+/// 2^(-4 / closest). Computed as exp2 of an exact exponent, so a
+/// tensor-parallel rank's heads get the slopes one rank gives them.
+Value alibiSlopes(LinalgBuilder &lb, int64_t heads, int64_t numHeads, Value first, Type t) {
   int64_t closest = 1;
-  while (closest * 2 <= n)
+  while (closest * 2 <= numHeads)
     closest *= 2;
-  SmallVector<double> slopes = powerOfTwo(closest);
-  if (closest != n) {
-    SmallVector<double> extra = powerOfTwo(2 * closest);
-    for (int64_t i = 0; i < n - closest; ++i)
-      slopes.push_back(extra[2 * i]);
-  }
-  return slopes;
+  return lb.generic(ValueRange{}, {}, lb.empty({heads}, t), lb.identity(1), lb.parallel(1),
+                    [&](OpBuilder &b, Location l, ValueRange) {
+    auto constant = [&](double v) { return arith::ConstantOp::create(b, l, b.getFloatAttr(t, v)); };
+    Value g = arith::AddIOp::create(b, l, linalg::IndexOp::create(b, l, 0), first);
+    Value gi = arith::IndexCastOp::create(b, l, b.getI64Type(), g);
+    Value gf = arith::SIToFPOp::create(b, l, t, gi);
+    Value base = constant(static_cast<double>(closest));
+    Value inside = arith::CmpFOp::create(b, l, arith::CmpFPredicate::OLT, gf, base);
+    Value one = constant(1.0);
+    Value power = arith::MulFOp::create(b, l, arith::AddFOp::create(b, l, gf, one),
+                                        constant(-8.0 / static_cast<double>(closest)));
+    Value odd = arith::AddFOp::create(
+        b, l, arith::MulFOp::create(b, l, arith::SubFOp::create(b, l, gf, base), constant(2.0)), one);
+    Value extra = arith::MulFOp::create(b, l, odd, constant(-4.0 / static_cast<double>(closest)));
+    Value exponent = arith::SelectOp::create(b, l, inside, power, extra);
+    return math::Exp2Op::create(b, l, exponent).getResult();
+  });
 }
 
 Lowered lowerAlibi(AlibiOp op, LinalgBuilder &lb) {
   auto type = tensorOf(op.getInput());
   Type t = type.getElementType();
-  int64_t sq = type.getDimSize(2), sk = type.getDimSize(3);
-  SmallVector<double> all = alibiSlopes(op.getNumHeadsAttr().getInt());
-  SmallVector<Attribute> slopes;
-  for (int64_t h = 0; h < type.getDimSize(1); ++h)
-    slopes.push_back(lb.builder().getFloatAttr(t, all[h]));
-  auto slopeType = RankedTensorType::get({type.getDimSize(1)}, t);
-  Value slopeTensor = arith::ConstantOp::create(lb.builder(), 
-      lb.location(), DenseElementsAttr::get(slopeType, slopes));
+  int64_t sq = type.getDimSize(2), sk = type.getDimSize(3), heads = type.getDimSize(1);
+  // A tensor-parallel rank holds heads [shard * heads, (shard + 1) * heads).
+  Value first = lb.index(0);
+  if (op.getShard()) {
+    OpBuilder &b = lb.builder();
+    Value shard = scalarOf(b, lb.location(), op.getShard());
+    first = arith::MulIOp::create(b, lb.location(),
+                                  arith::IndexCastOp::create(b, lb.location(), b.getIndexType(), shard),
+                                  lb.index(heads));
+  }
+  Value slopeTensor = alibiSlopes(lb, heads, op.getNumHeadsAttr().getInt(), first, computeType(t));
   MLIRContext *ctx = lb.builder().getContext();
   // Query i stands sk - sq keys in, or at a KV cache's run-time position.
   Value runTime = op.getPosition()

@@ -1803,6 +1803,24 @@ func.func @alibi_c2_too_few_heads(%x: tensor<2x8x16x16xf32>) -> tensor<2x8x16x16
 
 // -----
 
+// mt.alibi C4: a shard index of i32
+func.func @alibi_c4_shard_type(%x: tensor<2x4x16x16xf32>, %i: tensor<i32>) -> tensor<2x4x16x16xf32> {
+  // expected-error @+1 {{violates C4: the shard index must be tensor<i64>, got 'tensor<i32>'}}
+  %y = mt.alibi %x shard %i : tensor<i32> {num_heads = 8 : i64} : tensor<2x4x16x16xf32>
+  return %y : tensor<2x4x16x16xf32>
+}
+
+// -----
+
+// mt.alibi C5: a shard of heads that do not divide the model's
+func.func @alibi_c5_uneven_shard(%x: tensor<2x4x16x16xf32>, %i: tensor<i64>) -> tensor<2x4x16x16xf32> {
+  // expected-error @+1 {{violates C5: with a shard index, the 4 heads present must divide num_heads 6}}
+  %y = mt.alibi %x shard %i : tensor<i64> {num_heads = 6 : i64} : tensor<2x4x16x16xf32>
+  return %y : tensor<2x4x16x16xf32>
+}
+
+// -----
+
 // mt.alibi C2: zero heads
 func.func @alibi_c2_zero_heads(%x: tensor<2x?x16x16xf32>) -> tensor<2x?x16x16xf32> {
   // expected-error @+1 {{violates C2: num_heads must be >= 1 and at least the ? heads present, got 0}}

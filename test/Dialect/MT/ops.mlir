@@ -305,8 +305,10 @@ func.func @kv_cache(%wpe: tensor<32x8xf32>, %tok: tensor<2x1xi32>, %pos: tensor<
   %kr = mt.rotary %k at %pos : tensor<i64> {base = 1.0e+04 : f64} : tensor<2x4x1x2xf32>
   // CHECK: %[[B:.*]] = mt.alibi %[[S]] position %[[POS]] : tensor<i64> {num_heads = 4 : i64} : tensor<2x4x1x32xf32>
   %b = mt.alibi %s position %pos : tensor<i64> {num_heads = 4 : i64} : tensor<2x4x1x32xf32>
-  // CHECK: mt.softmax %[[B]] position %[[POS]] : tensor<i64> {mask = #mt<mask causal>} : tensor<2x4x1x32xf32>
-  %w = mt.softmax %b position %pos : tensor<i64> {mask = #mt<mask causal>} : tensor<2x4x1x32xf32>
+  // CHECK: %[[BS:.*]] = mt.alibi %[[B]] shard %[[POS]] : tensor<i64> {num_heads = 8 : i64} : tensor<2x4x1x32xf32>
+  %bs = mt.alibi %b shard %pos : tensor<i64> {num_heads = 8 : i64} : tensor<2x4x1x32xf32>
+  // CHECK: mt.softmax %[[BS]] position %[[POS]] : tensor<i64> {mask = #mt<mask causal>} : tensor<2x4x1x32xf32>
+  %w = mt.softmax %bs position %pos : tensor<i64> {mask = #mt<mask causal>} : tensor<2x4x1x32xf32>
   return %p, %w : tensor<1x8xf32>, tensor<2x4x1x32xf32>
 }
 

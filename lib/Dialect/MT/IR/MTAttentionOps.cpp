@@ -131,6 +131,12 @@ LogicalResult AlibiOp::verify() {
   if (getPosition() && !isIndexScalar(getPosition()))
     return violates(*this, 3) << "the position must be tensor<i64>, got "
                               << getPosition().getType();
+  if (getShard() && !isIndexScalar(getShard()))
+    return violates(*this, 4) << "the shard index must be tensor<i64>, got "
+                              << getShard().getType();
+  if (getShard() && !ShapedType::isDynamic(heads) && numHeads % heads != 0)
+    return violates(*this, 5) << "with a shard index, the " << heads
+                              << " heads present must divide num_heads " << numHeads;
   return success();
 }
 

@@ -102,10 +102,20 @@ int64_t RotaryOp::splitThrough(unsigned, int64_t dim) { return dim == 1 ? dim : 
 LogicalResult AlibiOp::partitionTensorParallel(TensorParallelBuilder &tp) {
   if (failed(tp.requireReplicatedParams(*this)) || failed(tp.partitionElementwise(*this)))
     return failure();
-  if (tp.layoutOf(getResult()).kind == Layout::Split)
-    return tp.fail(*this) << "ALiBi biases depend on the global head index; sharding heads with "
-                             "ALiBi positions is not supported yet (use --tp=1)";
+  Layout out = tp.layoutOf(getResult());
+  if (out.kind == Layout::Split && out.dim != 1)
+    return tp.fail(*this) << "ALiBi biases need the scores whole or split along heads, got a "
+                             "split along dimension "
+                          << out.dim;
+  // A rank's heads are [rank * n, (rank + 1) * n) of the model's: their
+  // slopes are the global heads'.
+  if (out.isSplit(1))
+    getShardMutable().assign(tp.axisIndex(getLoc()));
   return success();
+}
+
+int64_t AlibiOp::splitThrough(unsigned operand, int64_t dim) {
+  return operand == 0 && dim == 1 ? dim : kSplitBlocked;
 }
 
 LogicalResult RelativePositionBiasOp::partitionTensorParallel(TensorParallelBuilder &tp) {

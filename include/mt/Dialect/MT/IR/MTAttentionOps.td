@@ -108,7 +108,7 @@ def MT_RotaryOp : MT_Op<"rotary", [MT_Differentiable, MT_SplitFlow, Pure, MT_Sha
   let hasVerifier = 1;
 }
 
-def MT_AlibiOp : MT_Op<"alibi", [MT_Differentiable, MT_TensorParallel, Pure, MT_ShapeInferenceOpInterface, AllTypesMatch<["input", "result"]>]> {
+def MT_AlibiOp : MT_Op<"alibi", [MT_Differentiable, MT_SplitFlow, Pure, AttrSizedOperandSegments, MT_ShapeInferenceOpInterface, AllTypesMatch<["input", "result"]>]> {
   let summary = "adds ALiBi linear position biases to attention scores";
   let description = [{
     `result[b, h, i, j] = scores[b, h, i, j] - m_h * (i + Sk - Sq - j)`, with
@@ -117,17 +117,22 @@ def MT_AlibiOp : MT_Op<"alibi", [MT_Differentiable, MT_TensorParallel, Pure, MT_
     two). `num_heads` is the model's total head count, so a shard that holds
     heads `[h0, h0 + n)` of them uses their global slopes. With `position`
     (a `tensor<i64>`: the keys are a KV cache and query `i` stands at
-    `position + i`), the distance is `position + i - j`.
+    `position + i`), the distance is `position + i - j`. With `shard` (a
+    `tensor<i64>`: tensor parallelism's rank index), the input holds heads
+    `[shard * n, (shard + 1) * n)` of the `num_heads` for `n` heads present.
 
     ```mlir
     %sb = mt.alibi %s {num_heads = 12 : i64} : tensor<8x12x1024x1024xf32>
     %sc = mt.alibi %c position %pos : tensor<i64> {num_heads = 12 : i64} : tensor<1x12x1x1024xf32>
+    %sd = mt.alibi %s shard %rank : tensor<i64> {num_heads = 24 : i64} : tensor<8x12x1024x1024xf32>
     ```
   }];
   let arguments = (ins AnyRankedTensor:$input, Optional<AnyRankedTensor>:$position,
-                       I64Attr:$num_heads);
+                       Optional<AnyRankedTensor>:$shard, I64Attr:$num_heads);
   let results = (outs AnyRankedTensor:$result);
-  let assemblyFormat = "$input (`position` $position^ `:` type($position))? attr-dict `:` type($input)";
+  let assemblyFormat = [{
+    $input (`position` $position^ `:` type($position))? (`shard` $shard^ `:` type($shard))? attr-dict `:` type($input)
+  }];
   let hasVerifier = 1;
 }
 
