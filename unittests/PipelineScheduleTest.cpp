@@ -72,6 +72,38 @@ TEST(ScheduleInterleaved, PeakInFlightMatchesTheWarmup) {
     EXPECT_EQ(r.peakInFlight[st], (p - st - 1) * 2 + (v - 1) * p + 1) << "stage " << st;
 }
 
+TEST(MostInFlight, OneF1BHoldsStagesMinusStageIndex) {
+  // Stage s runs p - s - 1 warm-up forwards and one more before its first
+  // backward; fewer micro-batches than stages cap it.
+  for (int64_t m : {2, 8}) {
+    auto s = mt::schedule1F1B(4, m);
+    for (int64_t st = 0; st < 4; ++st)
+      EXPECT_EQ(mt::mostInFlight(s, st, 0), std::min<int64_t>(4 - st, m)) << "stage " << st;
+    EXPECT_EQ(mt::mostInFlight(s, 0, 1), 0); // no such chunk
+    EXPECT_EQ(mt::mostInFlight(s, 4, 0), 0); // no such stage
+  }
+}
+
+TEST(MostInFlight, InterleavedChunksAddUpToTheSimulatedPeak) {
+  // Per chunk, and never more in all than the simulator's peak.
+  int64_t p = 4, v = 2, m = 8;
+  std::string error;
+  auto s = mt::scheduleInterleaved(p, v, m, error);
+  ASSERT_FALSE(s.empty()) << error;
+  mt::SimulationResult r;
+  ASSERT_TRUE(mt::simulate(s, v, m, 1.0, 2.0, r, error)) << error;
+  for (int64_t st = 0; st < p; ++st) {
+    int64_t sum = 0;
+    for (int64_t c = 0; c < v; ++c) {
+      int64_t held = mt::mostInFlight(s, st, c);
+      EXPECT_GE(held, 1);
+      EXPECT_LE(held, m);
+      sum += held;
+    }
+    EXPECT_GE(sum, r.peakInFlight[st]) << "stage " << st;
+  }
+}
+
 TEST(ScheduleInterleaved, RefusesMicroBatchesNotAMultipleOfStages) {
   std::string error;
   EXPECT_TRUE(mt::scheduleInterleaved(4, 2, 6, error).empty());

@@ -86,6 +86,8 @@ std::string inputName(func::FuncOp fn, unsigned i, StringRef role,
                                                                         : std::string_view(b.getValue()));
   if (auto cache = fn.getArgAttrOfType<StringAttr>(i, kKvCacheAttrName))
     return buffers::kvCache(cache.getValue().str());
+  if (auto saved = fn.getArgAttrOfType<IntegerAttr>(i, kSavedAttrName))
+    return buffers::saved(saved.getInt());
   if (auto acc = fn.getArgAttrOfType<StringAttr>(i, kAccumulatorOfAttrName))
     return buffers::of(Role::GradAccumulator, acc.getValue().str());
   // Pipeline stages: the previous stage's activation, and (gradient
@@ -121,6 +123,8 @@ std::string outputName(func::FuncOp fn, unsigned i, StringRef role,
                        const std::vector<ParamInfo> &params) {
   if (auto g = fn.getResultAttrOfType<StringAttr>(i, kGradOfAttrName))
     return buffers::of(Role::Gradient, g.getValue().str());
+  if (auto saved = fn.getResultAttrOfType<IntegerAttr>(i, kSavedAttrName))
+    return buffers::saved(saved.getInt());
   if (fn.getResultAttr(i, kStageInputGradAttrName))
     return std::string(buffers::kStageInputGrad);
   if (auto m = fn.getResultAttrOfType<StringAttr>(i, kMetricAttrName))

@@ -75,6 +75,10 @@ void mt::buildTrainingPipeline(OpPassManager &pm, const TrainingOptions &options
                                        options.recomputeActivationBudgets.end());
     pm.addPass(createRecomputeActivationsPass(recompute));
   }
+  // After recomputation chose what the backward computes again: a stage
+  // keeps the rest from its forward.
+  if (options.pipelineStages > 1)
+    pm.addPass(createSplitStageStepPass());
   pm.addPass(createBuildOptimizerPass(
       BuildOptimizerPassOptions{options.distributedOptimizerShards}));
   pm.addPass(createCheckCollectivesPass());

@@ -50,6 +50,10 @@ std::string kvCache(std::string_view which) {
 
 bool isKvCache(std::string_view name) { return name.substr(0, 9) == "kv_cache:"; }
 
+std::string saved(int64_t index) { return "saved:" + std::to_string(index); }
+
+bool isSaved(std::string_view name) { return unstaged(name).substr(0, 6) == "saved:"; }
+
 std::string stagePrefix(int64_t stage, int64_t numStages) {
   return numStages > 1 ? "s" + std::to_string(stage) + "/" : "";
 }
@@ -78,6 +82,8 @@ std::string categoryOf(std::string_view name, const std::set<std::string> &param
       return "optimizer state";
   if (isKvCache(base))
     return "KV cache";
+  if (isSaved(base))
+    return "saved activations";
   return "batch, stage and loss tensors";
 }
 

@@ -201,6 +201,19 @@ bool Trainer::buildStages(std::string &error) {
           return false;
       }
     }
+    // What the forward keeps for the backward: it writes every buffer the
+    // step reads.
+    for (const plan::TensorSpec &in : st.trainStep->inputs()) {
+      if (!buffers::isSaved(in.name()))
+        continue;
+      if (std::none_of(st.forward->outputs().begin(), st.forward->outputs().end(),
+                       [&](const plan::TensorSpec &o) { return o.name() == in.name(); })) {
+        error = "the plan is corrupt: the training step of stage " + std::to_string(k) +
+                " reads the saved activation '" + in.name() + "', which its forward does not write";
+        return false;
+      }
+      st.saved.push_back(in);
+    }
     // Every gradient is accumulated exactly once a micro-batch: by the step
     // in place, or by the accumulation function.
     std::set<std::string> inPlace(st.trainStep->updated_in_place().begin(),
@@ -261,10 +274,11 @@ bool Trainer::allocate(std::string &error) {
                 "' in place but has no such input";
         return false;
       }
-    for (const auto &s : f.inputs())
-      ensure(s);
-    for (const auto &s : f.outputs())
-      ensure(s);
+    // Saved activations come in sets per micro-batch (allocateSaved).
+    for (const auto *specs : {&f.inputs(), &f.outputs()})
+      for (const auto &s : *specs)
+        if (!buffers::isSaved(s.name()))
+          ensure(s);
     if (f.arena_bytes() < 0) {
       error = "the plan is corrupt: function " + f.name() + " has an arena of " +
               std::to_string(f.arena_bytes()) + " bytes";
@@ -272,6 +286,8 @@ bool Trainer::allocate(std::string &error) {
     }
     arenaBytes_ = std::max(arenaBytes_, f.arena_bytes());
   }
+  if (!allocateSaved(error))
+    return false;
   // One arena for all of this rank's functions: they run one at a time and
   // keep nothing in it between calls.
   arena_ = std::make_unique<Buffer>(std::vector<int64_t>{arenaBytes_}, 1, cuda_.get());
@@ -298,6 +314,13 @@ bool Trainer::call(const plan::Function &fn, std::string &error) {
   std::vector<Buffer *> args;
   std::vector<std::string> replaced;
   std::map<std::string, bool> isInput;
+  for (const auto *specs : {&fn.inputs(), &fn.outputs()})
+    for (const auto &s : *specs)
+      if (buffers::isSaved(s.name()) && !buffer(s.name())) {
+        error = "function " + fn.name() + " runs without its saved activations '" + s.name() +
+                "' in place (a pipeline schedule out of step with the plan)";
+        return false;
+      }
   for (const auto &s : fn.inputs()) {
     args.push_back(&ensure(s));
     isInput[s.name()] = true;

@@ -15,27 +15,29 @@ using namespace trainer;
 
 bool Trainer::runPipeline(int64_t iteration, const std::vector<MicroBatch> &batches,
                           double &lossSum, std::string &error) {
-  int64_t m = static_cast<int64_t>(batches.size());
-  int64_t virtualStages = numStages_ / pp_;
-  PipelineSchedule schedule;
-  if (virtualStages > 1)
-    schedule = scheduleInterleaved(pp_, virtualStages, m, error);
-  else
-    schedule = schedule1F1B(pp_, m);
-  if (schedule.empty())
+  if (pipelineSchedule_.empty()) {
+    error = "the pipeline schedule was not built when the plan was loaded";
     return false;
-  // Each stage input is kept from its forward to its backward (the backward
-  // recomputes the stage's forward from it).
+  }
+  // A stage that keeps its activations holds each micro-batch's set from
+  // its forward to its backward; a stage whose step computes its forward
+  // again (the last) keeps its input instead.
+  std::map<std::pair<int64_t, int64_t>, SavedSet> held;                      // (chunk, micro)
   std::map<std::pair<int64_t, int64_t>, std::vector<unsigned char>> stash; // (chunk, micro)
   timeline_.clear();
   auto now = [] {
     return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
   };
-  for (const PipelineOp &op : schedule[static_cast<size_t>(ppIndex_)]) {
+  for (const PipelineOp &op : pipelineSchedule_[static_cast<size_t>(ppIndex_)]) {
     TimelineEntry entry{ppIndex_, op, 0, 0};
     Stage &st = stages_[static_cast<size_t>(op.chunk)];
     int64_t k = st.index, i = op.microBatch;
     std::string micro = " (micro-batch " + std::to_string(i) + ")";
+    if (i < 0 || i >= static_cast<int64_t>(batches.size())) {
+      error = "the pipeline schedule runs micro-batch " + std::to_string(i) + " of " +
+              std::to_string(batches.size());
+      return false;
+    }
     if (!setBatch(batches[static_cast<size_t>(i)], iteration, i * dp_ + dpIndex_, error))
       return false;
     if (op.kind == PipelineOp::Forward) {
@@ -46,7 +48,8 @@ bool Trainer::runPipeline(int64_t iteration, const std::vector<MicroBatch> &batc
                          error))
           return false;
         auto *bytes = static_cast<unsigned char *>(in.data());
-        stash[{op.chunk, i}].assign(bytes, bytes + in.numElements() * 4);
+        if (st.saved.empty())
+          stash[{op.chunk, i}].assign(bytes, bytes + in.numElements() * 4);
       }
       // The last stage's forward is its backward's first half: nothing to
       // send on, so it runs once, in the backward.
@@ -56,8 +59,23 @@ bool Trainer::runPipeline(int64_t iteration, const std::vector<MicroBatch> &batc
         timeline_.push_back(entry);
         continue;
       }
+      SavedSet set;
+      if (!st.saved.empty()) {
+        if (st.freeSets.empty()) {
+          error = "stage " + std::to_string(k) + " has no free set of saved activations for" +
+                  micro + ": the schedule holds more micro-batches than were planned";
+          return false;
+        }
+        set = std::move(st.freeSets.back());
+        st.freeSets.pop_back();
+        swapSaved(st, set);
+      }
       if (!call(*st.forward, error))
         return false;
+      if (!st.saved.empty()) {
+        swapSaved(st, set);
+        held[{op.chunk, i}] = std::move(set);
+      }
       entry.end = now();
       timeline_.push_back(entry);
       Buffer &out = *buffer(st.prefix + std::string(buffers::kStageOutput));
@@ -73,14 +91,30 @@ bool Trainer::runPipeline(int64_t iteration, const std::vector<MicroBatch> &batc
                          error))
           return false;
       }
-      if (k > 0) {
+      SavedSet set;
+      if (!st.saved.empty()) {
+        auto it = held.find({op.chunk, i});
+        if (it == held.end()) {
+          error = "stage " + std::to_string(k) + " runs the backward of" + micro +
+                  " before its forward";
+          return false;
+        }
+        set = std::move(it->second);
+        held.erase(it);
+        swapSaved(st, set);
+      } else if (k > 0) {
         Buffer &in = *buffer(st.prefix + std::string(buffers::kStageInput));
-        auto &saved = stash[{op.chunk, i}];
-        std::memcpy(in.data(), saved.data(), saved.size());
+        auto &kept = stash[{op.chunk, i}];
+        std::memcpy(in.data(), kept.data(), kept.size());
         stash.erase({op.chunk, i});
       }
       entry.start = now();
-      if (!callTrainStep(st, error))
+      bool stepped = callTrainStep(st, error);
+      if (!st.saved.empty()) {
+        swapSaved(st, set);
+        st.freeSets.push_back(std::move(set));
+      }
+      if (!stepped)
         return false;
       entry.end = now();
       timeline_.push_back(entry);

@@ -126,6 +126,19 @@ bool simulate(const PipelineSchedule &schedule, int64_t v, int64_t m, double tf,
   return true;
 }
 
+int64_t mostInFlight(const PipelineSchedule &schedule, int64_t stage, int64_t chunk) {
+  if (stage < 0 || stage >= static_cast<int64_t>(schedule.size()))
+    return 0;
+  int64_t held = 0, most = 0;
+  for (const PipelineOp &op : schedule[static_cast<size_t>(stage)]) {
+    if (op.chunk != chunk)
+      continue;
+    held += op.kind == PipelineOp::Forward ? 1 : -1;
+    most = std::max(most, held);
+  }
+  return most;
+}
+
 std::vector<int64_t> splitLayers(int64_t layers, int64_t parts) {
   if (parts < 1 || layers < parts)
     return {};

@@ -217,6 +217,10 @@ LogicalResult deriveGradients(func::FuncOp forward) {
   if (stageInput)
     out.addAdjoint(diff, entry.getArgument(*stageInput),
                    b.getDictionaryAttr(b.getNamedAttr(kStageInputGradAttrName, b.getUnitAttr())));
+  // The stage's output, last: mt-split-stage-step makes it the result of a
+  // forward that also returns what the backward reads.
+  if (stageOutput)
+    out.add(loss, b.getDictionaryAttr(b.getNamedAttr(kStageOutputAttrName, b.getUnitAttr())));
   // The stacking of layer adjoints and zero gradients are backward too.
   markBackward(last, {});
   func::ReturnOp::create(b, ret.getLoc(), out.values);

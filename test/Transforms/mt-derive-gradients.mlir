@@ -147,16 +147,18 @@ func.func @collective(%w: tensor<4x8xf32> {mt.param = #mt.param<name = "w", init
 
 // A pipeline stage before the last returns its activation: its gradient
 // function takes the activation's cotangent (mt.cotangent) as the seed, and
-// also returns the cotangent of its stage input (for the previous stage).
+// also returns the cotangent of its stage input (for the previous stage),
+// and the stage's output again (mt.stage_output, for mt-split-stage-step).
 // CHECK-LABEL: func.func @stage_grad(
 // CHECK-SAME: %[[IN:[[:alnum:]_]+]]: tensor<2x4xf32> {mt.stage_input}
 // CHECK-SAME: %[[W:[[:alnum:]_]+]]: tensor<4xf32> {mt.param
 // CHECK-SAME: %[[DY:[[:alnum:]_]+]]: tensor<2x4xf32> {mt.cotangent}
-// CHECK-SAME: -> (tensor<4xf32> {mt.grad_of = "w"}, tensor<2x4xf32> {mt.stage_input_grad})
+// CHECK-SAME: -> (tensor<4xf32> {mt.grad_of = "w"}, tensor<2x4xf32> {mt.stage_input_grad}, tensor<2x4xf32> {mt.stage_output})
+// CHECK: %[[Y:.*]] = mt.mul %[[IN]], %[[W]]
 // CHECK-DAG: %[[DX:.*]] = mt.mul %[[DY]], %[[W]]
 // CHECK-DAG: %[[P:.*]] = mt.mul %[[DY]], %[[IN]]
 // CHECK: %[[DW:.*]] = mt.sum_to %[[P]]
-// CHECK: return %[[DW]], %[[DX]]
+// CHECK: return %[[DW]], %[[DX]], %[[Y]]
 func.func @stage(%x: tensor<2x4xf32> {mt.stage_input},
                  %w: tensor<4xf32> {mt.param = #mt.param<name = "w", init = ones>}) -> tensor<2x4xf32> {
   %y = mt.mul %x, %w : tensor<2x4xf32>, tensor<4xf32>

@@ -113,6 +113,14 @@ inline constexpr llvm::StringLiteral kSequenceAttrName = "mt.sequence";
 inline constexpr llvm::StringLiteral kCotangentAttrName = "mt.cotangent";
 /// ...the result that returns the cotangent of the stage input...
 inline constexpr llvm::StringLiteral kStageInputGradAttrName = "mt.stage_input_grad";
+/// ...the result of the gradient function that returns the stage's output
+/// again (mt-split-stage-step makes it the forward's result)...
+inline constexpr llvm::StringLiteral kStageOutputAttrName = "mt.stage_output";
+/// ...a forward value kept from a stage's forward for its backward
+/// (mt-split-stage-step): the forward's result and the backward's argument
+/// `mt.saved = i`, and on the argument the op that made it...
+inline constexpr llvm::StringLiteral kSavedAttrName = "mt.saved";
+inline constexpr llvm::StringLiteral kSavedFromAttrName = "mt.saved_from";
 /// ...and the stage function's attributes: its virtual stage index, the
 /// number of virtual stages and the model it was cut from.
 inline constexpr llvm::StringLiteral kStageAttrName = "mt.stage";

@@ -51,6 +51,10 @@ bool isBatch(std::string_view name);
 /// "kv_cache:k.0" for the cache argument marked mt.kv_cache = "k.0".
 std::string kvCache(std::string_view which);
 bool isKvCache(std::string_view name);
+/// "saved:3": forward value 3 a pipeline stage keeps for its backward
+/// (mt-split-stage-step); the runtime holds one per micro-batch in flight.
+std::string saved(int64_t index);
+bool isSaved(std::string_view name);
 inline constexpr std::string_view kLogits = "logits";
 inline constexpr std::string_view kNextLogits = "next_logits";
 inline constexpr std::string_view kNextToken = "next_token";

@@ -12,7 +12,7 @@ namespace mt {
 
 /// Bumped whenever a change to plan.proto or to the meaning of its fields
 /// would make an older runtime misread a newer plan (or the reverse).
-inline constexpr uint64_t kPlanFormatVersion = 3; // 2: every function takes an arena; 3: updates in place
+inline constexpr uint64_t kPlanFormatVersion = 4; // 2: every function takes an arena; 3: updates in place; 4: stages keep saved activations
 
 /// Writes `plan` with its header to `path` (through a temporary file, so a
 /// failed write never leaves a half-written plan). False with `error` set

@@ -141,7 +141,13 @@ private:
     const plan::Function *forward = nullptr, *trainStep = nullptr, *eval = nullptr,
                          *accumulate = nullptr, *gradSqNorm = nullptr, *optimizer = nullptr;
     std::vector<Slice> slices;
+    /// Forward values the backward reads (mt-split-stage-step), kept per
+    /// micro-batch in flight: their specs, and the sets not in use. Empty
+    /// when the training step computes the stage's forward itself.
+    std::vector<plan::TensorSpec> saved;
+    std::vector<std::vector<std::unique_ptr<Buffer>>> freeSets;
   };
+  using SavedSet = std::vector<std::unique_ptr<Buffer>>;
 
   // load(), in order: the plan's consistency and this rank's place in it;
   // the native (and CUDA) code; this rank's virtual stages and the
@@ -150,6 +156,12 @@ private:
   bool loadCode(std::string &error);
   bool buildStages(std::string &error);
   bool allocate(std::string &error);
+  /// The pipeline schedule of a step, and for each stage that keeps its
+  /// activations as many saved sets as the schedule holds in flight.
+  bool allocateSaved(std::string &error);
+  /// Swaps `set` with the stage's saved buffers in buffers_: in before
+  /// the forward or backward that uses them, out after.
+  void swapSaved(Stage &st, SavedSet &set);
 
   const plan::Function *function(const std::string &role, int64_t stage) const;
   Buffer &ensure(const plan::TensorSpec &spec);
@@ -197,6 +209,7 @@ private:
   std::vector<std::string> metricNames_; // the plan's metric buffers, in output order
   std::vector<double> metricSums_;
   std::vector<Stage> stages_;
+  PipelineSchedule pipelineSchedule_; // a step's, when pipelined
   std::vector<TimelineEntry> timeline_; // this rank's passes in the last step
   int64_t optimizerSteps_ = 0;
   /// fp16's loss scaling (plan::LossScaling); none without it.

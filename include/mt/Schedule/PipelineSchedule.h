@@ -38,6 +38,11 @@ PipelineSchedule schedule1F1B(int64_t stages, int64_t microBatches);
 PipelineSchedule scheduleInterleaved(int64_t stages, int64_t chunks, int64_t microBatches,
                                      std::string &error);
 
+/// The most micro-batches of model chunk `chunk` that stage `stage` holds
+/// at once in `schedule`: forward run, backward not yet. A stage that keeps
+/// its activations needs this many sets of them.
+int64_t mostInFlight(const PipelineSchedule &schedule, int64_t stage, int64_t chunk);
+
 /// Layers per stage when `layers` are cut into `parts` contiguous ranges:
 /// as even as possible, and when they do not divide evenly the middle
 /// stages take the extra layers first (the first and last stages also hold

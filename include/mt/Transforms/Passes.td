@@ -416,6 +416,48 @@ def RecomputeActivationsPass : Pass<"mt-recompute-activations", "mlir::ModuleOp"
   ];
 }
 
+def SplitStageStepPass : Pass<"mt-split-stage-step", "mlir::ModuleOp"> {
+  let summary = "splits a pipeline stage's step into a forward that keeps activations and a backward";
+  let description = [{
+    A pipeline stage before the last runs its forward, sends its output on,
+    and runs its backward when the output's cotangent comes back, several
+    micro-batches later. mt-derive-gradients builds the stage's gradient
+    function as its forward ops then its backward ops (`mt.backward`) and
+    returns the stage output again (`mt.stage_output`). This pass cuts it:
+    the stage's forward function becomes those forward ops, returning the
+    stage output and then every forward value the backward reads, marked
+    `mt.saved = i`; the gradient function keeps only the backward ops and
+    takes the saved values as arguments `mt.saved = i` (with
+    `mt.saved_from`, the op that made them). The stage input is saved too
+    when the backward reads it. Values computed from parameters and
+    constants alone, and rate-0 dropouts, are computed again in the backward
+    instead. No forward op runs twice (unless mt-recompute-activations chose
+    to recompute it); the runtime keeps one set of saved buffers for each
+    micro-batch in flight. The last stage, which has no cotangent, is left
+    as it is.
+
+    ```mlir
+    // before
+    func.func @f_stage0(%x: tensor<2x4xf32> {mt.stage_input}, %w: ...) -> tensor<2x4xf32>
+    func.func @f_stage0_grad(%x: ..., %w: ..., %dy: tensor<2x4xf32> {mt.cotangent})
+        -> (tensor<4xf32> {mt.grad_of = "w"}, ..., tensor<2x4xf32> {mt.stage_output}) {
+      %h = mt.gelu %x : tensor<2x4xf32>
+      %y = mt.mul %h, %w : tensor<2x4xf32>, tensor<4xf32>
+      %p = mt.mul %dy, %h {mt.backward} : ...
+      ...
+    // after
+    func.func @f_stage0(%x: ..., %w: ...) -> (tensor<2x4xf32>, tensor<2x4xf32> {mt.saved = 0 : i64}) {
+      %h = mt.gelu %x : tensor<2x4xf32>
+      %y = mt.mul %h, %w : tensor<2x4xf32>, tensor<4xf32>
+      return %y, %h : tensor<2x4xf32>, tensor<2x4xf32>
+    }
+    func.func @f_stage0_grad(%x: ..., %w: ..., %dy: ...,
+        %h: tensor<2x4xf32> {mt.saved = 0 : i64, mt.saved_from = "mt.gelu"}) -> ... {
+      %p = mt.mul %dy, %h {mt.backward} : ...
+    ```
+  }];
+}
+
 def DeferGradientReductionsPass : Pass<"mt-defer-gradient-reductions", "mlir::ModuleOp"> {
   let summary = "sums sequence-parallel parameter gradients once per step, not per micro-batch";
   let description = [{
