@@ -121,7 +121,10 @@ ActivationMemory analyzeActivations(func::FuncOp grad) {
   auto consider = [&](Value v, Operation *def) {
     if (!activation.contains(v) || bytesOf(v) == 0 || isAlias(def))
       return;
-    if (!def && !grad.getArgAttr(cast<BlockArgument>(v).getArgNumber(), kStageInputAttrName))
+    // A stage input, or (mt-split-stage-step) a value the forward saved.
+    unsigned argNumber = def ? 0 : cast<BlockArgument>(v).getArgNumber();
+    if (!def && !grad.getArgAttr(argNumber, kStageInputAttrName) &&
+        !grad.getArgAttr(argNumber, kSavedAttrName))
       return;
     SmallVector<Operation *> users;
     usersOf(v, users);
@@ -141,7 +144,9 @@ ActivationMemory analyzeActivations(func::FuncOp grad) {
       return;
     SavedTensor t;
     t.layer = layer;
-    t.producer = def ? def->getName().getStringRef().str() : "stage input";
+    auto from = def ? StringAttr() : grad.getArgAttrOfType<StringAttr>(argNumber, kSavedFromAttrName);
+    t.producer = def ? def->getName().getStringRef().str()
+                     : from ? from.getValue().str() : "stage input";
     t.type = typeText(v);
     t.bytes = bytesOf(v);
     result.savedBytes += t.bytes;

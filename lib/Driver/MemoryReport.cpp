@@ -118,6 +118,9 @@ struct StageActivations {
   std::vector<ActivationMemory> step, forward;
   std::vector<Recomputation> recomputed;
   std::vector<int64_t> stash;
+  /// Whether the stage keeps its activations (mt-split-stage-step): then
+  /// `stash` is the bytes of one micro-batch's saved set.
+  std::vector<bool> keeps;
 };
 
 bool analyzeStages(ModuleOp module, const plan::Plan &plan, int64_t stages, StageActivations &out,
@@ -129,6 +132,8 @@ bool analyzeStages(ModuleOp module, const plan::Plan &plan, int64_t stages, Stag
   recomputed.assign(step.size(), Recomputation());
   std::vector<int64_t> &stash = out.stash;
   stash.assign(step.size(), 0);
+  out.keeps.assign(step.size(), false);
+  std::vector<int64_t> forwardFlops(step.size(), 0);
   for (int64_t k = 0; k < stages; ++k) {
     bool found = false;
     for (const plan::Function &f : plan.functions()) {
@@ -139,17 +144,30 @@ bool analyzeStages(ModuleOp module, const plan::Plan &plan, int64_t stages, Stag
         error = "the plan's function @" + f.name() + " is not in the module";
         return false;
       }
+      size_t i = static_cast<size_t>(k);
       if (f.role() == "forward") {
-        forward[static_cast<size_t>(k)] = analyzeActivations(fn);
+        forward[i] = analyzeActivations(fn);
+        forwardFlops[i] = recomputationOf(fn).forwardFlops;
         continue;
       }
       found = true;
-      step[static_cast<size_t>(k)] = analyzeActivations(fn);
-      recomputed[static_cast<size_t>(k)] = recomputationOf(fn);
-      for (const plan::TensorSpec &in : f.inputs())
-        if (in.name().size() >= 6 && in.name().compare(in.name().size() - 6, 6, "act_in") == 0)
-          stash[static_cast<size_t>(k)] = bytesOf(in);
+      step[i] = analyzeActivations(fn);
+      recomputed[i] = recomputationOf(fn);
+      // What a micro-batch keeps from its forward to its backward: the saved
+      // set, or (a step that computes its forward) the stage input.
+      int64_t saved = 0, input = 0;
+      for (const plan::TensorSpec &in : f.inputs()) {
+        if (buffers::isSaved(in.name()))
+          saved += bytesOf(in);
+        else if (buffers::unstaged(in.name()) == buffers::kStageInput)
+          input = bytesOf(in);
+      }
+      out.keeps[i] = saved > 0;
+      stash[i] = out.keeps[i] ? saved : input;
     }
+    // A step without forward ops: the forward's work is the forward's.
+    if (out.keeps[static_cast<size_t>(k)])
+      recomputed[static_cast<size_t>(k)].forwardFlops = forwardFlops[static_cast<size_t>(k)];
     if (!found) {
       error = "virtual stage " + std::to_string(k) + " has no training step";
       return false;
@@ -257,11 +275,16 @@ int64_t residentBuffers(const plan::Plan &plan, int64_t s, int64_t pp,
     if (f.stage() % pp != s)
       continue;
     std::set<std::string> inputs;
+    // Saved activations are held per micro-batch in flight, counted apart.
     for (const plan::TensorSpec &in : f.inputs()) {
+      if (buffers::isSaved(in.name()))
+        continue;
       buffers[in.name()] = bytesOf(in);
       inputs.insert(in.name());
     }
     for (const plan::TensorSpec &o : f.outputs()) {
+      if (buffers::isSaved(o.name()))
+        continue;
       buffers[o.name()] = bytesOf(o);
       if (inputs.count(o.name()))
         buffers[o.name() + "#next"] = bytesOf(o);
@@ -326,6 +349,7 @@ bool memoryReport(ModuleOp module, const plan::Plan &plan, std::string &out, Mem
   peaks.perPipelineRank.assign(static_cast<size_t>(pp), 0);
   peaks.stepBase.assign(static_cast<size_t>(stages), 0);
   peaks.arenaOverhead.assign(static_cast<size_t>(stages), 0);
+  peaks.savedSets.assign(static_cast<size_t>(stages), 1);
   std::map<std::string, int64_t> arenas;
   if (!planArenas(module, arenas, error))
     return false;
@@ -363,11 +387,37 @@ bool memoryReport(ModuleOp module, const plan::Plan &plan, std::string &out, Mem
               std::max<int64_t>(arenas.at(f.name()) - a.peakBytes, 0);
     }
 
-    // Walk the schedule: the stage inputs of micro-batches in flight.
+    // Walk the schedule: the stage inputs of micro-batches in flight, kept
+    // by a step that computes its forward again; a stage that keeps its
+    // activations has one saved set per micro-batch in flight, allocated
+    // up front.
+    PipelineSchedule schedule;
+    if (stages > 1) {
+      std::string scheduleError;
+      schedule = v > 1 ? scheduleInterleaved(pp, v, micro, scheduleError) : schedule1F1B(pp, micro);
+      if (schedule.empty()) {
+        error = "the pipeline schedule cannot run: " + scheduleError;
+        return false;
+      }
+    }
+    int64_t savedHeld = 0, savedSets = 0;
+    for (int64_t k = s; k < stages && stages > 1; k += pp) {
+      if (!stage.keeps[static_cast<size_t>(k)])
+        continue;
+      int64_t sets = mostInFlight(schedule, s, k / pp);
+      int64_t bytes = stash[static_cast<size_t>(k)];
+      savedHeld += sets * bytes;
+      savedSets += sets;
+      r << "    virtual stage " << k << " keeps what its backward reads from its forward: "
+        << bytes << " per micro-batch x " << sets << " in flight = " << sets * bytes << " ("
+        << mb(sets * bytes) << ")\n";
+    }
+    for (int64_t k = s; k < stages; k += pp)
+      peaks.savedSets[static_cast<size_t>(k)] = std::max<int64_t>(savedSets, 1);
     int64_t peak = 0, inFlight = 0;
     std::string peakWhen;
     auto visit = [&](int64_t k, bool isForward, int64_t mbIndex, int64_t heldBefore) {
-      int64_t total = resident + arena + heldBefore;
+      int64_t total = resident + savedHeld + arena + heldBefore;
       if (!isForward || stages == 1) {
         int64_t &base = peaks.stepBase[static_cast<size_t>(k)];
         base = std::max(base, resident + heldBefore);
@@ -382,37 +432,28 @@ bool memoryReport(ModuleOp module, const plan::Plan &plan, std::string &out, Mem
                                      std::to_string(inFlight) + " micro-batch(es) in flight";
       }
     };
-    int64_t heldBytes = 0, mostInFlight = 0;
+    int64_t heldBytes = 0, mostInput = 0;
     if (stages == 1) {
       visit(0, false, 0, 0);
     } else {
-      PipelineSchedule schedule;
-      std::string scheduleError;
-      schedule = v > 1 ? scheduleInterleaved(pp, v, micro, scheduleError) : schedule1F1B(pp, micro);
-      if (schedule.empty()) {
-        error = "the pipeline schedule cannot run: " + scheduleError;
-        return false;
-      }
       for (const PipelineOp &op : schedule[static_cast<size_t>(s)]) {
         int64_t k = op.chunk * pp + s;
         bool isForward = op.kind == PipelineOp::Forward;
-        if (isForward) {
-          visit(k, true, op.microBatch, heldBytes);
-          heldBytes += stash[static_cast<size_t>(k)];
-          ++inFlight;
-          mostInFlight = std::max(mostInFlight, inFlight);
-        } else {
-          visit(k, false, op.microBatch, heldBytes);
-          heldBytes -= stash[static_cast<size_t>(k)];
-          --inFlight;
-        }
+        bool keeps = stage.keeps[static_cast<size_t>(k)];
+        int64_t input = keeps ? 0 : stash[static_cast<size_t>(k)];
+        visit(k, isForward, op.microBatch, heldBytes);
+        heldBytes += isForward ? input : -input;
+        inFlight += isForward ? 1 : -1;
+        mostInput = std::max(mostInput, heldBytes);
       }
-      r << "    between a micro-batch's forward and backward the stage keeps its input only "
-           "(the training step recomputes the forward): at most "
-        << mostInFlight << " micro-batch(es) in flight\n";
+      if (mostInput > 0)
+        r << "    stage inputs kept for a training step that computes its forward again: at most "
+          << mostInput << " (" << mb(mostInput) << ")\n";
     }
     r << "    peak: " << peak << " (" << mb(peak) << ") = buffers + arena";
-    if (stages > 1)
+    if (savedHeld > 0)
+      r << " + saved activations in flight";
+    if (mostInput > 0)
       r << " + stage inputs in flight";
     r << ", during " << peakWhen << "\n";
     peaks.perPipelineRank[static_cast<size_t>(s)] = peak;

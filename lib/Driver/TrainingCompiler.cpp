@@ -172,10 +172,14 @@ bool compileTraining(ModuleOp module, bool runFrontend, const CompileSettings &s
         !memoryReport(*probe, probePlan, report, peaks, error))
       return false;
     // The arena holds the step's live activations and then some; that
-    // margin is taken to stay what it is when less is kept.
+    // margin is taken to stay what it is when less is kept. A pipelined
+    // rank keeps a micro-batch's saved activations for each one in flight:
+    // the step's share is the rest over that many.
     for (size_t k = 0; k < peaks.stepBase.size(); ++k)
       budgets.push_back(std::max<int64_t>(
-          settings.memoryBudget - peaks.stepBase[k] - peaks.arenaOverhead[k], 0));
+          (settings.memoryBudget - peaks.stepBase[k] - peaks.arenaOverhead[k]) /
+              peaks.savedSets[k],
+          0));
   }
   plan::ModelArchitecture architecture;
   if (failed(runPipelines(module, runFrontend, settings, budgets, configure, architecture)))

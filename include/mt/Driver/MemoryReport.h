@@ -24,13 +24,18 @@ struct MemoryPeaks {
   std::vector<int64_t> perPipelineRank;
   /// Per virtual stage: the most bytes its rank holds, outside the step's
   /// own live activations, while its training step runs (buffers and the
-  /// inputs of micro-batches in flight). A budget less this is what the
+  /// inputs of micro-batches in flight, not the saved activations). A budget
+  /// less this is what the
   /// step's activations may reach.
   std::vector<int64_t> stepBase;
   /// Per virtual stage: how much more its training step's arena holds than
   /// the step's live activations at their most (copies, weight-gradient
   /// temporaries, packing).
   std::vector<int64_t> arenaOverhead;
+  /// Per virtual stage: the micro-batches whose saved activations its rank
+  /// holds at once, over all its stages (the sets mt-run allocates; 1 when
+  /// none). The step's own activations are held that many times.
+  std::vector<int64_t> savedSets;
 };
 
 /// The report for `plan`, compiled from `module`; false with `error` when
