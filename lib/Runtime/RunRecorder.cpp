@@ -66,6 +66,8 @@ private:
 RunRecorder::~RunRecorder() {
   if (losses_)
     std::fclose(losses_);
+  if (cpu_)
+    std::fclose(cpu_);
 }
 
 BatchSource &RunRecorder::wrap(BatchSource &source) {
@@ -126,8 +128,10 @@ bool RunRecorder::begin(Trainer &trainer, std::string &error) {
       !writeParams(trainer, "init", "", error))
     return false;
   losses_ = std::fopen((dir_ + "/losses.txt").c_str(), "w");
-  if (!losses_) {
-    error = "cannot write '" + dir_ + "/losses.txt'";
+  // Each step's CPU time over all the process's threads ("iteration seconds").
+  cpu_ = std::fopen((dir_ + "/cpu_seconds.txt").c_str(), "w");
+  if (!losses_ || !cpu_) {
+    error = "cannot write '" + dir_ + (losses_ ? "/cpu_seconds.txt'" : "/losses.txt'");
     return false;
   }
   return true;
@@ -142,6 +146,8 @@ bool RunRecorder::step(Trainer &trainer, int64_t iteration, const StepStats &sta
                  stats.lr, stats.skipped ? 1 : 0, static_cast<long long>(iteration),
                  stats.lossScale);
     std::fflush(losses_);
+    std::fprintf(cpu_, "%lld %.6f\n", static_cast<long long>(iteration), stats.cpuSeconds);
+    std::fflush(cpu_);
   }
   return iteration != 1 || writeParams(trainer, "grads_step1", std::string(buffers::prefixOf(buffers::Role::GradAccumulator)), error);
 }

@@ -15,6 +15,7 @@
 #include <chrono>
 #include <cstdio>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 namespace mtrun {
@@ -24,6 +25,14 @@ namespace {
 double now() {
   return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch())
       .count();
+}
+
+/// CPU time of every thread of this process so far: all rank threads of a
+/// threaded run, and their BLAS threads.
+double processCpuSeconds() {
+  timespec t{};
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
+  return static_cast<double>(t.tv_sec) + static_cast<double>(t.tv_nsec) * 1e-9;
 }
 
 } // namespace
@@ -189,12 +198,13 @@ bool RankRun::train(std::string &error) {
       profiled_->profile(mt::CudaBackend::Profiling::Start);
     if (profiled_ && (it > first_ || iters_ == first_))
       ++profiledSteps_;
-    double t0 = now();
+    double t0 = now(), cpu0 = processCpuSeconds();
     mt::StepStats stats;
     if (!trainer_.step(it, *trainSource_, stats, error)) {
       error = "iteration " + std::to_string(it) + ": " + error;
       return false;
     }
+    stats.cpuSeconds = processCpuSeconds() - cpu0;
     if (recorder_->enabled() && !recorder_->step(trainer_, it, stats, error))
       return false;
     if (!afterStep(it, stats, now() - t0, error))

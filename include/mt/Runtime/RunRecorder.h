@@ -43,6 +43,7 @@ private:
   std::string dir_;
   bool lead_;
   std::FILE *losses_ = nullptr;
+  std::FILE *cpu_ = nullptr;
   std::unique_ptr<BatchSource> recording_;
 };
 

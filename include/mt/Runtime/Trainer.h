@@ -54,6 +54,9 @@ struct StepStats {
   /// The model's metrics (mt.metric results), averaged over the step's
   /// micro-batches like the loss: BERT's "lm loss", "sop loss".
   std::vector<std::pair<std::string, double>> metrics;
+  /// CPU time of the whole process over the step (every rank thread and
+  /// BLAS thread in it), when the caller measures it; 0 otherwise.
+  double cpuSeconds = 0;
 };
 
 class Trainer {
