@@ -322,6 +322,43 @@ int64_t rankArena(const plan::Plan &plan, int64_t s, int64_t pp, int64_t stages,
   return arena;
 }
 
+/// The saved activations pipeline rank `s` holds for its micro-batches in
+/// flight (one set each, allocated up front), with a line per virtual stage;
+/// `sets` counts them.
+int64_t savedInFlight(const StageActivations &stage, const PipelineSchedule &schedule, int64_t s,
+                      int64_t pp, int64_t stages, int64_t &sets, std::ostringstream &r) {
+  int64_t held = 0;
+  for (int64_t k = s; k < stages && stages > 1; k += pp) {
+    if (!stage.keeps[static_cast<size_t>(k)])
+      continue;
+    int64_t n = mostInFlight(schedule, s, k / pp);
+    int64_t bytes = stage.stash[static_cast<size_t>(k)];
+    held += n * bytes;
+    sets += n;
+    r << "    virtual stage " << k << " keeps what its backward reads from its forward: "
+      << bytes << " per micro-batch x " << n << " in flight = " << n * bytes << " ("
+      << mb(n * bytes) << ")\n";
+  }
+  return held;
+}
+
+/// Pipeline rank `s`'s heading and the buffers it holds throughout.
+void describeRank(std::ostringstream &r, int64_t s, int64_t pp, int64_t stages, int64_t resident,
+                  std::map<std::string, int64_t> &byCategory) {
+  std::string held;
+  for (int64_t k = s; k < stages; k += pp)
+    held += (held.empty() ? "" : ", ") + std::to_string(k);
+  r << "  pipeline stage " << s << " (virtual stages " << held << "):\n";
+  r << "    buffers held throughout: " << resident << " (" << mb(resident) << "):";
+  const char *sep = " ";
+  for (const char *cat : {"parameters", "gradients", "optimizer state",
+                          "batch, stage and loss tensors"}) {
+    r << sep << cat << " " << byCategory[cat];
+    sep = ", ";
+  }
+  r << "\n";
+}
+
 } // namespace
 
 bool memoryReport(ModuleOp module, const plan::Plan &plan, std::string &out, MemoryPeaks &peaks,
@@ -353,21 +390,18 @@ bool memoryReport(ModuleOp module, const plan::Plan &plan, std::string &out, Mem
   std::map<std::string, int64_t> arenas;
   if (!planArenas(module, arenas, error))
     return false;
+  PipelineSchedule schedule;
+  std::string scheduleError;
+  if (stages > 1 &&
+      (schedule = v > 1 ? scheduleInterleaved(pp, v, micro, scheduleError) : schedule1F1B(pp, micro))
+          .empty()) {
+    error = "the pipeline schedule cannot run: " + scheduleError;
+    return false;
+  }
   for (int64_t s = 0; s < pp; ++s) {
     std::map<std::string, int64_t> byCategory;
     int64_t resident = residentBuffers(plan, s, pp, params, byCategory);
-    std::string held;
-    for (int64_t k = s; k < stages; k += pp)
-      held += (held.empty() ? "" : ", ") + std::to_string(k);
-    r << "  pipeline stage " << s << " (virtual stages " << held << "):\n";
-    r << "    buffers held throughout: " << resident << " (" << mb(resident) << "):";
-    const char *sep = " ";
-    for (const char *cat : {"parameters", "gradients", "optimizer state",
-                            "batch, stage and loss tensors"}) {
-      r << sep << cat << " " << byCategory[cat];
-      sep = ", ";
-    }
-    r << "\n";
+    describeRank(r, s, pp, stages, resident, byCategory);
 
     for (int64_t k = s; k < stages; k += pp) {
       const ActivationMemory &a = step[static_cast<size_t>(k)];
@@ -391,27 +425,8 @@ bool memoryReport(ModuleOp module, const plan::Plan &plan, std::string &out, Mem
     // by a step that computes its forward again; a stage that keeps its
     // activations has one saved set per micro-batch in flight, allocated
     // up front.
-    PipelineSchedule schedule;
-    if (stages > 1) {
-      std::string scheduleError;
-      schedule = v > 1 ? scheduleInterleaved(pp, v, micro, scheduleError) : schedule1F1B(pp, micro);
-      if (schedule.empty()) {
-        error = "the pipeline schedule cannot run: " + scheduleError;
-        return false;
-      }
-    }
-    int64_t savedHeld = 0, savedSets = 0;
-    for (int64_t k = s; k < stages && stages > 1; k += pp) {
-      if (!stage.keeps[static_cast<size_t>(k)])
-        continue;
-      int64_t sets = mostInFlight(schedule, s, k / pp);
-      int64_t bytes = stash[static_cast<size_t>(k)];
-      savedHeld += sets * bytes;
-      savedSets += sets;
-      r << "    virtual stage " << k << " keeps what its backward reads from its forward: "
-        << bytes << " per micro-batch x " << sets << " in flight = " << sets * bytes << " ("
-        << mb(sets * bytes) << ")\n";
-    }
+    int64_t savedSets = 0;
+    int64_t savedHeld = savedInFlight(stage, schedule, s, pp, stages, savedSets, r);
     for (int64_t k = s; k < stages; k += pp)
       peaks.savedSets[static_cast<size_t>(k)] = std::max<int64_t>(savedSets, 1);
     int64_t peak = 0, inFlight = 0;

@@ -201,19 +201,8 @@ bool Trainer::buildStages(std::string &error) {
           return false;
       }
     }
-    // What the forward keeps for the backward: it writes every buffer the
-    // step reads.
-    for (const plan::TensorSpec &in : st.trainStep->inputs()) {
-      if (!buffers::isSaved(in.name()))
-        continue;
-      if (std::none_of(st.forward->outputs().begin(), st.forward->outputs().end(),
-                       [&](const plan::TensorSpec &o) { return o.name() == in.name(); })) {
-        error = "the plan is corrupt: the training step of stage " + std::to_string(k) +
-                " reads the saved activation '" + in.name() + "', which its forward does not write";
-        return false;
-      }
-      st.saved.push_back(in);
-    }
+    if (!collectSaved(st, error))
+      return false;
     // Every gradient is accumulated exactly once a micro-batch: by the step
     // in place, or by the accumulation function.
     std::set<std::string> inPlace(st.trainStep->updated_in_place().begin(),

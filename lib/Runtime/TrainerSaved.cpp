@@ -9,7 +9,27 @@
 //===----------------------------------------------------------------------===//
 #include "mt/Runtime/Trainer.h"
 
+#include "mt/Plan/BufferNames.h"
+
+#include <algorithm>
+
 namespace mt {
+
+bool Trainer::collectSaved(Stage &st, std::string &error) {
+  // The forward writes every saved buffer the training step reads.
+  for (const plan::TensorSpec &in : st.trainStep->inputs()) {
+    if (!buffers::isSaved(in.name()))
+      continue;
+    if (std::none_of(st.forward->outputs().begin(), st.forward->outputs().end(),
+                     [&](const plan::TensorSpec &o) { return o.name() == in.name(); })) {
+      error = "the plan is corrupt: the training step of stage " + std::to_string(st.index) +
+              " reads the saved activation '" + in.name() + "', which its forward does not write";
+      return false;
+    }
+    st.saved.push_back(in);
+  }
+  return true;
+}
 
 bool Trainer::allocateSaved(std::string &error) {
   if (numStages_ == 1)
@@ -33,6 +53,10 @@ bool Trainer::allocateSaved(std::string &error) {
           allocationError_ = "saved activation '" + spec.name() + "' of micro-batch set " +
                              std::to_string(n) + ": " + set.back()->allocationError();
         dtypes_[spec.name()] = spec.dtype();
+        int64_t bytes = dtypeBytes(spec.dtype());
+        for (int64_t d : spec.shape())
+          bytes *= d;
+        savedBytes_ += bytes;
       }
       st.freeSets.push_back(std::move(set));
     }

@@ -373,6 +373,9 @@ bool RankRun::reportProfile(std::string &error) {
 void RankRun::printArena() {
   std::printf("arena of rank 0: %lld bytes planned\n",
               static_cast<long long>(trainer_.arenaBytes()));
+  if (trainer_.savedActivationBytes() > 0)
+    std::printf("saved activations of rank 0: %lld bytes allocated\n",
+                static_cast<long long>(trainer_.savedActivationBytes()));
   for (const mt::plan::Function &f : plan_.functions()) {
     auto it = trainer_.arenaHighWaterMarks().find(f.name());
     if (it == trainer_.arenaHighWaterMarks().end())

@@ -118,6 +118,9 @@ public:
   /// Per function name: the most bytes of the arena it wrote in one call.
   const std::map<std::string, int64_t> &arenaHighWaterMarks() const { return arenaReached_; }
 
+  /// Bytes of the saved activations this rank allocated: a set per
+  /// micro-batch in flight on each stage that keeps its activations.
+  int64_t savedActivationBytes() const { return savedBytes_; }
   /// Whether the plan has more than one pipeline stage.
   bool pipelined() const { return numStages_ > 1; }
   /// The passes the last step ran on every pipeline stage, with start and
@@ -159,6 +162,9 @@ private:
   bool loadCode(std::string &error);
   bool buildStages(std::string &error);
   bool allocate(std::string &error);
+  /// The saved activations `st`'s training step reads (checked against
+  /// what its forward writes).
+  bool collectSaved(Stage &st, std::string &error);
   /// The pipeline schedule of a step, and for each stage that keeps its
   /// activations as many saved sets as the schedule holds in flight.
   bool allocateSaved(std::string &error);
@@ -205,6 +211,7 @@ private:
   std::map<std::string, std::unique_ptr<Buffer>> buffers_;
   std::unique_ptr<Buffer> arena_;
   int64_t arenaBytes_ = 0;
+  int64_t savedBytes_ = 0;
   bool measureArena_ = false;
   std::map<std::string, int64_t> arenaCalls_;
   std::map<std::string, int64_t> arenaReached_;
