@@ -26,8 +26,10 @@ common=(--micro-batch-size=2 --seq-length=64 --global-batch-size=16 --train-iter
 "$build/bin/mtc" "$work/gpt-pipe-8l.mlir" "${common[@]}" --pp=4 -o "$work/pp4"
 "$build/bin/mtc" "$work/gpt-pipe-8l.mlir" "${common[@]}" --pp=2 --schedule=interleaved \
   --virtual-stages=2 -o "$work/pp2-v2"
-for layout in pp1 pp2 pp4 pp2-v2; do
-  for r in $(seq "$repeats"); do
+# Round robin, so a machine that speeds up or slows down over the minutes
+# this takes (shared cores do) weighs on every layout alike.
+for r in $(seq "$repeats"); do
+  for layout in pp1 pp2 pp4 pp2-v2; do
     OPENBLAS_NUM_THREADS=1 taskset -c 0 "$build/bin/mt-run" "$work/$layout" \
       --data "$work/random.tokens" --split 100,0,0 --record "$work/rec-$layout-$r" > /dev/null
   done
