@@ -54,12 +54,15 @@ def main():
         if args.async_save:
             cmd.append("--async-save")
         proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-        # The first round waits for a first checkpoint (a loaded machine
-        # starts slowly); then kill at a random moment.
+        # Wait until this run has finished a save of its own (start-up, plan
+        # load and resume take longer than max-wait on a loaded machine, and
+        # a kill during start-up never lands in a save); from then on it
+        # saves every step, so kill at a random moment.
         deadline = time.time() + 120
-        while not checkpoints(args.dir) and proc.poll() is None and time.time() < deadline:
+        while (checkpoints(args.dir)[-1:] or [-1])[0] <= newest and proc.poll() is None \
+                and time.time() < deadline:
             time.sleep(0.01)
-        time.sleep(rng.uniform(0.1, args.max_wait))
+        time.sleep(rng.uniform(0.0, args.max_wait))
         if proc.poll() is not None:
             print(f"FAIL round {k}: mt-run exited before the kill: {proc.stderr.read().decode()}")
             sys.exit(1)
