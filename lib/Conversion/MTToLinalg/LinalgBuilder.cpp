@@ -48,8 +48,12 @@ Value castFloat(OpBuilder &b, Location loc, Value v, Type to) {
 
 SmallVector<Value> forRange(OpBuilder &b, Location loc, int64_t count, ValueRange carried,
                             LoopBody body) {
+  return forRangeTo(b, loc, arith::ConstantIndexOp::create(b, loc, count), carried, body);
+}
+
+SmallVector<Value> forRangeTo(OpBuilder &b, Location loc, Value end, ValueRange carried,
+                              LoopBody body) {
   Value zero = arith::ConstantIndexOp::create(b, loc, 0);
-  Value end = arith::ConstantIndexOp::create(b, loc, count);
   Value one = arith::ConstantIndexOp::create(b, loc, 1);
   auto loop = scf::ForOp::create(b, loc, zero, end, one, carried,
                                    [&](OpBuilder &nb, Location nl, Value i, ValueRange args) {

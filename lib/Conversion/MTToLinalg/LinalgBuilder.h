@@ -128,6 +128,11 @@ using LoopBody = llvm::function_ref<llvm::SmallVector<mlir::Value>(
 llvm::SmallVector<mlir::Value> forRange(mlir::OpBuilder &b, mlir::Location loc, int64_t count,
                                         mlir::ValueRange carried, LoopBody body);
 
+/// forRange over [0, end) for an index `end` known only at run time (the
+/// key tiles a causal query row sees).
+llvm::SmallVector<mlir::Value> forRangeTo(mlir::OpBuilder &b, mlir::Location loc, mlir::Value end,
+                                          mlir::ValueRange carried, LoopBody body);
+
 /// forRange over the rows of a row kernel: iteration r reads what it likes
 /// but writes only row r of the carried outputs, so the loop is marked
 /// `mt.independent_iterations` and a parallel target runs the rows at once.

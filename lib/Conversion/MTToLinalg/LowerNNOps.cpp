@@ -1,4 +1,5 @@
 //===- LowerNNOps.cpp - embeddings, dense, norms, activations, loss --------===//
+#include "DropoutKeep.h"
 #include "Lowerings.h"
 
 #include <cmath>
@@ -140,95 +141,11 @@ Value gelu(OpBuilder &b, Location l, Value x, bool tanhApprox) {
   return mulF(b, l, mulF(b, l, c(0.5), x), addF(b, l, c(1.0), inner));
 }
 
-/// splitmix64 on i64 values (wrap-around arithmetic).
-Value splitmix(OpBuilder &b, Location l, Value x) {
-  auto c = [&](uint64_t v) {
-    return arith::ConstantOp::create(b, l, b.getI64IntegerAttr(static_cast<int64_t>(v)));
-  };
-  auto mix = [&](Value z, unsigned shift, uint64_t mul) {
-    Value shifted = arith::ShRUIOp::create(b, l, z, c(shift));
-    return arith::MulIOp::create(b, l, arith::XOrIOp::create(b, l, z, shifted), c(mul));
-  };
-  Value z = arith::AddIOp::create(b, l, x, c(0x9E3779B97F4A7C15ull));
-  z = mix(z, 30, 0xBF58476D1CE4E5B9ull);
-  z = mix(z, 27, 0x94D049BB133111EBull);
-  return arith::XOrIOp::create(b, l, z, arith::ShRUIOp::create(b, l, z, c(31)));
-}
-
-/// The keep decision of mt.dropout and mt.dropout_mask at one element:
-/// keep = hash(key + global position) >= rate, with the key built from the
-/// seed, stream and layer, and positions counted in the whole tensor.
-template <typename DropoutLike>
-class DropoutKeep {
-public:
-  DropoutKeep(DropoutLike op, RankedTensorType type, LinalgBuilder &lb) : lb(lb), rank(type.getRank()) {
-    OpBuilder &b = lb.builder();
-    Location loc = lb.location();
-    rate = op.getRate().convertToDouble();
-    // key = splitmix(seed ^ splitmix(stream << 32 | layer slot)); the layer
-    // slot is 0 outside layers and layer + 1 inside.
-    int64_t slot = op.getLayerAttr() ? op.getLayerAttr().getInt() + 1 : 0;
-    Value seed = op.getSeed() ? tensor::ExtractOp::create(b, loc, op.getSeed(), ValueRange{}).getResult()
-                              : lb.constant(b.getI64Type(), 0);
-    Value site = arith::ConstantOp::create(b, 
-        loc, b.getI64IntegerAttr((op.getStreamAttr().getInt() << 32) | slot));
-    key = splitmix(b, loc, arith::XOrIOp::create(b, loc, seed, splitmix(b, loc, site)));
-    // A shard's piece along shard_dim starts at shard * (its size there).
-    SmallVector<int64_t> global(type.getShape());
-    if (op.getShard()) {
-      shardDim = op.getShardDimAttr().getInt();
-      global[shardDim] *= op.getShardPartsAttr().getInt();
-      Value i = scalarOf(b, loc, op.getShard());
-      shardOffset = arith::MulIOp::create(b, 
-          loc, i, arith::ConstantOp::create(b, loc, b.getI64IntegerAttr(type.getDimSize(shardDim))));
-    }
-    strides.assign(rank, 1);
-    for (int d = static_cast<int>(rank) - 2; d >= 0; --d)
-      strides[d] = strides[d + 1] * global[d + 1];
-  }
-
-  /// Inside a loop nest over the tensor: the i1 keep decision.
-  Value keep(OpBuilder &nb, Location l) const {
-    Value linear = arith::ConstantOp::create(nb, l, nb.getI64IntegerAttr(0));
-    for (unsigned d = 0; d < rank; ++d) {
-      Value position = lb.loopIndexI64(nb, l, d);
-      if (static_cast<int64_t>(d) == shardDim)
-        position = arith::AddIOp::create(nb, l, position, shardOffset);
-      Value term = arith::MulIOp::create(nb, 
-          l, position, arith::ConstantOp::create(nb, l, nb.getI64IntegerAttr(strides[d])));
-      linear = arith::AddIOp::create(nb, l, linear, term);
-    }
-    Value h = splitmix(nb, l, arith::AddIOp::create(nb, l, key, linear));
-    // u = top 24 bits / 2^24, uniform in [0, 1); keep when u >= rate.
-    Value top = arith::ShRUIOp::create(nb, l, h, arith::ConstantOp::create(nb, l, nb.getI64IntegerAttr(40)));
-    int64_t threshold = static_cast<int64_t>(std::ceil(rate * (1 << 24)));
-    return arith::CmpIOp::create(nb, l, arith::CmpIPredicate::sge, top,
-                                    arith::ConstantOp::create(nb, l, nb.getI64IntegerAttr(threshold)));
-  }
-
-  double rate = 0;
-
-private:
-  LinalgBuilder &lb;
-  unsigned rank;
-  Value key, shardOffset;
-  int64_t shardDim = -1;
-  SmallVector<int64_t> strides;
-};
-
-/// select(keep, x * scale, 0).
-Value keepScaled(OpBuilder &nb, Location l, Value keep, Value x, double scale) {
-  Type t = x.getType();
-  Value scaled = mulF(nb, l, x, arith::ConstantOp::create(nb, l, nb.getFloatAttr(t, scale)));
-  Value zero = arith::ConstantOp::create(nb, l, nb.getFloatAttr(t, 0.0));
-  return arith::SelectOp::create(nb, l, keep, scaled, zero).getResult();
-}
-
 Lowered lowerDropout(DropoutOp op, LinalgBuilder &lb) {
   double rate = op.getRate().convertToDouble();
   if (rate == 0.0)
     return SmallVector<Value>{op.getInput()};
-  DropoutKeep<DropoutOp> keep(op, tensorOf(op.getInput()), lb);
+  DropoutKeep keep(DropoutKey::of(op), tensorOf(op.getInput()).getShape(), lb);
   Value result = lb.map(op.getInput(), op.getInput(), [&](OpBuilder &nb, Location l, ValueRange a) {
     return keepScaled(nb, l, keep.keep(nb, l), a[0], 1.0 / (1.0 - rate));
   });
@@ -237,7 +154,7 @@ Lowered lowerDropout(DropoutOp op, LinalgBuilder &lb) {
 
 Lowered lowerDropoutMask(DropoutMaskOp op, LinalgBuilder &lb) {
   auto type = tensorOf(op.getResult());
-  DropoutKeep<DropoutMaskOp> keep(op, type, lb);
+  DropoutKeep keep(DropoutKey::of(op), type.getShape(), lb);
   Value init = lb.empty(type.getShape(), type.getElementType());
   unsigned rank = type.getRank();
   Value result = lb.generic({}, {}, init, lb.identity(rank), lb.parallel(rank),
@@ -251,9 +168,9 @@ Lowered lowerBiasDropoutAdd(BiasDropoutAddOp op, LinalgBuilder &lb) {
   auto type = tensorOf(op.getInput());
   unsigned rank = type.getRank();
   double rate = op.getRate().convertToDouble();
-  std::optional<DropoutKeep<BiasDropoutAddOp>> keep;
+  std::optional<DropoutKeep> keep;
   if (rate > 0.0)
-    keep.emplace(op, type, lb);
+    keep.emplace(DropoutKey::of(op), type.getShape(), lb);
   Value result = lb.generic(
       {op.getInput(), op.getBias(), op.getResidual()},
       {lb.identity(rank), lb.suffixMap(rank, 1), lb.identity(rank)},

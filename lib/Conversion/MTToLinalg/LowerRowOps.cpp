@@ -11,6 +11,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "Lowerings.h"
+#include "RowKernel.h"
 
 #include "mt/Analysis/ModelInfo.h"
 #include "mt/Dialect/MT/IR/MTDialect.h"
@@ -21,85 +22,6 @@ using namespace mlir;
 
 namespace mt {
 namespace {
-
-/// Scalar arithmetic at one builder position.
-struct Scalar {
-  OpBuilder &b;
-  Location l;
-
-  Value c(Type t, double v) const { return arith::ConstantOp::create(b, l, b.getFloatAttr(t, v)); }
-  Value index(int64_t v) const { return arith::ConstantIndexOp::create(b, l, v); }
-  Value add(Value x, Value y) const { return arith::AddFOp::create(b, l, x, y); }
-  Value sub(Value x, Value y) const { return arith::SubFOp::create(b, l, x, y); }
-  Value mul(Value x, Value y) const { return arith::MulFOp::create(b, l, x, y); }
-  Value div(Value x, Value y) const { return arith::DivFOp::create(b, l, x, y); }
-  Value max(Value x, Value y) const { return arith::MaximumFOp::create(b, l, x, y); }
-  Value exp(Value x) const { return math::ExpOp::create(b, l, x); }
-  Value eq(Value x, Value y) const {
-    return arith::CmpFOp::create(b, l, arith::CmpFPredicate::OEQ, x, y);
-  }
-  Value select(Value cond, Value x, Value y) const {
-    return arith::SelectOp::create(b, l, cond, x, y);
-  }
-  /// An element, widened to computeType: a 16-bit row is computed in fp32.
-  Value at(Value tensor, ValueRange indices) const {
-    Value v = tensor::ExtractOp::create(b, l, tensor, indices);
-    return isa<FloatType>(v.getType()) ? castFloat(b, l, v, computeType(v.getType())) : v;
-  }
-  /// Stores `v`, rounded to the tensor's element type.
-  Value put(Value v, Value tensor, ValueRange indices) const {
-    Type element = tensorOf(tensor).getElementType();
-    if (isa<FloatType>(element))
-      v = castFloat(b, l, v, element);
-    return tensor::InsertOp::create(b, l, v, tensor, indices);
-  }
-  /// `v` (a float) in type `t`, extended or truncated.
-  Value cast(Value v, Type t) const {
-    if (v.getType() == t)
-      return v;
-    if (t.getIntOrFloatBitWidth() > v.getType().getIntOrFloatBitWidth())
-      return arith::ExtFOp::create(b, l, t, v);
-    return arith::TruncFOp::create(b, l, t, v);
-  }
-  /// x / d, or 0 where d is 0 (an all-masked row or batch).
-  Value divOrZero(Value x, Value d) const {
-    Type t = x.getType();
-    return select(eq(d, c(t, 0.0)), c(t, 0.0), div(x, d));
-  }
-  /// A 0-d count as the divisor of a mean: 1 where it is 0.
-  Value nonZero(Value d) const {
-    Type t = d.getType();
-    return select(eq(d, c(t, 0.0)), c(t, 1.0), d);
-  }
-};
-
-/// A row loop's body: the row index, the carried values, the new ones.
-using RowFn = llvm::function_ref<SmallVector<Value>(Scalar, Value row, ValueRange carried)>;
-/// One step along a row: the column, the carried values, the new ones.
-using ColumnFn = llvm::function_ref<SmallVector<Value>(Scalar, Value column, ValueRange carried)>;
-
-/// `independent`: each row writes only its own row of what is carried (not
-/// a sum over rows), so the rows may run in parallel (forEachRow).
-SmallVector<Value> overRows(LinalgBuilder &lb, int64_t rows, ValueRange carried, RowFn body,
-                            bool independent = false) {
-  auto step = [&](OpBuilder &b, Location l, Value r, ValueRange args) {
-    return body(Scalar{b, l}, r, args);
-  };
-  return independent ? forEachRow(lb.builder(), lb.location(), rows, carried, step)
-                     : forRange(lb.builder(), lb.location(), rows, carried, step);
-}
-
-/// A loop over the row's columns, marked mt.along_row (a GPU spreads the
-/// columns over a warp's lanes).
-SmallVector<Value> alongRow(Scalar s, int64_t width, ValueRange carried, ColumnFn body) {
-  SmallVector<Value> results =
-      forRange(s.b, s.l, width, carried, [&](OpBuilder &b, Location l, Value j, ValueRange args) {
-        return body(Scalar{b, l}, j, args);
-      });
-  if (!results.empty())
-    results.front().getDefiningOp()->setAttr(kAlongRowAttrName, s.b.getUnitAttr());
-  return results;
-}
 
 double negInfinity() { return negInf(); }
 
