@@ -3299,3 +3299,302 @@ func.func @relative_position_bias_grad_c4_distance(%g: tensor<2x8x16x16xf32>) ->
   %t = mt.relative_position_bias_grad %g {max_distance = 3 : i64} : tensor<2x8x16x16xf32> -> tensor<32x8xf32>
   return %t : tensor<32x8xf32>
 }
+
+// -----
+
+//===----------------------------------------------------------------------===//
+// mt.fused_attention
+//===----------------------------------------------------------------------===//
+
+// -----
+
+// mt.fused_attention C1: integer
+func.func @fused_attention_c1_integer(%q: tensor<2x4x8x4xi32>, %k: tensor<2x4x8x4xi32>, %v: tensor<2x4x8x4xi32>) -> tensor<2x8x16xi32> {
+  // expected-error @+1 {{violates C1: query, key and value must be rank-4 floating-point tensors of one element type}}
+  %o, %lse = mt.fused_attention %q, %k, %v : tensor<2x4x8x4xi32>, tensor<2x4x8x4xi32>, tensor<2x4x8x4xi32> -> tensor<2x8x16xi32>, tensor<2x4x8xf32>
+  return %o : tensor<2x8x16xi32>
+}
+
+// -----
+
+// mt.fused_attention C2: rate one
+func.func @fused_attention_c2_rate_one(%q: tensor<2x4x8x4xf32>, %k: tensor<2x4x8x4xf32>, %v: tensor<2x4x8x4xf32>) -> tensor<2x8x16xf32> {
+  // expected-error @+1 {{violates C2: rate must be in [0, 1), got 1}}
+  %o, %lse = mt.fused_attention %q, %k, %v {rate = 1.0 : f64} : tensor<2x4x8x4xf32>, tensor<2x4x8x4xf32>, tensor<2x4x8x4xf32> -> tensor<2x8x16xf32>, tensor<2x4x8xf32>
+  return %o : tensor<2x8x16xf32>
+}
+
+// -----
+
+// mt.fused_attention C3: seed i32
+func.func @fused_attention_c3_seed_i32(%q: tensor<2x4x8x4xf32>, %k: tensor<2x4x8x4xf32>, %v: tensor<2x4x8x4xf32>, %s: tensor<i32>) -> tensor<2x8x16xf32> {
+  // expected-error @+1 {{violates C3: the seed must be tensor<i64>, got 'tensor<i32>'}}
+  %o, %lse = mt.fused_attention %q, %k, %v seed %s : tensor<i32> {rate = 0.1 : f64} : tensor<2x4x8x4xf32>, tensor<2x4x8x4xf32>, tensor<2x4x8x4xf32> -> tensor<2x8x16xf32>, tensor<2x4x8xf32>
+  return %o : tensor<2x8x16xf32>
+}
+
+// -----
+
+// mt.fused_attention C4: negative stream
+func.func @fused_attention_c4_negative_stream(%q: tensor<2x4x8x4xf32>, %k: tensor<2x4x8x4xf32>, %v: tensor<2x4x8x4xf32>) -> tensor<2x8x16xf32> {
+  // expected-error @+1 {{violates C4: stream must be >= 0, got -1}}
+  %o, %lse = mt.fused_attention %q, %k, %v {stream = -1 : i64} : tensor<2x4x8x4xf32>, tensor<2x4x8x4xf32>, tensor<2x4x8x4xf32> -> tensor<2x8x16xf32>, tensor<2x4x8xf32>
+  return %o : tensor<2x8x16xf32>
+}
+
+// -----
+
+// mt.fused_attention C5: negative layer
+func.func @fused_attention_c5_negative_layer(%q: tensor<2x4x8x4xf32>, %k: tensor<2x4x8x4xf32>, %v: tensor<2x4x8x4xf32>) -> tensor<2x8x16xf32> {
+  // expected-error @+1 {{violates C5: layer must be >= 0, got -1}}
+  %o, %lse = mt.fused_attention %q, %k, %v {layer = -1 : i64} : tensor<2x4x8x4xf32>, tensor<2x4x8x4xf32>, tensor<2x4x8x4xf32> -> tensor<2x8x16xf32>, tensor<2x4x8xf32>
+  return %o : tensor<2x8x16xf32>
+}
+
+// -----
+
+// mt.fused_attention C6: shard dim alone
+func.func @fused_attention_c6_shard_dim_alone(%q: tensor<2x4x8x4xf32>, %k: tensor<2x4x8x4xf32>, %v: tensor<2x4x8x4xf32>) -> tensor<2x8x16xf32> {
+  // expected-error @+1 {{violates C6: shard (a tensor<i64>), shard_dim and shard_parts come together}}
+  %o, %lse = mt.fused_attention %q, %k, %v {shard_dim = 1 : i64} : tensor<2x4x8x4xf32>, tensor<2x4x8x4xf32>, tensor<2x4x8x4xf32> -> tensor<2x8x16xf32>, tensor<2x4x8xf32>
+  return %o : tensor<2x8x16xf32>
+}
+
+// -----
+
+// mt.fused_attention C7: shard dim outside
+func.func @fused_attention_c7_shard_dim_outside(%q: tensor<2x4x8x4xf32>, %k: tensor<2x4x8x4xf32>, %v: tensor<2x4x8x4xf32>, %r: tensor<i64>) -> tensor<2x8x16xf32> {
+  // expected-error @+1 {{violates C7: shard_dim 4 must be a dimension of the rank-4 input and shard_parts 2 >= 1}}
+  %o, %lse = mt.fused_attention %q, %k, %v shard %r : tensor<i64> {shard_dim = 4 : i64, shard_parts = 2 : i64} : tensor<2x4x8x4xf32>, tensor<2x4x8x4xf32>, tensor<2x4x8x4xf32> -> tensor<2x8x16xf32>, tensor<2x4x8xf32>
+  return %o : tensor<2x8x16xf32>
+}
+
+// -----
+
+// mt.fused_attention C8: value shape
+func.func @fused_attention_c8_value_shape(%q: tensor<2x4x8x4xf32>, %k: tensor<2x4x8x4xf32>, %v: tensor<2x4x8x8xf32>) -> tensor<2x8x16xf32> {
+  // expected-error @+1 {{violates C8: key and value must have one shape, with the query's batch and head_dim}}
+  %o, %lse = mt.fused_attention %q, %k, %v : tensor<2x4x8x4xf32>, tensor<2x4x8x4xf32>, tensor<2x4x8x8xf32> -> tensor<2x8x16xf32>, tensor<2x4x8xf32>
+  return %o : tensor<2x8x16xf32>
+}
+
+// -----
+
+// mt.fused_attention C9: uneven groups
+func.func @fused_attention_c9_uneven_groups(%q: tensor<2x4x8x4xf32>, %k: tensor<2x3x8x4xf32>, %v: tensor<2x3x8x4xf32>) -> tensor<2x8x16xf32> {
+  // expected-error @+1 {{violates C9: 4 query heads do not group evenly over 3 key/value heads}}
+  %o, %lse = mt.fused_attention %q, %k, %v : tensor<2x4x8x4xf32>, tensor<2x3x8x4xf32>, tensor<2x3x8x4xf32> -> tensor<2x8x16xf32>, tensor<2x4x8xf32>
+  return %o : tensor<2x8x16xf32>
+}
+
+// -----
+
+// mt.fused_attention C10: output shape
+func.func @fused_attention_c10_output_shape(%q: tensor<2x4x8x4xf32>, %k: tensor<2x4x8x4xf32>, %v: tensor<2x4x8x4xf32>) -> tensor<2x8x8xf32> {
+  // expected-error @+1 {{violates C10: the output must be 2x4x8x4 or 2x8x16 of the query's element type, got 'tensor<2x8x8xf32>'}}
+  %o, %lse = mt.fused_attention %q, %k, %v : tensor<2x4x8x4xf32>, tensor<2x4x8x4xf32>, tensor<2x4x8x4xf32> -> tensor<2x8x8xf32>, tensor<2x4x8xf32>
+  return %o : tensor<2x8x8xf32>
+}
+
+// -----
+
+// mt.fused_attention C11: lse f16
+func.func @fused_attention_c11_lse_f16(%q: tensor<2x4x8x4xf32>, %k: tensor<2x4x8x4xf32>, %v: tensor<2x4x8x4xf32>) -> tensor<2x8x16xf32> {
+  // expected-error @+1 {{violates C11: the log-sum-exp must be f32 [batch, heads, queries] = 2x4x8, got 'tensor<2x4x8xf16>'}}
+  %o, %lse = mt.fused_attention %q, %k, %v : tensor<2x4x8x4xf32>, tensor<2x4x8x4xf32>, tensor<2x4x8x4xf32> -> tensor<2x8x16xf32>, tensor<2x4x8xf16>
+  return %o : tensor<2x8x16xf32>
+}
+
+// -----
+
+// mt.fused_attention C12: causal few keys
+func.func @fused_attention_c12_causal_few_keys(%q: tensor<2x4x8x4xf32>, %k: tensor<2x4x4x4xf32>, %v: tensor<2x4x4x4xf32>) -> tensor<2x8x16xf32> {
+  // expected-error @+1 {{violates C12: a causal mask needs at least as many keys as queries, got 8 queries and 4 keys}}
+  %o, %lse = mt.fused_attention %q, %k, %v {mask = #mt<mask causal>} : tensor<2x4x8x4xf32>, tensor<2x4x4x4xf32>, tensor<2x4x4x4xf32> -> tensor<2x8x16xf32>, tensor<2x4x8xf32>
+  return %o : tensor<2x8x16xf32>
+}
+
+// -----
+
+// mt.fused_attention C13: key mask shape
+func.func @fused_attention_c13_key_mask_shape(%q: tensor<2x4x8x4xf32>, %k: tensor<2x4x8x4xf32>, %v: tensor<2x4x8x4xf32>, %m: tensor<2x7xi1>) -> tensor<2x8x16xf32> {
+  // expected-error @+1 {{violates C13: key_mask must be i1 [batch, keys] = [2x8], got 'tensor<2x7xi1>'}}
+  %o, %lse = mt.fused_attention %q, %k, %v key_mask %m : tensor<2x7xi1> : tensor<2x4x8x4xf32>, tensor<2x4x8x4xf32>, tensor<2x4x8x4xf32> -> tensor<2x8x16xf32>, tensor<2x4x8xf32>
+  return %o : tensor<2x8x16xf32>
+}
+
+// -----
+
+// mt.fused_attention C14: zero scale
+func.func @fused_attention_c14_zero_scale(%q: tensor<2x4x8x4xf32>, %k: tensor<2x4x8x4xf32>, %v: tensor<2x4x8x4xf32>) -> tensor<2x8x16xf32> {
+  // expected-error @+1 {{violates C14: scale must be positive and finite, got 0}}
+  %o, %lse = mt.fused_attention %q, %k, %v {scale = 0.0 : f64} : tensor<2x4x8x4xf32>, tensor<2x4x8x4xf32>, tensor<2x4x8x4xf32> -> tensor<2x8x16xf32>, tensor<2x4x8xf32>
+  return %o : tensor<2x8x16xf32>
+}
+
+// -----
+
+// mt.fused_attention C15: shard dim not heads
+func.func @fused_attention_c15_shard_dim_not_heads(%q: tensor<2x4x8x4xf32>, %k: tensor<2x4x8x4xf32>, %v: tensor<2x4x8x4xf32>, %r: tensor<i64>) -> tensor<2x8x16xf32> {
+  // expected-error @+1 {{violates C15: shard_dim must be 1 (the heads), got 2}}
+  %o, %lse = mt.fused_attention %q, %k, %v shard %r : tensor<i64> {shard_dim = 2 : i64, shard_parts = 2 : i64} : tensor<2x4x8x4xf32>, tensor<2x4x8x4xf32>, tensor<2x4x8x4xf32> -> tensor<2x8x16xf32>, tensor<2x4x8xf32>
+  return %o : tensor<2x8x16xf32>
+}
+
+// -----
+
+// mt.fused_attention C16: block keys zero
+func.func @fused_attention_c16_block_keys_zero(%q: tensor<2x4x8x4xf32>, %k: tensor<2x4x8x4xf32>, %v: tensor<2x4x8x4xf32>) -> tensor<2x8x16xf32> {
+  // expected-error @+1 {{violates C16: block_keys must be >= 1, got 0}}
+  %o, %lse = mt.fused_attention %q, %k, %v {block_keys = 0 : i64} : tensor<2x4x8x4xf32>, tensor<2x4x8x4xf32>, tensor<2x4x8x4xf32> -> tensor<2x8x16xf32>, tensor<2x4x8xf32>
+  return %o : tensor<2x8x16xf32>
+}
+
+//===----------------------------------------------------------------------===//
+// mt.fused_attention_grad
+//===----------------------------------------------------------------------===//
+
+// -----
+
+// mt.fused_attention_grad C1: integer
+func.func @fused_attention_grad_c1_integer(%do: tensor<2x8x16xi32>, %q: tensor<2x4x8x4xi32>, %k: tensor<2x4x8x4xi32>, %v: tensor<2x4x8x4xi32>, %o: tensor<2x8x16xi32>, %lse: tensor<2x4x8xf32>) -> tensor<2x4x8x4xi32> {
+  // expected-error @+1 {{violates C1: query, key and value must be rank-4 floating-point tensors of one element type}}
+  %dq, %dk, %dv = mt.fused_attention_grad %do, %q, %k, %v, %o, %lse : tensor<2x8x16xi32>, tensor<2x4x8x4xi32>, tensor<2x4x8x4xi32>, tensor<2x4x8x4xi32>, tensor<2x4x8xf32>
+  return %dq : tensor<2x4x8x4xi32>
+}
+
+// -----
+
+// mt.fused_attention_grad C2: rate one
+func.func @fused_attention_grad_c2_rate_one(%do: tensor<2x8x16xf32>, %q: tensor<2x4x8x4xf32>, %k: tensor<2x4x8x4xf32>, %v: tensor<2x4x8x4xf32>, %o: tensor<2x8x16xf32>, %lse: tensor<2x4x8xf32>) -> tensor<2x4x8x4xf32> {
+  // expected-error @+1 {{violates C2: rate must be in [0, 1), got 1}}
+  %dq, %dk, %dv = mt.fused_attention_grad %do, %q, %k, %v, %o, %lse {rate = 1.0 : f64} : tensor<2x8x16xf32>, tensor<2x4x8x4xf32>, tensor<2x4x8x4xf32>, tensor<2x4x8x4xf32>, tensor<2x4x8xf32>
+  return %dq : tensor<2x4x8x4xf32>
+}
+
+// -----
+
+// mt.fused_attention_grad C3: seed i32
+func.func @fused_attention_grad_c3_seed_i32(%do: tensor<2x8x16xf32>, %q: tensor<2x4x8x4xf32>, %k: tensor<2x4x8x4xf32>, %v: tensor<2x4x8x4xf32>, %s: tensor<i32>, %o: tensor<2x8x16xf32>, %lse: tensor<2x4x8xf32>) -> tensor<2x4x8x4xf32> {
+  // expected-error @+1 {{violates C3: the seed must be tensor<i64>, got 'tensor<i32>'}}
+  %dq, %dk, %dv = mt.fused_attention_grad %do, %q, %k, %v, %o, %lse seed %s : tensor<i32> {rate = 0.1 : f64} : tensor<2x8x16xf32>, tensor<2x4x8x4xf32>, tensor<2x4x8x4xf32>, tensor<2x4x8x4xf32>, tensor<2x4x8xf32>
+  return %dq : tensor<2x4x8x4xf32>
+}
+
+// -----
+
+// mt.fused_attention_grad C4: negative stream
+func.func @fused_attention_grad_c4_negative_stream(%do: tensor<2x8x16xf32>, %q: tensor<2x4x8x4xf32>, %k: tensor<2x4x8x4xf32>, %v: tensor<2x4x8x4xf32>, %o: tensor<2x8x16xf32>, %lse: tensor<2x4x8xf32>) -> tensor<2x4x8x4xf32> {
+  // expected-error @+1 {{violates C4: stream must be >= 0, got -1}}
+  %dq, %dk, %dv = mt.fused_attention_grad %do, %q, %k, %v, %o, %lse {stream = -1 : i64} : tensor<2x8x16xf32>, tensor<2x4x8x4xf32>, tensor<2x4x8x4xf32>, tensor<2x4x8x4xf32>, tensor<2x4x8xf32>
+  return %dq : tensor<2x4x8x4xf32>
+}
+
+// -----
+
+// mt.fused_attention_grad C5: negative layer
+func.func @fused_attention_grad_c5_negative_layer(%do: tensor<2x8x16xf32>, %q: tensor<2x4x8x4xf32>, %k: tensor<2x4x8x4xf32>, %v: tensor<2x4x8x4xf32>, %o: tensor<2x8x16xf32>, %lse: tensor<2x4x8xf32>) -> tensor<2x4x8x4xf32> {
+  // expected-error @+1 {{violates C5: layer must be >= 0, got -1}}
+  %dq, %dk, %dv = mt.fused_attention_grad %do, %q, %k, %v, %o, %lse {layer = -1 : i64} : tensor<2x8x16xf32>, tensor<2x4x8x4xf32>, tensor<2x4x8x4xf32>, tensor<2x4x8x4xf32>, tensor<2x4x8xf32>
+  return %dq : tensor<2x4x8x4xf32>
+}
+
+// -----
+
+// mt.fused_attention_grad C6: shard dim alone
+func.func @fused_attention_grad_c6_shard_dim_alone(%do: tensor<2x8x16xf32>, %q: tensor<2x4x8x4xf32>, %k: tensor<2x4x8x4xf32>, %v: tensor<2x4x8x4xf32>, %o: tensor<2x8x16xf32>, %lse: tensor<2x4x8xf32>) -> tensor<2x4x8x4xf32> {
+  // expected-error @+1 {{violates C6: shard (a tensor<i64>), shard_dim and shard_parts come together}}
+  %dq, %dk, %dv = mt.fused_attention_grad %do, %q, %k, %v, %o, %lse {shard_dim = 1 : i64} : tensor<2x8x16xf32>, tensor<2x4x8x4xf32>, tensor<2x4x8x4xf32>, tensor<2x4x8x4xf32>, tensor<2x4x8xf32>
+  return %dq : tensor<2x4x8x4xf32>
+}
+
+// -----
+
+// mt.fused_attention_grad C7: shard dim outside
+func.func @fused_attention_grad_c7_shard_dim_outside(%do: tensor<2x8x16xf32>, %q: tensor<2x4x8x4xf32>, %k: tensor<2x4x8x4xf32>, %v: tensor<2x4x8x4xf32>, %r: tensor<i64>, %o: tensor<2x8x16xf32>, %lse: tensor<2x4x8xf32>) -> tensor<2x4x8x4xf32> {
+  // expected-error @+1 {{violates C7: shard_dim 4 must be a dimension of the rank-4 input and shard_parts 2 >= 1}}
+  %dq, %dk, %dv = mt.fused_attention_grad %do, %q, %k, %v, %o, %lse shard %r : tensor<i64> {shard_dim = 4 : i64, shard_parts = 2 : i64} : tensor<2x8x16xf32>, tensor<2x4x8x4xf32>, tensor<2x4x8x4xf32>, tensor<2x4x8x4xf32>, tensor<2x4x8xf32>
+  return %dq : tensor<2x4x8x4xf32>
+}
+
+// -----
+
+// mt.fused_attention_grad C8: value shape
+func.func @fused_attention_grad_c8_value_shape(%do: tensor<2x8x16xf32>, %q: tensor<2x4x8x4xf32>, %k: tensor<2x4x8x4xf32>, %v: tensor<2x4x8x8xf32>, %o: tensor<2x8x16xf32>, %lse: tensor<2x4x8xf32>) -> tensor<2x4x8x4xf32> {
+  // expected-error @+1 {{violates C8: key and value must have one shape, with the query's batch and head_dim}}
+  %dq, %dk, %dv = mt.fused_attention_grad %do, %q, %k, %v, %o, %lse : tensor<2x8x16xf32>, tensor<2x4x8x4xf32>, tensor<2x4x8x4xf32>, tensor<2x4x8x8xf32>, tensor<2x4x8xf32>
+  return %dq : tensor<2x4x8x4xf32>
+}
+
+// -----
+
+// mt.fused_attention_grad C9: uneven groups
+func.func @fused_attention_grad_c9_uneven_groups(%do: tensor<2x8x16xf32>, %q: tensor<2x4x8x4xf32>, %k: tensor<2x3x8x4xf32>, %v: tensor<2x3x8x4xf32>, %o: tensor<2x8x16xf32>, %lse: tensor<2x4x8xf32>) -> tensor<2x4x8x4xf32> {
+  // expected-error @+1 {{violates C9: 4 query heads do not group evenly over 3 key/value heads}}
+  %dq, %dk, %dv = mt.fused_attention_grad %do, %q, %k, %v, %o, %lse : tensor<2x8x16xf32>, tensor<2x4x8x4xf32>, tensor<2x3x8x4xf32>, tensor<2x3x8x4xf32>, tensor<2x4x8xf32>
+  return %dq : tensor<2x4x8x4xf32>
+}
+
+// -----
+
+// mt.fused_attention_grad C10: output shape
+func.func @fused_attention_grad_c10_output_shape(%do: tensor<2x8x8xf32>, %q: tensor<2x4x8x4xf32>, %k: tensor<2x4x8x4xf32>, %v: tensor<2x4x8x4xf32>, %o: tensor<2x8x8xf32>, %lse: tensor<2x4x8xf32>) -> tensor<2x4x8x4xf32> {
+  // expected-error @+1 {{violates C10: the output must be 2x4x8x4 or 2x8x16 of the query's element type, got 'tensor<2x8x8xf32>'}}
+  %dq, %dk, %dv = mt.fused_attention_grad %do, %q, %k, %v, %o, %lse : tensor<2x8x8xf32>, tensor<2x4x8x4xf32>, tensor<2x4x8x4xf32>, tensor<2x4x8x4xf32>, tensor<2x4x8xf32>
+  return %dq : tensor<2x4x8x4xf32>
+}
+
+// -----
+
+// mt.fused_attention_grad C11: lse f16
+func.func @fused_attention_grad_c11_lse_f16(%do: tensor<2x8x16xf32>, %q: tensor<2x4x8x4xf32>, %k: tensor<2x4x8x4xf32>, %v: tensor<2x4x8x4xf32>, %o: tensor<2x8x16xf32>, %lse: tensor<2x4x8xf16>) -> tensor<2x4x8x4xf32> {
+  // expected-error @+1 {{violates C11: the log-sum-exp must be f32 [batch, heads, queries] = 2x4x8, got 'tensor<2x4x8xf16>'}}
+  %dq, %dk, %dv = mt.fused_attention_grad %do, %q, %k, %v, %o, %lse : tensor<2x8x16xf32>, tensor<2x4x8x4xf32>, tensor<2x4x8x4xf32>, tensor<2x4x8x4xf32>, tensor<2x4x8xf16>
+  return %dq : tensor<2x4x8x4xf32>
+}
+
+// -----
+
+// mt.fused_attention_grad C12: causal few keys
+func.func @fused_attention_grad_c12_causal_few_keys(%do: tensor<2x8x16xf32>, %q: tensor<2x4x8x4xf32>, %k: tensor<2x4x4x4xf32>, %v: tensor<2x4x4x4xf32>, %o: tensor<2x8x16xf32>, %lse: tensor<2x4x8xf32>) -> tensor<2x4x8x4xf32> {
+  // expected-error @+1 {{violates C12: a causal mask needs at least as many keys as queries, got 8 queries and 4 keys}}
+  %dq, %dk, %dv = mt.fused_attention_grad %do, %q, %k, %v, %o, %lse {mask = #mt<mask causal>} : tensor<2x8x16xf32>, tensor<2x4x8x4xf32>, tensor<2x4x4x4xf32>, tensor<2x4x4x4xf32>, tensor<2x4x8xf32>
+  return %dq : tensor<2x4x8x4xf32>
+}
+
+// -----
+
+// mt.fused_attention_grad C13: key mask shape
+func.func @fused_attention_grad_c13_key_mask_shape(%do: tensor<2x8x16xf32>, %q: tensor<2x4x8x4xf32>, %k: tensor<2x4x8x4xf32>, %v: tensor<2x4x8x4xf32>, %m: tensor<2x7xi1>, %o: tensor<2x8x16xf32>, %lse: tensor<2x4x8xf32>) -> tensor<2x4x8x4xf32> {
+  // expected-error @+1 {{violates C13: key_mask must be i1 [batch, keys] = [2x8], got 'tensor<2x7xi1>'}}
+  %dq, %dk, %dv = mt.fused_attention_grad %do, %q, %k, %v, %o, %lse key_mask %m : tensor<2x7xi1> : tensor<2x8x16xf32>, tensor<2x4x8x4xf32>, tensor<2x4x8x4xf32>, tensor<2x4x8x4xf32>, tensor<2x4x8xf32>
+  return %dq : tensor<2x4x8x4xf32>
+}
+
+// -----
+
+// mt.fused_attention_grad C14: zero scale
+func.func @fused_attention_grad_c14_zero_scale(%do: tensor<2x8x16xf32>, %q: tensor<2x4x8x4xf32>, %k: tensor<2x4x8x4xf32>, %v: tensor<2x4x8x4xf32>, %o: tensor<2x8x16xf32>, %lse: tensor<2x4x8xf32>) -> tensor<2x4x8x4xf32> {
+  // expected-error @+1 {{violates C14: scale must be positive and finite, got 0}}
+  %dq, %dk, %dv = mt.fused_attention_grad %do, %q, %k, %v, %o, %lse {scale = 0.0 : f64} : tensor<2x8x16xf32>, tensor<2x4x8x4xf32>, tensor<2x4x8x4xf32>, tensor<2x4x8x4xf32>, tensor<2x4x8xf32>
+  return %dq : tensor<2x4x8x4xf32>
+}
+
+// -----
+
+// mt.fused_attention_grad C15: shard dim not heads
+func.func @fused_attention_grad_c15_shard_dim_not_heads(%do: tensor<2x8x16xf32>, %q: tensor<2x4x8x4xf32>, %k: tensor<2x4x8x4xf32>, %v: tensor<2x4x8x4xf32>, %r: tensor<i64>, %o: tensor<2x8x16xf32>, %lse: tensor<2x4x8xf32>) -> tensor<2x4x8x4xf32> {
+  // expected-error @+1 {{violates C15: shard_dim must be 1 (the heads), got 2}}
+  %dq, %dk, %dv = mt.fused_attention_grad %do, %q, %k, %v, %o, %lse shard %r : tensor<i64> {shard_dim = 2 : i64, shard_parts = 2 : i64} : tensor<2x8x16xf32>, tensor<2x4x8x4xf32>, tensor<2x4x8x4xf32>, tensor<2x4x8x4xf32>, tensor<2x4x8xf32>
+  return %dq : tensor<2x4x8x4xf32>
+}
+
+// -----
+
+// mt.fused_attention_grad C16: block keys zero
+func.func @fused_attention_grad_c16_block_keys_zero(%do: tensor<2x8x16xf32>, %q: tensor<2x4x8x4xf32>, %k: tensor<2x4x8x4xf32>, %v: tensor<2x4x8x4xf32>, %o: tensor<2x8x16xf32>, %lse: tensor<2x4x8xf32>) -> tensor<2x4x8x4xf32> {
+  // expected-error @+1 {{violates C16: block_keys must be >= 1, got 0}}
+  %dq, %dk, %dv = mt.fused_attention_grad %do, %q, %k, %v, %o, %lse {block_keys = 0 : i64} : tensor<2x8x16xf32>, tensor<2x4x8x4xf32>, tensor<2x4x8x4xf32>, tensor<2x4x8x4xf32>, tensor<2x4x8xf32>
+  return %dq : tensor<2x4x8x4xf32>
+}
+

@@ -324,3 +324,16 @@ func.func @relative_position_bias(%s: tensor<2x8x16x16xf32>, %t: tensor<32x8xf32
   %g = mt.relative_position_bias_grad %c {bidirectional, max_distance = 128 : i64} : tensor<2x8x16x16xf32> -> tensor<32x8xf32>
   return %c, %g : tensor<2x8x16x16xf32>, tensor<32x8xf32>
 }
+
+// CHECK-LABEL: func.func @fused_attention
+func.func @fused_attention(%q: tensor<2x8x16x4xf32>, %k: tensor<2x2x16x4xf32>, %v: tensor<2x2x16x4xf32>,
+                           %keep: tensor<2x16xi1>, %seed: tensor<i64>, %r: tensor<i64>)
+    -> (tensor<2x16x32xf32>, tensor<2x8x16x4xf32>, tensor<2x8x16x4xf32>) {
+  // CHECK: %[[O:.*]], %[[L:.*]] = mt.fused_attention %{{.*}}, %{{.*}}, %{{.*}} key_mask %{{.*}} : tensor<2x16xi1> seed %{{.*}} : tensor<i64> shard %{{.*}} : tensor<i64> {block_keys = 4 : i64, layer = 2 : i64, mask = #mt<mask causal>, rate = 1.000000e-01 : f64, scale = 5.000000e-01 : f64, shard_dim = 1 : i64, shard_parts = 2 : i64, stream = 1 : i64} : tensor<2x8x16x4xf32>, tensor<2x2x16x4xf32>, tensor<2x2x16x4xf32> -> tensor<2x16x32xf32>, tensor<2x8x16xf32>
+  %o, %lse = mt.fused_attention %q, %k, %v key_mask %keep : tensor<2x16xi1> seed %seed : tensor<i64> shard %r : tensor<i64> {scale = 0.5 : f64, mask = #mt<mask causal>, rate = 0.1 : f64, stream = 1 : i64, layer = 2 : i64, shard_dim = 1 : i64, shard_parts = 2 : i64, block_keys = 4 : i64} : tensor<2x8x16x4xf32>, tensor<2x2x16x4xf32>, tensor<2x2x16x4xf32> -> tensor<2x16x32xf32>, tensor<2x8x16xf32>
+  // CHECK: mt.fused_attention_grad %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %[[O]], %[[L]] key_mask %{{.*}} : tensor<2x16xi1> seed %{{.*}} : tensor<i64> shard %{{.*}} : tensor<i64> {{{.*}}rate = 1.000000e-01 : f64{{.*}}} : tensor<2x16x32xf32>, tensor<2x8x16x4xf32>, tensor<2x2x16x4xf32>, tensor<2x2x16x4xf32>, tensor<2x8x16xf32>
+  %dq, %dk, %dv = mt.fused_attention_grad %o, %q, %k, %v, %o, %lse key_mask %keep : tensor<2x16xi1> seed %seed : tensor<i64> shard %r : tensor<i64> {scale = 0.5 : f64, mask = #mt<mask causal>, rate = 0.1 : f64, stream = 1 : i64, layer = 2 : i64, shard_dim = 1 : i64, shard_parts = 2 : i64, block_keys = 4 : i64} : tensor<2x16x32xf32>, tensor<2x8x16x4xf32>, tensor<2x2x16x4xf32>, tensor<2x2x16x4xf32>, tensor<2x8x16xf32>
+  // CHECK: %[[O2:.*]], %{{.*}} = mt.fused_attention %{{.*}}, %{{.*}}, %{{.*}} : tensor<2x8x16x4xf32>, tensor<2x2x16x4xf32>, tensor<2x2x16x4xf32> -> tensor<2x8x16x4xf32>, tensor<2x8x16xf32>
+  %o2, %lse2 = mt.fused_attention %q, %k, %v : tensor<2x8x16x4xf32>, tensor<2x2x16x4xf32>, tensor<2x2x16x4xf32> -> tensor<2x8x16x4xf32>, tensor<2x8x16xf32>
+  return %o, %dq, %o2 : tensor<2x16x32xf32>, tensor<2x8x16x4xf32>, tensor<2x8x16x4xf32>
+}

@@ -63,4 +63,36 @@ LogicalResult RelativePositionBiasOp::buildVjp(GradientBuilder &grad) {
   return success();
 }
 
+LogicalResult FusedAttentionOp::buildVjp(GradientBuilder &grad) {
+  if (grad.adjoint(getLse()))
+    return emitOpError("the log-sum-exp result has no gradient: read it only where no "
+                       "gradient flows back (it is the backward's own input)");
+  Value dOutput = grad.adjoint(getOutput());
+  if (!dOutput)
+    return success();
+  // The gradient takes every attribute of the forward (the same key, masks
+  // and tiles); only the operand segments differ.
+  SmallVector<NamedAttribute> attrs;
+  for (NamedAttribute a : (*this)->getAttrs())
+    if (a.getName() != getOperandSegmentSizesAttrName())
+      attrs.push_back(a);
+  auto present = [](Value v) { return v ? 1 : 0; };
+  attrs.push_back(grad.builder().getNamedAttr(
+      FusedAttentionGradOp::getOperandSegmentSizesAttrName(
+          OperationName(FusedAttentionGradOp::getOperationName(), getContext())),
+      grad.builder().getDenseI32ArrayAttr({1, 1, 1, 1, 1, 1, present(getKeyMask()),
+                                           present(getSeed()), present(getShard())})));
+  SmallVector<Value> operands{dOutput, getQuery(), getKey(), getValue(), getOutput(), getLse()};
+  for (Value v : {getKeyMask(), getSeed(), getShard()})
+    if (v)
+      operands.push_back(v);
+  auto g = FusedAttentionGradOp::create(
+      grad.builder(), grad.loc(),
+      TypeRange{getQuery().getType(), getKey().getType(), getValue().getType()}, operands, attrs);
+  grad.accumulate(getQuery(), g.getGradQuery());
+  grad.accumulate(getKey(), g.getGradKey());
+  grad.accumulate(getValue(), g.getGradValue());
+  return success();
+}
+
 } // namespace mt

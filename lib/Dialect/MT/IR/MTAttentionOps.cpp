@@ -4,6 +4,8 @@
 
 #include "VerifyHelpers.h"
 
+#include <cmath>
+
 using namespace mlir;
 using namespace mt;
 using namespace mt::detail;
@@ -200,3 +202,72 @@ LogicalResult CacheInsertOp::verify() {
 }
 
 Value CacheInsertOp::getInPlaceOperand() { return getCache(); }
+
+/// C1-C16 of mt.fused_attention, shared with its gradient (whose output and
+/// log-sum-exp are operands).
+template <typename FusedOp>
+static LogicalResult verifyFusedAttention(FusedOp op, Value output, Value lse) {
+  Value query = op.getQuery(), key = op.getKey(), value = op.getValue();
+  auto q = tensorType(query), k = tensorType(key), v = tensorType(value);
+  Type element = q.getElementType();
+  if (q.getRank() != 4 || k.getRank() != 4 || v.getRank() != 4 || !isFloatTensor(query) ||
+      k.getElementType() != element || v.getElementType() != element)
+    return violates(op, 1) << "query, key and value must be rank-4 floating-point tensors of "
+                              "one element type, got "
+                           << q << ", " << k << " and " << v;
+  int64_t b = q.getDimSize(0), hq = q.getDimSize(1), sq = q.getDimSize(2), d = q.getDimSize(3);
+  int64_t hk = k.getDimSize(1), sk = k.getDimSize(2);
+  auto scores = RankedTensorType::get({b, hq, sq, sk}, element);
+  if (failed(verifyDropoutKey(op, scores)))
+    return failure();
+  if (!shapesAgree(k.getShape(), v.getShape()) || !dimsAgree(k.getDimSize(0), b) ||
+      !dimsAgree(k.getDimSize(3), d))
+    return violates(op, 8) << "key and value must have one shape, with the query's batch and "
+                              "head_dim, got "
+                           << q << ", " << k << " and " << v;
+  if (!ShapedType::isDynamic(hq) && !ShapedType::isDynamic(hk) && (hk < 1 || hq % hk != 0))
+    return violates(op, 9) << hq << " query heads do not group evenly over " << hk
+                           << " key/value heads";
+  auto o = tensorType(output);
+  SmallVector<int64_t> split{b, hq, sq, d};
+  SmallVector<int64_t> merged{b, sq, ShapedType::isDynamic(hq) || ShapedType::isDynamic(d)
+                                         ? ShapedType::kDynamic
+                                         : hq * d};
+  if (o.getElementType() != element ||
+      !(shapesAgree(o.getShape(), split) || shapesAgree(o.getShape(), merged)))
+    return violates(op, 10) << "the output must be " << shapeStr(split) << " or "
+                            << shapeStr(merged) << " of the query's element type, got " << o;
+  auto l = tensorType(lse);
+  SmallVector<int64_t> rows{b, hq, sq};
+  if (!l.getElementType().isF32() || !shapesAgree(l.getShape(), rows))
+    return violates(op, 11) << "the log-sum-exp must be f32 [batch, heads, queries] = "
+                            << shapeStr(rows) << ", got " << l;
+  if (op.getMask() == MaskKind::causal && !ShapedType::isDynamic(sq) &&
+      !ShapedType::isDynamic(sk) && sk < sq)
+    return violates(op, 12) << "a causal mask needs at least as many keys as queries, got "
+                            << sq << " queries and " << sk << " keys";
+  if (op.getKeyMask()) {
+    auto mask = tensorType(op.getKeyMask());
+    SmallVector<int64_t> expected{b, sk};
+    if (!mask.getElementType().isInteger(1) || !shapesAgree(mask.getShape(), expected))
+      return violates(op, 13) << "key_mask must be i1 [batch, keys] = [" << shapeStr(expected)
+                              << "], got " << mask;
+  }
+  double scale = op.getScale().convertToDouble();
+  if (!(scale > 0.0) || !std::isfinite(scale))
+    return violates(op, 14) << "scale must be positive and finite, got " << scale;
+  if (op.getShardDimAttr() && op.getShardDimAttr().getInt() != 1)
+    return violates(op, 15) << "shard_dim must be 1 (the heads), got "
+                            << op.getShardDimAttr().getInt();
+  if (op.getBlockKeys() < 1)
+    return violates(op, 16) << "block_keys must be >= 1, got " << op.getBlockKeys();
+  return success();
+}
+
+LogicalResult FusedAttentionOp::verify() {
+  return verifyFusedAttention(*this, getOutput(), getLse());
+}
+
+LogicalResult FusedAttentionGradOp::verify() {
+  return verifyFusedAttention(*this, getOutput(), getLse());
+}

@@ -231,36 +231,6 @@ LogicalResult SoftmaxOp::verify() {
   return success();
 }
 
-/// C2-C7 of mt.dropout and mt.dropout_mask: the key and the shard.
-template <typename DropoutLike>
-static LogicalResult verifyDropoutKey(DropoutLike op, RankedTensorType shape) {
-  double rate = op.getRate().convertToDouble();
-  if (!(rate >= 0.0 && rate < 1.0))
-    return violates(op, 2) << "rate must be in [0, 1), got " << rate;
-  if (op.getSeed()) {
-    auto seed = tensorType(op.getSeed());
-    if (seed.getRank() != 0 || !seed.getElementType().isInteger(64))
-      return violates(op, 3) << "the seed must be tensor<i64>, got " << seed;
-  }
-  int64_t stream = op.getStreamAttr().getInt();
-  if (stream < 0)
-    return violates(op, 4) << "stream must be >= 0, got " << stream;
-  if (op.getLayerAttr() && op.getLayerAttr().getInt() < 0)
-    return violates(op, 5) << "layer must be >= 0, got " << op.getLayerAttr().getInt();
-  bool any = op.getShard() || op.getShardDimAttr() || op.getShardPartsAttr();
-  bool all = op.getShard() && op.getShardDimAttr() && op.getShardPartsAttr();
-  if (any && (!all || !isIndexScalar(op.getShard())))
-    return violates(op, 6) << "shard (a tensor<i64>), shard_dim and shard_parts come together";
-  if (all) {
-    int64_t dim = op.getShardDimAttr().getInt(), parts = op.getShardPartsAttr().getInt();
-    if (dim < 0 || dim >= shape.getRank() || parts < 1)
-      return violates(op, 7) << "shard_dim " << dim << " must be a dimension of the rank-"
-                             << shape.getRank() << " input and shard_parts " << parts
-                             << " >= 1";
-  }
-  return success();
-}
-
 LogicalResult DropoutOp::verify() {
   if (!isFloatTensor(getInput()))
     return violates(*this, 1) << "the input must be floating-point, got "

@@ -98,6 +98,17 @@ SmallVector<Type> MergeHeadsOp::inferResultTypes() {
                    input.getElementType())};
 }
 
+/// The output keeps its layout: heads split, or merged (the merge_heads the
+/// fusion absorbed).
+SmallVector<Type> FusedAttentionOp::inferResultTypes() {
+  auto q = tensorType(getQuery());
+  int64_t b = q.getDimSize(0), h = q.getDimSize(1), s = q.getDimSize(2), d = q.getDimSize(3);
+  Type output = tensorType(getOutput()).getRank() == 3
+                    ? tensorOf({b, s, mulDims(h, d)}, q.getElementType())
+                    : tensorOf({b, h, s, d}, q.getElementType());
+  return {output, tensorOf({b, h, s}, Float32Type::get(getContext()))};
+}
+
 SmallVector<Type> AttentionScoresOp::inferResultTypes() {
   auto q = tensorType(getQuery()), k = tensorType(getKey());
   return {tensorOf({q.getDimSize(0), q.getDimSize(1), q.getDimSize(2), k.getDimSize(2)},

@@ -125,6 +125,37 @@ mlir::LogicalResult verifyVocabParallelOperands(mlir::Operation *op, mlir::Value
                                                 mlir::Value shard, mlir::Value labels,
                                                 mlir::ValueRange perToken);
 
+/// C2-C7 of mt.dropout, mt.dropout_mask, mt.bias_dropout_add and the fused
+/// attention ops: the key and the shard (`shape`: the dropped tensor's).
+template <typename DropoutLike>
+mlir::LogicalResult verifyDropoutKey(DropoutLike op, mlir::RankedTensorType shape) {
+  double rate = op.getRate().convertToDouble();
+  if (!(rate >= 0.0 && rate < 1.0))
+    return violates(op, 2) << "rate must be in [0, 1), got " << rate;
+  if (op.getSeed()) {
+    auto seed = tensorType(op.getSeed());
+    if (seed.getRank() != 0 || !seed.getElementType().isInteger(64))
+      return violates(op, 3) << "the seed must be tensor<i64>, got " << seed;
+  }
+  int64_t stream = op.getStreamAttr().getInt();
+  if (stream < 0)
+    return violates(op, 4) << "stream must be >= 0, got " << stream;
+  if (op.getLayerAttr() && op.getLayerAttr().getInt() < 0)
+    return violates(op, 5) << "layer must be >= 0, got " << op.getLayerAttr().getInt();
+  bool any = op.getShard() || op.getShardDimAttr() || op.getShardPartsAttr();
+  bool all = op.getShard() && op.getShardDimAttr() && op.getShardPartsAttr();
+  if (any && (!all || !isIndexScalar(op.getShard())))
+    return violates(op, 6) << "shard (a tensor<i64>), shard_dim and shard_parts come together";
+  if (all) {
+    int64_t dim = op.getShardDimAttr().getInt(), parts = op.getShardPartsAttr().getInt();
+    if (dim < 0 || dim >= shape.getRank() || parts < 1)
+      return violates(op, 7) << "shard_dim " << dim << " must be a dimension of the rank-"
+                             << shape.getRank() << " input and shard_parts " << parts
+                             << " >= 1";
+  }
+  return mlir::success();
+}
+
 /// Checks a list of group axes: non-empty and no repeats (constraint `c`).
 mlir::LogicalResult verifyAxisList(mlir::Operation *op, mlir::ArrayAttr axes, unsigned c);
 

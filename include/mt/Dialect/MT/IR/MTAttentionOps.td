@@ -3,6 +3,7 @@
 #define MT_ATTENTION_OPS_TD
 
 include "mt/Dialect/MT/IR/MTDialect.td"
+include "mt/Dialect/MT/IR/MTAttrs.td"
 include "mlir/Interfaces/SideEffectInterfaces.td"
 include "mt/Dialect/MT/IR/MTInterfaces.td"
 
@@ -162,6 +163,53 @@ def MT_RelativePositionBiasOp : MT_Op<"relative_position_bias", [MT_Differentiab
                        DefaultValuedAttr<I64Attr, "128">:$max_distance);
   let results = (outs AnyRankedTensor:$result);
   let assemblyFormat = "$input `,` $table attr-dict `:` type($input) `,` type($table)";
+  let hasVerifier = 1;
+}
+
+// Pure: the dropout mask is a function of the key, as in mt.dropout.
+def MT_FusedAttentionOp : MT_Op<"fused_attention", [MT_Differentiable, Pure,
+    AttrSizedOperandSegments, DeclareOpInterfaceMethods<MT_ShapeInferenceOpInterface, ["inferResultTypes"]>]> {
+  let summary = "scores, masked softmax, dropout and context in one kernel";
+  let description = [{
+    What `mt.attention_scores`, `mt.softmax`, `mt.dropout` and
+    `mt.attention_context` (and `mt.merge_heads` when the output is
+    `[batch, Sq, heads*head_dim]`) compute, without the `[batch, heads, Sq,
+    Sk]` score matrix: FlashAttention's algorithm. Each query row walks the
+    keys in tiles of `block_keys`, keeps a running maximum and sum of its
+    exponentials (the online softmax) and rescales its output accumulator
+    when the maximum grows. `scale`, `mask` and `key_mask` mean what they
+    mean in `mt.softmax`; a row whose every key is hidden gives zeros. The
+    dropout of the probabilities is the one `mt.dropout` with the same key
+    (`seed`, `rate`, `stream`, `layer`, `shard`, `shard_dim`, `shard_parts`)
+    draws for the `[batch, heads, Sq, Sk]` probabilities, element for
+    element. Keys and values may have fewer heads than the query
+    (grouped-query attention), as in `mt.attention_scores`.
+
+    The second result is each query row's log-sum-exp of its scaled scores,
+    f32 `[batch, heads, Sq]` (-inf for a row with every key hidden): the
+    backward recomputes the probabilities from it, tile by tile. Sums run
+    in another order than the unfused ops', so results agree with them to
+    rounding, not bit for bit.
+
+    ```mlir
+    %o, %lse = mt.fused_attention %q, %k, %v seed %seed : tensor<i64> {scale = 0.125 : f64, mask = #mt<mask causal>, rate = 1.000000e-01 : f64, stream = 1 : i64} : tensor<8x12x1024x64xf32>, tensor<8x12x1024x64xf32>, tensor<8x12x1024x64xf32> -> tensor<8x1024x768xf32>, tensor<8x12x1024xf32>
+    ```
+  }];
+  let arguments = (ins AnyRankedTensor:$query, AnyRankedTensor:$key, AnyRankedTensor:$value,
+                       Optional<AnyRankedTensor>:$key_mask,
+                       Optional<AnyRankedTensor>:$seed,
+                       Optional<AnyRankedTensor>:$shard,
+                       DefaultValuedAttr<F64Attr, "1.0">:$scale,
+                       DefaultValuedAttr<MT_MaskKindAttr, "::mt::MaskKind::none">:$mask,
+                       DefaultValuedAttr<F64Attr, "0.0">:$rate,
+                       DefaultValuedAttr<I64Attr, "0">:$stream,
+                       OptionalAttr<I64Attr>:$layer,
+                       OptionalAttr<I64Attr>:$shard_dim, OptionalAttr<I64Attr>:$shard_parts,
+                       DefaultValuedAttr<I64Attr, "64">:$block_keys);
+  let results = (outs AnyRankedTensor:$output, AnyRankedTensor:$lse);
+  let assemblyFormat = [{
+    $query `,` $key `,` $value (`key_mask` $key_mask^ `:` type($key_mask))? (`seed` $seed^ `:` type($seed))? (`shard` $shard^ `:` type($shard))? attr-dict `:` type($query) `,` type($key) `,` type($value) `->` type($output) `,` type($lse)
+  }];
   let hasVerifier = 1;
 }
 

@@ -142,6 +142,44 @@ def MT_BiasGeluGradOp : MT_Op<"bias_gelu_grad", [Pure, MT_ShapeInferenceOpInterf
   let hasVerifier = 1;
 }
 
+def MT_FusedAttentionGradOp : MT_Op<"fused_attention_grad", [Pure, AttrSizedOperandSegments,
+    AllTypesMatch<["grad_output", "output"]>, AllTypesMatch<["query", "grad_query"]>,
+    AllTypesMatch<["key", "grad_key"]>, AllTypesMatch<["value", "grad_value"]>]> {
+  let summary = "gradient of mt.fused_attention from its output and log-sum-exp";
+  let description = [{
+    The gradients of `mt.fused_attention`'s query, key and value, given the
+    output's gradient, with the same key, masks and attributes. Nothing
+    score-sized is read or written: each tile's probabilities come back from
+    the saved log-sum-exp. One kernel walks the query rows (the query's
+    gradient), another the key rows (the key's and value's, summing a key
+    head's query group in a fixed order), so there are no atomic sums and
+    the result does not depend on the target.
+
+    ```mlir
+    %dq, %dk, %dv = mt.fused_attention_grad %do, %q, %k, %v, %o, %lse {scale = 0.125 : f64, mask = #mt<mask causal>} : tensor<8x1024x768xf32>, tensor<8x12x1024x64xf32>, tensor<8x12x1024x64xf32>, tensor<8x12x1024x64xf32>, tensor<8x12x1024xf32>
+    ```
+  }];
+  let arguments = (ins AnyRankedTensor:$grad_output, AnyRankedTensor:$query,
+                       AnyRankedTensor:$key, AnyRankedTensor:$value,
+                       AnyRankedTensor:$output, AnyRankedTensor:$lse,
+                       Optional<AnyRankedTensor>:$key_mask,
+                       Optional<AnyRankedTensor>:$seed,
+                       Optional<AnyRankedTensor>:$shard,
+                       DefaultValuedAttr<F64Attr, "1.0">:$scale,
+                       DefaultValuedAttr<MT_MaskKindAttr, "::mt::MaskKind::none">:$mask,
+                       DefaultValuedAttr<F64Attr, "0.0">:$rate,
+                       DefaultValuedAttr<I64Attr, "0">:$stream,
+                       OptionalAttr<I64Attr>:$layer,
+                       OptionalAttr<I64Attr>:$shard_dim, OptionalAttr<I64Attr>:$shard_parts,
+                       DefaultValuedAttr<I64Attr, "64">:$block_keys);
+  let results = (outs AnyRankedTensor:$grad_query, AnyRankedTensor:$grad_key,
+                      AnyRankedTensor:$grad_value);
+  let assemblyFormat = [{
+    $grad_output `,` $query `,` $key `,` $value `,` $output `,` $lse (`key_mask` $key_mask^ `:` type($key_mask))? (`seed` $seed^ `:` type($seed))? (`shard` $shard^ `:` type($shard))? attr-dict `:` type($output) `,` type($query) `,` type($key) `,` type($value) `,` type($lse)
+  }];
+  let hasVerifier = 1;
+}
+
 def MT_SoftmaxGradOp : MT_Op<"softmax_grad", [Pure, MT_ShapeInferenceOpInterface,
     AllTypesMatch<["grad", "output", "result"]>]> {
   let summary = "gradient of mt.softmax from its output";
