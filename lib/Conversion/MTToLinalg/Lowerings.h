@@ -69,6 +69,8 @@ void populateRowLoweringPatterns(mlir::RewritePatternSet &patterns);
 /// PointwiseOpInterface op.
 void populateNNLoweringPatterns(mlir::RewritePatternSet &patterns);
 void populateAttentionLoweringPatterns(mlir::RewritePatternSet &patterns);
+/// mt.fused_attention and its gradient: row kernels over key/query tiles.
+void populateFusedAttentionLoweringPatterns(mlir::RewritePatternSet &patterns);
 void populateRelativePositionLoweringPatterns(mlir::RewritePatternSet &patterns);
 void populateTensorLoweringPatterns(mlir::RewritePatternSet &patterns);
 void populateGradLoweringPatterns(mlir::RewritePatternSet &patterns);

@@ -82,6 +82,7 @@ struct LowerToLinalgPass : mt::impl::LowerToLinalgPassBase<LowerToLinalgPass> {
     populateRowLoweringPatterns(patterns);
     populateNNLoweringPatterns(patterns);
     populateAttentionLoweringPatterns(patterns);
+    populateFusedAttentionLoweringPatterns(patterns);
     populateRelativePositionLoweringPatterns(patterns);
     populateTensorLoweringPatterns(patterns);
     populateGradLoweringPatterns(patterns);

@@ -3400,7 +3400,7 @@ func.func @fused_attention_c10_output_shape(%q: tensor<2x4x8x4xf32>, %k: tensor<
 
 // mt.fused_attention C11: lse f16
 func.func @fused_attention_c11_lse_f16(%q: tensor<2x4x8x4xf32>, %k: tensor<2x4x8x4xf32>, %v: tensor<2x4x8x4xf32>) -> tensor<2x8x16xf32> {
-  // expected-error @+1 {{violates C11: the log-sum-exp must be f32 [batch, heads, queries] = 2x4x8, got 'tensor<2x4x8xf16>'}}
+  // expected-error @+1 {{violates C11: the log-sum-exp must be 'f32' [batch, heads, queries] = 2x4x8, got 'tensor<2x4x8xf16>'}}
   %o, %lse = mt.fused_attention %q, %k, %v : tensor<2x4x8x4xf32>, tensor<2x4x8x4xf32>, tensor<2x4x8x4xf32> -> tensor<2x8x16xf32>, tensor<2x4x8xf16>
   return %o : tensor<2x8x16xf32>
 }
@@ -3548,7 +3548,7 @@ func.func @fused_attention_grad_c10_output_shape(%do: tensor<2x8x8xf32>, %q: ten
 
 // mt.fused_attention_grad C11: lse f16
 func.func @fused_attention_grad_c11_lse_f16(%do: tensor<2x8x16xf32>, %q: tensor<2x4x8x4xf32>, %k: tensor<2x4x8x4xf32>, %v: tensor<2x4x8x4xf32>, %o: tensor<2x8x16xf32>, %lse: tensor<2x4x8xf16>) -> tensor<2x4x8x4xf32> {
-  // expected-error @+1 {{violates C11: the log-sum-exp must be f32 [batch, heads, queries] = 2x4x8, got 'tensor<2x4x8xf16>'}}
+  // expected-error @+1 {{violates C11: the log-sum-exp must be 'f32' [batch, heads, queries] = 2x4x8, got 'tensor<2x4x8xf16>'}}
   %dq, %dk, %dv = mt.fused_attention_grad %do, %q, %k, %v, %o, %lse : tensor<2x8x16xf32>, tensor<2x4x8x4xf32>, tensor<2x4x8x4xf32>, tensor<2x4x8x4xf32>, tensor<2x4x8xf16>
   return %dq : tensor<2x4x8x4xf32>
 }

@@ -239,9 +239,10 @@ static LogicalResult verifyFusedAttention(FusedOp op, Value output, Value lse) {
                             << shapeStr(merged) << " of the query's element type, got " << o;
   auto l = tensorType(lse);
   SmallVector<int64_t> rows{b, hq, sq};
-  if (!l.getElementType().isF32() || !shapesAgree(l.getShape(), rows))
-    return violates(op, 11) << "the log-sum-exp must be f32 [batch, heads, queries] = "
-                            << shapeStr(rows) << ", got " << l;
+  Type lseElement = element.isF64() ? element : Float32Type::get(op.getContext());
+  if (l.getElementType() != lseElement || !shapesAgree(l.getShape(), rows))
+    return violates(op, 11) << "the log-sum-exp must be " << lseElement
+                            << " [batch, heads, queries] = " << shapeStr(rows) << ", got " << l;
   if (op.getMask() == MaskKind::causal && !ShapedType::isDynamic(sq) &&
       !ShapedType::isDynamic(sk) && sk < sq)
     return violates(op, 12) << "a causal mask needs at least as many keys as queries, got "

@@ -106,7 +106,8 @@ SmallVector<Type> FusedAttentionOp::inferResultTypes() {
   Type output = tensorType(getOutput()).getRank() == 3
                     ? tensorOf({b, s, mulDims(h, d)}, q.getElementType())
                     : tensorOf({b, h, s, d}, q.getElementType());
-  return {output, tensorOf({b, h, s}, Float32Type::get(getContext()))};
+  Type lse = q.getElementType().isF64() ? q.getElementType() : Float32Type::get(getContext());
+  return {output, tensorOf({b, h, s}, lse)};
 }
 
 SmallVector<Type> AttentionScoresOp::inferResultTypes() {
