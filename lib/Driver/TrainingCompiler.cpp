@@ -122,6 +122,7 @@ LogicalResult runPipelines(ModuleOp module, bool runFrontend, const CompileSetti
   options.fuseAddLayerNorm = s.fuseAddLayerNorm;
   options.activationType = s.activationType;
   options.fuseGradientAccumulation = s.fuseGradientAccumulation;
+  options.fuseAttention = s.fuseAttention;
   options.recomputeAllGathers = s.recomputeAllGathers && s.sequenceParallel && s.tp > 1;
   options.recomputeGranularity = activationBudgets.empty() && s.granularity == "auto"
                                      ? std::string("none")

@@ -56,6 +56,13 @@ void mt::buildTrainingPipeline(OpPassManager &pm, const TrainingOptions &options
   if (options.activationType != "f32")
     pm.addPass(createCastActivationsPass(CastActivationsPassOptions{
         options.activationType, /*scaleLoss=*/options.activationType == "f16"}));
+  // After the 16-bit cast (the fused op keeps its log-sum-exp in fp32),
+  // before the evaluation copy (which turns the fused op's dropout off).
+  if (options.fuseAttention != "false") {
+    FuseAttentionPassOptions fuse;
+    fuse.minKeys = options.fuseAttention == "auto" ? TrainingDefaults::fuseAttentionAutoMinKeys : 0;
+    pm.addNestedPass<mlir::func::FuncOp>(createFuseAttentionPass(fuse));
+  }
   pm.addPass(createBuildEvaluationPass());
   if (options.storeDropoutMasks)
     pm.addPass(createStoreDropoutMasksPass());

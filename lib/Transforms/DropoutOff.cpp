@@ -15,6 +15,8 @@ void turnDropoutOff(func::FuncOp fn) {
     if (auto dropout = dyn_cast<DropoutOp>(op)) {
       dropout.replaceAllUsesWith(dropout.getInput());
       dead.push_back(op);
+    } else if (auto attention = dyn_cast<FusedAttentionOp>(op)) {
+      attention.setRate(llvm::APFloat(0.0));
     } else if (auto fused = dyn_cast<BiasDropoutAddOp>(op)) {
       // residual + (input + bias), in the order the fused kernel adds.
       OpBuilder b(fused);

@@ -10,6 +10,7 @@
 #include "mt/Driver/MemoryReport.h"
 #include "mt/Driver/InferenceCompiler.h"
 #include "mt/Driver/TrainingCompiler.h"
+#include "FusionFlags.h"
 #include "mt/Plan/InferenceMemory.h"
 #include "mt/Driver/ParamSummary.h"
 
@@ -228,18 +229,6 @@ static cl::opt<std::string> memoryBudget(
              "--recompute-granularity=auto plans under it"),
     cl::init(""));
 
-static cl::opt<bool> fuseBiasGelu(
-    "fuse-bias-gelu",
-    cl::desc("add a linear's bias inside the GeLU after it, one kernel each way (default on; "
-             "--fuse-bias-gelu=false keeps them apart)"),
-    cl::init(mt::TrainingDefaults::fuseBiasGelu));
-
-static cl::opt<bool> fuseBiasDropoutAdd(
-    "fuse-bias-dropout-add",
-    cl::desc("bias add, dropout and residual add in one kernel each way (default on; not with "
-             "--dropout-masks=stored)"),
-    cl::init(mt::TrainingDefaults::fuseBiasDropoutAdd));
-
 static cl::opt<bool> bf16(
     "bf16",
     cl::desc("mixed precision as Megatron's --bf16: activations and GEMM inputs in bf16, "
@@ -271,18 +260,6 @@ static cl::opt<int64_t> lossScaleWindow(
 
 static cl::opt<int64_t> hysteresis(
     "hysteresis", cl::desc("--fp16: overflows before the loss scale halves (2)"), cl::init(2));
-
-static cl::opt<bool> fuseAddLayerNorm(
-    "fuse-add-layer-norm",
-    cl::desc("a residual add and the layer norm of its sum in one kernel each way (default "
-             "on)"),
-    cl::init(mt::TrainingDefaults::fuseAddLayerNorm));
-
-static cl::opt<bool> fuseGradientAccumulation(
-    "fuse-gradient-accumulation",
-    cl::desc("the step adds each gradient into its fp32 accumulator where it is made: weight-"
-             "gradient GEMMs accumulate into it (default on)"),
-    cl::init(mt::TrainingDefaults::fuseGradientAccumulation));
 
 static cl::OptionCategory inferenceCategory("inference (mt-generate's plan)");
 static cl::opt<bool> inference(
@@ -347,9 +324,8 @@ static bool settingsFromFlags(mt::CompileSettings &settings, mt::CodeTarget &cod
   settings.distributedOptimizer = distributedOptimizer;
   settings.schedule = schedule == Schedule::Interleaved ? "interleaved" : "1f1b";
   settings.dropoutMasks = dropoutMasks == DropoutMasks::Stored ? "stored" : "regenerate";
-  settings.fuseBiasGelu = fuseBiasGelu;
-  settings.fuseBiasDropoutAdd = fuseBiasDropoutAdd;
-  settings.fuseAddLayerNorm = fuseAddLayerNorm;
+  if (!applyFusionFlags(settings, error))
+    return refuse(error);
   if (bf16 && fp16)
     return refuse("--bf16 and --fp16 choose different 16-bit types: give one");
   settings.activationType = bf16 ? "bf16" : fp16 ? "f16" : "f32";
@@ -363,7 +339,6 @@ static bool settingsFromFlags(mt::CompileSettings &settings, mt::CodeTarget &cod
                minLossScale > initialLossScale || lossScaleWindow < 1 || hysteresis < 1))
     return refuse("--fp16's loss scaling needs --loss-scale >= 0, --initial-loss-scale >= "
                 "--min-loss-scale > 0, --loss-scale-window >= 1 and --hysteresis >= 1");
-  settings.fuseGradientAccumulation = fuseGradientAccumulation;
   settings.recomputeAllGathers = recomputeAllGathers && sp && tp > 1;
   settings.granularity = kGranularityNames[static_cast<int>(recomputeGranularity.getValue())];
   settings.method = recomputeMethod == Method::Block ? "block" : "uniform";

@@ -38,6 +38,7 @@ struct CompileSettings {
   /// "f32", or "bf16"/"f16": 16-bit activations, fp32 parameters and loss.
   std::string activationType = TrainingDefaults::activationType;
   bool fuseGradientAccumulation = TrainingDefaults::fuseGradientAccumulation;
+  std::string fuseAttention = TrainingDefaults::fuseAttention; // auto | true | false
   // Activations.
   std::string dropoutMasks = TrainingDefaults::storeDropoutMasks ? "stored" : "regenerate";
   bool recomputeAllGathers = TrainingDefaults::recomputeAllGathers;

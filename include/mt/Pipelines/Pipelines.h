@@ -74,6 +74,10 @@ struct TrainingDefaults {
   static constexpr bool fuseAddLayerNorm = true;
   static constexpr const char *activationType = "f32";
   static constexpr bool fuseGradientAccumulation = true;
+  /// auto | true | false: mt-fuse-attention (auto: where a query sees at
+  /// least fuseAttentionAutoMinKeys keys).
+  static constexpr const char *fuseAttention = "false";
+  static constexpr int64_t fuseAttentionAutoMinKeys = 512;
 };
 
 struct TrainingOptions : public mlir::PassPipelineOptions<TrainingOptions> {
@@ -130,6 +134,11 @@ struct TrainingOptions : public mlir::PassPipelineOptions<TrainingOptions> {
       *this, "fuse-add-layer-norm",
       llvm::cl::desc("a residual add and the layer norm of its sum in one kernel"),
       llvm::cl::init(TrainingDefaults::fuseAddLayerNorm)};
+  Option<std::string> fuseAttention{
+      *this, "fuse-attention",
+      llvm::cl::desc("scores, softmax, dropout and context in one kernel each way: auto (where "
+                     "a query sees enough keys) | true | false"),
+      llvm::cl::init(TrainingDefaults::fuseAttention)};
   Option<std::string> activationType{
       *this, "activation-type",
       llvm::cl::desc("f32 (the model as written), or bf16 / f16: activations in 16 bits, "

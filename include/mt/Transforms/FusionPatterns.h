@@ -2,7 +2,9 @@
 //
 // Each fusion pass applies one of these sets; a pipeline may combine them.
 // They keep results bit-identical: the fused op computes the same
-// operations in the same order as the ops it replaces.
+// operations in the same order as the ops it replaces. The one exception is
+// attention, whose online softmax sums in another order (results agree to
+// rounding).
 //
 //===----------------------------------------------------------------------===//
 #ifndef MT_TRANSFORMS_FUSIONPATTERNS_H
@@ -19,6 +21,11 @@ void populateFuseBiasGeluPatterns(mlir::RewritePatternSet &patterns);
 void populateFuseBiasDropoutAddPatterns(mlir::RewritePatternSet &patterns);
 /// A residual add whose sum a layer norm reads -> mt.add_layer_norm.
 void populateFuseAddLayerNormPatterns(mlir::RewritePatternSet &patterns);
+
+/// scores -> softmax -> (dropout) -> context (-> merge_heads) ->
+/// mt.fused_attention, over at least `minKeys` keys, in tiles of `blockKeys`.
+void populateFuseAttentionPatterns(mlir::RewritePatternSet &patterns, int64_t minKeys = 0,
+                                   int64_t blockKeys = 64);
 
 /// Applies fusion patterns to `root` in program order, to a fixpoint,
 /// without folding, constant CSE or region simplification: the IR changes

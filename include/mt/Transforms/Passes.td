@@ -168,6 +168,46 @@ def FuseBiasGeluPass : Pass<"mt-fuse-bias-gelu", "mlir::func::FuncOp"> {
   }];
 }
 
+def FuseAttentionPass : Pass<"mt-fuse-attention", "mlir::func::FuncOp"> {
+  let summary = "fuses scores, softmax, dropout and context into mt.fused_attention";
+  let description = [{
+    `mt.attention_scores` -> `mt.softmax` (scale, causal and key masks) ->
+    optional `mt.dropout` -> `mt.attention_context`, each intermediate read
+    only by the next op, becomes one `mt.fused_attention` with the softmax's
+    masks and the dropout's key; when the context's one reader is
+    `mt.merge_heads`, the fused op writes the merged layout and replaces it
+    too. The backward (`mt.fused_attention_grad`) recomputes the
+    probabilities per tile from the saved log-sum-exp, so nothing
+    score-sized is kept for it or held at any time: the `5as/h` term of the
+    activation memory goes. Results agree with the unfused ops to rounding
+    (the online softmax sums in another order); the dropout drops the same
+    elements.
+
+    Left alone: a softmax with `position` (a KV cache), ALiBi or relative
+    position biases between scores and softmax, intermediates with other
+    readers (attention weights returned), stored dropout masks
+    (`mt.masked_scale`), dynamic shapes, and attention over fewer than
+    `min-keys` keys.
+
+    ```mlir
+    // before
+    %s = mt.attention_scores %q, %k : tensor<2x4x16x8xf32>, tensor<2x4x16x8xf32> -> tensor<2x4x16x16xf32>
+    %p = mt.softmax %s {mask = #mt<mask causal>, scale = 0.35 : f64} : tensor<2x4x16x16xf32>
+    %d = mt.dropout %p seed %seed : tensor<i64> {rate = 1.0e-01 : f64, stream = 1 : i64} : tensor<2x4x16x16xf32>
+    %c = mt.attention_context %d, %v : tensor<2x4x16x16xf32>, tensor<2x4x16x8xf32> -> tensor<2x4x16x8xf32>
+    %m = mt.merge_heads %c : tensor<2x4x16x8xf32> -> tensor<2x16x32xf32>
+    // after
+    %m, %lse = mt.fused_attention %q, %k, %v seed %seed : tensor<i64> {block_keys = 64 : i64, mask = #mt<mask causal>, rate = 1.0e-01 : f64, scale = 0.35 : f64, stream = 1 : i64} : tensor<2x4x16x8xf32>, tensor<2x4x16x8xf32>, tensor<2x4x16x8xf32> -> tensor<2x16x32xf32>, tensor<2x4x16xf32>
+    ```
+  }];
+  let options = [
+    Option<"minKeys", "min-keys", "int64_t", "0",
+           "fuse only attention over at least this many keys">,
+    Option<"blockKeys", "block-keys", "int64_t", "64",
+           "keys per tile of the fused kernels">,
+  ];
+}
+
 def FuseBiasDropoutAddPass : Pass<"mt-fuse-bias-dropout-add", "mlir::func::FuncOp"> {
   let summary = "fuses a bias add, the dropout after it and a residual add into mt.bias_dropout_add";
   let description = [{

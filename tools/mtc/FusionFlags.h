@@ -1,0 +1,13 @@
+//===- FusionFlags.h - mtc's kernel fusion flags ---------------*- C++ -*-===//
+#ifndef MT_TOOLS_MTC_FUSIONFLAGS_H
+#define MT_TOOLS_MTC_FUSIONFLAGS_H
+
+#include "mt/Driver/TrainingCompiler.h"
+
+#include <string>
+
+/// Copies the --fuse-* flags into `settings`; false with `error` set when
+/// they contradict each other.
+bool applyFusionFlags(mt::CompileSettings &settings, std::string &error);
+
+#endif // MT_TOOLS_MTC_FUSIONFLAGS_H
