@@ -37,7 +37,8 @@ static cl::opt<FuseAttention> fuseAttention(
     cl::desc("scores, softmax, dropout and context in one kernel each way (FlashAttention: no "
              "score matrix is kept); auto fuses where it is faster"),
     cl::values(clEnumValN(FuseAttention::Auto, "auto",
-                          "where a query sees at least fuseAttentionAutoMinKeys keys (512)"),
+                          "CPU plans, where a query sees at least 1024 keys (faster there, "
+                          "docs/benchmarks.md); GPU plans: none yet"),
                clEnumValN(FuseAttention::True, "true", "every attention that can be"),
                clEnumValN(FuseAttention::False, "false", "none (the scores are materialized)")),
     cl::init(llvm::StringRef(mt::TrainingDefaults::fuseAttention) == "auto"   ? FuseAttention::Auto

@@ -355,6 +355,10 @@ static bool settingsFromFlags(mt::CompileSettings &settings, mt::CodeTarget &cod
                 "drop --target=cuda");
   code.cuda = target == Target::Cuda ||
               (target == Target::Auto && !emulateGpuKernels && mt::countCudaDevices() > 0);
+  // auto's threshold is a CPU measurement; the GPU's fused kernels are not
+  // tuned or measured yet, so there it fuses only when asked to.
+  if (settings.fuseAttention == "auto" && (code.cuda || code.emulateGpuKernels))
+    settings.fuseAttention = "false";
   if (code.cuda) {
     if (!cudaArch.empty())
       code.chips.assign(cudaArch.begin(), cudaArch.end());

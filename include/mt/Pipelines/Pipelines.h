@@ -76,8 +76,8 @@ struct TrainingDefaults {
   static constexpr bool fuseGradientAccumulation = true;
   /// auto | true | false: mt-fuse-attention (auto: where a query sees at
   /// least fuseAttentionAutoMinKeys keys).
-  static constexpr const char *fuseAttention = "false";
-  static constexpr int64_t fuseAttentionAutoMinKeys = 512;
+  static constexpr const char *fuseAttention = "auto";
+  static constexpr int64_t fuseAttentionAutoMinKeys = 1024;
 };
 
 struct TrainingOptions : public mlir::PassPipelineOptions<TrainingOptions> {
