@@ -1,15 +1,26 @@
 #!/usr/bin/env bash
 # Runs a bundle made by bench/gpu/bundle.sh on a GPU machine; prints what it
-# measured and copies it to $OUT (when set) for docs/benchmarks.md.
-# Usage: bench/gpu/run.sh BUNDLE
+# measured and leaves it in $OUT (when set) for docs/benchmarks.md.
+# Usage: bench/gpu/run.sh BUNDLE [STEP ...]
+# STEPs (default: all, in this order, most telling first): env micro tp2pp2
+# bf16 124m-bf16 profile torch 350m 124m-fp32 1layer torch-compile; and
+# sanitize (compute-sanitizer over two steps of the tiny GPT) when named.
+# Every step runs under its own time limit (a device lease is short and a
+# kernel that is far too slow must not eat it); MT_GPU_TIME_SCALE multiplies
+# them. $OUT gets gpu-run.log and results.tar.gz (a device run brings back
+# at most 8 files).
 set -uo pipefail
-bundle="$(cd "${1:?usage: run.sh BUNDLE}" && pwd)"
-results="${OUT:-$bundle/results}"
+bundle="$(cd "${1:?usage: run.sh BUNDLE [STEP ...]}" && pwd)"
+shift
+steps="${*:-env micro tp2pp2 bf16 124m-bf16 profile torch 350m 124m-fp32 1layer torch-compile}"
+results="$(mktemp -d)/results"
 mkdir -p "$results"
 log="$results/gpu-run.log"
 exec > >(tee "$log") 2>&1
+scale="${MT_GPU_TIME_SCALE:-1}"
+here="$(cd "$(dirname "$0")" && pwd)"
+peak="${MT_PEAK_TFLOPS:-989}"   # dense bf16 of H100 SXM and H200
 
-nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader
 # cuBLAS: the CUDA toolkit's, else PyTorch's wheel.
 cublas="$(dirname "$(ldconfig -p | awk '/libcublas.so.13 / {print $NF; exit}')" 2>/dev/null)"
 for d in /usr/local/cuda/lib64 /usr/local/cuda/targets/x86_64-linux/lib \
@@ -17,65 +28,103 @@ for d in /usr/local/cuda/lib64 /usr/local/cuda/targets/x86_64-linux/lib \
          $(python3 -c 'import nvidia, os; print(nvidia.__path__[0])' 2>/dev/null)/cublas/lib; do
   [ -e "$d/libcublas.so.13" ] && cublas="$d" && break
 done
-echo "cuBLAS from: ${cublas:-not found}"
-libs="$bundle/lib:${cublas}"
-mtrun() {
-  "$bundle/lib/ld-linux-x86-64.so.2" --library-path "$libs" "$bundle/bin/mt-run" "$@"
-}
+# The driver's libcuda, wherever this machine keeps it.
+cuda_driver="$(dirname "$(ldconfig -p | awk '/libcuda.so.1 / {print $NF; exit}')" 2>/dev/null)"
+libs="$bundle/lib:${cublas}:${cuda_driver}"
 export MT_CUDA_RUNTIME="$bundle/lib/libmt-cuda-runtime.so"
+
+# limited SECONDS CMD...: CMD under a time limit (scaled), saying how it ended.
+limited() {
+  local seconds
+  seconds=$(python3 -c "print(int($1 * $scale))")
+  shift
+  local start=$SECONDS
+  timeout -k 5 "$seconds" "$@"
+  local rc=$?
+  if [ $rc -eq 124 ] || [ $rc -eq 137 ]; then
+    echo "TIMED OUT after ${seconds} s"
+  else
+    echo "exit $rc after $((SECONDS - start)) s"
+  fi
+}
 # The --profile report of a log, or how the run ended when it has none.
 profile_or_error() {
-  if grep -q '^profile of' "$1"; then sed -n '/^profile of/,$p' "$1"; else tail -3 "$1"; fi
+  if grep -q '^profile of' "$1"; then sed -n '/^profile of/,$p' "$1"; else tail -5 "$1"; fi
+}
+# micro NAME PLAN PARAM_TOL: the tiny GPT, 100 steps, against the CPU's run.
+micro() {
+  mtrun_limited 60 "$results/$1.log" "$bundle/plans/$2" --data "$bundle/data/micro.tokens" \
+    --record "$results/$1"
+  tail -3 "$results/$1.log"
+  python3 "$bundle/bin/compare_runs.py" "$bundle/cpu/micro" "$results/$1" --rtol 1e-2 --param-tol "$3"
+}
+# gpt NAME PLAN SECONDS LAYERS HIDDEN [ARGS]: 10 training steps, tokens/s, MFU.
+gpt() {
+  local name=$1 plan=$2 seconds=$3 layers=$4 hidden=$5
+  shift 5
+  mtrun_limited "$seconds" "$results/$name.log" "$bundle/plans/$plan" \
+    --data "$bundle/data/random.tokens" "$@"
+  tail -4 "$results/$name.log"
+  python3 "$bundle/bin/mfu.py" "$results/$name.log" --layers "$layers" --hidden "$hidden" \
+    --peak-tflops "$peak"
+}
+mtrun_limited() {
+  local seconds=$1 out=$2
+  shift 2
+  limited "$seconds" "$bundle/lib/ld-linux-x86-64.so.2" --library-path "$libs" \
+    "$bundle/bin/mt-run" "$@" > "$out" 2>&1
 }
 
-echo "== tiny GPT, 100 steps: CUDA fp32 against the CPU"
-mtrun "$bundle/plans/micro-cuda" --data "$bundle/data/micro.tokens" --record "$results/micro-cuda" \
-  > "$results/micro-cuda.log" 2>&1; echo "exit $?"; tail -3 "$results/micro-cuda.log"
-python3 "$bundle/bin/compare_runs.py" "$bundle/cpu/micro" "$results/micro-cuda" --rtol 1e-2 --param-tol 1e-2
+save() {
+  if [ -n "${OUT:-}" ]; then
+    cp "$log" "$OUT/"
+    tar -C "$(dirname "$results")" -czf "$OUT/results.tar.gz" results
+  fi
+}
 
-echo "== tiny GPT, tp=2 pp=2 on one GPU, against the CPU"
-mtrun "$bundle/plans/micro-cuda-tp2pp2" --data "$bundle/data/micro.tokens" \
-  --record "$results/micro-cuda-tp2pp2" > "$results/micro-cuda-tp2pp2.log" 2>&1; echo "exit $?"
-tail -3 "$results/micro-cuda-tp2pp2.log"
-python3 "$bundle/bin/compare_runs.py" "$bundle/cpu/micro" "$results/micro-cuda-tp2pp2" --rtol 1e-2 --param-tol 1e-2
-
-echo "== tiny GPT, 100 steps: CUDA bf16 against the CPU fp32 (1% per step)"
-mtrun "$bundle/plans/micro-cuda-bf16" --data "$bundle/data/micro.tokens" \
-  --record "$results/micro-cuda-bf16" > "$results/micro-cuda-bf16.log" 2>&1; echo "exit $?"
-tail -3 "$results/micro-cuda-bf16.log"
-python3 "$bundle/bin/compare_runs.py" "$bundle/cpu/micro" "$results/micro-cuda-bf16" --rtol 1e-2 --param-tol 1
-
-peak="${MT_PEAK_TFLOPS:-989}"   # dense bf16 of H100 SXM and H200
-echo "== GPT-2 124M, micro-batch 4, seq 1024, bf16, 10 steps"
-mtrun "$bundle/plans/gpt2-124m-cuda-bf16" --data "$bundle/data/random.tokens" \
-  > "$results/gpt2-124m-bf16.log" 2>&1; echo "exit $?"
-tail -4 "$results/gpt2-124m-bf16.log"
-python3 "$bundle/bin/mfu.py" "$results/gpt2-124m-bf16.log" --layers 12 --hidden 768 --peak-tflops "$peak"
-
-echo "== GPT-2 350M, micro-batch 4, seq 1024, bf16, 10 steps"
-mtrun "$bundle/plans/gpt2-350m-cuda-bf16" --data "$bundle/data/random.tokens" \
-  > "$results/gpt2-350m-bf16.log" 2>&1; echo "exit $?"
-tail -4 "$results/gpt2-350m-bf16.log"
-python3 "$bundle/bin/mfu.py" "$results/gpt2-350m-bf16.log" --layers 24 --hidden 1024 --peak-tflops "$peak"
-
-echo "== where the 124M bf16 step's time goes: each kernel's bandwidth, each GEMM's TFLOP/s"
-mtrun "$bundle/plans/gpt2-124m-cuda-bf16" --data "$bundle/data/random.tokens" --train-iters 4 \
-  --profile > "$results/gpt2-124m-bf16-profile.log" 2>&1; echo "exit $?"
-profile_or_error "$results/gpt2-124m-bf16-profile.log"
-
-echo "== GPT-2 124M, micro-batch 4, seq 1024, fp32, 10 steps"
-mtrun "$bundle/plans/gpt2-124m-cuda" --data "$bundle/data/random.tokens" \
-  > "$results/gpt2-124m.log" 2>&1; echo "exit $?"
-tail -4 "$results/gpt2-124m.log"
-
-echo "== kernel bandwidth far beyond L2: one GPT-2 small layer, micro-batch 64, bf16"
-mtrun "$bundle/plans/gpt2-1layer-mb64-bf16" --data "$bundle/data/random.tokens" --profile \
-  > "$results/gpt2-1layer-profile.log" 2>&1; echo "exit $?"
-profile_or_error "$results/gpt2-1layer-profile.log"
-
-echo "== PyTorch side by side (GPT-2 124M, micro-batch 4, seq 1024)"
-here="$(cd "$(dirname "$0")" && pwd)"
-python3 "$here/torch_gpt2.py" --dtype fp32
-python3 "$here/torch_gpt2.py" --dtype bf16
-python3 "$here/torch_gpt2.py" --dtype bf16 --compile --peak-tflops "$peak"
-python3 "$here/torch_gpt2.py" --dtype bf16 --compile --peak-tflops "$peak" --layers 24 --hidden 1024 --heads 16
+for step in $steps; do
+  echo "== $step ($(date +%T))"
+  case $step in
+    env)
+      nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader
+      echo "cuBLAS from: ${cublas:-not found}; libcuda from: ${cuda_driver:-not found}"
+      python3 -c 'import torch; print("torch", torch.__version__, torch.cuda.get_device_name())' ;;
+    micro)   # fp32, 100 steps, against the CPU
+      micro micro-cuda micro-cuda 1e-2 ;;
+    tp2pp2)  # tp=2 pp=2, ranks on threads of one GPU, against the CPU
+      micro micro-cuda-tp2pp2 micro-cuda-tp2pp2 1e-2 ;;
+    bf16)    # bf16 against the CPU's fp32 (1% a step)
+      micro micro-cuda-bf16 micro-cuda-bf16 1 ;;
+    124m-bf16)
+      gpt gpt2-124m-bf16 gpt2-124m-cuda-bf16 90 12 768 ;;
+    profile) # where the 124M bf16 step's time goes
+      mtrun_limited 60 "$results/gpt2-124m-bf16-profile.log" "$bundle/plans/gpt2-124m-cuda-bf16" \
+        --data "$bundle/data/random.tokens" --train-iters 3 --profile
+      profile_or_error "$results/gpt2-124m-bf16-profile.log" ;;
+    torch)
+      limited 60 python3 "$here/torch_gpt2.py" --dtype bf16
+      limited 60 python3 "$here/torch_gpt2.py" --dtype fp32 ;;
+    350m)
+      gpt gpt2-350m-bf16 gpt2-350m-cuda-bf16 90 24 1024 ;;
+    124m-fp32)
+      gpt gpt2-124m-fp32 gpt2-124m-cuda 60 12 768 ;;
+    1layer)  # kernel bandwidth far beyond L2: one GPT-2 small layer at micro-batch 64
+      mtrun_limited 60 "$results/gpt2-1layer-profile.log" "$bundle/plans/gpt2-1layer-mb64-bf16" \
+        --data "$bundle/data/random.tokens" --profile
+      profile_or_error "$results/gpt2-1layer-profile.log" ;;
+    sanitize) # out-of-bounds accesses and races in 2 steps of the tiny GPT
+      limited 90 compute-sanitizer --tool memcheck --print-limit 20 \
+        "$bundle/lib/ld-linux-x86-64.so.2" --library-path "$libs" "$bundle/bin/mt-run" \
+        "$bundle/plans/micro-cuda" --data "$bundle/data/micro.tokens" --train-iters 2 \
+        > "$results/sanitize.log" 2>&1
+      tail -30 "$results/sanitize.log" ;;
+    torch-compile)
+      limited 120 python3 "$here/torch_gpt2.py" --dtype bf16 --compile --peak-tflops "$peak"
+      limited 120 python3 "$here/torch_gpt2.py" --dtype bf16 --compile --peak-tflops "$peak" \
+        --layers 24 --hidden 1024 --heads 16 ;;
+    *) echo "unknown step $step" ;;
+  esac
+  save   # after every step: a run cut off by the lease keeps what it measured
+done
+echo "== done ($(date +%T))"
+save
