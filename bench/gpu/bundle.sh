@@ -43,6 +43,10 @@ print(' '.join(str(random.randrange(50257)) for _ in range(400000)))" > "$out/da
   --train-iters=10 --target=cuda --cuda-arch="$arch" -o "$out/plans/gpt2-124m-cuda"
 "$mtc" "$root/examples/gpt2.mlir" $pad --micro-batch-size=4 --seq-length=1024 --global-batch-size=4 \
   --train-iters=10 --target=cuda --cuda-arch="$arch" --bf16 -o "$out/plans/gpt2-124m-cuda-bf16"
+# The same with the fused attention kernels (not yet the default on CUDA).
+"$mtc" "$root/examples/gpt2.mlir" $pad --micro-batch-size=4 --seq-length=1024 --global-batch-size=4 \
+  --train-iters=10 --target=cuda --cuda-arch="$arch" --bf16 --fuse-attention=true \
+  -o "$out/plans/gpt2-124m-cuda-bf16-fused"
 # GPT-2 medium (350M), bf16, the same batch.
 "$mtc" "$root/examples/gpt2-medium.mlir" $pad --micro-batch-size=4 --seq-length=1024 --global-batch-size=4 \
   --train-iters=10 --target=cuda --cuda-arch="$arch" --bf16 -o "$out/plans/gpt2-350m-cuda-bf16"

@@ -3,7 +3,7 @@
 # measured and leaves it in $OUT (when set) for docs/benchmarks.md.
 # Usage: bench/gpu/run.sh BUNDLE [STEP ...]
 # STEPs (default: all, in this order, most telling first): env micro tp2pp2
-# bf16 124m-bf16 profile torch 350m 124m-fp32 1layer torch-compile; and
+# bf16 124m-bf16 124m-bf16-fused profile torch 350m 124m-fp32 1layer torch-compile; and
 # sanitize (compute-sanitizer over two steps of the tiny GPT) when named.
 # Every step runs under its own time limit (a device lease is short and a
 # kernel that is far too slow must not eat it); MT_GPU_TIME_SCALE multiplies
@@ -12,7 +12,7 @@
 set -uo pipefail
 bundle="$(cd "${1:?usage: run.sh BUNDLE [STEP ...]}" && pwd)"
 shift
-steps="${*:-env micro tp2pp2 bf16 124m-bf16 profile torch 350m 124m-fp32 1layer torch-compile}"
+steps="${*:-env micro tp2pp2 bf16 124m-bf16 124m-bf16-fused profile torch 350m 124m-fp32 1layer torch-compile}"
 results="$(mktemp -d)/results"
 mkdir -p "$results"
 log="$results/gpu-run.log"
@@ -97,6 +97,8 @@ for step in $steps; do
       micro micro-cuda-bf16 micro-cuda-bf16 1 ;;
     124m-bf16)
       gpt gpt2-124m-bf16 gpt2-124m-cuda-bf16 90 12 768 ;;
+    124m-bf16-fused)
+      gpt gpt2-124m-bf16-fused gpt2-124m-cuda-bf16-fused 90 12 768 ;;
     profile) # where the 124M bf16 step's time goes
       mtrun_limited 60 "$results/gpt2-124m-bf16-profile.log" "$bundle/plans/gpt2-124m-cuda-bf16" \
         --data "$bundle/data/random.tokens" --train-iters 3 --profile

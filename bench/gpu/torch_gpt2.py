@@ -44,6 +44,12 @@ class GPT(nn.Module):
         self.wpe = nn.Embedding(positions, hidden)
         self.blocks = nn.ModuleList(Block(hidden, heads) for _ in range(layers))
         self.ln_f = nn.LayerNorm(hidden)
+        # GPT-2's initialization (as the mtc model's): N(0, 0.02), zero biases.
+        for m in self.modules():
+            if isinstance(m, (nn.Linear, nn.Embedding)):
+                nn.init.normal_(m.weight, std=0.02)
+            if isinstance(m, nn.Linear):
+                nn.init.zeros_(m.bias)
 
     def forward(self, tokens, labels):
         pos = torch.arange(tokens.shape[1], device=tokens.device)

@@ -25,6 +25,7 @@ struct CudaBackend::Api {
   void *(*alloc)(size_t, char *, size_t) = nullptr;
   void (*free)(void *) = nullptr;
   int (*sync)(char *, size_t) = nullptr;
+  void (*zero)(void *, size_t) = nullptr;
   void (*profile)(int) = nullptr;
   size_t (*profileEntries)() = nullptr;
   int (*profileEntry)(size_t, char *, size_t, int64_t *, double *, double *) = nullptr;
@@ -73,6 +74,7 @@ std::unique_ptr<CudaBackend> CudaBackend::load(const plan::Plan &plan, std::stri
   find(api.alloc, "mt_cuda_alloc");
   find(api.free, "mt_cuda_free");
   find(api.sync, "mt_cuda_sync");
+  find(api.zero, "mt_cuda_zero");
   find(api.profile, "mt_cuda_profile");
   find(api.profileEntries, "mt_cuda_profile_entries");
   find(api.profileEntry, "mt_cuda_profile_entry");
@@ -110,6 +112,8 @@ bool CudaBackend::synchronize(std::string &error) {
   error = std::string("on the GPU: ") + message;
   return false;
 }
+
+void CudaBackend::zero(void *pointer, size_t bytes) { api_->zero(pointer, bytes); }
 
 bool CudaBackend::bindThread(std::string &error) {
   char message[1024] = {0};

@@ -149,8 +149,11 @@ bool Trainer::step(int64_t iteration, BatchSource &data, StepStats &stats, std::
   for (Stage &st : stages_)
     for (const Slice &sl : st.slices) {
       Buffer &acc = *buffer(st.prefix + buffers::of(buffers::Role::GradAccumulator, sl.param->name()));
-      std::fill_n(static_cast<unsigned char *>(acc.data()),
-                  acc.numElements() * dtypeBytes(sl.param->dtype()), 0);
+      size_t bytes = static_cast<size_t>(acc.numElements() * dtypeBytes(sl.param->dtype()));
+      if (cuda_)
+        cuda_->zero(acc.data(), bytes); // on the GPU: the pages stay there
+      else
+        std::memset(acc.data(), 0, bytes);
     }
   std::vector<MicroBatch> batches(static_cast<size_t>(micro / dp_));
   for (MicroBatch &b : batches)

@@ -37,6 +37,9 @@ public:
   void release(void *pointer) override;
   /// Waits for the calling thread's GPU work; false with its first failure.
   bool synchronize(std::string &error);
+  /// Zeroes memory on the GPU, queued after the calling thread's work (the
+  /// pages stay on the GPU); failures surface at synchronize().
+  void zero(void *pointer, size_t bytes);
   /// Binds the calling thread (a rank's) to the GPU.
   bool bindThread(std::string &error);
   /// "NVIDIA H100 80GB HBM3 (sm_90)".

@@ -160,21 +160,22 @@ Value geluDerivative(OpBuilder &b, Location l, Value x, bool tanhApprox) {
 Lowered lowerAttentionKVGrad(AttentionKVGradOp op, LinalgBuilder &lb) {
   auto out = tensorOf(op.getResult());
   auto lt = tensorOf(op.getLhs()), rt = tensorOf(op.getRhs());
-  int64_t kvHeads = out.getDimSize(1), group = lt.getDimSize(1) / kvHeads;
-  // Query heads h = kh * group + g: view them as [kh, g] so every loop is a
-  // plain dimension (linalg needs invertible maps).
-  Value lhs = lb.reshape(op.getLhs(), {lt.getDimSize(0), kvHeads, group, lt.getDimSize(2),
-                                       lt.getDimSize(3)});
-  Value rhs = lb.reshape(op.getRhs(), {rt.getDimSize(0), kvHeads, group, rt.getDimSize(2),
-                                       rt.getDimSize(3)});
+  int64_t batch = lt.getDimSize(0), kvHeads = out.getDimSize(1);
+  int64_t rows = lt.getDimSize(1) / kvHeads * lt.getDimSize(2); // group * queries
+  // Query heads h = kh * group + g are contiguous per key head, so a key
+  // head's query group and its query rows are one run of rows: the sum over
+  // both is one reduction dimension, and the op a batched GEMM (dk = ds^T q,
+  // dv = p^T dc) that mt-convert-contractions-to-blas hands to the library.
+  Value lhs = lb.reshape(op.getLhs(), {batch, kvHeads, rows, lt.getDimSize(3)});
+  Value rhs = lb.reshape(op.getRhs(), {batch, kvHeads, rows, rt.getDimSize(3)});
   MLIRContext *ctx = lb.builder().getContext();
   AffineExpr b = getAffineDimExpr(0, ctx), kh = getAffineDimExpr(1, ctx),
              j = getAffineDimExpr(2, ctx), d = getAffineDimExpr(3, ctx),
-             g = getAffineDimExpr(4, ctx), i = getAffineDimExpr(5, ctx);
+             r = getAffineDimExpr(4, ctx);
   return SmallVector<Value>{lb.contract(
-      lhs, AffineMap::get(6, 0, {b, kh, g, i, j}, ctx), rhs,
-      AffineMap::get(6, 0, {b, kh, g, i, d}, ctx), out.getShape(),
-      AffineMap::get(6, 0, {b, kh, j, d}, ctx), {false, false, false, false, true, true})};
+      lhs, AffineMap::get(5, 0, {b, kh, r, j}, ctx), rhs,
+      AffineMap::get(5, 0, {b, kh, r, d}, ctx), out.getShape(),
+      AffineMap::get(5, 0, {b, kh, j, d}, ctx), {false, false, false, false, true})};
 }
 
 } // namespace

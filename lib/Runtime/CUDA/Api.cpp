@@ -62,6 +62,18 @@ void mt_cuda_free(void *pointer) {
     cuMemFree(reinterpret_cast<CUdeviceptr>(pointer));
 }
 
+/// Zeroes `bytes` at `pointer` on the calling thread's stream, in order with
+/// its kernels: a host memset would move every page of managed memory to
+/// the host and the next kernel would fault each one back.
+void mt_cuda_zero(void *pointer, size_t bytes) {
+  if (!pointer || !bytes || !mt::cuda::bindThread())
+    return;
+  CUresult r = cuMemsetD8Async(reinterpret_cast<CUdeviceptr>(pointer), 0, bytes,
+                               mt::cuda::threadStream());
+  if (r != CUDA_SUCCESS)
+    mt::cuda::record("zeroing " + std::to_string(bytes) + " bytes", r);
+}
+
 /// Waits for everything the calling thread queued; 0 with the first
 /// failure since the last call (a launch, a GEMM, a module load).
 int mt_cuda_sync(char *error, size_t capacity) {

@@ -210,6 +210,16 @@ void mt_cuda_free(void *p) {
   std::free(p);
 }
 
+void mt_cuda_zero(void *p, size_t bytes) {
+  State &s = state();
+  std::lock_guard<std::mutex> lock(s.lock);
+  if (!inside(reinterpret_cast<uintptr_t>(p), bytes)) {
+    s.problem("zeroing " + std::to_string(bytes) + " bytes outside every allocation");
+    return;
+  }
+  std::memset(p, 0, bytes);
+}
+
 int mt_cuda_sync(char *error, size_t capacity) {
   State &s = state();
   std::lock_guard<std::mutex> lock(s.lock);

@@ -186,7 +186,8 @@ def MT_FusedAttentionOp : MT_Op<"fused_attention", [MT_Differentiable, Pure,
     (grouped-query attention), as in `mt.attention_scores`.
 
     The second result is each query row's log-sum-exp of its scaled scores,
-    f32 `[batch, heads, Sq]` (-inf for a row with every key hidden): the
+    `[batch, heads, Sq]` in f32 (f64 for f64 inputs), -inf for a row with
+    every key hidden: the
     backward recomputes the probabilities from it, tile by tile. Sums run
     in another order than the unfused ops', so results agree with them to
     rounding, not bit for bit.
