@@ -490,6 +490,37 @@ func.func @mixed_widths(%x: memref<4x8xbf16>, %r: memref<4xf32>, %y: memref<4x8x
 
 // -----
 
+// A body that reads its element's position (a dropout mask keyed by it):
+// along the innermost loop the chunk's four positions are its first one plus
+// a constant 0..3, along the others the chunk's one, broadcast.
+// CHECK-LABEL: func.func @keyed_by_position
+// CHECK-SAME: (%[[X:.*]]: memref<8x16xf32>, %[[Y:.*]]: memref<8x16xf32>)
+// CHECK: %[[XV:.*]] = vector.load %[[X]][%[[I:.*]], %[[J:.*]]] {alignment = 16 : i64}
+// CHECK-DAG: %[[STEP:.*]] = arith.constant dense<[0, 1, 2, 3]> : vector<4xindex>
+// CHECK-DAG: %[[FIRST:.*]] = vector.broadcast %[[J]] : index to vector<4xindex>
+// CHECK: %[[COLS:.*]] = arith.addi %[[FIRST]], %[[STEP]] : vector<4xindex>
+// CHECK: %[[ROWS:.*]] = vector.broadcast %[[I]] : index to vector<4xindex>
+// CHECK: %[[KEEP:.*]] = arith.cmpi ule, %[[COLS]], %[[ROWS]] : vector<4xindex>
+// CHECK: %[[V:.*]] = arith.select %[[KEEP]], %[[XV]], %{{.*}} : vector<4xi1>, vector<4xf32>
+// CHECK: vector.store %[[V]], %[[Y]][%[[I]], %[[J]]] {alignment = 16 : i64}
+// SCALAR-LABEL: func.func @keyed_by_position
+// SCALAR-NOT: vector.
+func.func @keyed_by_position(%x: memref<8x16xf32>, %y: memref<8x16xf32>) {
+  linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]}
+    ins(%x : memref<8x16xf32>) outs(%y : memref<8x16xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %j = linalg.index 1 : index
+    %i = linalg.index 0 : index
+    %keep = arith.cmpi ule, %j, %i : index
+    %zero = arith.constant 0.0 : f32
+    %v = arith.select %keep, %a, %zero : f32
+    linalg.yield %v : f32
+  }
+  return
+}
+
+// -----
+
 // An innermost size that is not a multiple of four, and a view whose
 // offset breaks the alignment: one element per thread.
 // CHECK-LABEL: func.func @not_vectorizable

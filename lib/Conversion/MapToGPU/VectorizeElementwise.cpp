@@ -55,12 +55,16 @@ std::optional<Access> accessOf(Value operand, AffineMap map, unsigned innermost,
   return Access::Vector;
 }
 
+/// Arithmetic on the elements and on their indices (`linalg.index`: a
+/// dropout mask is keyed by each element's position).
 bool vectorizableBody(Block &body) {
   for (Operation &op : body.without_terminator()) {
+    if (isa<linalg::IndexOp>(op))
+      continue;
     if (!isa<arith::ArithDialect, math::MathDialect>(op.getDialect()) || op.getNumRegions())
       return false;
     for (Type t : op.getResultTypes())
-      if (!t.isIntOrIndexOrFloat() || t.isIndex())
+      if (!t.isIntOrIndexOrFloat())
         return false;
   }
   return true;
@@ -142,7 +146,29 @@ scf::ParallelOp vectorizeElementwise(IRRewriter &rewriter, linalg::GenericOp op,
     }
     mapping.map(arg, value);
   }
+  // linalg.index: along the innermost loop the chunk's W positions, along
+  // the others the chunk's one.
+  Value innermostIndices;
+  auto indexVector = [&](unsigned d) -> Value {
+    Type t = rewriter.getIndexType();
+    if (d != innermost)
+      return vector::BroadcastOp::create(rewriter, loc, vectorOf(t), ivs[d]);
+    if (!innermostIndices) {
+      SmallVector<APInt> offsets; // 0, 1, ..., W - 1 (vector.step has no NVVM lowering)
+      for (int64_t e = 0; e < width; ++e)
+        offsets.push_back(APInt(IndexType::kInternalStorageBitWidth, e));
+      Value step = arith::ConstantOp::create(rewriter, loc,
+                                             DenseElementsAttr::get(vectorOf(t), offsets));
+      Value first = vector::BroadcastOp::create(rewriter, loc, vectorOf(t), ivs[d]);
+      innermostIndices = arith::AddIOp::create(rewriter, loc, first, step);
+    }
+    return innermostIndices;
+  };
   for (Operation &inner : body.without_terminator()) {
+    if (auto position = dyn_cast<linalg::IndexOp>(inner)) {
+      mapping.map(position.getResult(), indexVector(position.getDim()));
+      continue;
+    }
     if (auto constant = dyn_cast<arith::ConstantOp>(inner)) {
       auto splat = DenseElementsAttr::get(vectorOf(constant.getType()), constant.getValue());
       mapping.map(constant.getResult(),
