@@ -70,6 +70,18 @@ bool vectorizableBody(Block &body) {
   return true;
 }
 
+/// `first`, `first` + 1, ..., `first` + W - 1: a chunk's positions along
+/// the innermost loop (linalg.index there).
+Value positionsFrom(IRRewriter &rewriter, Location loc, Value first, int64_t width) {
+  auto type = VectorType::get({width}, rewriter.getIndexType());
+  SmallVector<APInt> offsets; // a constant: vector.step has no NVVM lowering
+  for (int64_t e = 0; e < width; ++e)
+    offsets.push_back(APInt(IndexType::kInternalStorageBitWidth, e));
+  Value step = arith::ConstantOp::create(rewriter, loc, DenseElementsAttr::get(type, offsets));
+  Value start = vector::BroadcastOp::create(rewriter, loc, type, first);
+  return arith::AddIOp::create(rewriter, loc, start, step);
+}
+
 } // namespace
 
 scf::ParallelOp vectorizeElementwise(IRRewriter &rewriter, linalg::GenericOp op,
@@ -146,27 +158,17 @@ scf::ParallelOp vectorizeElementwise(IRRewriter &rewriter, linalg::GenericOp op,
     }
     mapping.map(arg, value);
   }
-  // linalg.index: along the innermost loop the chunk's W positions, along
-  // the others the chunk's one.
-  Value innermostIndices;
-  auto indexVector = [&](unsigned d) -> Value {
-    Type t = rewriter.getIndexType();
-    if (d != innermost)
-      return vector::BroadcastOp::create(rewriter, loc, vectorOf(t), ivs[d]);
-    if (!innermostIndices) {
-      SmallVector<APInt> offsets; // 0, 1, ..., W - 1 (vector.step has no NVVM lowering)
-      for (int64_t e = 0; e < width; ++e)
-        offsets.push_back(APInt(IndexType::kInternalStorageBitWidth, e));
-      Value step = arith::ConstantOp::create(rewriter, loc,
-                                             DenseElementsAttr::get(vectorOf(t), offsets));
-      Value first = vector::BroadcastOp::create(rewriter, loc, vectorOf(t), ivs[d]);
-      innermostIndices = arith::AddIOp::create(rewriter, loc, first, step);
-    }
-    return innermostIndices;
-  };
+  Value innermostPositions; // made when the body reads them
   for (Operation &inner : body.without_terminator()) {
     if (auto position = dyn_cast<linalg::IndexOp>(inner)) {
-      mapping.map(position.getResult(), indexVector(position.getDim()));
+      unsigned d = position.getDim();
+      if (d == innermost && !innermostPositions)
+        innermostPositions = positionsFrom(rewriter, loc, ivs[d], width);
+      mapping.map(position.getResult(),
+                  d == innermost ? innermostPositions
+                                 : vector::BroadcastOp::create(rewriter, loc,
+                                                               vectorOf(rewriter.getIndexType()),
+                                                               ivs[d]).getResult());
       continue;
     }
     if (auto constant = dyn_cast<arith::ConstantOp>(inner)) {
