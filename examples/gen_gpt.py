@@ -28,6 +28,7 @@ TEST_MODELS = {
     "gpt-wide": (2, 256, 4, 512, 160, "a small GPT with rows wider than a warp's 16-byte loads, for emulated GPU kernels", "f32"),
     "gpt2-1layer": (1, 768, 12, 50257, 1024, "one GPT-2 small layer, for kernel bandwidth at large batches", "f32"),
     "gpt-long-1k": (2, 128, 4, 1024, 1024, "a 2-layer GPT over 1024 positions, for fused attention's memory and speed at long sequences", "f32"),
+    "gpt-wide-256": (4, 256, 8, 8192, 256, "a wider GPT for CPU throughput beside PyTorch (issue #24)", "f32"),
     "gpt-pipe-8l": (8, 128, 4, 1024, 128, "an 8-layer GPT with enough work per layer to compare the CPU time of pipeline layouts", "f32"),
 }
 

@@ -165,6 +165,8 @@ LogicalResult mt::buildBuffersToLLVMPipeline(OpPassManager &pm) {
       // Vector ops come only from GPU kernels emulated on the CPU.
       "convert-vector-to-llvm,"
       "finalize-memref-to-llvm{use-generic-functions},"
+      // f32 exp, log, tanh, erf inline instead of libm calls.
+      "mt-approximate-math,"
       "convert-math-to-llvm,"
       "convert-math-to-libm,"
       // math-to-libm scalarizes vector math without an intrinsic (erf, for

@@ -329,4 +329,31 @@ def PlanBuffersPass : Pass<"mt-plan-buffers", "mlir::ModuleOp"> {
   let dependentDialects = ["::mlir::memref::MemRefDialect", "::mlir::arith::ArithDialect"];
 }
 
+def ApproximateMathPass : Pass<"mt-approximate-math"> {
+  let summary = "rewrites f32 exp, log, tanh and erf into inline polynomials (CPU)";
+  let description = [{
+    Left to `convert-math-to-libm`, every `math.exp` or `math.tanh` of a
+    loop is a call into libm per element, which LLVM neither inlines nor
+    vectorizes. This pass replaces the f32 forms of `exp`, `expm1`, `log`,
+    `log1p`, `log2`, `tanh` and `erf` by MLIR's polynomial approximations
+    (range reduction, a minimax polynomial, exponent arithmetic; about an
+    ulp or two from the exact result, infinities and NaN handled), which
+    are plain `arith` ops. f64 ops (gradient checks) and `sin`/`cos` (the
+    rotary tables, which need exact range reduction) stay libm calls. The
+    CPU pipeline runs it before the math lowering; GPU kernels keep
+    libdevice.
+
+    ```mlir
+    // before
+    %e = math.exp %x : f32
+    // after: no math.exp, only arith ops
+    %c = arith.constant 1.44269502 : f32
+    ...
+    %e = arith.select %is_neg_inf, %zero, %scaled : f32
+    ```
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect", "::mlir::vector::VectorDialect",
+                           "::mlir::math::MathDialect"];
+}
+
 #endif // MT_CONVERSION_PASSES_TD
