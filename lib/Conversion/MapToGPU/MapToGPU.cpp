@@ -3,7 +3,6 @@
 
 #include "mt/Analysis/ModelInfo.h"
 #include "Placement.h"
-#include "PromoteAccumulators.h"
 #include "VectorizeElementwise.h"
 #include "WarpRows.h"
 #include "WarpSums.h"
@@ -176,10 +175,8 @@ struct MapToGPUPass : mt::impl::MapToGPUPassBase<MapToGPUPass> {
           rewriter.eraseOp(linalgOp);
           if (loops->empty())
             continue;
-          if (auto p = dyn_cast<scf::ParallelOp>(loops->front())) {
-            mt::promoteAccumulators(rewriter, p);
+          if (auto p = dyn_cast<scf::ParallelOp>(loops->front()))
             parallel.push_back(p);
-          }
           else // only reductions: one sum, in order
             mt::launchSingleThread(rewriter, loops->front());
           continue;
