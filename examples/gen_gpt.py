@@ -30,6 +30,8 @@ TEST_MODELS = {
     "gpt-long-1k": (2, 128, 4, 1024, 1024, "a 2-layer GPT over 1024 positions, for fused attention's memory and speed at long sequences", "f32"),
     "gpt-wide-256": (4, 256, 8, 8192, 256, "a wider GPT for CPU throughput beside PyTorch (issue #24)", "f32"),
     "gpt-pipe-8l": (8, 128, 4, 1024, 128, "an 8-layer GPT with enough work per layer to compare the CPU time of pipeline layouts", "f32"),
+    "gpt3-175b": (96, 12288, 96, 50257, 2048, "GPT-3 175B, for the compiler's own time and memory at real scale (issue #24)", "f32"),
+    "gpt3-175b-48l": (48, 12288, 96, 50257, 2048, "GPT-3 175B's layers halved, for how compile cost grows with depth", "f32"),
 }
 
 

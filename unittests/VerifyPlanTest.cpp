@@ -50,6 +50,20 @@ std::string failure(const mt::plan::Plan &plan) {
 
 TEST(VerifyPlan, AcceptsAConsistentPlan) { EXPECT_EQ(failure(validPlan()), ""); }
 
+TEST(VerifyPlan, AcceptsAFunctionRunningAnothersCode) {
+  mt::plan::Plan plan = validPlan();
+  mt::plan::Function &shared = *plan.mutable_functions(0);
+  mt::plan::TensorSpec &offset = *shared.add_inputs();
+  offset.set_name("layer_offset");
+  offset.set_dtype(mt::plan::I64);
+  mt::plan::Function &caller = *plan.add_functions();
+  caller = plan.functions(0);
+  caller.set_name("train_step_copy");
+  caller.set_entry("train_step_fn");
+  caller.set_layer_offset(4);
+  EXPECT_EQ(failure(plan), "");
+}
+
 /// Each corruption, and words the error must contain.
 struct Corruption {
   const char *what;
@@ -128,6 +142,22 @@ const Corruption kCorruptions[] = {
        sp.set_layer_end(3);
      },
      "layers [0, 3) of 'h.weight', which has 2"},
+    {"a function running code that is not there",
+     [](mt::plan::Plan &p) { p.mutable_functions(0)->set_entry("ghost_fn"); },
+     "runs the code of 'ghost_fn'"},
+    {"a function running code compiled for other shapes",
+     [](mt::plan::Plan &p) {
+       mt::plan::Function &copy = *p.add_functions();
+       copy = p.functions(0);
+       copy.set_name("train_step_copy");
+       copy.set_entry("train_step_fn");
+       copy.mutable_inputs(0)->set_name("s1/loss_mask");
+       copy.mutable_inputs(0)->set_shape(1, 16);
+     },
+     "differs from it"},
+    {"a layer offset without an input to take it",
+     [](mt::plan::Plan &p) { p.mutable_functions(0)->set_layer_offset(3); },
+     "layer offset 3 but no input"},
     {"loss scaling without a loss-scale input",
      [](mt::plan::Plan &p) { p.mutable_config()->mutable_loss_scaling()->set_initial_scale(1024); },
      "loss scaling"},

@@ -373,6 +373,41 @@ bool describeInferencePlan(ModuleOp module, const std::string &modelName, plan::
          describeFunctions(module, /*pipelined=*/false, out, error);
 }
 
+/// The functions mt-share-stage-programs left to others' code run that
+/// code, with their first layer given as its layer offset.
+bool recordSharedCode(ModuleOp module, plan::Plan &out, std::string &error) {
+  std::map<std::string, plan::Function *> byName;
+  for (plan::Function &f : *out.mutable_functions())
+    byName[f.name()] = &f;
+  for (auto fn : module.getOps<func::FuncOp>()) {
+    auto callers = fn->getAttrOfType<DictionaryAttr>(kSharedCodeAttrName);
+    if (!callers)
+      continue;
+    // The last input (bufferized: before the outputs and the arena).
+    bool hasOffset = llvm::any_of(fn.getArguments(), [&](BlockArgument arg) {
+      return fn.getArgAttr(arg.getArgNumber(), kLayerOffsetAttrName) != nullptr;
+    });
+    for (NamedAttribute caller : callers) {
+      auto it = byName.find(caller.getName().str());
+      if (it == byName.end()) {
+        error = "@" + fn.getSymName().str() + " shares its code with @" +
+                caller.getName().str() + ", which the plan does not describe";
+        return false;
+      }
+      plan::Function &f = *it->second;
+      if (caller.getName() != fn.getSymName())
+        f.set_entry(fn.getSymName().str());
+      if (!hasOffset)
+        continue;
+      f.set_layer_offset(cast<IntegerAttr>(caller.getValue()).getInt());
+      plan::TensorSpec &offset = *f.add_inputs();
+      offset.set_name(stageName(std::string(buffers::kLayerOffset), f.stage(), out.stages_size() > 0));
+      offset.set_dtype(plan::I64);
+    }
+  }
+  return true;
+}
+
 bool attachNativeCode(ModuleOp module, plan::Plan &out, std::string &error, unsigned optLevel,
                       const CodeTarget &target) {
   if (target.cuda && findLibdevice().empty()) {
@@ -393,8 +428,10 @@ bool attachNativeCode(ModuleOp module, plan::Plan &out, std::string &error, unsi
     error = "lowering to native code failed";
     return false;
   }
+  if (!recordSharedCode(module, out, error))
+    return false;
   for (plan::Function &f : *out.mutable_functions()) {
-    auto fn = module.lookupSymbol<func::FuncOp>(f.name());
+    auto fn = module.lookupSymbol<func::FuncOp>(f.entry().empty() ? f.name() : f.entry());
     auto bytes = fn ? fn->getAttrOfType<IntegerAttr>(kArenaBytesAttrName) : IntegerAttr();
     if (!bytes) {
       error = "the bufferized function @" + f.name() + " has no planned arena";

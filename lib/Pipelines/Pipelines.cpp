@@ -92,6 +92,8 @@ void mt::buildTrainingPipeline(OpPassManager &pm, const TrainingOptions &options
 }
 
 LogicalResult mt::buildBufferizePipeline(OpPassManager &pm, bool forGpu) {
+  // Stages that differ only in their layers are lowered and compiled once.
+  pm.addPass(createShareStageProgramsPass());
   pm.addPass(createLowerToLinalgPass());
   // Upstream stages, by their registered names so the pipeline reads like
   // the mt-opt command that replays it.

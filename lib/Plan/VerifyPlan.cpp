@@ -173,6 +173,51 @@ Error checkFunctions(const plan::Plan &plan, bool &takesLossScale) {
   return Error::success();
 }
 
+bool sameSpecs(const google::protobuf::RepeatedPtrField<plan::TensorSpec> &a,
+               const google::protobuf::RepeatedPtrField<plan::TensorSpec> &b) {
+  return std::equal(a.begin(), a.end(), b.begin(), b.end(),
+                    [](const plan::TensorSpec &x, const plan::TensorSpec &y) {
+                      return x.dtype() == y.dtype() &&
+                             std::equal(x.shape().begin(), x.shape().end(), y.shape().begin(),
+                                        y.shape().end());
+                    });
+}
+
+/// A function that runs another's code (mt-share-stage-programs) passes it
+/// buffers of the very shapes that code was compiled for.
+Error checkSharedCode(const plan::Plan &plan) {
+  llvm::StringMap<const plan::Function *> byName;
+  for (const plan::Function &f : plan.functions())
+    byName[f.name()] = &f;
+  for (const plan::Function &f : plan.functions()) {
+    bool takesOffset = std::any_of(f.inputs().begin(), f.inputs().end(), [](const auto &t) {
+      return buffers::unstaged(t.name()) == buffers::kLayerOffset;
+    });
+    for (const plan::TensorSpec &t : f.inputs())
+      if (buffers::unstaged(t.name()) == buffers::kLayerOffset &&
+          (t.dtype() != plan::I64 || t.shape_size() != 0))
+        return corrupt("function {0}'s layer offset is not an i64 scalar", f.name());
+    if (!takesOffset && f.layer_offset() != 0)
+      return corrupt("function {0} has layer offset {1} but no input to take it", f.name(),
+                     f.layer_offset());
+    if (f.entry().empty())
+      continue;
+    const plan::Function *code = byName.lookup(f.entry());
+    if (!code || !code->entry().empty())
+      return corrupt("function {0} runs the code of '{1}', which is not a function with code "
+                     "of its own in the plan",
+                     f.name(), f.entry());
+    if (code->role() != f.role() || code->code_object() != f.code_object() ||
+        code->arena_bytes() != f.arena_bytes() || !sameSpecs(code->inputs(), f.inputs()) ||
+        !sameSpecs(code->outputs(), f.outputs()) ||
+        code->updated_in_place_size() != f.updated_in_place_size())
+      return corrupt("function {0} runs the code of {1} but differs from it in role, code "
+                     "object, arena or the shapes of its inputs and outputs",
+                     f.name(), f.entry());
+  }
+  return Error::success();
+}
+
 Error checkStages(const plan::Plan &plan,
                   const llvm::StringMap<const plan::Parameter *> &byName) {
   for (const plan::Stage &s : plan.stages())
@@ -215,6 +260,8 @@ Error verifyPlan(const plan::Plan &plan) {
   if (Error e = checkParameters(plan, params))
     return e;
   if (Error e = checkFunctions(plan, scaled))
+    return e;
+  if (Error e = checkSharedCode(plan))
     return e;
   if (Error e = checkStages(plan, params))
     return e;

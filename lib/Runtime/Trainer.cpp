@@ -313,6 +313,9 @@ bool Trainer::call(const plan::Function &fn, std::string &error) {
   for (const auto &s : fn.inputs()) {
     args.push_back(&ensure(s));
     isInput[s.name()] = true;
+    // Shared stage code takes its caller's first layer.
+    if (buffers::unstaged(s.name()) == buffers::kLayerOffset)
+      args.back()->as<int64_t>()[0] = fn.layer_offset();
   }
   for (const auto &s : fn.outputs()) {
     if (isInput.count(s.name())) {
@@ -338,7 +341,7 @@ bool Trainer::call(const plan::Function &fn, std::string &error) {
   CollectiveContext collectives{comm_, &mesh_, rank_, fn.name(), "", cuda_.get()};
   {
     CollectiveScope scope(collectives);
-    if (!module_.call(fn.name(), args, error))
+    if (!module_.call(fn.entry().empty() ? fn.name() : fn.entry(), args, error))
       return false;
   }
   // The host reads what the GPU wrote (losses, norms) after this.

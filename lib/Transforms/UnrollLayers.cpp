@@ -40,7 +40,7 @@ LogicalResult unroll(LayerStackOp stack) {
     }
     for (Operation &op : body.without_terminator()) {
       Operation *copy = builder.clone(op, mapping);
-      copy->walk([&](DropoutOp dropout) { dropout.setLayer(firstLayer + layer); });
+      copy->walk([&](DropoutKeyedOpInterface keyed) { keyed.setKeyLayer(firstLayer + layer); });
       // Recomputation and memory reports work layer by layer.
       copy->setAttr(kLayerAttrName, builder.getI64IntegerAttr(firstLayer + layer));
     }

@@ -38,6 +38,21 @@ func.func @dropout(%x: tensor<4x8xf32>) -> tensor<4x8xf32> {
 
 // -----
 
+// In a stage program shared by several stages (mt-share-stage-programs) the
+// key's layer slot (layer + 1, beside stream 3 << 32) gets the caller's
+// first layer added.
+// CHECK-LABEL: func.func @dropout_shared
+// CHECK-SAME: (%{{[^:]*}}: tensor<4x8xf32>, %[[OFFSET:[^:]*]]: tensor<i64> {mt.layer_offset})
+// CHECK: %[[SITE:.*]] = arith.constant 12884901890 : i64
+// CHECK: %[[FIRST:.*]] = tensor.extract %[[OFFSET]][] : tensor<i64>
+// CHECK: arith.addi %[[SITE]], %[[FIRST]] : i64
+func.func @dropout_shared(%x: tensor<4x8xf32>, %offset: tensor<i64> {mt.layer_offset}) -> tensor<4x8xf32> {
+  %y = mt.dropout %x {rate = 0.25 : f64, stream = 3 : i64, layer = 1 : i64} : tensor<4x8xf32>
+  return %y : tensor<4x8xf32>
+}
+
+// -----
+
 // Dynamic sizes must be fixed first.
 func.func @dynamic(%x: tensor<?x8xf32>) -> tensor<?x8xf32> {
   // expected-error @+1 {{mt-lower-to-linalg: run mt-specialize-shapes first}}

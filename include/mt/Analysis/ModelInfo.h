@@ -126,6 +126,12 @@ inline constexpr llvm::StringLiteral kSavedFromAttrName = "mt.saved_from";
 inline constexpr llvm::StringLiteral kStageAttrName = "mt.stage";
 inline constexpr llvm::StringLiteral kNumStagesAttrName = "mt.num_stages";
 inline constexpr llvm::StringLiteral kPipelineOfAttrName = "mt.pipeline_of";
+/// Stages whose programs differ only in their layers share one compiled
+/// function (mt-share-stage-programs): its dropout layers are relative to
+/// the argument marked `mt.layer_offset` (a tensor<i64>), and the function
+/// lists, in `mt.shared_code`, every function it runs for with that offset.
+inline constexpr llvm::StringLiteral kLayerOffsetAttrName = "mt.layer_offset";
+inline constexpr llvm::StringLiteral kSharedCodeAttrName = "mt.shared_code";
 /// A stacked parameter of a stage holds the model's layers from this index.
 inline constexpr llvm::StringLiteral kFirstLayerAttrName = "mt.first_layer";
 

@@ -65,6 +65,9 @@ inline constexpr std::string_view kStageInput = "act_in";
 inline constexpr std::string_view kStageOutput = "act_out";
 inline constexpr std::string_view kStageInputGrad = "act_in_grad";
 inline constexpr std::string_view kStageOutputGrad = "act_out_grad";
+/// The first dropout layer of a stage whose code is shared
+/// (plan::Function.layer_offset); the runtime fills it.
+inline constexpr std::string_view kLayerOffset = "layer_offset";
 
 /// "s<k>/" in a plan of more than one stage, else "".
 std::string stagePrefix(int64_t stage, int64_t numStages);

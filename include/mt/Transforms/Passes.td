@@ -314,6 +314,34 @@ def UnrollLayersPass : Pass<"mt-unroll-layers", "mlir::ModuleOp"> {
   let dependentDialects = ["::mt::MTDialect"];
 }
 
+def ShareStageProgramsPass : Pass<"mt-share-stage-programs", "mlir::ModuleOp"> {
+  let summary = "keeps one copy of the plan functions that differ only in their layers";
+  let description = [{
+    Pipeline stages of the same layers (every middle stage of an interleaved
+    schedule, most stages of a deep model) compile to the same code except
+    for the layer index in their dropout keys. This pass groups the plan's
+    functions (those with `mt.role`) whose bodies, types and argument
+    attributes are equal once each dropout layer is taken relative to the
+    function's first, keeps the first of each group and erases the rest, so
+    native code generation costs grow with the number of distinct stage
+    programs rather than with the number of stages. The kept function gets
+    a `tensor<i64>` argument marked `mt.layer_offset` (when it has dropout
+    layers) that the runtime fills with each caller's first layer, and lists
+    every function it now runs for in `mt.shared_code`:
+
+    ```mlir
+    func.func @train_step_s1(..., %layer_offset: tensor<i64> {mt.layer_offset})
+        attributes {mt.shared_code = {train_step_s1 = 1 : i64, train_step_s17 = 17 : i64}}
+    ```
+
+    The masks drawn are the ones each stage drew before: the key's layer is
+    the op's (relative) layer plus the offset. Attributes that only reports
+    read (`mt.layer`, `mt.stage`, `mt.first_layer`, `mt.saved_from`) are
+    not compared.
+  }];
+  let dependentDialects = ["::mt::MTDialect"];
+}
+
 def DeriveGradientsPass : Pass<"mt-derive-gradients", "mlir::ModuleOp"> {
   let summary = "derives the training step: the loss and every parameter's gradient";
   let description = [{

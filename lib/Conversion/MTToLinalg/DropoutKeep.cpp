@@ -1,11 +1,25 @@
 //===- DropoutKeep.cpp - the keep decision of every dropout kernel --------===//
 #include "DropoutKeep.h"
 
+#include "mt/Analysis/ModelInfo.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+
 #include <cmath>
 
 using namespace mlir;
 
 namespace mt {
+
+Value layerOffsetOf(Operation *op) {
+  auto fn = op->getParentOfType<func::FuncOp>();
+  if (!fn)
+    return {};
+  for (BlockArgument arg : fn.getArguments())
+    if (fn.getArgAttr(arg.getArgNumber(), kLayerOffsetAttrName))
+      return arg;
+  return {};
+}
 
 Value splitmix(OpBuilder &b, Location l, Value x) {
   auto c = [&](uint64_t v) {
@@ -31,6 +45,11 @@ DropoutKeep::DropoutKeep(const DropoutKey &k, ArrayRef<int64_t> shape, LinalgBui
   Value seed = k.seed ? tensor::ExtractOp::create(b, loc, k.seed, ValueRange{}).getResult()
                       : lb.constant(b.getI64Type(), 0);
   Value site = arith::ConstantOp::create(b, loc, b.getI64IntegerAttr((k.stream << 32) | slot));
+  // A shared stage program's layers are relative to its caller's first
+  // (the slot stays below 2^32, so adding is or-ing).
+  if (k.layerOffset)
+    site = arith::AddIOp::create(b, loc, site,
+                                 tensor::ExtractOp::create(b, loc, k.layerOffset, ValueRange{}));
   key = splitmix(b, loc, arith::XOrIOp::create(b, loc, seed, splitmix(b, loc, site)));
   // A shard's piece along shard_dim starts at shard * (its size there).
   SmallVector<int64_t> global(shape);

@@ -19,10 +19,16 @@ namespace mt {
 /// splitmix64 on i64 values (wrap-around arithmetic).
 mlir::Value splitmix(mlir::OpBuilder &b, mlir::Location l, mlir::Value x);
 
+/// The argument marked mt.layer_offset of the function around `op`, or null.
+mlir::Value layerOffsetOf(mlir::Operation *op);
+
 /// What a dropout site's mask depends on, read off the op.
 struct DropoutKey {
   mlir::Value seed;  ///< tensor<i64>, or null for seed 0
   mlir::Value shard; ///< tensor<i64> shard index, or null
+  /// tensor<i64> added to `layer`: the function's argument marked
+  /// mt.layer_offset (mt-share-stage-programs), or null.
+  mlir::Value layerOffset;
   double rate = 0;
   int64_t stream = 0;
   std::optional<int64_t> layer;
@@ -35,8 +41,10 @@ struct DropoutKey {
     k.shard = op.getShard();
     k.rate = op.getRate().convertToDouble();
     k.stream = op.getStreamAttr().getInt();
-    if (op.getLayerAttr())
+    if (op.getLayerAttr()) {
       k.layer = op.getLayerAttr().getInt();
+      k.layerOffset = layerOffsetOf(op);
+    }
     if (op.getShard()) {
       k.shardDim = op.getShardDimAttr().getInt();
       k.shardParts = op.getShardPartsAttr().getInt();

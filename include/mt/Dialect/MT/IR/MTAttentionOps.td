@@ -167,7 +167,7 @@ def MT_RelativePositionBiasOp : MT_Op<"relative_position_bias", [MT_Differentiab
 }
 
 // Pure: the dropout mask is a function of the key, as in mt.dropout.
-def MT_FusedAttentionOp : MT_Op<"fused_attention", [MT_Differentiable, Pure,
+def MT_FusedAttentionOp : MT_Op<"fused_attention", [MT_Differentiable, MT_DropoutKeyedOpInterface, Pure,
     AttrSizedOperandSegments, DeclareOpInterfaceMethods<MT_ShapeInferenceOpInterface, ["inferResultTypes"]>]> {
   let summary = "scores, masked softmax, dropout and context in one kernel";
   let description = [{

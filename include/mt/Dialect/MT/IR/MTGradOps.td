@@ -142,7 +142,7 @@ def MT_BiasGeluGradOp : MT_Op<"bias_gelu_grad", [Pure, MT_ShapeInferenceOpInterf
   let hasVerifier = 1;
 }
 
-def MT_FusedAttentionGradOp : MT_Op<"fused_attention_grad", [Pure, AttrSizedOperandSegments,
+def MT_FusedAttentionGradOp : MT_Op<"fused_attention_grad", [Pure, MT_DropoutKeyedOpInterface, AttrSizedOperandSegments,
     AllTypesMatch<["grad_output", "output"]>, AllTypesMatch<["query", "grad_query"]>,
     AllTypesMatch<["key", "grad_key"]>, AllTypesMatch<["value", "grad_value"]>]> {
   let summary = "gradient of mt.fused_attention from its output and log-sum-exp";

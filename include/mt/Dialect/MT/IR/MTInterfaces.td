@@ -148,4 +148,28 @@ def MT_InPlaceOpInterface : OpInterface<"InPlaceOpInterface"> {
   ];
 }
 
+def MT_DropoutKeyedOpInterface : OpInterface<"DropoutKeyedOpInterface"> {
+  let cppNamespace = "::mt";
+  let description = [{
+    An op that drops elements by the dropout rule: its mask is keyed by a
+    seed, a site (`stream`) and the index of the layer it belongs to
+    (`layer`, absent outside layers). mt-unroll-layers numbers each copy's
+    layer; mt-share-stage-programs compiles pipeline stages that differ only
+    in their layers once, with the layer made relative to the stage's first.
+  }];
+  let methods = [
+    InterfaceMethod<"The layer index in the key (none outside layers).",
+      "std::optional<int64_t>", "getKeyLayer", (ins), [{}],
+      [{
+        if (auto layer = $_op.getLayerAttr())
+          return layer.getInt();
+        return std::nullopt;
+      }]>,
+    InterfaceMethod<"Sets the layer index in the key.",
+      "void", "setKeyLayer", (ins "int64_t":$layer), [{}],
+      [{ $_op.setLayerAttr(::mlir::IntegerAttr::get(
+             ::mlir::IntegerType::get($_op->getContext(), 64), layer)); }]>,
+  ];
+}
+
 #endif // MT_INTERFACES_TD

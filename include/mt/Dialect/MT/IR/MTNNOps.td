@@ -362,7 +362,7 @@ def MT_SoftmaxOp : MT_Op<"softmax", [MT_Differentiable, MT_SplitFlow, Pure, Attr
 
 // Pure: the mask is a function of the key, so equal inputs and keys give equal
 // results.
-def MT_DropoutOp : MT_Op<"dropout", [MT_Differentiable, MT_SplitFlow, Pure, AttrSizedOperandSegments, MT_ShapeInferenceOpInterface, AllTypesMatch<["input", "result"]>]> {
+def MT_DropoutOp : MT_Op<"dropout", [MT_Differentiable, MT_DropoutKeyedOpInterface, MT_SplitFlow, Pure, AttrSizedOperandSegments, MT_ShapeInferenceOpInterface, AllTypesMatch<["input", "result"]>]> {
   let summary = "inverted dropout with a counter-based, position-keyed mask";
   let description = [{
     Zeroes each element with probability `rate` and scales the rest by
@@ -397,7 +397,7 @@ def MT_DropoutOp : MT_Op<"dropout", [MT_Differentiable, MT_SplitFlow, Pure, Attr
   let hasVerifier = 1;
 }
 
-def MT_BiasDropoutAddOp : MT_Op<"bias_dropout_add", [MT_Differentiable, Pure, AttrSizedOperandSegments,
+def MT_BiasDropoutAddOp : MT_Op<"bias_dropout_add", [MT_Differentiable, MT_DropoutKeyedOpInterface, Pure, AttrSizedOperandSegments,
     MT_ShapeInferenceOpInterface, AllTypesMatch<["input", "residual", "result"]>]> {
   let summary = "residual + dropout(input + bias), in one kernel";
   let description = [{
@@ -425,7 +425,7 @@ def MT_BiasDropoutAddOp : MT_Op<"bias_dropout_add", [MT_Differentiable, Pure, At
   let hasVerifier = 1;
 }
 
-def MT_DropoutMaskOp : MT_Op<"dropout_mask", [Pure, AttrSizedOperandSegments]> {
+def MT_DropoutMaskOp : MT_Op<"dropout_mask", [Pure, MT_DropoutKeyedOpInterface, AttrSizedOperandSegments]> {
   let summary = "the keep-mask `mt.dropout` would draw, as a tensor of i1";
   let description = [{
     True where `mt.dropout` with the same `seed`, `stream`, `layer` and shard
