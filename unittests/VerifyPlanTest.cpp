@@ -155,6 +155,14 @@ const Corruption kCorruptions[] = {
        copy.mutable_inputs(0)->set_shape(1, 16);
      },
      "differs from it"},
+    {"a final gradient slice outside its buffer",
+     [](mt::plan::Plan &p) {
+       mt::plan::GradientSlice &g = *p.mutable_functions(0)->add_gradients_ready();
+       g.set_accumulator("batch:loss_mask");
+       g.set_offset(10);
+       g.set_count(8);
+     },
+     "elements [10, +8) of 'batch:loss_mask'"},
     {"a layer offset without an input to take it",
      [](mt::plan::Plan &p) { p.mutable_functions(0)->set_layer_offset(3); },
      "layer offset 3 but no input"},

@@ -279,6 +279,26 @@ bool describeModel(ArrayRef<func::FuncOp> models, int64_t tensorParallel, bool p
 
 /// Every compiled function: its role, stage, collectives, and its inputs
 /// and outputs by buffer name.
+/// The slices the function's mt.gradient_ready signals say are final, by
+/// signal index (its inputs are described already).
+void describeGradientsReady(func::FuncOp fn, plan::Function &f) {
+  fn.walk([&](GradientReadyOp ready) {
+    auto type = cast<RankedTensorType>(ready.getValue().getType());
+    int64_t count = type.getNumElements(), offset = 0;
+    if (auto layer = ready.getLayerAttr()) {
+      count /= type.getDimSize(0);
+      offset = layer.getInt() * count;
+    }
+    auto index = static_cast<int>(ready.getIndex());
+    while (f.gradients_ready_size() <= index)
+      f.add_gradients_ready();
+    plan::GradientSlice &slice = *f.mutable_gradients_ready(index);
+    slice.set_accumulator(f.inputs(static_cast<int>(ready.getAccumulator())).name());
+    slice.set_offset(offset);
+    slice.set_count(count);
+  });
+}
+
 bool describeFunctions(ModuleOp module, bool pipelined, plan::Plan &out,
                        std::string &error) {
   for (auto fn : module.getOps<func::FuncOp>()) {
@@ -312,6 +332,7 @@ bool describeFunctions(ModuleOp module, bool pipelined, plan::Plan &out,
     for (unsigned i = 0; i < fn.getNumArguments(); ++i)
       fillSpec(*f.add_inputs(), stageName(inputName(fn, i, role.getValue(), params), stage, pipelined),
                fn.getArgument(i).getType());
+    describeGradientsReady(fn, f);
     for (unsigned i = 0; i < fn.getNumResults(); ++i) {
       // Written over an input: no output of its own.
       if (auto arg = fn.getResultAttrOfType<IntegerAttr>(i, kInPlaceOfAttrName)) {

@@ -88,6 +88,8 @@ void mt::buildTrainingPipeline(OpPassManager &pm, const TrainingOptions &options
     pm.addPass(createSplitStageStepPass());
   pm.addPass(createBuildOptimizerPass(
       BuildOptimizerPassOptions{options.distributedOptimizerShards}));
+  if (options.signalGradientsReady)
+    pm.addPass(createSignalGradientsReadyPass());
   pm.addPass(createCheckCollectivesPass());
 }
 
@@ -95,6 +97,10 @@ LogicalResult mt::buildBufferizePipeline(OpPassManager &pm, bool forGpu) {
   // Stages that differ only in their layers are lowered and compiled once.
   pm.addPass(createShareStageProgramsPass());
   pm.addPass(createLowerToLinalgPass());
+  // A GPU spreads a row's reduction over a warp (mt-map-to-gpu); the CPU
+  // overlaps independent partial sums.
+  if (!forGpu)
+    pm.addPass(createInterleaveRowReductionsPass());
   // Upstream stages, by their registered names so the pipeline reads like
   // the mt-opt command that replays it.
   const char *upstream =

@@ -183,6 +183,25 @@ bool sameSpecs(const google::protobuf::RepeatedPtrField<plan::TensorSpec> &a,
                     });
 }
 
+/// The slices a step says are final lie within inputs of the step: the
+/// runtime reduces them in place.
+Error checkGradientSlices(const plan::Function &f) {
+  for (const plan::GradientSlice &g : f.gradients_ready()) {
+    auto in = std::find_if(f.inputs().begin(), f.inputs().end(),
+                           [&](const plan::TensorSpec &t) { return t.name() == g.accumulator(); });
+    int64_t elements = 1;
+    if (in != f.inputs().end())
+      for (int64_t d : in->shape())
+        elements *= d;
+    if (in == f.inputs().end() || g.offset() < 0 || g.count() <= 0 ||
+        g.offset() > elements - g.count())
+      return corrupt("function {0} says elements [{1}, +{2}) of '{3}' are final, which is not "
+                     "within one of its inputs",
+                     f.name(), g.offset(), g.count(), g.accumulator());
+  }
+  return Error::success();
+}
+
 /// A function that runs another's code (mt-share-stage-programs) passes it
 /// buffers of the very shapes that code was compiled for.
 Error checkSharedCode(const plan::Plan &plan) {
@@ -190,6 +209,8 @@ Error checkSharedCode(const plan::Plan &plan) {
   for (const plan::Function &f : plan.functions())
     byName[f.name()] = &f;
   for (const plan::Function &f : plan.functions()) {
+    if (Error e = checkGradientSlices(f))
+      return e;
     bool takesOffset = std::any_of(f.inputs().begin(), f.inputs().end(), [](const auto &t) {
       return buffers::unstaged(t.name()) == buffers::kLayerOffset;
     });

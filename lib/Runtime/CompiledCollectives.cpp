@@ -126,6 +126,12 @@ void reduceScatter(int64_t in, int64_t out, int64_t outer, int64_t inner, int64_
                            c->error);
 }
 
+void gradientReady(int64_t index) {
+  CollectiveContext *c = current;
+  if (c && c->gradients)
+    c->gradients->ready(index);
+}
+
 } // namespace
 
 bool installCollectiveHooks(CpuModule &module, std::string &error) {
@@ -137,6 +143,10 @@ bool installCollectiveHooks(CpuModule &module, std::string &error) {
   }
   static const Hooks hooks{axisIndex, allReduce, allGather, reduceScatter};
   set(&hooks);
+  // Plans from before mt.gradient_ready lack the setter: no signals to take.
+  if (auto setReady = reinterpret_cast<void (*)(void (*)(int64_t))>(
+          module.symbol("mt_set_gradient_ready_hook")))
+    setReady(gradientReady);
   return true;
 }
 

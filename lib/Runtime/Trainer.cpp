@@ -338,7 +338,7 @@ bool Trainer::call(const plan::Function &fn, std::string &error) {
   uint8_t pattern = (arenaCalls_[fn.name()]++ % 2) ? 0x5A : 0xA5;
   if (measureArena_)
     std::memset(arena_->data(), pattern, static_cast<size_t>(arenaBytes_));
-  CollectiveContext collectives{comm_, &mesh_, rank_, fn.name(), "", cuda_.get()};
+  CollectiveContext collectives{comm_, &mesh_, rank_, fn.name(), "", cuda_.get(), activeGradients_};
   {
     CollectiveScope scope(collectives);
     if (!module_.call(fn.entry().empty() ? fn.name() : fn.entry(), args, error))

@@ -3,6 +3,7 @@
 
 #include "TrainerInternals.h"
 
+#include <chrono>
 #include <cmath>
 #include <cstring>
 
@@ -75,6 +76,8 @@ bool Trainer::reduceGradients(std::string &error) {
       Buffer &acc = *buffer(st.prefix + buffers::of(buffers::Role::GradAccumulator, p.name()));
       ElementType type = commType(p.dtype());
       std::string what = st.prefix + buffers::of(buffers::Role::GradAccumulator, p.name());
+      if (reducedEarly_.count(what))
+        continue; // reduced beside the backward
       if (!distributed) {
         if (!comm_->allReduce(dpGroup_, acc.data(), acc.numElements(), type, ReduceOp::Sum, what,
                               error))
@@ -160,11 +163,29 @@ bool Trainer::step(int64_t iteration, BatchSource &data, StepStats &stats, std::
     if (!nextOwnBatch(data, b, error))
       return false;
   double lossSum = 0;
+  reducedEarly_.clear();
+  stats.exposedCommSeconds = 0;
   if (numStages_ == 1) {
     Stage &st = stages_.front();
     for (int64_t k = 0; k < micro / dp_; ++k) {
-      if (!setBatch(batches[static_cast<size_t>(k)], iteration, k * dp_ + dpIndex_, error) ||
-          !callTrainStep(st, error))
+      if (!setBatch(batches[static_cast<size_t>(k)], iteration, k * dp_ + dpIndex_, error))
+        return false;
+      // The last micro-batch's backward finishes the gradients.
+      if (k + 1 == micro / dp_)
+        startOverlappedReduction(st);
+      bool called = callTrainStep(st, error);
+      if (activeGradients_) {
+        activeGradients_ = nullptr;
+        double waited = 0;
+        std::string reduceError;
+        if (!overlap_->finish(waited, reduceError) && called) {
+          error = reduceError;
+          called = false;
+        }
+        stats.exposedCommSeconds += waited;
+        stats.overlapped = true;
+      }
+      if (!called)
         return false;
       lossSum += scalar(std::string(buffers::kLoss));
       addMetrics();
@@ -173,9 +194,14 @@ bool Trainer::step(int64_t iteration, BatchSource &data, StepStats &stats, std::
     return false;
   }
   // The loss lives on the last stage; every rank reports it.
+  auto commStart = std::chrono::steady_clock::now();
   if (!sumOver(ppGroup_, lossSum, "loss", error) || !sumOver(dpGroup_, lossSum, "loss", error) ||
       !reducePartialGradients(error) || !reduceTiedGradients(error) || !reduceGradients(error))
     return false;
+  stats.exposedCommSeconds +=
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - commStart).count();
+  if (comm_ == nullptr || comm_->size() == 1)
+    stats.exposedCommSeconds = -1; // one rank: nothing to report
   stats.loss = lossSum / static_cast<double>(micro);
   if (!reportMetrics(micro, stats, error))
     return false;

@@ -101,12 +101,20 @@ void TrainingLog::step(int64_t it, const StepStats &s, double tokensPerSecond, d
       std::snprintf(buf, sizeof buf, " | %s %.6f", name.c_str(), value);
       metrics += buf;
     }
+    // Communication after the backward that it did not hide.
+    std::string comm;
+    if (s.exposedCommSeconds >= 0) {
+      char buf[96];
+      std::snprintf(buf, sizeof buf, " | exposed comm %.1f ms%s", s.exposedCommSeconds * 1e3,
+                    s.overlapped ? " (overlapped)" : "");
+      comm = buf;
+    }
     std::snprintf(line, sizeof line,
                   "iteration %6lld/%lld | loss %.6f%s | lr %.4e | grad norm %.4f%s | %.0f tokens/s | "
-                  "elapsed %.1f s%s",
+                  "elapsed %.1f s%s%s",
                   static_cast<long long>(it), static_cast<long long>(total_), s.loss,
                   metrics.c_str(), s.lr, s.gradNorm, scale.c_str(), tokensPerSecond, elapsed,
-                  note.c_str());
+                  comm.c_str(), note.c_str());
     emit(line);
   }
   if (print_ && terminal_ && it < total_) {

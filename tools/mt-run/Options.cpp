@@ -86,6 +86,12 @@ cl::opt<bool> measureArena("measure-arena",
                            cl::desc("print how far each function writes into rank 0's arena "
                                     "against the plan (fills and scans it around every call)"),
                            cl::cat(runCategory));
+cl::opt<bool> overlapGradReduce(
+    "overlap-grad-reduce",
+    cl::desc("data-parallel plans on rank threads: all-reduce each gradient slice on a thread of "
+             "its own as the last micro-batch's backward finishes it (default on; "
+             "--overlap-grad-reduce=false reduces after the backward)"),
+    cl::init(true), cl::cat(runCategory));
 cl::opt<bool> profile("profile",
                       cl::desc("CUDA plans: time every kernel and GEMM after the first step and "
                                "print them per step"),
@@ -184,6 +190,7 @@ bool parseOptions(int argc, char **argv, Options &o) {
   o.load = load;
   o.timeline = timeline;
   o.measureArena = measureArena;
+  o.overlapGradReduce = overlapGradReduce;
   o.profile = profile;
   o.peakBandwidth = peakBandwidth;
   o.peakTflops = peakTflops;

@@ -16,6 +16,7 @@ struct Options {
   int64_t saveInterval = 0, saveKeep = 0;
   bool asyncSave = false;
   bool measureArena = false;
+  bool overlapGradReduce = true;
   bool profile = false;
   double peakBandwidth = 0, peakTflops = 0; // 0: the device's known peaks
   bool dump = false;

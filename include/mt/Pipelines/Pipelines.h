@@ -103,6 +103,11 @@ struct TrainingOptions : public mlir::PassPipelineOptions<TrainingOptions> {
       llvm::cl::desc("ZeRO-1: shard the optimizer state over this many data-parallel ranks "
                      "(0: not distributed)"),
       llvm::cl::init(0)};
+  Option<bool> signalGradientsReady{
+      *this, "signal-gradients-ready",
+      llvm::cl::desc("mark where each gradient accumulator is final in the step, so the runtime "
+                     "can overlap its data-parallel all-reduce with the rest of the backward"),
+      llvm::cl::init(false)};
   Option<bool> storeDropoutMasks{
       *this, "store-dropout-masks",
       llvm::cl::desc("keep dropout masks for the backward (Megatron) instead of drawing them again"),

@@ -15,6 +15,7 @@
 #include "mt/Runtime/Communicator.h"
 #include "mt/Runtime/CpuModule.h"
 #include "mt/Runtime/CudaBackend.h"
+#include "mt/Runtime/OverlappedReduction.h"
 #include "mt/Sharding/MeshShape.h"
 
 #include <string>
@@ -30,6 +31,8 @@ struct CollectiveContext {
   /// The GPU whose queued work a collective waits for before it reads the
   /// buffers (null on the CPU).
   CudaBackend *device = nullptr;
+  /// Where the step's mt.gradient_ready signals go (null: ignored).
+  OverlappedReduction *gradients = nullptr;
 };
 
 /// Points the module's mt_rt_* entries at this runtime; false with `error`

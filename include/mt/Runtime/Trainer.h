@@ -13,6 +13,8 @@
 #include "mt/Sharding/MeshShape.h"
 #include "mt/Sharding/TensorShard.h"
 
+#include <set>
+
 #include <map>
 #include <memory>
 #include <optional>
@@ -57,6 +59,13 @@ struct StepStats {
   /// CPU time of the whole process over the step (every rank thread and
   /// BLAS thread in it), when the caller measures it; 0 otherwise.
   double cpuSeconds = 0;
+  /// Seconds this rank spent in the step's communication after its last
+  /// backward (gradient reductions, loss sums) or waiting for the
+  /// overlapped reduction to finish: what the backward did not hide
+  /// (negative on a one-rank run).
+  double exposedCommSeconds = 0;
+  /// Whether the data-parallel gradient all-reduce ran beside the backward.
+  bool overlapped = false;
 };
 
 class Trainer {
@@ -115,6 +124,12 @@ public:
   /// so no written value can pass for the pattern twice) and afterwards
   /// scanned for the highest byte that changed. Slows every call down.
   void measureArena() { measureArena_ = true; }
+  /// Whether the data-parallel all-reduce of the gradients may run on a
+  /// thread of its own as the last micro-batch's backward finishes each
+  /// slice (default on; it needs the rank-thread transport, a plan with
+  /// mt.gradient_ready signals, one pipeline stage, no distributed
+  /// optimizer, the CPU).
+  void overlapGradientReduction(bool on) { overlapAllowed_ = on; }
   /// Per function name: the most bytes of the arena it wrote in one call.
   const std::map<std::string, int64_t> &arenaHighWaterMarks() const { return arenaReached_; }
 
@@ -196,6 +211,9 @@ private:
   bool reducePartialGradients(std::string &error);
   bool reduceTiedGradients(std::string &error);
   bool reduceGradients(std::string &error);
+  /// Starts the overlapped reduction for `st`'s next train step when the
+  /// plan and this run allow it (OverlappedReduction.h).
+  void startOverlappedReduction(Stage &st);
   bool optimize(std::string &error);
   int64_t shardElements(const Slice &s) const { return (s.elements + dp_ - 1) / dp_; }
   int64_t stageRank(int64_t virtualStage) const;
@@ -232,6 +250,10 @@ private:
   /// [begin, end), or all when end is 0) on tensor-parallel rank `tpIndex`.
   TensorShard shardOf(const plan::Parameter &p, int64_t begin, int64_t end, int64_t tpIndex) const;
   Communicator *comm_ = nullptr;
+  bool overlapAllowed_ = true;
+  std::unique_ptr<OverlappedReduction> overlap_;
+  OverlappedReduction *activeGradients_ = nullptr; // while a step call signals into it
+  std::set<std::string> reducedEarly_;              // accumulators it reduced this step
 };
 
 } // namespace mt

@@ -526,6 +526,29 @@ def SplitStageStepPass : Pass<"mt-split-stage-step", "mlir::ModuleOp"> {
   }];
 }
 
+def SignalGradientsReadyPass : Pass<"mt-signal-gradients-ready", "mlir::ModuleOp"> {
+  let summary = "marks where each gradient accumulator (or layer of one) is final in a step";
+  let description = [{
+    In every training step function (`mt.role = "train_step"`), follows
+    each accumulator result (`mt.in_place_of`) back from the return: a chain
+    of `mt.insert_layer` ops writes a stacked accumulator layer by layer, the
+    backward visiting the last layer first, so each layer's slice is final
+    right after its insert; any other op writes the whole accumulator, which
+    is final after the last such op (slices written before it are then not
+    signalled). After each of those points it puts an `mt.gradient_ready`
+    naming the accumulator argument and layer, numbered in program order.
+    The runtime starts the slice's data-parallel all-reduce there, on
+    another thread, while the backward goes on (mt-run's overlapped gradient
+    reduction); a runtime that does not overlap ignores the signals.
+
+    ```mlir
+    %1 = mt.insert_layer %dw1 into %acc {layer = 1 : i64} : tensor<64x16xf32> into tensor<2x64x16xf32>
+    mt.gradient_ready %1 {accumulator = 30 : i64, index = 3 : i64, layer = 1 : i64} : tensor<2x64x16xf32>
+    ```
+  }];
+  let dependentDialects = ["::mt::MTDialect"];
+}
+
 def DeferGradientReductionsPass : Pass<"mt-defer-gradient-reductions", "mlir::ModuleOp"> {
   let summary = "sums sequence-parallel parameter gradients once per step, not per micro-batch";
   let description = [{

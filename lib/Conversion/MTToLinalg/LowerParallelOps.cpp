@@ -429,6 +429,14 @@ void populateParallelLoweringPatterns(RewritePatternSet &patterns) {
   addLowering<VaryOp>(patterns,
                       [](VaryOp v, LinalgBuilder &) -> Lowered { return SmallVector<Value>{v.getInput()}; });
   addLowering<AxisIndexOp>(patterns, lowerAxisIndex);
+  // A call the runtime answers by starting the slice's all-reduce; it sits
+  // where the op was, after the accumulator's last write.
+  addLowering<GradientReadyOp>(patterns, [](GradientReadyOp r, LinalgBuilder &lb) -> Lowered {
+    auto fn = declareRuntime(r, "mt_rt_gradient_ready", 1, false);
+    func::CallOp::create(lb.builder(), lb.location(), fn,
+                         ValueRange{i64(lb.builder(), lb.location(), r.getIndex())});
+    return SmallVector<Value>{};
+  });
   addLowering<AllReduceOp>(patterns, lowerAllReduce);
   addLowering<AllGatherOp>(patterns, [](AllGatherOp g, LinalgBuilder &lb) {
     return lowerResize(g, g.getInput(), g.getResult(), g.getAxes(), g.getDimAttr().getInt(),

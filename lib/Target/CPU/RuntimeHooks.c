@@ -22,6 +22,17 @@ static MtRuntimeHooks runtimeHooks;
 
 void mt_set_runtime_hooks(const MtRuntimeHooks *hooks) { runtimeHooks = *hooks; }
 
+/* A gradient accumulator's slice is final for this step (mt.gradient_ready).
+ * Its hook is set on its own, so MtRuntimeHooks keeps its layout. */
+static void (*gradientReadyHook)(int64_t index);
+
+void mt_set_gradient_ready_hook(void (*hook)(int64_t index)) { gradientReadyHook = hook; }
+
+void mt_rt_gradient_ready(int64_t index) {
+  if (gradientReadyHook)
+    gradientReadyHook(index);
+}
+
 int64_t mt_rt_axis_index(int64_t axes) {
   return runtimeHooks.axis_index ? runtimeHooks.axis_index(axes) : 0;
 }

@@ -3162,6 +3162,33 @@ func.func @accumulate_c1_integer(%v: tensor<8xi32>, %acc: tensor<8xi32>) -> tens
   return %y : tensor<8xi32>
 }
 
+// -----
+
+// mt.gradient_ready C1: signals are numbered from 0
+func.func @gradient_ready_c1_index(%acc: tensor<8xf32>) {
+  // expected-error @+1 {{violates C1: index must be non-negative, got -1}}
+  mt.gradient_ready %acc {accumulator = 0 : i64, index = -1 : i64} : tensor<8xf32>
+  return
+}
+
+// -----
+
+// mt.gradient_ready C2: the accumulator is an argument of the value's type
+func.func @gradient_ready_c2_argument(%acc: tensor<8xf32>) {
+  // expected-error @+1 {{violates C2: accumulator 1 must be an argument of the enclosing function of the value's type 'tensor<8xf32>'}}
+  mt.gradient_ready %acc {accumulator = 1 : i64, index = 0 : i64} : tensor<8xf32>
+  return
+}
+
+// -----
+
+// mt.gradient_ready C3: a layer of a stacked accumulator
+func.func @gradient_ready_c3_layer(%acc: tensor<2x8xf32>) {
+  // expected-error @+1 {{violates C3: layer 2 must index the first dimension of a stacked accumulator, got 'tensor<2x8xf32>'}}
+  mt.gradient_ready %acc {accumulator = 0 : i64, index = 0 : i64, layer = 2 : i64} : tensor<2x8xf32>
+  return
+}
+
 //===----------------------------------------------------------------------===//
 // mt.cache_insert
 //===----------------------------------------------------------------------===//

@@ -192,6 +192,14 @@ func.func @embedding_grads(%de: tensor<2x16x8xf32>, %ids: tensor<2x16xi32>, %dp:
   return %acc2, %dwpe : tensor<100x8xf32>, tensor<32x8xf32>
 }
 
+// CHECK-LABEL: func.func @gradient_ready
+// CHECK-SAME: (%[[ACC:.*]]: tensor<2x8xf32>)
+// CHECK: mt.gradient_ready %[[ACC]] {accumulator = 0 : i64, index = 0 : i64, layer = 1 : i64} : tensor<2x8xf32>
+func.func @gradient_ready(%acc: tensor<2x8xf32>) {
+  mt.gradient_ready %acc {accumulator = 0 : i64, index = 0 : i64, layer = 1 : i64} : tensor<2x8xf32>
+  return
+}
+
 // CHECK-LABEL: func.func @norm_and_activation_grads
 // CHECK-SAME: (%[[DY:.*]]: tensor<2x16x8xbf16>, %[[X:.*]]: tensor<2x16x8xbf16>, %[[G:.*]]: tensor<8xbf16>)
 func.func @norm_and_activation_grads(%dy: tensor<2x16x8xbf16>, %x: tensor<2x16x8xbf16>, %g: tensor<8xbf16>)

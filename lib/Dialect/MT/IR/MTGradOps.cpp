@@ -3,6 +3,8 @@
 
 #include "VerifyHelpers.h"
 
+#include "mlir/Interfaces/FunctionInterfaces.h"
+
 using namespace mlir;
 using namespace mt;
 using namespace mt::detail;
@@ -151,6 +153,26 @@ LogicalResult AccumulateOp::verify() {
   if (!isFloatTensor(getValue()))
     return violates(*this, 1) << "the accumulated value must be floating-point, got "
                               << getValue().getType();
+  return success();
+}
+
+LogicalResult GradientReadyOp::verify() {
+  if (getIndexAttr().getInt() < 0)
+    return violates(*this, 1) << "index must be non-negative, got " << getIndexAttr().getInt();
+  auto fn = (*this)->getParentOfType<mlir::FunctionOpInterface>();
+  int64_t arg = getAccumulatorAttr().getInt();
+  if (!fn || arg < 0 || arg >= static_cast<int64_t>(fn.getNumArguments()) ||
+      fn.getArgument(static_cast<unsigned>(arg)).getType() != getValue().getType())
+    return violates(*this, 2) << "accumulator " << arg
+                              << " must be an argument of the enclosing function of the value's "
+                                 "type "
+                              << getValue().getType();
+  auto type = tensorType(getValue());
+  if (auto layer = getLayerAttr())
+    if (type.getRank() < 2 || layer.getInt() < 0 || layer.getInt() >= type.getDimSize(0))
+      return violates(*this, 3) << "layer " << layer.getInt()
+                                << " must index the first dimension of a stacked accumulator, got "
+                                << type;
   return success();
 }
 

@@ -326,6 +326,29 @@ def MT_CrossEntropyFromStatsGradOp : MT_Op<"cross_entropy_from_stats_grad", [Pur
   let hasVerifier = 1;
 }
 
+def MT_GradientReadyOp : MT_Op<"gradient_ready"> {
+  let summary = "a gradient accumulator's slice is final for this step";
+  let description = [{
+    Marks the point of a training step after which the gradient accumulator
+    `accumulator` (the index of the function argument that holds it) is not
+    written again: all of it, or with `layer` only that layer of a stacked
+    one. `value` is the accumulator's last value (what was written). The
+    runtime may start reducing that slice over the data-parallel ranks there,
+    while the rest of the backward runs. `index` numbers the function's
+    signals in order; the op lowers to a call into the runtime with it and
+    changes no value (mt-signal-gradients-ready).
+
+    ```mlir
+    %acc1 = mt.insert_layer %dw into %acc {layer = 1 : i64} : tensor<64x16xf32> into tensor<2x64x16xf32>
+    mt.gradient_ready %acc1 {accumulator = 30 : i64, index = 0 : i64, layer = 1 : i64} : tensor<2x64x16xf32>
+    ```
+  }];
+  let arguments = (ins AnyRankedTensor:$value, I64Attr:$index, I64Attr:$accumulator,
+                       OptionalAttr<I64Attr>:$layer);
+  let assemblyFormat = "$value attr-dict `:` type($value)";
+  let hasVerifier = 1;
+}
+
 def MT_AccumulateOp : MT_Op<"accumulate", [Pure, DeclareOpInterfaceMethods<MT_InPlaceOpInterface>, MT_ShapeInferenceOpInterface,
     AllTypesMatch<["value", "into", "result"]>]> {
   let summary = "adds a gradient into its accumulator";

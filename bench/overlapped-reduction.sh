@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# Exposed communication with and without the overlapped data-parallel
+# gradient reduction (issue #24 item 3): gpt-pipe-8l (8 layers, hidden 128)
+# at dp 4 on rank threads, 2 micro-batches of 2 x 64 tokens per rank and
+# step, OpenBLAS at one thread. mt-run prints per step the time
+# communication held the rank after its backward ("exposed comm"); the
+# median over steps 3 on, and the median tokens/s, for each setting, the
+# two run round robin ROUNDS times.
+# Usage: bench/overlapped-reduction.sh [STEPS] [ROUNDS]
+set -euo pipefail
+root="$(cd "$(dirname "$0")/.." && pwd)"
+build="${MT_BUILD_DIR:-$root/build}"
+steps="${1:-12}"
+rounds="${2:-3}"
+work="$(mktemp -d)"
+trap 'rm -rf "$work"' EXIT
+
+python3 "$root/examples/gen_gpt.py" "$work" gpt-pipe-8l > /dev/null
+python3 -c "
+import random
+random.seed(0)
+print(' '.join(str(random.randrange(1024)) for _ in range(100000)))" > "$work/random.tokens"
+"$build/bin/mtc" "$work/gpt-pipe-8l.mlir" --micro-batch-size=2 --seq-length=64 \
+  --global-batch-size=16 --dp=4 --train-iters="$steps" -o "$work/dp4"
+for r in $(seq "$rounds"); do
+  for mode in true false; do
+    OPENBLAS_NUM_THREADS=1 "$build/bin/mt-run" "$work/dp4" --data "$work/random.tokens" \
+      --split 100,0,0 --overlap-grad-reduce="$mode" >> "$work/log-$mode.txt"
+  done
+done
+python3 - "$work" <<'PY'
+import re, statistics, sys
+for mode, name in (("true", "overlapped"), ("false", "after the backward")):
+    comm, rate = [], []
+    for line in open(f"{sys.argv[1]}/log-{mode}.txt"):
+        m = re.search(r"iteration +(\d+)/\d+ .*\| (\d+) tokens/s .*exposed comm ([0-9.]+) ms", line)
+        if m and int(m.group(1)) >= 3:
+            rate.append(int(m.group(2)))
+            comm.append(float(m.group(3)))
+    print(f"{name:20s} exposed comm {statistics.median(comm):7.2f} ms/step, "
+          f"{statistics.median(rate):6.0f} tokens/s (median of {len(comm)} steps)")
+PY

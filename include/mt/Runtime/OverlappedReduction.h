@@ -1,0 +1,67 @@
+//===- OverlappedReduction.h - gradient all-reduce beside the backward -*- C++ -*-===//
+//
+// The data-parallel all-reduce of a step's gradients, started slice by
+// slice as the backward finishes them (mt.gradient_ready signals from the
+// compiled step) on a thread of its own, so it runs while the rest of the
+// backward does. The slices are reduced in signal order, the order every
+// rank's identical program reaches them, each by the same all-reduce the
+// step would run afterwards: the sums are bit for bit those of the
+// unoverlapped reduction.
+//
+//===----------------------------------------------------------------------===//
+#ifndef MT_RUNTIME_OVERLAPPEDREDUCTION_H
+#define MT_RUNTIME_OVERLAPPEDREDUCTION_H
+
+#include "mt/Runtime/Communicator.h"
+
+#include <condition_variable>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+namespace mt {
+
+class OverlappedReduction {
+public:
+  /// `count` elements at `data`, all-reduced (summed) over the group.
+  struct Slice {
+    void *data = nullptr;
+    int64_t count = 0;
+    ElementType type = ElementType::F32;
+    std::string what; // for messages: the buffer and the range
+  };
+
+  OverlappedReduction(Communicator &comm, Group group) : comm_(comm), group_(std::move(group)) {}
+  ~OverlappedReduction();
+
+  /// Starts a reduction thread for one call of the step. `bySignal[i]` is
+  /// the slice signal i makes final, or -1 when the signal is not reduced
+  /// here; `slices` are reduced in the order of their signals.
+  void start(std::vector<Slice> slices, std::vector<int64_t> bySignal);
+  /// From the compute thread: signal `index` was reached.
+  void ready(int64_t index);
+  /// After the step's call: waits for every slice. `waited` is how long the
+  /// caller was held (the communication the backward did not hide). False
+  /// with `error` when a reduction failed or a slice was never signalled.
+  bool finish(double &waited, std::string &error);
+  bool active() const { return worker_.joinable(); }
+
+private:
+  void run();
+
+  Communicator &comm_;
+  Group group_;
+  std::vector<Slice> slices_;
+  std::vector<int64_t> bySignal_;
+  std::vector<bool> ready_; // per slice
+  bool abandoned_ = false;
+  std::string error_;
+  std::mutex mutex_;
+  std::condition_variable changed_;
+  std::thread worker_;
+};
+
+} // namespace mt
+
+#endif // MT_RUNTIME_OVERLAPPEDREDUCTION_H

@@ -1,0 +1,83 @@
+//===- OverlappedReduction.cpp - gradient all-reduce beside the backward ---===//
+#include "mt/Runtime/OverlappedReduction.h"
+
+#include <chrono>
+
+namespace mt {
+
+OverlappedReduction::~OverlappedReduction() {
+  if (!worker_.joinable())
+    return;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    abandoned_ = true;
+  }
+  changed_.notify_all();
+  worker_.join();
+}
+
+void OverlappedReduction::start(std::vector<Slice> slices, std::vector<int64_t> bySignal) {
+  slices_ = std::move(slices);
+  bySignal_ = std::move(bySignal);
+  ready_.assign(slices_.size(), false);
+  abandoned_ = false;
+  error_.clear();
+  worker_ = std::thread([this] { run(); });
+}
+
+void OverlappedReduction::ready(int64_t index) {
+  if (index < 0 || index >= static_cast<int64_t>(bySignal_.size()) || bySignal_[index] < 0)
+    return;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    ready_[static_cast<size_t>(bySignal_[index])] = true;
+  }
+  changed_.notify_all();
+}
+
+void OverlappedReduction::run() {
+  for (size_t k = 0; k < slices_.size(); ++k) {
+    {
+      std::unique_lock<std::mutex> lock(mutex_);
+      changed_.wait(lock, [&] { return ready_[k] || abandoned_; });
+      if (abandoned_)
+        return;
+    }
+    const Slice &s = slices_[k];
+    std::string error;
+    if (!comm_.allReduce(group_, s.data, s.count, s.type, ReduceOp::Sum, s.what, error)) {
+      std::lock_guard<std::mutex> lock(mutex_);
+      error_ = error;
+      return;
+    }
+  }
+}
+
+bool OverlappedReduction::finish(double &waited, std::string &error) {
+  auto begin = std::chrono::steady_clock::now();
+  size_t missing = 0;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    for (bool r : ready_)
+      missing += r ? 0 : 1;
+    // The step has returned: a slice it did not signal never will be.
+    if (missing)
+      abandoned_ = true;
+  }
+  changed_.notify_all();
+  worker_.join();
+  waited = std::chrono::duration<double>(std::chrono::steady_clock::now() - begin).count();
+  if (!error_.empty()) {
+    error = "overlapped gradient reduction: " + error_;
+    return false;
+  }
+  if (missing) {
+    error = "the step signalled " + std::to_string(slices_.size() - missing) + " of the " +
+            std::to_string(slices_.size()) +
+            " gradient slices it should (a plan out of step with its code)";
+    return false;
+  }
+  return true;
+}
+
+} // namespace mt

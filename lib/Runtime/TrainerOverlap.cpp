@@ -1,0 +1,64 @@
+//===- TrainerOverlap.cpp - which gradients reduce beside the backward -----===//
+#include "TrainerInternals.h"
+#include "mt/Plan/BufferNames.h"
+#include "mt/Runtime/Trainer.h"
+
+#include <algorithm>
+
+namespace mt {
+
+using namespace trainer;
+
+void Trainer::startOverlappedReduction(Stage &st) {
+  reducedEarly_.clear();
+  const plan::Function &fn = *st.trainStep;
+  // Ranks on threads share one transport safely; MPI runs funneled.
+  if (!overlapAllowed_ || dp_ <= 1 || cuda_ || !comm_ || numStages_ != 1 || st.accumulate ||
+      plan_.config().parallel().distributed_optimizer() || fn.gradients_ready_size() == 0 ||
+      comm_->transport().name() != "threads")
+    return;
+  // An accumulator goes to the other thread when its signals cover it and
+  // nothing else (a tensor-parallel partial sum) must come first.
+  std::set<std::string> eligible;
+  for (const Slice &sl : st.slices) {
+    std::string acc = st.prefix + buffers::of(buffers::Role::GradAccumulator, sl.param->name());
+    Buffer *b = buffer(acc);
+    if (!b || sl.param->grad_partial_over_size() > 0)
+      continue;
+    std::vector<std::pair<int64_t, int64_t>> ranges;
+    for (const plan::GradientSlice &g : fn.gradients_ready())
+      if (g.accumulator() == acc)
+        ranges.push_back({g.offset(), g.count()});
+    std::sort(ranges.begin(), ranges.end());
+    int64_t covered = 0;
+    for (auto [offset, count] : ranges)
+      if (offset == covered)
+        covered += count;
+    if (covered == b->numElements())
+      eligible.insert(acc);
+  }
+  std::vector<OverlappedReduction::Slice> slices;
+  std::vector<int64_t> bySignal;
+  for (const plan::GradientSlice &g : fn.gradients_ready()) {
+    if (!eligible.count(g.accumulator())) {
+      bySignal.push_back(-1);
+      continue;
+    }
+    Buffer &b = *buffer(g.accumulator());
+    plan::DType dtype = dtypes_[g.accumulator()];
+    bySignal.push_back(static_cast<int64_t>(slices.size()));
+    slices.push_back({static_cast<unsigned char *>(b.data()) + g.offset() * dtypeBytes(dtype),
+                      g.count(), commType(dtype),
+                      g.accumulator() + "[" + std::to_string(g.offset()) + ", +" +
+                          std::to_string(g.count()) + ")"});
+  }
+  if (slices.empty())
+    return;
+  if (!overlap_)
+    overlap_ = std::make_unique<OverlappedReduction>(*comm_, dpGroup_);
+  overlap_->start(std::move(slices), std::move(bySignal));
+  activeGradients_ = overlap_.get();
+  reducedEarly_ = std::move(eligible);
+}
+
+} // namespace mt
