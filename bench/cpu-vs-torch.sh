@@ -7,7 +7,8 @@
 # median step of each (first step of each run left out). Also the machine's
 # sgemm rate at that thread count (OpenBLAS, 1024^3), and the wide model's
 # model FLOP/s against it (6N + 6 L s h a token, as bench/gpu/mfu.py).
-# Usage: bench/cpu-vs-torch.sh [ROUNDS] [STEPS] [THREADS]
+# Also prints each model's median step time.
+# Usage: [MT_BENCH_MODELS="gpt2-tiny gpt-wide-256 gpt2-124m"] bench/cpu-vs-torch.sh [ROUNDS] [STEPS] [THREADS]
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 build="${MT_BUILD_DIR:-$root/build}"
@@ -24,10 +25,19 @@ import random
 random.seed(0)
 print(' '.join(str(random.randrange(8192)) for _ in range(300000)))" > "$work/random.tokens"
 # name model-file layers hidden heads vocab seq micro
-models=(
+all_models=(
   "gpt2-tiny $root/examples/gpt2-tiny.mlir 2 64 4 50257 128 8"
   "gpt-wide-256 $work/gpt-wide-256.mlir 4 256 8 8192 256 4"
+  "gpt2-124m $root/examples/gpt2.mlir 12 768 12 50257 1024 1"
 )
+# MT_BENCH_MODELS picks (default: the two small ones; gpt2-124m, GPT-2 small
+# at seq 1024, takes seconds a step).
+models=()
+for m in "${all_models[@]}"; do
+  for pick in ${MT_BENCH_MODELS:-gpt2-tiny gpt-wide-256}; do
+    [[ "${m%% *}" == "$pick" ]] && models+=("$m")
+  done
+done
 for m in "${models[@]}"; do
   read -r name file layers hidden heads vocab seq micro <<< "$m"
   "$build/bin/mtc" "$file" --micro-batch-size="$micro" --seq-length="$seq" \
@@ -63,7 +73,8 @@ for spec in sys.argv[4:]:
     mt_rate, pt_rate = micro * seq / statistics.median(mt), micro * seq / statistics.median(pt)
     params = (vocab + seq) * hidden + layers * (12 * hidden * hidden + 13 * hidden) + 2 * hidden
     flops = 6 * params + 6 * layers * seq * hidden
-    print(f"{name}: mtc {mt_rate:.0f} tokens/s, PyTorch {pt_rate:.0f} tokens/s, "
+    print(f"{name}: step {statistics.median(mt):.3f} s (PyTorch {statistics.median(pt):.3f} s); "
+          f"mtc {mt_rate:.0f} tokens/s, PyTorch {pt_rate:.0f} tokens/s, "
           f"mtc/PyTorch {mt_rate / pt_rate:.2f}x; model GFLOP/s mtc {mt_rate * flops / 1e9:.1f} "
           f"({100 * mt_rate * flops / 1e9 / sgemm:.0f}% of sgemm), PyTorch {pt_rate * flops / 1e9:.1f} "
           f"({100 * pt_rate * flops / 1e9 / sgemm:.0f}%)")

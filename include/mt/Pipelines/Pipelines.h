@@ -11,6 +11,8 @@
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassOptions.h"
 
+#include <limits>
+
 namespace mt {
 
 struct FrontendOptions : public mlir::PassPipelineOptions<FrontendOptions> {
@@ -75,9 +77,13 @@ struct TrainingDefaults {
   static constexpr const char *activationType = "f32";
   static constexpr bool fuseGradientAccumulation = true;
   /// auto | true | false: mt-fuse-attention (auto: where a query sees at
-  /// least fuseAttentionAutoMinKeys keys).
+  /// least fuseAttentionAutoMinKeys keys). Since the unfused contractions
+  /// became GEMMs and the row reductions vectorized, the fused row kernels
+  /// are 0.05-0.10x the unfused step on the CPU at every length measured
+  /// (2026-11-26, bench/fused-attention.sh): auto fuses nothing until they
+  /// win somewhere; --fuse-attention=true still trades speed for memory.
   static constexpr const char *fuseAttention = "auto";
-  static constexpr int64_t fuseAttentionAutoMinKeys = 1024;
+  static constexpr int64_t fuseAttentionAutoMinKeys = std::numeric_limits<int64_t>::max();
 };
 
 struct TrainingOptions : public mlir::PassPipelineOptions<TrainingOptions> {
