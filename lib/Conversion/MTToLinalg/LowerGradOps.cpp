@@ -1,4 +1,5 @@
 //===- LowerGradOps.cpp - backward ops -------------------------------------===//
+#include "IdChains.h"
 #include "Lowerings.h"
 
 #include "mt/Analysis/ModelInfo.h"
@@ -26,53 +27,6 @@ Value asIndex(OpBuilder &b, Location l, Value i) {
   return arith::IndexCastOp::create(b, l, b.getIndexType(), i);
 }
 
-/// For each row r of `ids` [rows], the next row with the same id, or `rows`
-/// when r is its id's last: one thread per row scanning forward (i32).
-Value nextSameId(LinalgBuilder &lb, Value ids, int64_t rows) {
-  Type i32 = lb.builder().getI32Type();
-  return lb.generic(
-      ids, lb.identity(1), lb.empty({rows}, i32), lb.identity(1), lb.parallel(1),
-      [&](OpBuilder &b, Location l, ValueRange a) -> Value {
-        Value id = a[0];
-        Value one = arith::ConstantIndexOp::create(b, l, 1);
-        Value end = arith::ConstantIndexOp::create(b, l, rows);
-        Value last = arith::ConstantIndexOp::create(b, l, rows - 1);
-        Value start = arith::AddIOp::create(b, l, linalg::IndexOp::create(b, l, 0), one);
-        auto scan = scf::WhileOp::create(b, 
-            l, TypeRange{b.getIndexType()}, ValueRange{start},
-            [&](OpBuilder &cb, Location cl, ValueRange j) {
-              Value inside = arith::CmpIOp::create(cb, cl, arith::CmpIPredicate::slt, j[0], end);
-              Value at = arith::MinSIOp::create(cb, cl, j[0], last);
-              Value other = tensor::ExtractOp::create(cb, cl, ids, ValueRange{at});
-              Value differs = arith::CmpIOp::create(cb, cl, arith::CmpIPredicate::ne, other, id);
-              scf::ConditionOp::create(cb, cl, arith::AndIOp::create(cb, cl, inside, differs), j);
-            },
-            [&](OpBuilder &db, Location dl, ValueRange j) {
-              scf::YieldOp::create(db, dl, ValueRange{arith::AddIOp::create(db, dl, j[0], one)});
-            });
-        return arith::IndexCastOp::create(b, l, i32, scan.getResult(0));
-      });
-}
-
-/// Whether row r is the first row of `ids` with its id: a scan backward.
-Value firstOfItsId(OpBuilder &b, Location l, Value ids, Value r, Value id) {
-  Value zero = arith::ConstantIndexOp::create(b, l, 0);
-  Value one = arith::ConstantIndexOp::create(b, l, 1);
-  auto scan = scf::WhileOp::create(b, 
-      l, TypeRange{b.getIndexType()}, ValueRange{arith::SubIOp::create(b, l, r, one)},
-      [&](OpBuilder &cb, Location cl, ValueRange j) {
-        Value inside = arith::CmpIOp::create(cb, cl, arith::CmpIPredicate::sge, j[0], zero);
-        Value at = arith::MaxSIOp::create(cb, cl, j[0], zero);
-        Value other = tensor::ExtractOp::create(cb, cl, ids, ValueRange{at});
-        Value differs = arith::CmpIOp::create(cb, cl, arith::CmpIPredicate::ne, other, id);
-        scf::ConditionOp::create(cb, cl, arith::AndIOp::create(cb, cl, inside, differs), j);
-      },
-      [&](OpBuilder &db, Location dl, ValueRange j) {
-        scf::YieldOp::create(db, dl, ValueRange{arith::SubIOp::create(db, dl, j[0], one)});
-      });
-  return arith::CmpIOp::create(b, l, arith::CmpIPredicate::slt, scan.getResult(0), zero);
-}
-
 /// Scatter-add of gradient rows into the table, deterministic and parallel
 /// without atomics. The rows with one id form a chain in row order (`next`);
 /// the first row of each id walks its chain for every column, adding in row
@@ -89,7 +43,6 @@ Lowered lowerEmbeddingGrad(EmbeddingGradOp op, LinalgBuilder &lb) {
   Location loc = lb.location();
   Value init = op.getPlus() ? op.getPlus()
                             : lb.filled(table.getShape(), table.getElementType(), 0.0);
-  Value next = nextSameId(lb, ids, rows);
   Value zero = lb.index(0);
   // A vocabulary shard holds rows [offset, offset + vocab); other ids add
   // nothing.
@@ -99,6 +52,8 @@ Lowered lowerEmbeddingGrad(EmbeddingGradOp op, LinalgBuilder &lb) {
     i = arith::MulIOp::create(b, loc, i, arith::ConstantOp::create(b, loc, b.getI64IntegerAttr(vocab)));
     offset = asIndex(b, loc, i);
   }
+  IdChains chains(lb, ids, rows, vocab, offset);
+  Value next = chains.next();
   Value result = forEachRow(b, loc, rows, ValueRange{init}, [&](OpBuilder &rb, Location rl,
                                                                  Value r, ValueRange carried) {
     Value rawId = tensor::ExtractOp::create(rb, rl, ids, ValueRange{r});
@@ -107,7 +62,7 @@ Lowered lowerEmbeddingGrad(EmbeddingGradOp op, LinalgBuilder &lb) {
         rl, arith::CmpIOp::create(rb, rl, arith::CmpIPredicate::sge, id, zero),
         arith::CmpIOp::create(rb, rl, arith::CmpIPredicate::slt, id,
                                  arith::ConstantIndexOp::create(rb, rl, vocab)));
-    Value walks = arith::AndIOp::create(rb, rl, inside, firstOfItsId(rb, rl, ids, r, rawId));
+    Value walks = arith::AndIOp::create(rb, rl, inside, chains.isFirst(rb, rl, r, rawId, id));
     // Rows that do not walk run no columns.
     Value columns = arith::SelectOp::create(rb, rl, walks, arith::ConstantIndexOp::create(rb, rl, h),
                                                zero);
