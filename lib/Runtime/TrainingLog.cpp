@@ -149,8 +149,12 @@ void TrainingLog::validation(int64_t it, double loss,
 
 bool TrainingLog::finish(std::string &error) {
   char line[128];
-  std::snprintf(line, sizeof line, "done: %lld steps in %.1f s", static_cast<long long>(total_),
-                elapsed_);
+  if (stoppedAfter_)
+    std::snprintf(line, sizeof line, "stopped after iteration %lld of %lld in %.1f s",
+                  static_cast<long long>(stoppedAfter_), static_cast<long long>(total_), elapsed_);
+  else
+    std::snprintf(line, sizeof line, "done: %lld steps in %.1f s", static_cast<long long>(total_),
+                  elapsed_);
   emit(line);
   if (dir_.empty())
     return true;

@@ -106,7 +106,8 @@ cl::opt<double> commTimeout("comm-timeout",
                             cl::desc("report a rank that waits longer on a peer, and exit"),
                             cl::init(300), cl::cat(runCategory));
 cl::opt<std::string> injectFault("inject-fault",
-                                 cl::desc("testing: kill:RANK:STEP, rank RANK dies at step STEP"),
+                                 cl::desc("testing: kill:RANK:STEP, rank RANK dies at step STEP; "
+                                          "sigterm:RANK:STEP, its process gets SIGTERM after it"),
                                  cl::cat(runCategory));
 
 /// An integer flag's lower bound, checked after parsing.
@@ -150,14 +151,14 @@ bool parseOptions(int argc, char **argv, Options &o) {
   }
   if (!injectFault.empty()) {
     long long r = -1, st = 0;
-    char tail = 0;
-    if (std::sscanf(injectFault.c_str(), "kill:%lld:%lld%c", &r, &st, &tail) != 2 || r < 0 ||
-        st < 1) {
-      fail("--inject-fault needs kill:RANK:STEP, got '" + injectFault + "'");
+    char kind[8] = {}, tail = 0;
+    if (std::sscanf(injectFault.c_str(), "%7[a-z]:%lld:%lld%c", kind, &r, &st, &tail) != 3 ||
+        r < 0 || st < 1 || (std::string(kind) != "kill" && std::string(kind) != "sigterm")) {
+      fail("--inject-fault needs kill:RANK:STEP or sigterm:RANK:STEP, got '" + injectFault + "'");
       return false;
     }
-    o.killRank = r;
-    o.killStep = st;
+    (std::string(kind) == "kill" ? o.killRank : o.signalRank) = r;
+    (std::string(kind) == "kill" ? o.killStep : o.signalStep) = st;
   }
   if (evalOnly && (!save.empty() || !record.empty() || trainIters.getNumOccurrences())) {
     fail("--eval-only trains nothing: drop --save, --record and --train-iters");

@@ -26,6 +26,8 @@ struct Options {
   double commTimeout = 300;
   // --inject-fault=kill:RANK:STEP (tests): that rank dies at that step.
   int64_t killRank = -1, killStep = 0;
+  // --inject-fault=sigterm:RANK:STEP (tests): that rank raises SIGTERM after step STEP.
+  int64_t signalRank = -1, signalStep = 0;
 };
 
 /// Parses the command line (llvm::cl: `--flag value` and `--flag=value`)

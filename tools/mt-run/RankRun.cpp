@@ -4,15 +4,15 @@
 #include "mt/Data/SentencePieceTokenizer.h"
 #include "mt/Data/WordPieceTokenizer.h"
 #include "mt/Plan/BufferNames.h"
-
-#include <cmath>
-
 #include "mt/Runtime/KernelProfile.h"
+#include "mt/Runtime/StopRequest.h"
 #include "mt/Runtime/Timeline.h"
 
 #include <algorithm>
 #include <cerrno>
 #include <chrono>
+#include <cmath>
+#include <csignal>
 #include <cstdio>
 #include <sys/stat.h>
 #include <time.h>
@@ -40,7 +40,7 @@ double processCpuSeconds() {
 int RankRun::run() {
   std::string error;
   if (prepare(error) && (o_.evalOnly ? evaluateOnly(error) : train(error) && finish(error)))
-    return 0;
+    return stoppedBy_ ? reportStop() : 0;
   if (error.empty())
     return 1; // another rank failed and said why
   return fail(comm_.size() > 1 ? "rank " + std::to_string(rank_) + ": " + error : error);
@@ -210,8 +210,46 @@ bool RankRun::train(std::string &error) {
       return false;
     if (!afterStep(it, stats, now() - t0, error))
       return false;
+    bool stop = false;
+    if (!stopAgreed(it, stop, error))
+      return false;
+    if (stop) {
+      iters_ = it; // finish() saves here
+      log_->stopAfter(it);
+      break;
+    }
   }
   return true;
+}
+
+bool RankRun::stopAgreed(int64_t it, bool &stop, std::string &error) {
+  if (rank_ == o_.signalRank && it == o_.signalStep)
+    std::raise(SIGTERM);
+  int64_t signal = mt::stopSignal();
+  if (comm_.size() > 1) {
+    mt::Group world{{}, "world"};
+    for (int64_t r = 0; r < comm_.size(); ++r)
+      world.ranks.push_back(r);
+    if (!comm_.allReduce(world, &signal, 1, mt::ElementType::I64, mt::ReduceOp::Max,
+                         "stop request after iteration " + std::to_string(it), error))
+      return false;
+  }
+  // A request during the last step: the run ends as planned anyway.
+  stop = signal != 0 && it < iters_;
+  if (stop)
+    stoppedBy_ = static_cast<int>(signal);
+  return true;
+}
+
+int RankRun::reportStop() {
+  if (lead_) {
+    std::string saved = o_.save.empty() ? "nothing saved (no --save)"
+                                        : "checkpoint saved; resume with --load " + o_.save;
+    std::printf("mt-run: %s: stopped after iteration %lld; %s\n", mt::stopSignalName(stoppedBy_),
+                static_cast<long long>(iters_), saved.c_str());
+    std::fflush(stdout);
+  }
+  return mt::stopExitCode(stoppedBy_);
 }
 
 bool RankRun::evaluateOnly(std::string &error) {

@@ -46,6 +46,11 @@ private:
   /// One step's bookkeeping after it ran: skips, the log line, evaluation, saves.
   bool afterStep(int64_t it, const mt::StepStats &stats, double seconds, std::string &error);
   bool finish(std::string &error);
+  /// After step `it`: whether SIGTERM or SIGINT reached any rank (all ranks
+  /// agree, so all stop after the same step).
+  bool stopAgreed(int64_t it, bool &stop, std::string &error);
+  /// The exit code of a run stopped by a signal, after saying so.
+  int reportStop();
 
   bool save(int64_t it, std::string &error);
   /// A background save is published as soon as every rank has written it.
@@ -75,6 +80,7 @@ private:
   mt::CudaBackend *profiled_ = nullptr; // --profile on rank 0
   int64_t profiledSteps_ = 0, skippedInARow_ = 0, skippedTotal_ = 0;
   double start_ = 0;
+  int stoppedBy_ = 0; // the signal the run stopped on, or 0
 };
 
 } // namespace mtrun

@@ -9,6 +9,7 @@
 
 #include "mt/Plan/PlanFile.h"
 #include "mt/Runtime/MpiTransport.h"
+#include "mt/Runtime/StopRequest.h"
 #include "mt/Runtime/ThreadTransport.h"
 
 #include <chrono>
@@ -80,7 +81,7 @@ int runUnderMpi(const Options &o, const mt::plan::Plan &plan, int64_t ranks) {
   }
   mt::Communicator comm(*mpi, o.commTimeout);
   int rc = RankRun(o, plan, comm, dieNow).run();
-  if (rc != 0)
+  if (rc == 1) // an error; a run stopped by SIGTERM/SIGINT exits with 128 + the signal
     mpi->fail("exiting after the error above");
   return rc;
 }
@@ -145,6 +146,7 @@ int main(int argc, char **argv) {
   if (!checkAgainstPlan(o, plan))
     return 1;
   int64_t ranks = mt::planMesh(plan.config()).numRanks();
+  mt::installStopHandlers();
   return mt::MpiTransport::launchedByMpi() ? runUnderMpi(o, plan, ranks)
                                            : runAsThreads(o, plan, ranks);
 }

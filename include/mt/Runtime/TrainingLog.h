@@ -26,6 +26,8 @@ public:
   void validation(int64_t iteration, double loss,
                   const std::vector<std::pair<std::string, double>> &metrics = {});
   bool finish(std::string &error);
+  /// The run stops after iteration `it` (SIGTERM/SIGINT) instead of its last.
+  void stopAfter(int64_t it) { stoppedAfter_ = it; }
 
 private:
   void emit(const std::string &line);
@@ -33,6 +35,7 @@ private:
   std::string dir_;
   bool terminal_, print_;
   int64_t total_;
+  int64_t stoppedAfter_ = 0;
   std::FILE *file_ = nullptr;
   std::vector<std::pair<int64_t, double>> train_, valid_;
   double elapsed_ = 0;
