@@ -109,11 +109,18 @@ bool writeRankFile(const std::string &dir, int64_t iteration, int64_t rank,
     const void *p = data(i);
     checksums.push_back(checksumOf(p, pieces[i].bytes));
     if (!writeAll(fd, p, pieces[i].bytes, path, error)) {
+      // A full disk: give back what this file took (the save is abandoned
+      // and the previous checkpoint stays the newest).
       ::close(fd);
+      ::unlink(path.c_str());
       return false;
     }
   }
-  return syncAndClose(fd, path, error);
+  if (!syncAndClose(fd, path, error)) {
+    ::unlink(path.c_str());
+    return false;
+  }
+  return true;
 }
 
 bool describeCheckpoint(const plan::Plan &plan, const ckpt::TrainingState &state,

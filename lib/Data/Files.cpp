@@ -1,6 +1,8 @@
 //===- Files.cpp - reading whole files and mapping them --------------------===//
 #include "mt/Data/Files.h"
 
+#include "MappedRegions.h"
+
 #include <cerrno>
 #include <cstring>
 #include <fcntl.h>
@@ -37,8 +39,10 @@ MappedFile &MappedFile::operator=(MappedFile &&other) noexcept {
 MappedFile::~MappedFile() { close(); }
 
 void MappedFile::close() {
-  if (data_)
+  if (data_) {
+    mapped::remove(data_);
     munmap(data_, size_);
+  }
   data_ = nullptr;
   size_ = 0;
 }
@@ -71,6 +75,7 @@ bool MappedFile::open(const std::string &path, std::string &error) {
     }
     data_ = data;
     size_ = size;
+    mapped::add(data, size, path);
   }
   ::close(fd);
   return true;

@@ -1,7 +1,10 @@
 //===- PlanCode.cpp - loading a plan's compiled code -----------------------===//
 #include "mt/Runtime/PlanCode.h"
 
+#include <cerrno>
 #include <cstdlib>
+#include <cstring>
+#include <string>
 #include <unistd.h>
 
 namespace mt {
@@ -59,20 +62,33 @@ bool loadPlanCode(const plan::Plan &plan, CpuModule &module, std::unique_ptr<Cud
   if (planTargetsCuda(plan) && !(cuda = CudaBackend::load(plan, error)))
     return false;
   // dlopen needs a file: write the code, load it, remove the file.
-  char path[] = "/tmp/mt-run-XXXXXX.so";
-  int fd = mkstemps(path, 3);
-  if (fd < 0 || write(fd, native->data().data(), native->data().size()) !=
-                    static_cast<ssize_t>(native->data().size())) {
-    error = "cannot stage the plan's native code in /tmp";
+  const char *tmp = std::getenv("TMPDIR");
+  std::string dir = tmp && *tmp ? tmp : "/tmp";
+  std::string path = dir + "/mt-run-XXXXXX.so";
+  int fd = mkstemps(path.data(), 3);
+  const std::string &bytes = native->data();
+  size_t written = 0;
+  while (fd >= 0 && written < bytes.size()) {
+    ssize_t n = write(fd, bytes.data() + written, bytes.size() - written);
+    if (n < 0 && errno == EINTR)
+      continue;
+    if (n <= 0)
+      break;
+    written += static_cast<size_t>(n);
+  }
+  if (fd < 0 || written < bytes.size()) {
+    error = "cannot stage the plan's native code (" + std::to_string(bytes.size()) +
+            " bytes) in " + dir + ": " + std::strerror(errno ? errno : ENOSPC) +
+            " (TMPDIR names another directory)";
     if (fd >= 0) {
       close(fd);
-      unlink(path);
+      unlink(path.c_str());
     }
     return false;
   }
   close(fd);
   bool loaded = module.load(path, error);
-  unlink(path);
+  unlink(path.c_str());
   return loaded;
 }
 

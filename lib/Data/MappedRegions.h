@@ -1,0 +1,24 @@
+//===- MappedRegions.h - a mapped file truncated under a run ----*- C++ -*-===//
+//
+// Datasets are mapped, not read: a file truncated while a run reads it makes
+// the next read past its new end a SIGBUS, which would crash the run with no
+// word on why. Mapped files register their ranges here; a SIGBUS inside one
+// ends the process with an error naming the file and the offset, exit 1.
+//
+//===----------------------------------------------------------------------===//
+#ifndef MT_LIB_DATA_MAPPEDREGIONS_H
+#define MT_LIB_DATA_MAPPEDREGIONS_H
+
+#include <cstddef>
+#include <string>
+
+namespace mt::mapped {
+
+/// Registers [data, data + size), a mapping of `path`.
+void add(const void *data, size_t size, const std::string &path);
+/// Forgets the mapping at `data`.
+void remove(const void *data);
+
+} // namespace mt::mapped
+
+#endif // MT_LIB_DATA_MAPPEDREGIONS_H
