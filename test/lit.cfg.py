@@ -17,6 +17,17 @@ config.environment["FILECHECK_OPTS"] = "--enable-var-scope"
 
 for tool_dir in (config.mt_tools_dir, config.llvm_tools_dir):
     config.environment["PATH"] = tool_dir + os.pathsep + config.environment.get("PATH", os.environ["PATH"])
+# scripts/sanitize.sh: the runtime's tools built with sanitizers come first,
+# and the sanitizers' options reach them.
+if os.environ.get("MT_SANITIZED_TOOLS_DIR"):
+    config.environment["PATH"] = os.environ["MT_SANITIZED_TOOLS_DIR"] + os.pathsep + config.environment["PATH"]
+    config.available_features.add("sanitized")
+    for name in ("ASAN_OPTIONS", "UBSAN_OPTIONS", "LSAN_OPTIONS", "TSAN_OPTIONS"):
+        if name in os.environ:
+            config.environment[name] = os.environ[name]
+    # Open MPI's components stay loaded, so what they keep until exit is
+    # attributed to them (and suppressed) rather than to unknown modules.
+    config.environment["OMPI_MCA_mca_base_component_disable_dlclose"] = "1"
 config.substitutions.append(("%mt_src_root", config.mt_src_root))
 config.substitutions.append(("%mt_obj_root", config.mt_obj_root))
 config.substitutions.append(("%python", shutil.which("python3") or "python3"))
