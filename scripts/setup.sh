@@ -12,6 +12,7 @@ packages=(
   libsentencepiece-dev
   sentencepiece
   python3-torch
+  clang-22 libclang-rt-22-dev   # libFuzzer targets (fuzz/, bench/fuzz.sh)
 )
 
 missing=()
