@@ -298,14 +298,18 @@ bool RankRun::afterStep(int64_t it, const mt::StepStats &stats, double seconds,
   } else if (stats.skipped) {
     ++skippedTotal_;
     if (++skippedInARow_ > o_.maxSkipped) {
-      error = "aborting: " + std::to_string(skippedInARow_) +
-              " consecutive steps had a non-finite loss or gradient (last loss " +
-              std::to_string(stats.loss) + ")";
+      // Every rank sees the same (reduced) loss and gradient norm, so all
+      // abort here together; rank 0 says why, once.
+      if (lead_)
+        error = "aborting: " + std::to_string(skippedInARow_) +
+                " consecutive steps had a non-finite loss or gradient (last loss " +
+                std::to_string(stats.loss) + ")";
       return false;
     }
   } else {
     skippedInARow_ = 0;
   }
+  lastExposedComm_ = stats.exposedCommSeconds;
   double tokensPerStep = static_cast<double>(c.global_batch_size() * c.seq_length());
   log_->step(it, stats, tokensPerStep / seconds, now() - start_, skippedTotal_,
              it % o_.logInterval == 0 || it == iters_);
@@ -406,6 +410,9 @@ bool RankRun::reportProfile(std::string &error) {
       ("\n" + mt::profileReport(gpu->profileEntries(), plan_, profiledSteps_, gpu->device(), peaks))
           .c_str(),
       stdout);
+  if (lastExposedComm_ >= 0)
+    std::printf("exposed communication of the last step (not beside any computation): %.3f ms\n",
+                lastExposedComm_ * 1e3);
   return true;
 }
 
@@ -438,8 +445,14 @@ bool RankRun::writeTimeline(std::string &error) {
     error = "cannot create '" + o_.timeline + "'";
     return false;
   }
+  // The collectives after the schedule (loss and gradient reductions) run
+  // beside no computation: what the step waits for beyond the picture.
+  std::string schedule = mt::timelineText(timeline, stages);
+  if (lastExposedComm_ >= 0)
+    schedule += "exposed communication after the schedule (loss and gradient reductions): " +
+            std::to_string(lastExposedComm_ * 1e3) + " ms\n";
   for (const auto &[file, text] :
-       {std::pair<std::string, std::string>{"timeline.txt", mt::timelineText(timeline, stages)},
+       {std::pair<std::string, std::string>{"timeline.txt", schedule},
         {"timeline.svg", mt::timelineSvg(timeline, stages, title)}}) {
     std::FILE *f = std::fopen((o_.timeline + "/" + file).c_str(), "w");
     if (!f || std::fputs(text.c_str(), f) < 0) {
