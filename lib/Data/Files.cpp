@@ -75,7 +75,7 @@ bool MappedFile::open(const std::string &path, std::string &error) {
     }
     data_ = data;
     size_ = size;
-    mapped::add(data, size, path);
+    mapped::add(data, size, path, info);
   }
   ::close(fd);
   return true;

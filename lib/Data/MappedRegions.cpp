@@ -17,6 +17,11 @@ struct Region {
   std::atomic<const char *> begin{nullptr};
   size_t size = 0;
   char path[480] = {};
+  // The file as it was mapped (read under the lock only).
+  dev_t device = 0;
+  ino_t inode = 0;
+  off_t bytes = 0;
+  struct timespec modified = {};
 };
 // More mappings than this go unregistered (a truncation of one then crashes
 // as before).
@@ -70,7 +75,7 @@ void installHandler() {
 
 } // namespace
 
-void add(const void *data, size_t size, const std::string &path) {
+void add(const void *data, size_t size, const std::string &path, const struct stat &info) {
   static std::once_flag installed;
   std::call_once(installed, installHandler);
   std::lock_guard<std::mutex> lock(registering);
@@ -80,6 +85,10 @@ void add(const void *data, size_t size, const std::string &path) {
     r.size = size;
     std::strncpy(r.path, path.c_str(), sizeof r.path - 1);
     r.path[sizeof r.path - 1] = '\0';
+    r.device = info.st_dev;
+    r.inode = info.st_ino;
+    r.bytes = info.st_size;
+    r.modified = info.st_mtim;
     r.begin.store(static_cast<const char *>(data), std::memory_order_release);
     return;
   }
@@ -95,3 +104,28 @@ void remove(const void *data) {
 }
 
 } // namespace mt::mapped
+
+namespace mt {
+
+bool mappedFilesUnchanged(std::string &error) {
+  std::lock_guard<std::mutex> lock(mapped::registering);
+  for (mapped::Region &r : mapped::regions) {
+    if (!r.begin.load(std::memory_order_relaxed))
+      continue;
+    struct stat now;
+    // Removed or replaced by another file: the mapping keeps the old one.
+    if (stat(r.path, &now) != 0 || now.st_dev != r.device || now.st_ino != r.inode)
+      continue;
+    if (now.st_size == r.bytes && now.st_mtim.tv_sec == r.modified.tv_sec &&
+        now.st_mtim.tv_nsec == r.modified.tv_nsec)
+      continue;
+    error = "'" + std::string(r.path) + "' was modified while the run read it (" +
+            std::to_string(r.bytes) + " bytes when opened, " + std::to_string(now.st_size) +
+            " now): the data are no longer what the run started with; restore the file and "
+            "resume from the last checkpoint";
+    return false;
+  }
+  return true;
+}
+
+} // namespace mt

@@ -1,6 +1,7 @@
 //===- RankRun.cpp - one rank's training run -------------------------------===//
 #include "RankRun.h"
 
+#include "mt/Data/Files.h"
 #include "mt/Data/SentencePieceTokenizer.h"
 #include "mt/Data/WordPieceTokenizer.h"
 #include "mt/Plan/BufferNames.h"
@@ -199,6 +200,9 @@ bool RankRun::train(std::string &error) {
       profiled_->profile(mt::CudaBackend::Profiling::Start);
     if (profiled_ && (it > first_ || iters_ == first_))
       ++profiledSteps_;
+    // A dataset rewritten in place would feed this step other data.
+    if (it > first_ && !mt::mappedFilesUnchanged(error))
+      return false;
     double t0 = now(), cpu0 = processCpuSeconds();
     mt::StepStats stats;
     if (!trainer_.step(it, *trainSource_, stats, error)) {

@@ -34,6 +34,12 @@ private:
   size_t size_ = 0;
 };
 
+/// False (with an error naming the file) when a file still mapped by a
+/// MappedFile was rewritten in place since (the same file, another size or
+/// modification time): its pages may now hold other data. Files removed or
+/// replaced by another are fine: the mapping keeps the one opened.
+bool mappedFilesUnchanged(std::string &error);
+
 } // namespace mt
 
 #endif // MT_DATA_FILES_H
