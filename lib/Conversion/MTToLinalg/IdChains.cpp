@@ -22,38 +22,38 @@ Value asI32(OpBuilder &b, Location l, Value i) {
   return arith::IndexCastOp::create(b, l, b.getI32Type(), i);
 }
 
-/// The first j in [from, end) with ids[j] == id, else `end`.
-Value scanForward(OpBuilder &b, Location l, Value ids, Value from, Value end, int64_t rows, Value id) {
-  Value one = cstIndex(b, l, 1), last = cstIndex(b, l, rows - 1);
+/// Walks j from `from` one row at a time (forward: up while j < limit;
+/// backward: down while j >= limit) until ids[j] == id; returns where it
+/// stopped (`limit`, or one past it backward, when no row has the id).
+Value scanFor(OpBuilder &b, Location l, Value ids, Value from, Value limit, int64_t rows, Value id,
+              bool forward) {
+  Value step = cstIndex(b, l, forward ? 1 : -1);
   auto scan = scf::WhileOp::create(
       b, l, TypeRange{b.getIndexType()}, ValueRange{from},
       [&](OpBuilder &cb, Location cl, ValueRange j) {
-        Value inside = cmp(cb, cl, Pred::slt, j[0], end);
-        Value other = tensor::ExtractOp::create(cb, cl, ids, ValueRange{arith::MinSIOp::create(cb, cl, j[0], last)});
+        Value inside = forward ? cmp(cb, cl, Pred::slt, j[0], limit) : cmp(cb, cl, Pred::sge, j[0], limit);
+        // A clamped index, so the read past the end stays in the buffer.
+        Value at = forward ? Value(arith::MinSIOp::create(cb, cl, j[0], cstIndex(cb, cl, rows - 1)))
+                           : Value(arith::MaxSIOp::create(cb, cl, j[0], cstIndex(cb, cl, 0)));
+        Value other = tensor::ExtractOp::create(cb, cl, ids, ValueRange{at});
         Value differs = cmp(cb, cl, Pred::ne, other, id);
         scf::ConditionOp::create(cb, cl, arith::AndIOp::create(cb, cl, inside, differs), j);
       },
       [&](OpBuilder &db, Location dl, ValueRange j) {
-        scf::YieldOp::create(db, dl, ValueRange{arith::AddIOp::create(db, dl, j[0], one)});
+        scf::YieldOp::create(db, dl, ValueRange{arith::AddIOp::create(db, dl, j[0], step)});
       });
   return scan.getResult(0);
 }
 
+/// The first j in [from, end) with ids[j] == id, else `end`.
+Value scanForward(OpBuilder &b, Location l, Value ids, Value from, Value end, int64_t rows, Value id) {
+  return scanFor(b, l, ids, from, end, rows, id, /*forward=*/true);
+}
+
 /// Whether no j in [start, r) has ids[j] == id (a scan backward from r - 1).
-Value noneBefore(OpBuilder &b, Location l, Value ids, Value r, Value start, Value id) {
-  Value one = cstIndex(b, l, 1), zero = cstIndex(b, l, 0);
-  auto scan = scf::WhileOp::create(
-      b, l, TypeRange{b.getIndexType()}, ValueRange{arith::SubIOp::create(b, l, r, one)},
-      [&](OpBuilder &cb, Location cl, ValueRange j) {
-        Value inside = cmp(cb, cl, Pred::sge, j[0], start);
-        Value other = tensor::ExtractOp::create(cb, cl, ids, ValueRange{arith::MaxSIOp::create(cb, cl, j[0], zero)});
-        Value differs = cmp(cb, cl, Pred::ne, other, id);
-        scf::ConditionOp::create(cb, cl, arith::AndIOp::create(cb, cl, inside, differs), j);
-      },
-      [&](OpBuilder &db, Location dl, ValueRange j) {
-        scf::YieldOp::create(db, dl, ValueRange{arith::SubIOp::create(db, dl, j[0], one)});
-      });
-  return cmp(b, l, Pred::slt, scan.getResult(0), start);
+Value noneBefore(OpBuilder &b, Location l, Value ids, Value r, Value start, int64_t rows, Value id) {
+  Value from = arith::SubIOp::create(b, l, r, cstIndex(b, l, 1));
+  return cmp(b, l, Pred::slt, scanFor(b, l, ids, from, start, rows, id, /*forward=*/false), start);
 }
 
 /// The first block k in [from, blocks) whose table entry for `localId` is
@@ -122,7 +122,7 @@ Value IdChains::buildTable(LinalgBuilder &lb, Value offset) const {
                                          cmp(rb, rl, Pred::slt, id, cstIndex(rb, rl, vocab_)));
     Value block = arith::DivUIOp::create(rb, rl, r, cstIndex(rb, rl, perBlock_));
     Value start = arith::MulIOp::create(rb, rl, block, cstIndex(rb, rl, perBlock_));
-    Value writes = arith::AndIOp::create(rb, rl, inside, noneBefore(rb, rl, ids_, r, start, rawId));
+    Value writes = arith::AndIOp::create(rb, rl, inside, noneBefore(rb, rl, ids_, r, start, rows_, rawId));
     // A loop of 0 or 1 steps rather than scf.if: it bufferizes in place.
     Value count = arith::SelectOp::create(rb, rl, writes, cstIndex(rb, rl, 1), cstIndex(rb, rl, 0));
     return forRangeTo(rb, rl, count, carried, [&](OpBuilder &ib, Location il, Value, ValueRange t) {
@@ -162,7 +162,7 @@ Value IdChains::buildNext(LinalgBuilder &lb, Value offset) const {
 
 Value IdChains::isFirst(OpBuilder &b, Location l, Value r, Value rawId, Value localId) const {
   if (blocks_ == 1)
-    return noneBefore(b, l, ids_, r, cstIndex(b, l, 0), rawId);
+    return noneBefore(b, l, ids_, r, cstIndex(b, l, 0), rows_, rawId);
   // The first row of an id is the entry of the first block holding it.
   Value local = arith::MaxSIOp::create(b, l, arith::MinSIOp::create(b, l, localId, cstIndex(b, l, vocab_ - 1)),
                                        cstIndex(b, l, 0));
