@@ -12,6 +12,8 @@ root="$(cd "$(dirname "$0")/.." && pwd)"
 build="${MT_BUILD_DIR:-$root/build}"
 steps="${1:-6}"
 rounds="${2:-2}"
+# MT_BENCH_SEQS: the sequence lengths (default 128 512 1024).
+seqs="${MT_BENCH_SEQS:-128 512 1024}"
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
 export PATH="$build/bin:$PATH"
@@ -21,7 +23,7 @@ python3 -c "
 import random
 random.seed(0)
 print(' '.join(str(random.randrange(1024)) for _ in range(100000)))" > "$work/random.tokens"
-for seq in 128 512 1024; do
+for seq in $seqs; do
   for fuse in false true; do
     mtc "$work/gpt-long-1k.mlir" --micro-batch-size=$((1024 / seq)) --seq-length=$seq \
       --global-batch-size=$((1024 / seq)) --train-iters="$steps" --fuse-attention=$fuse \
@@ -29,17 +31,17 @@ for seq in 128 512 1024; do
   done
 done
 for round in $(seq "$rounds"); do
-  for seq in 128 512 1024; do
+  for seq in $seqs; do
     for fuse in false true; do
       mt-run "$work/plan-$seq-$fuse" --data "$work/random.tokens" --split 100,0,0 \
         --log-interval 1 >> "$work/log-$seq-$fuse"
     done
   done
 done
-python3 - "$work" <<'PY'
+python3 - "$work" $seqs <<'PY'
 import re, statistics, sys
 work = sys.argv[1]
-for seq in (128, 512, 1024):
+for seq in [int(x) for x in sys.argv[2:]]:
     med = {}
     for fuse in ("false", "true"):
         text = open(f"{work}/log-{seq}-{fuse}").read()

@@ -96,7 +96,9 @@ void mt::buildTrainingPipeline(OpPassManager &pm, const TrainingOptions &options
 LogicalResult mt::buildBufferizePipeline(OpPassManager &pm, bool forGpu) {
   // Stages that differ only in their layers are lowered and compiled once.
   pm.addPass(createShareStageProgramsPass());
-  pm.addPass(createLowerToLinalgPass());
+  // The CPU multiplies attention's tiles with BLAS; a GPU runs a thread
+  // per row.
+  pm.addPass(createLowerToLinalgPass(LowerToLinalgPassOptions{/*tiledAttention=*/!forGpu}));
   // A GPU spreads a row's reduction over a warp (mt-map-to-gpu); the CPU
   // overlaps independent partial sums.
   if (!forGpu)

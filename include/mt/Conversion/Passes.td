@@ -17,7 +17,17 @@ def LowerToLinalgPass : Pass<"mt-lower-to-linalg", "mlir::ModuleOp"> {
     a label numbering the module's collectives in order); `mt.vary` is the
     identity. `mt.send` / `mt.recv` are an error here: the runtime's pipeline
     scheduler moves activations between stages.
+
+    `tiled-attention` (the CPU pipeline sets it): mt.fused_attention and its
+    gradient on f32/f64 become loops over tiles of query rows and keys whose
+    products are matrix products (BLAS calls after
+    mt-convert-contractions-to-blas); without it, row kernels (a GPU thread
+    per row).
   }];
+  let options = [
+    Option<"tiledAttention", "tiled-attention", "bool", "false",
+           "fused attention as tiles of rows with matrix products (the CPU's form)">
+  ];
   let dependentDialects = [
     "::mlir::arith::ArithDialect", "::mlir::linalg::LinalgDialect",
     "::mlir::math::MathDialect", "::mlir::scf::SCFDialect",

@@ -96,6 +96,16 @@ llvm::SmallVector<mlir::Value> loop(Scalar s, int64_t count, mlir::ValueRange ca
 llvm::SmallVector<mlir::Value> loopTo(Scalar s, mlir::Value count, mlir::ValueRange carried,
                                       ColumnFn body);
 
+/// Whether the CPU's tiled form (LowerTiledAttention.cpp) lowers elements
+/// of this type: f32 and f64; 16-bit types keep the row kernels.
+bool hasTiledAttention(mlir::Type element);
+/// The CPU's tiled forms: tiles of query rows against tiles of keys, their
+/// products matrix products.
+mlir::FailureOr<llvm::SmallVector<mlir::Value>>
+lowerTiledAttention(FusedAttentionOp op, const AttentionProblem &p, LinalgBuilder &lb);
+mlir::FailureOr<llvm::SmallVector<mlir::Value>>
+lowerTiledAttentionGrad(FusedAttentionGradOp op, const AttentionProblem &p, LinalgBuilder &lb);
+
 template <typename FusedOp>
 mlir::FailureOr<AttentionProblem> AttentionProblem::of(FusedOp op, mlir::Value output,
                                                        LinalgBuilder &lb) {

@@ -33,11 +33,13 @@ Value clearColumn(Scalar s, int64_t count, Value tensor, Value r, Type t) {
   })[0];
 }
 
-Lowered lowerFusedAttention(FusedAttentionOp op, LinalgBuilder &lb) {
+Lowered lowerFusedAttention(FusedAttentionOp op, LinalgBuilder &lb, bool tiled) {
   FailureOr<AttentionProblem> problem = AttentionProblem::of(op, op.getOutput(), lb);
   if (failed(problem))
     return failure();
   const AttentionProblem &p = *problem;
+  if (tiled && hasTiledAttention(p.element))
+    return lowerTiledAttention(op, p, lb);
   int64_t rows = p.batch * p.heads * p.queries, bc = p.tile, d = p.headDim;
   Type ct = p.compute;
   double ninf = negInf();
@@ -223,10 +225,12 @@ std::pair<Value, Value> keyRowsGrad(FusedAttentionGradOp op, const AttentionProb
   return {results[0], results[1]};
 }
 
-Lowered lowerFusedAttentionGrad(FusedAttentionGradOp op, LinalgBuilder &lb) {
+Lowered lowerFusedAttentionGrad(FusedAttentionGradOp op, LinalgBuilder &lb, bool tiled) {
   FailureOr<AttentionProblem> problem = AttentionProblem::of(op, op.getOutput(), lb);
   if (failed(problem))
     return failure();
+  if (tiled && hasTiledAttention(problem->element))
+    return lowerTiledAttentionGrad(op, *problem, lb);
   auto [dq, deltas] = queryRowsGrad(op, *problem, lb);
   auto [dk, dv] = keyRowsGrad(op, *problem, deltas, lb);
   return Values{dq, dk, dv};
@@ -234,9 +238,13 @@ Lowered lowerFusedAttentionGrad(FusedAttentionGradOp op, LinalgBuilder &lb) {
 
 } // namespace
 
-void populateFusedAttentionLoweringPatterns(RewritePatternSet &patterns) {
-  addLowering<FusedAttentionOp>(patterns, lowerFusedAttention);
-  addLowering<FusedAttentionGradOp>(patterns, lowerFusedAttentionGrad);
+void populateFusedAttentionLoweringPatterns(RewritePatternSet &patterns, bool tiled) {
+  addLowering<FusedAttentionOp>(patterns, [tiled](FusedAttentionOp op, LinalgBuilder &lb) {
+    return lowerFusedAttention(op, lb, tiled);
+  });
+  addLowering<FusedAttentionGradOp>(patterns, [tiled](FusedAttentionGradOp op, LinalgBuilder &lb) {
+    return lowerFusedAttentionGrad(op, lb, tiled);
+  });
 }
 
 } // namespace mt

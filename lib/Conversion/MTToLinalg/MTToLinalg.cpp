@@ -76,13 +76,15 @@ LogicalResult checkLowerable(ModuleOp module, RewritePatternSet &patterns) {
 }
 
 struct LowerToLinalgPass : mt::impl::LowerToLinalgPassBase<LowerToLinalgPass> {
+  using LowerToLinalgPassBase::LowerToLinalgPassBase;
+
   void runOnOperation() override {
     ModuleOp module = getOperation();
     RewritePatternSet patterns(&getContext());
     populateRowLoweringPatterns(patterns);
     populateNNLoweringPatterns(patterns);
     populateAttentionLoweringPatterns(patterns);
-    populateFusedAttentionLoweringPatterns(patterns);
+    populateFusedAttentionLoweringPatterns(patterns, tiledAttention);
     populateRelativePositionLoweringPatterns(patterns);
     populateTensorLoweringPatterns(patterns);
     populateGradLoweringPatterns(patterns);
