@@ -463,7 +463,8 @@ bool attachNativeCode(ModuleOp module, plan::Plan &out, std::string &error, unsi
   PassManager pm(module.getContext());
   GpuOptions gpu;
   gpu.chips = target.chips;
-  if (failed(target.cuda ? buildGpuBuffersToLLVMPipeline(pm, gpu) : buildBuffersToLLVMPipeline(pm)) ||
+  if (failed(target.cuda ? buildGpuBuffersToLLVMPipeline(pm, gpu)
+                              : buildBuffersToLLVMPipeline(pm, !target.emulateGpuKernels)) ||
       failed(pm.run(module))) {
     error = target.cuda ? "lowering to CUDA failed" : "lowering to native code failed";
     return false;

@@ -61,6 +61,7 @@ void mt::buildTrainingPipeline(OpPassManager &pm, const TrainingOptions &options
   if (options.fuseAttention != "false") {
     FuseAttentionPassOptions fuse;
     fuse.minKeys = options.fuseAttention == "auto" ? TrainingDefaults::fuseAttentionAutoMinKeys : 0;
+    fuse.wideOnly = options.fuseAttention == "auto";
     pm.addNestedPass<mlir::func::FuncOp>(createFuseAttentionPass(fuse));
   }
   pm.addPass(createBuildEvaluationPass());
@@ -164,10 +165,20 @@ LogicalResult mt::buildGpuBuffersToLLVMPipeline(OpPassManager &pm, const GpuOpti
   return success();
 }
 
-LogicalResult mt::buildBuffersToLLVMPipeline(OpPassManager &pm) {
+LogicalResult mt::buildBuffersToLLVMPipeline(OpPassManager &pm, bool parallelTasks) {
+  if (failed(parsePassPipeline("buffer-deallocation-pipeline,convert-bufferization-to-memref", pm)))
+    return failure();
+  // Task loops as tasks of the async runtime's workers; the caller waits.
+  const char *tasks = "mt-parallelize-loops,"
+                      "async-parallel-for{async-dispatch=false min-task-size=1},"
+                      "async-to-async-runtime,"
+                      "async-runtime-ref-counting,"
+                      "async-runtime-ref-counting-opt,"
+                      "arith-expand,"
+                      "convert-async-to-llvm";
+  if (parallelTasks && failed(parsePassPipeline(tasks, pm)))
+    return failure();
   const char *upstream =
-      "buffer-deallocation-pipeline,"
-      "convert-bufferization-to-memref,"
       "convert-linalg-to-loops,"
       "expand-strided-metadata,"
       "lower-affine,"

@@ -22,8 +22,8 @@ namespace {
 bool isStatic(Value v) { return cast<RankedTensorType>(v.getType()).hasStaticShape(); }
 
 struct FuseAttention : OpRewritePattern<AttentionContextOp> {
-  FuseAttention(MLIRContext *context, int64_t minKeys, int64_t blockKeys)
-      : OpRewritePattern(context), minKeys(minKeys), blockKeys(blockKeys) {}
+  FuseAttention(MLIRContext *context, int64_t minKeys, int64_t blockKeys, bool wideOnly)
+      : OpRewritePattern(context), minKeys(minKeys), blockKeys(blockKeys), wideOnly(wideOnly) {}
 
   LogicalResult matchAndRewrite(AttentionContextOp context,
                                 PatternRewriter &rewriter) const override {
@@ -53,6 +53,9 @@ struct FuseAttention : OpRewritePattern<AttentionContextOp> {
     int64_t keys = cast<RankedTensorType>(key.getType()).getDimSize(2);
     if (keys < minKeys)
       return rewriter.notifyMatchFailure(context, "fewer keys than min-keys");
+    Type element = cast<RankedTensorType>(query.getType()).getElementType();
+    if (wideOnly && !element.isF32() && !element.isF64())
+      return rewriter.notifyMatchFailure(context, "16-bit attention with wide-only");
 
     // The merge_heads that is the context's only reader goes into the op.
     Operation *replaced = context;
@@ -87,6 +90,7 @@ struct FuseAttention : OpRewritePattern<AttentionContextOp> {
   }
 
   int64_t minKeys, blockKeys;
+  bool wideOnly;
 };
 
 struct FuseAttentionPass : mt::impl::FuseAttentionPassBase<FuseAttentionPass> {
@@ -99,7 +103,7 @@ struct FuseAttentionPass : mt::impl::FuseAttentionPassBase<FuseAttentionPass> {
       return signalPassFailure();
     }
     RewritePatternSet patterns(&getContext());
-    populateFuseAttentionPatterns(patterns, minKeys, blockKeys);
+    populateFuseAttentionPatterns(patterns, minKeys, blockKeys, wideOnly);
     if (failed(applyFusionPatterns(getOperation(), std::move(patterns))))
       signalPassFailure();
   }
@@ -108,6 +112,6 @@ struct FuseAttentionPass : mt::impl::FuseAttentionPassBase<FuseAttentionPass> {
 } // namespace
 
 void mt::populateFuseAttentionPatterns(RewritePatternSet &patterns, int64_t minKeys,
-                                       int64_t blockKeys) {
-  patterns.add<FuseAttention>(patterns.getContext(), minKeys, blockKeys);
+                                       int64_t blockKeys, bool wideOnly) {
+  patterns.add<FuseAttention>(patterns.getContext(), minKeys, blockKeys, wideOnly);
 }

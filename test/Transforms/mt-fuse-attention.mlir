@@ -1,5 +1,6 @@
 // RUN: mt-opt %s -split-input-file -mt-fuse-attention | FileCheck %s
 // RUN: mt-opt %s -split-input-file -mt-fuse-attention=min-keys=32 | FileCheck %s --check-prefix=FEW
+// RUN: mt-opt %s -split-input-file -mt-fuse-attention=wide-only=true | FileCheck %s --check-prefix=WIDE
 
 // GPT's core: causal softmax, dropout keyed by layer and shard, the context
 // read only by merge_heads, which the fused op absorbs (its output is the
@@ -78,4 +79,28 @@ func.func @kv_cache(%q: tensor<1x4x1x8xf32>, %k: tensor<1x4x16x8xf32>, %pos: ten
   %p = mt.softmax %s position %pos : tensor<i64> {mask = #mt<mask causal>} : tensor<1x4x1x16xf32>
   %c = mt.attention_context %p, %k : tensor<1x4x1x16xf32>, tensor<1x4x16x8xf32> -> tensor<1x4x1x8xf32>
   return %c : tensor<1x4x1x8xf32>
+}
+
+// -----
+
+// A bf16 core: fused by default; with wide-only (mtc's auto: the CPU's
+// tiled kernels take f32/f64 only) it stays as it is, and f32 is still fused.
+// CHECK-LABEL: func.func @bf16
+// CHECK: mt.fused_attention
+// WIDE-LABEL: func.func @bf16
+// WIDE-NOT: mt.fused_attention
+// WIDE: mt.attention_scores
+// WIDE-LABEL: func.func @f32
+// WIDE: mt.fused_attention
+func.func @bf16(%q: tensor<2x4x16x8xbf16>, %k: tensor<2x4x16x8xbf16>, %v: tensor<2x4x16x8xbf16>) -> tensor<2x4x16x8xbf16> {
+  %s = mt.attention_scores %q, %k : tensor<2x4x16x8xbf16>, tensor<2x4x16x8xbf16> -> tensor<2x4x16x16xbf16>
+  %p = mt.softmax %s {mask = #mt<mask causal>, scale = 0.35 : f64} : tensor<2x4x16x16xbf16>
+  %c = mt.attention_context %p, %v : tensor<2x4x16x16xbf16>, tensor<2x4x16x8xbf16> -> tensor<2x4x16x8xbf16>
+  return %c : tensor<2x4x16x8xbf16>
+}
+func.func @f32(%q: tensor<2x4x16x8xf32>, %k: tensor<2x4x16x8xf32>, %v: tensor<2x4x16x8xf32>) -> tensor<2x4x16x8xf32> {
+  %s = mt.attention_scores %q, %k : tensor<2x4x16x8xf32>, tensor<2x4x16x8xf32> -> tensor<2x4x16x16xf32>
+  %p = mt.softmax %s {mask = #mt<mask causal>, scale = 0.35 : f64} : tensor<2x4x16x16xf32>
+  %c = mt.attention_context %p, %v : tensor<2x4x16x16xf32>, tensor<2x4x16x8xf32> -> tensor<2x4x16x8xf32>
+  return %c : tensor<2x4x16x8xf32>
 }

@@ -355,9 +355,11 @@ static bool settingsFromFlags(mt::CompileSettings &settings, mt::CodeTarget &cod
                 "drop --target=cuda");
   code.cuda = target == Target::Cuda ||
               (target == Target::Auto && !emulateGpuKernels && mt::countCudaDevices() > 0);
-  // auto's threshold is a CPU measurement; the GPU's fused kernels are not
-  // tuned or measured yet, so there it fuses only when asked to.
-  if (settings.fuseAttention == "auto" && (code.cuda || code.emulateGpuKernels))
+  // auto's threshold is a CPU measurement of the tiled fp32 kernels; the
+  // GPU's fused kernels and the CPU's 16-bit ones (row kernels) are slower
+  // than the unfused ops, so there it fuses only when asked to.
+  if (settings.fuseAttention == "auto" &&
+      (code.cuda || code.emulateGpuKernels || settings.activationType != "f32"))
     settings.fuseAttention = "false";
   if (code.cuda) {
     if (!cudaArch.empty())

@@ -71,6 +71,9 @@ inline constexpr llvm::StringLiteral kKvCacheAttrName = "mt.kv_cache";
 /// A loop whose iterations write disjoint parts of what it carries (a row
 /// kernel's loop over rows): a parallel target may run them at once.
 inline constexpr llvm::StringLiteral kIndependentIterationsAttrName = "mt.independent_iterations";
+/// A loop whose iterations write disjoint elements and are each large
+/// enough to be a thread's task (mt-parallelize-loops, CPU).
+inline constexpr llvm::StringLiteral kParallelTasksAttrName = "mt.parallel_tasks";
 /// A model result after the loss: a scalar the trainer reports beside it,
 /// not differentiated (BERT's "lm loss" and "sop loss"): mt.metric = "<name>".
 inline constexpr llvm::StringLiteral kMetricAttrName = "mt.metric";

@@ -401,4 +401,30 @@ def InterleaveRowReductionsPass : Pass<"mt-interleave-row-reductions"> {
   let dependentDialects = ["::mlir::arith::ArithDialect", "::mlir::scf::SCFDialect"];
 }
 
+def ParallelizeLoopsPass : Pass<"mt-parallelize-loops", "mlir::ModuleOp"> {
+  let summary = "task loops become scf.parallel, for the CPU's worker threads";
+  let description = [{
+    Runs on bufferized IR of the CPU. A loop marked `mt.parallel_tasks` (its
+    iterations write disjoint elements, each with scratch of its own, and
+    each is large: the tiled fused attention's loop over heads) whose
+    carried buffers come back unchanged becomes an `scf.parallel`;
+    async-parallel-for then hands its iterations to the MLIR async
+    runtime's worker threads. Results do not change: no iteration reads
+    what another writes, and each keeps its own order of sums. Other loops
+    stay sequential: dispatching fine-grained loops to threads cost what the
+    second core gained on this project's 2-core machine.
+
+    ```mlir
+    // before
+    %r:3 = scf.for %n = %c0 to %c12 step %c1 iter_args(%o = %out, ...) -> (...) {
+      ...
+      scf.yield %o, ... : ...
+    } {mt.parallel_tasks}
+    // after
+    scf.parallel (%n) = (%c0) to (%c12) step (%c1) { ... }
+    ```
+  }];
+  let dependentDialects = ["::mlir::scf::SCFDialect"];
+}
+
 #endif // MT_CONVERSION_PASSES_TD

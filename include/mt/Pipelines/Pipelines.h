@@ -77,13 +77,14 @@ struct TrainingDefaults {
   static constexpr const char *activationType = "f32";
   static constexpr bool fuseGradientAccumulation = true;
   /// auto | true | false: mt-fuse-attention (auto: where a query sees at
-  /// least fuseAttentionAutoMinKeys keys). Since the unfused contractions
-  /// became GEMMs and the row reductions vectorized, the fused row kernels
-  /// are 0.05-0.10x the unfused step on the CPU at every length measured
-  /// (2026-11-26, bench/fused-attention.sh): auto fuses nothing until they
-  /// win somewhere; --fuse-attention=true still trades speed for memory.
+  /// least fuseAttentionAutoMinKeys keys). On the CPU in fp32 the tiled
+  /// fused kernels (GEMMs of tiles, heads on the worker threads) beat the
+  /// unfused ops at every length measured, 1.16x at seq 128 to 1.92x at
+  /// 1024 (2026-11-26, bench/fused-attention.sh), so auto fuses every
+  /// attention there; mtc turns auto off for the GPU and for 16-bit
+  /// activations, whose fused kernels are row kernels and slower.
   static constexpr const char *fuseAttention = "auto";
-  static constexpr int64_t fuseAttentionAutoMinKeys = std::numeric_limits<int64_t>::max();
+  static constexpr int64_t fuseAttentionAutoMinKeys = 0;
 };
 
 struct TrainingOptions : public mlir::PassPipelineOptions<TrainingOptions> {
@@ -201,7 +202,11 @@ std::string findLibdevice();
 mlir::LogicalResult buildGpuBuffersToLLVMPipeline(mlir::OpPassManager &pm,
                                                   const GpuOptions &options);
 /// The second half: buffers to the LLVM dialect with mt_entry_* points.
-mlir::LogicalResult buildBuffersToLLVMPipeline(mlir::OpPassManager &pm);
+/// `parallelTasks`: loops marked mt.parallel_tasks run on the async
+/// runtime's worker threads (mt-parallelize-loops, async-parallel-for); the
+/// code then needs libmlir_async_runtime.
+mlir::LogicalResult buildBuffersToLLVMPipeline(mlir::OpPassManager &pm,
+                                               bool parallelTasks = false);
 /// Lowers a statically shaped, unrolled module (model and training-step
 /// functions) to the LLVM dialect with one `mt_entry_<name>(ptr)` per
 /// function: mt -> linalg -> bufferized loops -> LLVM. Every function takes

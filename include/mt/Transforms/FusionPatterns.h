@@ -23,9 +23,10 @@ void populateFuseBiasDropoutAddPatterns(mlir::RewritePatternSet &patterns);
 void populateFuseAddLayerNormPatterns(mlir::RewritePatternSet &patterns);
 
 /// scores -> softmax -> (dropout) -> context (-> merge_heads) ->
-/// mt.fused_attention, over at least `minKeys` keys, in tiles of `blockKeys`.
+/// mt.fused_attention, over at least `minKeys` keys, in tiles of `blockKeys`
+/// (`wideOnly`: f32/f64 attention only).
 void populateFuseAttentionPatterns(mlir::RewritePatternSet &patterns, int64_t minKeys = 0,
-                                   int64_t blockKeys = 64);
+                                   int64_t blockKeys = 64, bool wideOnly = false);
 
 /// Applies fusion patterns to `root` in program order, to a fixpoint,
 /// without folding, constant CSE or region simplification: the IR changes

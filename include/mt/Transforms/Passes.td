@@ -205,6 +205,9 @@ def FuseAttentionPass : Pass<"mt-fuse-attention", "mlir::func::FuncOp"> {
            "fuse only attention over at least this many keys">,
     Option<"blockKeys", "block-keys", "int64_t", "64",
            "keys per tile of the fused kernels">,
+    Option<"wideOnly", "wide-only", "bool", "false",
+           "fuse only f32/f64 attention (mtc's auto: the CPU's tiled kernels; its 16-bit "
+           "fused kernels are row kernels, slower than the unfused ops)">,
   ];
 }
 

@@ -92,9 +92,11 @@ bool emitSharedObject(mlir::ModuleOp module, const std::string &soPath, std::str
   std::string libDir = MT_MLIR_LIB_DIR;
   std::vector<std::string> owned{*cc, "-shared", "-o", soPath, objPath, MT_RUNTIME_HOOKS_OBJECT};
   if (support == HostSupport::Cpu) {
-    // GEMMs (through OpenBLAS) and allocation come from NativeSupport.c.
+    // GEMMs (through OpenBLAS) and allocation come from NativeSupport.c;
+    // task loops run on the MLIR async runtime's workers.
     for (std::string arg : {std::string(MT_NATIVE_SUPPORT_OBJECT), "-L" + libDir,
                             "-Wl,-rpath," + libDir, std::string("-lmlir_c_runner_utils"),
+                            std::string("-lmlir_async_runtime"),
                             std::string("-lopenblas"), std::string("-lm")})
       owned.push_back(arg);
   }
