@@ -79,7 +79,7 @@ struct TrainingDefaults {
   /// auto | true | false: mt-fuse-attention (auto: where a query sees at
   /// least fuseAttentionAutoMinKeys keys). On the CPU in fp32 the tiled
   /// fused kernels (GEMMs of tiles, heads on the worker threads) beat the
-  /// unfused ops at every length measured, 1.16x at seq 128 to 1.92x at
+  /// unfused ops at every length measured, 1.10x at seq 128 to 1.68x at
   /// 1024 (2026-11-26, bench/fused-attention.sh), so auto fuses every
   /// attention there; mtc turns auto off for the GPU and for 16-bit
   /// activations, whose fused kernels are row kernels and slower.
