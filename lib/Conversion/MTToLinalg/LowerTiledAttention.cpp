@@ -157,15 +157,18 @@ struct Tiling {
 
 /// The body of one task: the task's index, the carried outputs and the
 /// task's scratch; returns the new outputs then the new scratch.
-using TaskFn =
-    function_ref<Values(OpBuilder &, Location, Value task, ValueRange outputs, ValueRange scratch)>;
+/// One step of a task: the task's index, the step's, and what is carried
+/// (the outputs, then the task's scratch); returns the new carried values.
+using TaskStepFn =
+    function_ref<Values(OpBuilder &, Location, Value task, Value step, ValueRange carried)>;
 
-/// A loop over `tasks` whose iterations write disjoint parts of `outputs`,
-/// each with scratch of its own (a slot of a [tasks, shape...] tensor per
-/// scratch shape), so the loop is marked mt.parallel_tasks: on the CPU,
-/// mt-parallelize-loops gives its iterations to worker threads.
-Values overTasks(LinalgBuilder &lb, int64_t tasks, ValueRange outputs,
-                 ArrayRef<SmallVector<int64_t>> scratch, Type element, TaskFn body) {
+/// A loop over `tasks`, each `steps` steps in order, whose tasks write
+/// disjoint parts of `outputs`, each with scratch of its own (a slot of a
+/// [tasks, shape...] tensor per scratch shape), so the task loop is marked
+/// mt.parallel_tasks: on the CPU, mt-parallelize-loops gives its
+/// iterations to worker threads.
+Values overTasks(LinalgBuilder &lb, int64_t tasks, int64_t steps, ValueRange outputs,
+                 ArrayRef<SmallVector<int64_t>> scratch, Type element, TaskStepFn body) {
   Values inits(outputs);
   for (ArrayRef<int64_t> shape : scratch) {
     SmallVector<int64_t> slots{tasks};
@@ -192,7 +195,12 @@ Values overTasks(LinalgBuilder &lb, int64_t tasks, ValueRange outputs,
                    auto [at, sizes] = place(shape);
                    slots.push_back(t.slice(whole, at, sizes, shape.size()));
                  }
-                 Values done = body(b, l, n, st.take_front(numOutputs), slots);
+                 Values carried(st.take_front(numOutputs));
+                 carried.append(slots.begin(), slots.end());
+                 Values done = forRange(b, l, steps, carried,
+                                        [&](OpBuilder &sb, Location sl, Value step, ValueRange c) {
+                                          return body(sb, sl, n, step, c);
+                                        });
                  Values next(ArrayRef<Value>(done).take_front(numOutputs));
                  for (auto [shape, slot, whole] :
                       llvm::zip(scratch, ArrayRef<Value>(done).drop_front(numOutputs),
@@ -220,82 +228,75 @@ Lowered lowerForward(FusedAttentionOp op, const AttentionProblem &p, LinalgBuild
                  lb.empty(lse.getShape(), lse.getElementType())};
   SmallVector<SmallVector<int64_t>> scratch{{bq, bk}, {bq, d}, {bq}, {bq}, {bq}, {bq}};
   Values results = overTasks(
-      lb, p.batch * p.heads, outputs, scratch, ct,
-      [&](OpBuilder &tb, Location tl0, Value n, ValueRange outs, ValueRange slots) {
-        Index tx{tb, tl0};
-        Value b = tx.div(n, p.heads), h = tx.rem(n, p.heads), kh = tx.div(h, p.group);
-        Values carried(outs);
-        carried.append(slots.begin(), slots.end());
-        return forRange(
-            tb, tl0, queryTiles, carried, [&](OpBuilder &ob, Location ol, Value qt, ValueRange st) {
-              Index x{ob, ol};
-              TileOps t{ob, ol};
-              Value i0 = x.mul(qt, x.c(bq)), zero = x.c(0);
-              Value q = t.slice(p.query, {b, h, i0, zero}, {1, 1, bq, d}, 2);
-              Value keyTiles = x.ceilDiv(p.keyLimit(x, x.add(i0, x.c(bq - 1))), bk);
-              Values walk = forRangeTo(
-                  ob, ol, keyTiles,
-                  {st[2], t.fill(st[3], 0.0), t.fill(st[4], ninf), t.fill(st[5], 0.0), st[6],
-                   st[7]},
-                  [&](OpBuilder &kb, Location kl, Value tile, ValueRange w) {
-                    Index y{kb, kl};
-                    TileOps u{kb, kl};
-                    Value j0 = y.mul(tile, y.c(bk));
-                    Value k = u.slice(p.key, {b, kh, j0, zero}, {1, 1, bk, d}, 2);
-                    Value v = u.slice(p.value, {b, kh, j0, zero}, {1, 1, bk, d}, 2);
-                    Value s = u.product(q, false, k, true, u.fill(w[0], 0.0));
-                    s = u.cells(s, {}, {}, [&](Scalar e, ValueRange, Value z, Value r, Value c) {
-                      return e.select(tl.sees(e, b, i0, j0, r, c), e.mul(z, e.c(ct, p.scale)),
-                                      e.c(ct, ninf));
-                    });
-                    Value m = w[2], l = w[3];
-                    Value top = u.reduceRows(u.fill(w[4], ninf), s, /*max=*/true);
-                    top = u.rows(top, {m},
-                                 [&](Scalar e, ValueRange in, Value o) { return e.max(o, in[0]); });
-                    Value alpha = u.rows(w[5], {m, top}, [&](Scalar e, ValueRange in, Value) {
-                      return e.select(e.eq(in[0], e.c(ct, ninf)), e.c(ct, 0.0),
-                                      e.exp(e.sub(in[0], in[1])));
-                    });
-                    s = u.cells(s, {}, {top}, [&](Scalar e, ValueRange in, Value z, Value, Value) {
-                      return e.select(e.eq(z, e.c(ct, ninf)), e.c(ct, 0.0), e.exp(e.sub(z, in[0])));
-                    });
-                    l = u.rows(l, {alpha},
-                               [&](Scalar e, ValueRange in, Value o) { return e.mul(o, in[0]); });
-                    l = u.reduceRows(l, s, /*max=*/false);
-                    m = u.rows(m, {top}, [&](Scalar, ValueRange in, Value) { return in[0]; });
-                    if (p.dropout)
-                      s = u.cells(s, {}, {}, [&](Scalar e, ValueRange, Value z, Value r, Value c) {
-                        return tl.dropped(e, z, b, h, i0, j0, r, c);
-                      });
-                    Value acc = u.cells(w[1], {}, {alpha},
-                                        [&](Scalar e, ValueRange in, Value o, Value, Value) {
-                                          return e.mul(o, in[0]);
-                                        });
-                    acc = u.product(s, false, v, false, acc);
-                    return Values{s, acc, m, l, top, alpha};
+      lb, p.batch * p.heads, queryTiles, outputs, scratch, ct,
+      [&](OpBuilder &ob, Location ol, Value n, Value qt, ValueRange st) {
+        Index x{ob, ol};
+        TileOps t{ob, ol};
+        Value b = x.div(n, p.heads), h = x.rem(n, p.heads), kh = x.div(h, p.group);
+        Value i0 = x.mul(qt, x.c(bq)), zero = x.c(0);
+        Value q = t.slice(p.query, {b, h, i0, zero}, {1, 1, bq, d}, 2);
+        Value keyTiles = x.ceilDiv(p.keyLimit(x, x.add(i0, x.c(bq - 1))), bk);
+        Values walk = forRangeTo(
+            ob, ol, keyTiles,
+            {st[2], t.fill(st[3], 0.0), t.fill(st[4], ninf), t.fill(st[5], 0.0), st[6], st[7]},
+            [&](OpBuilder &kb, Location kl, Value tile, ValueRange w) {
+              Index y{kb, kl};
+              TileOps u{kb, kl};
+              Value j0 = y.mul(tile, y.c(bk));
+              Value k = u.slice(p.key, {b, kh, j0, zero}, {1, 1, bk, d}, 2);
+              Value v = u.slice(p.value, {b, kh, j0, zero}, {1, 1, bk, d}, 2);
+              Value s = u.product(q, false, k, true, u.fill(w[0], 0.0));
+              s = u.cells(s, {}, {}, [&](Scalar e, ValueRange, Value z, Value r, Value c) {
+                return e.select(tl.sees(e, b, i0, j0, r, c), e.mul(z, e.c(ct, p.scale)),
+                                e.c(ct, ninf));
+              });
+              Value m = w[2], l = w[3];
+              Value top = u.reduceRows(u.fill(w[4], ninf), s, /*max=*/true);
+              top = u.rows(top, {m},
+                           [&](Scalar e, ValueRange in, Value o) { return e.max(o, in[0]); });
+              Value alpha = u.rows(w[5], {m, top}, [&](Scalar e, ValueRange in, Value) {
+                return e.select(e.eq(in[0], e.c(ct, ninf)), e.c(ct, 0.0),
+                                e.exp(e.sub(in[0], in[1])));
+              });
+              s = u.cells(s, {}, {top}, [&](Scalar e, ValueRange in, Value z, Value, Value) {
+                return e.select(e.eq(z, e.c(ct, ninf)), e.c(ct, 0.0), e.exp(e.sub(z, in[0])));
+              });
+              l = u.rows(l, {alpha},
+                         [&](Scalar e, ValueRange in, Value o) { return e.mul(o, in[0]); });
+              l = u.reduceRows(l, s, /*max=*/false);
+              m = u.rows(m, {top}, [&](Scalar, ValueRange in, Value) { return in[0]; });
+              if (p.dropout)
+                s = u.cells(s, {}, {}, [&](Scalar e, ValueRange, Value z, Value r, Value c) {
+                  return tl.dropped(e, z, b, h, i0, j0, r, c);
+                });
+              Value acc =
+                  u.cells(w[1], {}, {alpha}, [&](Scalar e, ValueRange in, Value o, Value, Value) {
+                    return e.mul(o, in[0]);
                   });
-              Value acc = walk[1], m = walk[2], l = walk[3];
-              auto [at, sizes] = tl.outputBlock(x, b, h, i0);
-              Value o = t.cells(t.slice(st[0], at, sizes, 2), {acc}, {l},
-                                [&](Scalar e, ValueRange in, Value, Value, Value) {
-                                  return e.divOrZero(in[0], in[1]);
-                                });
-              Values lseAt{b, h, i0};
-              Value logSum = t.rows(t.slice(st[1], lseAt, {1, 1, bq}, 1), {m, l},
-                                    [&](Scalar e, ValueRange in, Value) {
-                                      Value none = e.eq(in[1], e.c(ct, 0.0));
-                                      Value ls = e.add(in[0], math::LogOp::create(e.b, e.l, in[1]));
-                                      return e.select(none, e.c(ct, ninf), ls);
-                                    });
-              return Values{t.insert(o, st[0], at, sizes),
-                            t.insert(logSum, st[1], lseAt, {1, 1, bq}),
-                            walk[0],
-                            acc,
-                            m,
-                            l,
-                            walk[4],
-                            walk[5]};
+              acc = u.product(s, false, v, false, acc);
+              return Values{s, acc, m, l, top, alpha};
             });
+        Value acc = walk[1], m = walk[2], l = walk[3];
+        auto [at, sizes] = tl.outputBlock(x, b, h, i0);
+        Value o = t.cells(t.slice(st[0], at, sizes, 2), {acc}, {l},
+                          [&](Scalar e, ValueRange in, Value, Value, Value) {
+                            return e.divOrZero(in[0], in[1]);
+                          });
+        Values lseAt{b, h, i0};
+        Value logSum = t.rows(t.slice(st[1], lseAt, {1, 1, bq}, 1), {m, l},
+                              [&](Scalar e, ValueRange in, Value) {
+                                Value none = e.eq(in[1], e.c(ct, 0.0));
+                                Value ls = e.add(in[0], math::LogOp::create(e.b, e.l, in[1]));
+                                return e.select(none, e.c(ct, ninf), ls);
+                              });
+        return Values{t.insert(o, st[0], at, sizes),
+                      t.insert(logSum, st[1], lseAt, {1, 1, bq}),
+                      walk[0],
+                      acc,
+                      m,
+                      l,
+                      walk[4],
+                      walk[5]};
       });
   return Values{results[0], results[1]};
 }
@@ -337,83 +338,74 @@ Lowered lowerGrad(FusedAttentionGradOp op, const AttentionProblem &p, LinalgBuil
                  lb.empty(k.getShape(), k.getElementType())};
   SmallVector<SmallVector<int64_t>> scratch{{bq, bk}, {bq, bk}, {bq, bk}, {bk, d}, {bk, d}};
   Values results = overTasks(
-      lb, p.batch * p.kvHeads, outputs, scratch, ct,
-      [&](OpBuilder &tb, Location tl0, Value n, ValueRange outs, ValueRange slots) {
-        Index tx{tb, tl0};
-        Value b = tx.div(n, p.kvHeads), kh = tx.rem(n, p.kvHeads);
-        Values carried(outs);
-        carried.append(slots.begin(), slots.end());
-        return forRange(
-            tb, tl0, keyTiles, carried, [&](OpBuilder &ob, Location ol, Value kt, ValueRange st) {
-              Index x{ob, ol};
-              TileOps t{ob, ol};
-              Value j0 = x.mul(kt, x.c(bk)), zero = x.c(0);
-              Value key = t.slice(p.key, {b, kh, j0, zero}, {1, 1, bk, d}, 2);
-              Value value = t.slice(p.value, {b, kh, j0, zero}, {1, 1, bk, d}, 2);
-              Value first = x.div(p.queryStart(x, j0), bq);
-              Value count = x.sub(x.c(queryTiles), first);
-              Values group = forRange(
-                  ob, ol, p.group,
-                  {st[0], st[3], st[4], st[5], t.fill(st[6], 0.0), t.fill(st[7], 0.0)},
-                  [&](OpBuilder &gb, Location gl, Value hh, ValueRange gs) {
-                    Index g{gb, gl};
-                    Value h = g.add(g.mul(kh, g.c(p.group)), hh);
-                    return forRangeTo(
-                        gb, gl, count, gs,
-                        [&](OpBuilder &qb, Location ql, Value tile, ValueRange w) {
-                          Index y{qb, ql};
-                          TileOps u{qb, ql};
-                          Value i0 = y.mul(y.add(first, tile), y.c(bq));
-                          Values rowAt{b, h, i0, zero};
-                          Value query = u.slice(p.query, rowAt, {1, 1, bq, d}, 2);
-                          auto [at, sizes] = tl.outputBlock(y, b, h, i0);
-                          Value dO = u.slice(dOut, at, sizes, 2);
-                          Values vecAt{b, h, i0};
-                          Value rowLse = u.slice(lse, vecAt, {1, 1, bq}, 1);
-                          Value rowDelta = u.slice(deltas, vecAt, {1, 1, bq}, 1);
-                          Value prob = u.product(query, false, key, true, u.fill(w[1], 0.0));
-                          prob = u.cells(
-                              prob, {}, {rowLse},
-                              [&](Scalar e, ValueRange in, Value z, Value r, Value c) {
-                                Value p0 =
-                                    e.exp(e.sub(e.mul(z, e.c(ct, p.scale)), e.cast(in[0], ct)));
-                                return e.select(tl.sees(e, b, i0, j0, r, c), p0, e.c(ct, 0.0));
-                              });
-                          Value dprob = u.product(dO, false, value, true, u.fill(w[2], 0.0));
-                          Value kept = prob;
-                          if (p.dropout)
-                            kept = u.cells(w[3], {prob}, {},
-                                           [&](Scalar e, ValueRange in, Value, Value r, Value c) {
-                                             return tl.dropped(e, in[0], b, h, i0, j0, r, c);
-                                           });
-                          Value dv = u.product(kept, true, dO, false, w[5]);
-                          Value ds = u.cells(
-                              dprob, {prob}, {rowDelta},
-                              [&](Scalar e, ValueRange in, Value z, Value r, Value c) {
-                                Value dp = tl.dropped(e, z, b, h, i0, j0, r, c);
-                                return e.mul(e.mul(in[0], e.sub(dp, in[1])), e.c(ct, p.scale));
-                              });
-                          Value dk = u.product(ds, true, query, false, w[4]);
-                          Value dq = u.product(ds, false, key, false,
-                                               u.slice(w[0], rowAt, {1, 1, bq, d}, 2));
-                          return Values{u.insert(dq, w[0], rowAt, {1, 1, bq, d}),
-                                        prob,
-                                        ds,
-                                        p.dropout ? kept : w[3],
-                                        dk,
-                                        dv};
-                        });
+      lb, p.batch * p.kvHeads, keyTiles, outputs, scratch, ct,
+      [&](OpBuilder &ob, Location ol, Value n, Value kt, ValueRange st) {
+        Index x{ob, ol};
+        TileOps t{ob, ol};
+        Value b = x.div(n, p.kvHeads), kh = x.rem(n, p.kvHeads);
+        Value j0 = x.mul(kt, x.c(bk)), zero = x.c(0);
+        Value key = t.slice(p.key, {b, kh, j0, zero}, {1, 1, bk, d}, 2);
+        Value value = t.slice(p.value, {b, kh, j0, zero}, {1, 1, bk, d}, 2);
+        Value first = x.div(p.queryStart(x, j0), bq);
+        Value count = x.sub(x.c(queryTiles), first);
+        Values group = forRange(
+            ob, ol, p.group, {st[0], st[3], st[4], st[5], t.fill(st[6], 0.0), t.fill(st[7], 0.0)},
+            [&](OpBuilder &gb, Location gl, Value hh, ValueRange gs) {
+              Index g{gb, gl};
+              Value h = g.add(g.mul(kh, g.c(p.group)), hh);
+              return forRangeTo(
+                  gb, gl, count, gs, [&](OpBuilder &qb, Location ql, Value tile, ValueRange w) {
+                    Index y{qb, ql};
+                    TileOps u{qb, ql};
+                    Value i0 = y.mul(y.add(first, tile), y.c(bq));
+                    Values rowAt{b, h, i0, zero};
+                    Value query = u.slice(p.query, rowAt, {1, 1, bq, d}, 2);
+                    auto [at, sizes] = tl.outputBlock(y, b, h, i0);
+                    Value dO = u.slice(dOut, at, sizes, 2);
+                    Values vecAt{b, h, i0};
+                    Value rowLse = u.slice(lse, vecAt, {1, 1, bq}, 1);
+                    Value rowDelta = u.slice(deltas, vecAt, {1, 1, bq}, 1);
+                    Value prob = u.product(query, false, key, true, u.fill(w[1], 0.0));
+                    prob = u.cells(prob, {}, {rowLse},
+                                   [&](Scalar e, ValueRange in, Value z, Value r, Value c) {
+                                     Value p0 = e.exp(
+                                         e.sub(e.mul(z, e.c(ct, p.scale)), e.cast(in[0], ct)));
+                                     return e.select(tl.sees(e, b, i0, j0, r, c), p0, e.c(ct, 0.0));
+                                   });
+                    Value dprob = u.product(dO, false, value, true, u.fill(w[2], 0.0));
+                    Value kept = prob;
+                    if (p.dropout)
+                      kept = u.cells(w[3], {prob}, {},
+                                     [&](Scalar e, ValueRange in, Value, Value r, Value c) {
+                                       return tl.dropped(e, in[0], b, h, i0, j0, r, c);
+                                     });
+                    Value dv = u.product(kept, true, dO, false, w[5]);
+                    Value ds =
+                        u.cells(dprob, {prob}, {rowDelta},
+                                [&](Scalar e, ValueRange in, Value z, Value r, Value c) {
+                                  Value dp = tl.dropped(e, z, b, h, i0, j0, r, c);
+                                  return e.mul(e.mul(in[0], e.sub(dp, in[1])), e.c(ct, p.scale));
+                                });
+                    Value dk = u.product(ds, true, query, false, w[4]);
+                    Value dq =
+                        u.product(ds, false, key, false, u.slice(w[0], rowAt, {1, 1, bq, d}, 2));
+                    return Values{u.insert(dq, w[0], rowAt, {1, 1, bq, d}),
+                                  prob,
+                                  ds,
+                                  p.dropout ? kept : w[3],
+                                  dk,
+                                  dv};
                   });
-              Values tileAt{b, kh, j0, zero};
-              return Values{group[0],
-                            t.insert(group[4], st[1], tileAt, {1, 1, bk, d}),
-                            t.insert(group[5], st[2], tileAt, {1, 1, bk, d}),
-                            group[1],
-                            group[2],
-                            group[3],
-                            group[4],
-                            group[5]};
             });
+        Values tileAt{b, kh, j0, zero};
+        return Values{group[0],
+                      t.insert(group[4], st[1], tileAt, {1, 1, bk, d}),
+                      t.insert(group[5], st[2], tileAt, {1, 1, bk, d}),
+                      group[1],
+                      group[2],
+                      group[3],
+                      group[4],
+                      group[5]};
       });
   return Values{results[0], results[1], results[2]};
 }
