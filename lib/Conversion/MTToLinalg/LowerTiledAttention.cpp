@@ -155,8 +155,6 @@ struct Tiling {
   }
 };
 
-/// The body of one task: the task's index, the carried outputs and the
-/// task's scratch; returns the new outputs then the new scratch.
 /// One step of a task: the task's index, the step's, and what is carried
 /// (the outputs, then the task's scratch); returns the new carried values.
 using TaskStepFn =
