@@ -97,6 +97,8 @@ void mt::buildTrainingPipeline(OpPassManager &pm, const TrainingOptions &options
 LogicalResult mt::buildBufferizePipeline(OpPassManager &pm, bool forGpu) {
   // Stages that differ only in their layers are lowered and compiled once.
   pm.addPass(createShareStageProgramsPass());
+  // ... and the identical layers of one function, once.
+  pm.addPass(createOutlineLayersPass());
   // The CPU multiplies attention's tiles with BLAS; a GPU runs a thread
   // per row.
   pm.addPass(createLowerToLinalgPass(LowerToLinalgPassOptions{/*tiledAttention=*/!forGpu}));

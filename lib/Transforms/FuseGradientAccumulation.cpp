@@ -99,6 +99,15 @@ void markBackward(Operation *op, std::optional<int64_t> layer) {
     op->setAttr(kLayerAttrName, b.getI64IntegerAttr(*layer));
 }
 
+/// The model layer of slot 0 of stacked parameter `param` in `fn`.
+int64_t firstLayerOf(func::FuncOp fn, StringAttr param) {
+  for (unsigned i = 0; i < fn.getNumArguments(); ++i)
+    if (auto p = fn.getArgAttrOfType<ParamAttr>(i, kParamAttrName); p && p.getName() == param)
+      if (auto first = fn.getArgAttrOfType<IntegerAttr>(i, kFirstLayerAttrName))
+        return first.getInt();
+  return 0;
+}
+
 void fuse(func::FuncOp fn) {
   Block &entry = fn.getBody().front();
   auto ret = cast<func::ReturnOp>(entry.getTerminator());
@@ -147,20 +156,27 @@ void fuse(func::FuncOp fn) {
         b.setInsertionPointToStart(&entry);
       Location loc = c.value.getLoc();
       Value target = acc;
+      // Marked with the model's layer (the addend's), not its slot in the
+      // stack: mt-share-stage-programs and mt-outline-layers group by it.
+      std::optional<int64_t> layer = c.layer;
+      if (auto l = def ? def->getAttrOfType<IntegerAttr>(kLayerAttrName) : IntegerAttr())
+        layer = l.getInt();
+      else if (c.layer)
+        layer = *c.layer + firstLayerOf(fn, param);
       if (c.layer) {
         auto stacked = cast<RankedTensorType>(type);
         auto sliceType = RankedTensorType::get(stacked.getShape().drop_front(),
                                                stacked.getElementType());
         auto slice = SliceLayerOp::create(b, loc, sliceType, acc, b.getI64IntegerAttr(*c.layer));
-        markBackward(slice, c.layer);
+        markBackward(slice, layer);
         target = slice;
       }
       Value sum = accumulate(b, c.value, target, replaced);
-      markBackward(sum.getDefiningOp(), c.layer);
+      markBackward(sum.getDefiningOp(), layer);
       last = sum.getDefiningOp();
       if (c.layer) {
         auto insert = InsertLayerOp::create(b, loc, type, sum, acc, b.getI64IntegerAttr(*c.layer));
-        markBackward(insert, c.layer);
+        markBackward(insert, layer);
         sum = insert;
         last = insert;
       }

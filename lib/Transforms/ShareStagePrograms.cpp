@@ -35,11 +35,16 @@ std::optional<int64_t> firstKeyLayer(func::FuncOp fn) {
   return first;
 }
 
-/// Dropout layers relative to `base`; everything else that only reports
-/// read, gone.
+/// Dropout layers and ops' layers relative to `base` (mt-outline-layers
+/// groups ops by the latter); without a base, ops' layers gone.
 void makeLayersRelative(func::FuncOp fn, std::optional<int64_t> base) {
   fn.walk([&](Operation *op) {
-    op->removeAttr(kLayerAttrName);
+    if (auto layer = op->getAttrOfType<IntegerAttr>(kLayerAttrName)) {
+      if (base)
+        op->setAttr(kLayerAttrName, IntegerAttr::get(layer.getType(), layer.getInt() - *base));
+      else
+        op->removeAttr(kLayerAttrName);
+    }
     if (auto keyed = dyn_cast<DropoutKeyedOpInterface>(op))
       if (std::optional<int64_t> layer = keyed.getKeyLayer())
         keyed.setKeyLayer(*layer - *base);

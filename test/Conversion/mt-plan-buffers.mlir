@@ -67,12 +67,51 @@ func.func @dynamic(%x: memref<?xf32>, %n: index) {
 
 // -----
 
-// expected-error @+1 {{mt-plan-buffers: a function another function calls cannot take an arena argument}}
-func.func @callee(%x: memref<4xf32>) {
+// A called function (an outlined layer) is planned first; a call lends it
+// a block of the caller's arena while it runs: the callee's 64 bytes go
+// beside %a (alive across the call), above it.
+// CHECK-LABEL: func.func @caller
+// CHECK-SAME: (%[[X:.*]]: memref<16xf32>, %[[ARENA:.*]]: memref<128xi8>) attributes {mt.arena_bytes = 128 : i64}
+// CHECK: %[[A:.*]] = memref.view %[[ARENA]]
+// CHECK: %[[AT:.*]] = arith.constant 64 : index
+// CHECK-NEXT: %[[LENT:.*]] = memref.view %[[ARENA]][%[[AT]]][] : memref<128xi8> to memref<64xi8>
+// CHECK-NEXT: call @callee(%[[A]], %[[LENT]]) : (memref<16xf32>, memref<64xi8>) -> ()
+// CHECK-LABEL: func.func private @callee
+// CHECK-SAME: (%{{.*}}: memref<16xf32>, %{{.*}}: memref<64xi8>) attributes {mt.arena_bytes = 64 : i64}
+func.func @caller(%x: memref<16xf32>) {
+  %a = memref.alloc() : memref<16xf32>
+  linalg.copy ins(%x : memref<16xf32>) outs(%a : memref<16xf32>)
+  func.call @callee(%a) : (memref<16xf32>) -> ()
+  linalg.copy ins(%a : memref<16xf32>) outs(%x : memref<16xf32>)
   return
 }
-func.func @caller(%x: memref<4xf32>) {
-  func.call @callee(%x) : (memref<4xf32>) -> ()
+func.func private @callee(%x: memref<16xf32>) {
+  %t = memref.alloc() : memref<16xf32>
+  linalg.copy ins(%x : memref<16xf32>) outs(%t : memref<16xf32>)
+  linalg.copy ins(%t : memref<16xf32>) outs(%x : memref<16xf32>)
+  return
+}
+
+// -----
+
+// expected-error @+1 {{mt-plan-buffers: a function that calls itself (directly or not) has no arena of bounded size}}
+func.func @recursive(%x: memref<4xf32>) {
+  func.call @recursive(%x) : (memref<4xf32>) -> ()
+  return
+}
+
+// -----
+
+func.func private @leaf(%x: memref<4xf32>) {
+  return
+}
+func.func @called_in_loop(%x: memref<4xf32>, %n: index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  scf.for %i = %c0 to %n step %c1 {
+    // expected-error @+1 {{mt-plan-buffers: a call inside a nested region cannot lend the callee its arena}}
+    func.call @leaf(%x) : (memref<4xf32>) -> ()
+  }
   return
 }
 

@@ -3,15 +3,15 @@
 // Two stages that differ only in their layers (dropout keys, mt.layer,
 // mt.stage, mt.first_layer) keep one function: its dropout layers become
 // relative to the first, a layer-offset argument is added, and both callers
-// are listed with their first layers. A dropout outside the layers keeps
+// are listed with their first layers; ops' layers become relative too
+// (mt-outline-layers groups by them). A dropout outside the layers keeps
 // its absolute key.
 // CHECK-LABEL: func.func @stage1
 // CHECK-SAME: (%[[X:.*]]: tensor<2x4xf32>, %[[W:.*]]: tensor<2x4xf32> {mt.first_layer = 3 : i64}, %[[SEED:.*]]: tensor<i64>, %[[OFFSET:.*]]: tensor<i64> {mt.layer_offset})
 // CHECK-SAME: mt.shared_code = {stage1 = 3 : i64, stage2 = 5 : i64}
-// CHECK: %[[A:.*]] = mt.dropout %[[X]] seed %[[SEED]] : tensor<i64> {layer = 0 : i64, rate
-// CHECK: %[[B:.*]] = mt.dropout %[[A]] seed %[[SEED]] : tensor<i64> {layer = 1 : i64, rate
+// CHECK: %[[A:.*]] = mt.dropout %[[X]] seed %[[SEED]] : tensor<i64> {layer = 0 : i64, mt.layer = 0 : i64, rate
+// CHECK: %[[B:.*]] = mt.dropout %[[A]] seed %[[SEED]] : tensor<i64> {layer = 1 : i64, mt.layer = 1 : i64, rate
 // CHECK: %[[C:.*]] = mt.dropout %[[B]] seed %[[SEED]] : tensor<i64> {rate
-// CHECK-NOT: mt.layer =
 // CHECK: return %[[C]]
 func.func @stage1(%x: tensor<2x4xf32>, %w: tensor<2x4xf32> {mt.first_layer = 3 : i64}, %seed: tensor<i64>) -> tensor<2x4xf32>
     attributes {mt.role = "forward", mt.stage = 1 : i64} {

@@ -178,6 +178,14 @@ static cl::opt<bool> reportMemory(
              "activations (by layer and tensor) and the peak, before anything runs"),
     cl::init(false));
 
+static cl::opt<bool> outlineLayers(
+    "outline-layers",
+    cl::desc("compile a function's identical layers once and call that code per layer "
+             "(mt-outline-layers; default true): native compile time grows with the distinct "
+             "layers, not their count; false keeps them inline for a smaller arena (the report "
+             "shows both exactly)"),
+    cl::init(true));
+
 enum class DropoutMasks { Regenerate, Stored };
 static cl::opt<DropoutMasks> dropoutMasks(
     "dropout-masks", cl::desc("what the backward's dropout masks come from"),
@@ -498,6 +506,9 @@ int main(int argc, char **argv) {
   if (mt::modelFunctions(*module).empty())
     return fail("'" + inputFilename + "' has no model function (a func.func with an "
                 "argument marked mt.param)");
+
+  if (!outlineLayers)
+    (*module)->setAttr(mt::kLayersInlineAttrName, UnitAttr::get(&context));
 
   // The model as parsed: options that would fit a memory budget are
   // compiled from it.

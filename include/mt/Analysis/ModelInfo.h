@@ -134,6 +134,9 @@ inline constexpr llvm::StringLiteral kPipelineOfAttrName = "mt.pipeline_of";
 /// the argument marked `mt.layer_offset` (a tensor<i64>), and the function
 /// lists, in `mt.shared_code`, every function it runs for with that offset.
 inline constexpr llvm::StringLiteral kLayerOffsetAttrName = "mt.layer_offset";
+/// On the module: mt-outline-layers leaves every layer inline (mtc
+/// --outline-layers=false: a smaller arena, longer native compiles).
+inline constexpr llvm::StringLiteral kLayersInlineAttrName = "mt.layers_inline";
 inline constexpr llvm::StringLiteral kSharedCodeAttrName = "mt.shared_code";
 /// A stacked parameter of a stage holds the model's layers from this index.
 inline constexpr llvm::StringLiteral kFirstLayerAttrName = "mt.first_layer";

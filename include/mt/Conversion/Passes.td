@@ -71,7 +71,9 @@ def DropInPlaceResultsPass : Pass<"mt-drop-in-place-results", "mlir::ModuleOp"> 
     already wrote it in argument `k`'s buffer (it returns that argument),
     nothing else changes; otherwise a `memref.copy` into the argument is
     added before the return. Either way the caller's buffer holds the result
-    and the function has no out-parameter for it. The copies bufferization
+    and the function has no out-parameter for it; a call of the function
+    (an outlined layer) uses the operand it passed for that result. The
+    copies bufferization
     leaves when a slice is updated in place (extracted, computed into and
     inserted back: a copy of the slice onto itself) are removed too.
 
@@ -329,9 +331,14 @@ def PlanBuffersPass : Pass<"mt-plan-buffers", "mlir::ModuleOp"> {
     }
     ```
 
-    Allocations inside nested regions, with dynamic sizes, or in a function
-    another function calls cannot be planned this way: the pass fails with
-    an error naming them rather than leave memory unaccounted.
+    A function another calls (a layer mt-outline-layers outlined) is
+    planned first; each call lends it a block of the caller's arena, as
+    large as the callee's, alive at the call (a view passed as the call's
+    new last operand), so the caller's `mt.arena_bytes` includes its
+    callees'. Allocations inside nested regions or with dynamic sizes, calls
+    inside nested regions and recursive calls cannot be planned this way:
+    the pass fails with an error naming them rather than leave memory
+    unaccounted.
   }];
   let options = [
     Option<"alignment", "alignment", "int64_t", "64", "offset alignment in bytes (a power of two)">,

@@ -338,11 +338,45 @@ def ShareStageProgramsPass : Pass<"mt-share-stage-programs", "mlir::ModuleOp"> {
     ```
 
     The masks drawn are the ones each stage drew before: the key's layer is
-    the op's (relative) layer plus the offset. Attributes that only reports
-    read (`mt.layer`, `mt.stage`, `mt.first_layer`, `mt.saved_from`) are
-    not compared.
+    the op's (relative) layer plus the offset; ops' `mt.layer` become
+    relative too (mt-outline-layers groups by them). Attributes that only
+    reports read (`mt.stage`, `mt.first_layer`, `mt.saved_from`) are not
+    compared.
   }];
   let dependentDialects = ["::mt::MTDialect"];
+}
+
+def OutlineLayersPass : Pass<"mt-outline-layers", "mlir::ModuleOp"> {
+  let summary = "compiles the identical layers of a plan function once, as one called function";
+  let description = [{
+    A pipeline chunk of several layers unrolls each layer's forward and
+    backward into its function, so native code generation costs grow with
+    the layers per chunk. This pass groups the ops of every training
+    function (`mt.role` forward, train_step or eval) by their `mt.layer`,
+    together with the ops that only feed one layer (the slices of its
+    stacked parameters and accumulators), and replaces every group whose
+    code equals another group's by a call of one private function:
+
+    ```mlir
+    %out:3 = func.call @stage_grad_layer(%x, %ln1_w, ..., %c1, %offset)
+        : (tensor<1x32x16xf32>, tensor<2x16xf32>, ..., index, tensor<i64>) -> (...)
+    ```
+
+    The callee takes the stacked tensors whole with the layer's slot in
+    them as an `index` (its slices and inserts become `tensor.extract_slice`
+    and `tensor.insert_slice` at that slot; an updated accumulator's result
+    is marked `mt.in_place_of` its argument) and, when it draws dropout
+    masks, the layer's key offset as a `tensor<i64>` argument marked
+    `mt.layer_offset` (the caller's own offset plus the layer, or the layer).
+    The masks, values and order of collectives are unchanged. A function
+    whose groups cannot be called in an order its values allow (a group that
+    needs another group's later result) is left as it is, and so is a module
+    marked `mt.layers_inline` (mtc `--outline-layers=false`: each call
+    reserves its callee's whole arena while its inputs and outputs stay
+    live, so the arena can be larger than with the layers inline).
+  }];
+  let dependentDialects = ["::mt::MTDialect", "::mlir::arith::ArithDialect",
+                           "::mlir::tensor::TensorDialect"];
 }
 
 def DeriveGradientsPass : Pass<"mt-derive-gradients", "mlir::ModuleOp"> {

@@ -9,11 +9,12 @@
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/Builders.h"
+#include "mlir/IR/SymbolTable.h"
 #include "mlir/Interfaces/LoopLikeInterface.h"
 #include "mlir/Interfaces/ViewLikeInterface.h"
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/SmallPtrSet.h"
-#include "llvm/ADT/StringSet.h"
+#include "llvm/ADT/StringMap.h"
 
 namespace mt {
 #define GEN_PASS_DEF_PLANBUFFERSPASS
@@ -32,6 +33,9 @@ int64_t bytesOf(MemRefType t) {
 
 struct PlanBuffersPass : mt::impl::PlanBuffersPassBase<PlanBuffersPass> {
   using Base::Base;
+
+  /// Arena bytes of the functions planned so far; -1 while one is planned.
+  llvm::StringMap<int64_t> planned;
 
   LogicalResult planFunction(func::FuncOp fn) {
     Block &entry = fn.getBody().front();
@@ -88,6 +92,15 @@ struct PlanBuffersPass : mt::impl::PlanBuffersPassBase<PlanBuffersPass> {
       }
       lifetimes.push_back(life);
     }
+    // A call of a planned function lends it a block of this arena while it
+    // runs (its temporaries).
+    SmallVector<func::CallOp> calls;
+    if (failed(callsWithArenas(fn, calls)))
+      return failure();
+    for (func::CallOp call : calls) {
+      int64_t at = position[call];
+      lifetimes.push_back(mt::BufferLifetime{planned.lookup(call.getCallee()), at, at});
+    }
     mt::ArenaPlan plan = mt::planArena(lifetimes, alignment);
 
     OpBuilder b(fn.getContext());
@@ -104,6 +117,13 @@ struct PlanBuffersPass : mt::impl::PlanBuffersPassBase<PlanBuffersPass> {
       alloc.replaceAllUsesWith(view);
       alloc.erase();
     }
+    for (auto [call, offset] : llvm::zip(calls, ArrayRef(plan.offsets).drop_front(allocs.size()))) {
+      b.setInsertionPoint(call);
+      auto type = MemRefType::get({planned.lookup(call.getCallee())}, b.getI8Type());
+      Value at = arith::ConstantIndexOp::create(b, call.getLoc(), offset);
+      call.getOperandsMutable().append(
+          memref::ViewOp::create(b, call.getLoc(), type, arena, at, ValueRange{}).getResult());
+    }
     // Deallocations of planned buffers are the arena's now.
     SmallVector<memref::DeallocOp> deallocs;
     fn.walk([&](memref::DeallocOp d) {
@@ -115,6 +135,41 @@ struct PlanBuffersPass : mt::impl::PlanBuffersPassBase<PlanBuffersPass> {
     return success();
   }
 
+  /// The calls in `fn` of functions with a body (planned first, each once),
+  /// all in its entry block.
+  LogicalResult callsWithArenas(func::FuncOp fn, SmallVector<func::CallOp> &calls) {
+    WalkResult walk = fn.walk([&](func::CallOp call) {
+      auto callee = SymbolTable::lookupNearestSymbolFrom<func::FuncOp>(call, call.getCalleeAttr());
+      if (!callee || callee.isExternal())
+        return WalkResult::advance();
+      if (call->getBlock() != &fn.getBody().front()) {
+        call.emitError("mt-plan-buffers: a call inside a nested region cannot lend the callee "
+                       "its arena");
+        return WalkResult::interrupt();
+      }
+      if (failed(planOnce(callee)))
+        return WalkResult::interrupt();
+      calls.push_back(call);
+      return WalkResult::advance();
+    });
+    return failure(walk.wasInterrupted());
+  }
+
+  LogicalResult planOnce(func::FuncOp fn) {
+    auto [it, fresh] = planned.try_emplace(fn.getSymName(), -1);
+    if (!fresh) {
+      if (it->second >= 0)
+        return success();
+      return fn.emitError("mt-plan-buffers: a function that calls itself (directly or not) has "
+                          "no arena of bounded size");
+    }
+    if (failed(planFunction(fn)))
+      return failure();
+    planned[fn.getSymName()] =
+        fn->getAttrOfType<IntegerAttr>(mt::kArenaBytesAttrName).getInt();
+    return success();
+  }
+
   void runOnOperation() override {
     ModuleOp module = getOperation();
     if (alignment < 1 || (alignment & (alignment - 1)) != 0) {
@@ -122,19 +177,9 @@ struct PlanBuffersPass : mt::impl::PlanBuffersPassBase<PlanBuffersPass> {
                          << static_cast<int64_t>(alignment);
       return signalPassFailure();
     }
-    llvm::StringSet<> called;
-    module.walk([&](func::CallOp call) { called.insert(call.getCallee()); });
-    for (auto fn : module.getOps<func::FuncOp>()) {
-      if (fn.isExternal())
-        continue;
-      if (called.contains(fn.getSymName())) {
-        fn.emitError("mt-plan-buffers: a function another function calls cannot take an "
-                     "arena argument");
+    for (auto fn : module.getOps<func::FuncOp>())
+      if (!fn.isExternal() && failed(planOnce(fn)))
         return signalPassFailure();
-      }
-      if (failed(planFunction(fn)))
-        return signalPassFailure();
-    }
   }
 };
 

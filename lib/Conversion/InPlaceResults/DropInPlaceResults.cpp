@@ -8,6 +8,7 @@
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/Builders.h"
 #include "llvm/ADT/BitVector.h"
+#include "llvm/ADT/StringMap.h"
 
 namespace mt {
 #define GEN_PASS_DEF_DROPINPLACERESULTSPASS
@@ -82,7 +83,29 @@ void copyRepeatedResults(func::FuncOp fn) {
   });
 }
 
-LogicalResult dropInPlaceResults(func::FuncOp fn) {
+/// A call's results that `fn` no longer returns are the buffers it was
+/// given for them.
+void dropCallResults(func::FuncOp fn, func::CallOp call, const llvm::BitVector &drop) {
+  for (unsigned i : drop.set_bits()) {
+    int64_t k = fn.getResultAttrOfType<IntegerAttr>(i, mt::kInPlaceOfAttrName).getInt();
+    call.getResult(i).replaceAllUsesWith(call.getOperand(k));
+  }
+  SmallVector<Type> kept;
+  for (unsigned i = 0; i < call.getNumResults(); ++i)
+    if (!drop.test(i))
+      kept.push_back(call.getResult(i).getType());
+  OpBuilder b(call);
+  auto fresh = func::CallOp::create(b, call.getLoc(), call.getCalleeAttr(), kept,
+                                    call.getOperands());
+  fresh->setAttrs(call->getAttrs());
+  unsigned next = 0;
+  for (unsigned i = 0; i < call.getNumResults(); ++i)
+    if (!drop.test(i))
+      call.getResult(i).replaceAllUsesWith(fresh.getResult(next++));
+  call.erase();
+}
+
+LogicalResult dropInPlaceResults(func::FuncOp fn, ArrayRef<func::CallOp> calls) {
   eraseSelfCopies(fn);
   copyRepeatedResults(fn);
   llvm::BitVector drop(fn.getNumResults());
@@ -121,13 +144,17 @@ LogicalResult dropInPlaceResults(func::FuncOp fn) {
   });
   if (walk.wasInterrupted())
     return failure();
+  for (func::CallOp call : calls)
+    dropCallResults(fn, call, drop);
   return fn.eraseResults(drop);
 }
 
 struct DropInPlaceResultsPass : mt::impl::DropInPlaceResultsPassBase<DropInPlaceResultsPass> {
   void runOnOperation() override {
+    llvm::StringMap<SmallVector<func::CallOp>> callsOf;
+    getOperation().walk([&](func::CallOp call) { callsOf[call.getCallee()].push_back(call); });
     for (auto fn : getOperation().getOps<func::FuncOp>())
-      if (failed(dropInPlaceResults(fn)))
+      if (failed(dropInPlaceResults(fn, callsOf.lookup(fn.getSymName()))))
         return signalPassFailure();
   }
 };

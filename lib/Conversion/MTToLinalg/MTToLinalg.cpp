@@ -113,7 +113,9 @@ struct LowerToLinalgPass : mt::impl::LowerToLinalgPassBase<LowerToLinalgPass> {
       return signalPassFailure();
 
     for (auto func : module.getOps<func::FuncOp>())
-      if (!func.isDeclaration()) // exported with a C interface (mt-export-entry-points)
+      // exported with a C interface (mt-export-entry-points); private
+      // functions (outlined layers) are only called.
+      if (!func.isDeclaration() && !func.isPrivate())
         func->setAttr("llvm.emit_c_interface", UnitAttr::get(&getContext()));
     for (auto mesh : llvm::make_early_inc_range(module.getOps<MeshOp>()))
       mesh.erase();
