@@ -62,6 +62,36 @@ bool fedByGroup(Operation &op, int g, const DenseMap<Operation *, int> &groupOf)
   });
 }
 
+/// A slice of a stacked tensor that several groups read becomes one slice
+/// per group (a view: free), so each group reads the stacked tensor whole
+/// rather than a slice passed in (copied at the call: a function's
+/// arguments have the identity layout).
+void sliceForEachGroup(Block &body, const DenseMap<Operation *, int> &groupOf) {
+  for (auto slice : llvm::make_early_inc_range(body.getOps<SliceLayerOp>())) {
+    if (groupOf.count(slice))
+      continue;
+    llvm::MapVector<int, SmallVector<OpOperand *>> byGroup;
+    for (OpOperand &use : slice->getUses()) {
+      Operation *top = body.findAncestorOpInBlock(*use.getOwner());
+      auto it = top ? groupOf.find(top) : groupOf.end();
+      byGroup[it == groupOf.end() ? -1 : it->second].push_back(&use);
+    }
+    if (byGroup.size() < 2)
+      continue;
+    OpBuilder b(slice->getContext());
+    b.setInsertionPointAfter(slice);
+    for (auto &[group, uses] : byGroup) {
+      if (group < 0)
+        continue;
+      Operation *copy = b.clone(*slice);
+      for (OpOperand *use : uses)
+        use->set(copy->getResult(0));
+    }
+    if (slice->use_empty())
+      slice->erase();
+  }
+}
+
 /// The ops of `body` by layer, a layer's forward and backward apart: those
 /// marked `mt.layer`, and then, walking back, every unmarked op that only
 /// one group uses and that reads a stacked tensor (a slice of a parameter
@@ -78,6 +108,7 @@ std::vector<LayerGroup> groupByLayer(Block &body, DenseMap<Operation *, int> &gr
         groups.push_back(LayerGroup{layer.getInt()});
       groupOf[&op] = it->second;
     }
+  sliceForEachGroup(body, groupOf);
   for (Operation &op : llvm::reverse(body.without_terminator())) {
     if (groupOf.count(&op) || op.getNumResults() == 0 || op.getNumRegions() ||
         isa<GradientReadyOp>(op) || matchPattern(&op, m_Constant()))
@@ -242,6 +273,11 @@ func::FuncOp buildCallee(LayerGroup &g, ModuleOp module, StringRef name) {
   Block *entry = fn.addEntryBlock();
   if (g.keyed)
     fn.setArgAttr(fn.getNumArguments() - 1, kLayerOffsetAttrName, mb.getUnitAttr());
+  // The inputs are distinct values live at the call: without this LLVM must
+  // assume the slices it loads and the buffers it stores overlap (gpt-wide-256
+  // trained about 5% slower).
+  for (unsigned i = 0; i < g.inputs.size(); ++i)
+    fn.setArgAttr(i, "llvm.noalias", mb.getUnitAttr());
   for (auto [i, out] : llvm::enumerate(g.outputs))
     if (std::optional<unsigned> arg = inPlaceInput(g, out))
       fn.setResultAttr(i, kInPlaceOfAttrName, mb.getI64IntegerAttr(*arg));

@@ -66,3 +66,42 @@ func.func @bad_mark(%acc: memref<8xf32>) -> (memref<4xf32> {mt.in_place_of = 0 :
 func.func @returned_twice(%x: memref<f32>) -> (memref<f32>, memref<f32>) {
   return %x, %x : memref<f32>, memref<f32>
 }
+
+// -----
+
+// A called function's in-place result: dropped from the callee and from
+// every call, whose users read the buffer the call was given.
+// CHECK-LABEL: func.func @calls
+// CHECK-SAME: (%[[ACC:.*]]: memref<4xf32>)
+// CHECK: call @update(%[[ACC]]) : (memref<4xf32>) -> ()
+// CHECK-NEXT: call @update(%[[ACC]]) : (memref<4xf32>) -> ()
+// CHECK-NEXT: return
+// CHECK-LABEL: func.func private @update
+// CHECK-SAME: (%{{.*}}: memref<4xf32>) {
+func.func @calls(%acc: memref<4xf32>) -> (memref<4xf32> {mt.in_place_of = 0 : i64}) {
+  %a = func.call @update(%acc) : (memref<4xf32>) -> memref<4xf32>
+  %b = func.call @update(%a) : (memref<4xf32>) -> memref<4xf32>
+  return %b : memref<4xf32>
+}
+func.func private @update(%acc: memref<4xf32>) -> (memref<4xf32> {mt.in_place_of = 0 : i64}) {
+  linalg.copy ins(%acc : memref<4xf32>) outs(%acc : memref<4xf32>)
+  return %acc : memref<4xf32>
+}
+
+// -----
+
+// A temporary returned through a reshape: the function returns an
+// allocation of the result's shape and computes into a view of it, so
+// buffer-results-to-out-params makes that allocation the out-parameter
+// instead of copying into it.
+// CHECK-LABEL: func.func @reshaped
+// CHECK: %[[WHOLE:.*]] = memref.alloc() : memref<2x4xf32>
+// CHECK: %[[FLAT:.*]] = memref.collapse_shape %[[WHOLE]] {{\[\[}}0, 1]] : memref<2x4xf32> into memref<8xf32>
+// CHECK: linalg.copy ins(%{{.*}} : memref<8xf32>) outs(%[[FLAT]] : memref<8xf32>)
+// CHECK: return %[[WHOLE]] : memref<2x4xf32>
+func.func @reshaped(%x: memref<8xf32>) -> memref<2x4xf32> {
+  %t = memref.alloc() : memref<8xf32>
+  linalg.copy ins(%x : memref<8xf32>) outs(%t : memref<8xf32>)
+  %r = memref.expand_shape %t [[0, 1]] output_shape [2, 4] : memref<8xf32> into memref<2x4xf32>
+  return %r : memref<2x4xf32>
+}

@@ -100,16 +100,17 @@ func.func @tangled(%x: tensor<4xf32>) -> tensor<4xf32> attributes {mt.role = "fo
 }
 
 // The layer code: slices and inserts at the slot argument, dropout keys
-// relative to the offset argument.
+// relative to the offset argument; the inputs, distinct values live at the
+// call, do not alias.
 // CHECK-LABEL: func.func private @forward_layer
-// CHECK-SAME: (%[[W:.*]]: tensor<2x4xf32>, %[[X:.*]]: tensor<2x4xf32>, %[[SEED:.*]]: tensor<i64>, %[[SLOT:.*]]: index, %{{.*}}: tensor<i64> {mt.layer_offset}) -> tensor<2x4xf32>
+// CHECK-SAME: (%[[W:[^:]*]]: tensor<2x4xf32> {llvm.noalias}, %[[X:[^:]*]]: tensor<2x4xf32> {llvm.noalias}, %[[SEED:[^:]*]]: tensor<i64> {llvm.noalias}, %[[SLOT:[^:]*]]: index, %{{.*}}: tensor<i64> {mt.layer_offset}) -> tensor<2x4xf32>
 // CHECK: %[[P:.*]] = tensor.extract_slice %[[W]][%[[SLOT]], 0] [1, 4] [1, 1] : tensor<2x4xf32> to tensor<4xf32>
 // CHECK: %[[A:.*]] = mt.add %[[X]], %[[P]] : tensor<2x4xf32>, tensor<4xf32>
 // CHECK: %[[D:.*]] = mt.dropout %[[A]] seed %[[SEED]] : tensor<i64> {layer = 0 : i64, rate
 // CHECK: return %[[D]]
 
 // CHECK-LABEL: func.func private @step_layer
-// CHECK-SAME: (%[[G:.*]]: tensor<2x4xf32>, %[[ACC:.*]]: tensor<2x4xf32>, %[[SLOT:.*]]: index) -> (tensor<2x4xf32> {mt.in_place_of = 1 : i64}, tensor<2x4xf32>)
+// CHECK-SAME: (%[[G:[^:]*]]: tensor<2x4xf32> {llvm.noalias}, %[[ACC:[^:]*]]: tensor<2x4xf32> {llvm.noalias}, %[[SLOT:[^:]*]]: index) -> (tensor<2x4xf32> {mt.in_place_of = 1 : i64}, tensor<2x4xf32>)
 // CHECK: %[[S:.*]] = mt.sum_to %[[G]] {mt.backward}
 // CHECK: %[[T:.*]] = tensor.extract_slice %[[ACC]][%[[SLOT]], 0] [1, 4] [1, 1]
 // CHECK: %[[U:.*]] = mt.accumulate %[[S]] into %[[T]]

@@ -72,8 +72,12 @@ def DropInPlaceResultsPass : Pass<"mt-drop-in-place-results", "mlir::ModuleOp"> 
     nothing else changes; otherwise a `memref.copy` into the argument is
     added before the return. Either way the caller's buffer holds the result
     and the function has no out-parameter for it; a call of the function
-    (an outlined layer) uses the operand it passed for that result. The
-    copies bufferization
+    (an outlined layer) uses the operand it passed for that result (called
+    functions are processed first). A result that is a temporary seen
+    through reshapes or a loop that hands its buffer back is returned as an
+    allocation of the result's shape that the temporary becomes a view of,
+    so buffer-results-to-out-params writes the out-parameter in place
+    instead of copying into it. The copies bufferization
     leaves when a slice is updated in place (extracted, computed into and
     inserted back: a copy of the slice onto itself) are removed too.
 

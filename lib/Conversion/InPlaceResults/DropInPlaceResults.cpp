@@ -95,8 +95,8 @@ void dropCallResults(func::FuncOp fn, func::CallOp call, const llvm::BitVector &
     if (!drop.test(i))
       kept.push_back(call.getResult(i).getType());
   OpBuilder b(call);
-  auto fresh = func::CallOp::create(b, call.getLoc(), call.getCalleeAttr(), kept,
-                                    call.getOperands());
+  auto fresh =
+      func::CallOp::create(b, call.getLoc(), call.getCalleeAttr(), kept, call.getOperands());
   fresh->setAttrs(call->getAttrs());
   unsigned next = 0;
   for (unsigned i = 0; i < call.getNumResults(); ++i)
@@ -105,17 +105,80 @@ void dropCallResults(func::FuncOp fn, func::CallOp call, const llvm::BitVector &
   call.erase();
 }
 
+/// The temporary `v` is a view of, through casts, loops that hand back
+/// their buffer, and reshapes (`reshaped` set when there are any).
+memref::AllocOp temporaryUnder(Value v, bool &reshaped) {
+  reshaped = false;
+  while (true) {
+    v = stripCasts(v);
+    if (auto expand = v.getDefiningOp<memref::ExpandShapeOp>())
+      v = expand.getSrc();
+    else if (auto collapse = v.getDefiningOp<memref::CollapseShapeOp>())
+      v = collapse.getSrc();
+    else
+      return v.getDefiningOp<memref::AllocOp>();
+    reshaped = true;
+  }
+}
+
+/// `whole` (contiguous) seen with `type`'s shape: flattened, then unflattened.
+Value reshapedView(OpBuilder &b, Location loc, Value whole, MemRefType type) {
+  auto from = cast<MemRefType>(whole.getType());
+  auto flatType = MemRefType::get({from.getNumElements()}, from.getElementType());
+  auto all = [](int64_t rank) {
+    ReassociationIndices dims;
+    for (int64_t d = 0; d < rank; ++d)
+      dims.push_back(d);
+    return SmallVector<ReassociationIndices>{dims};
+  };
+  Value flat = whole;
+  if (from.getRank() != 1)
+    flat = memref::CollapseShapeOp::create(b, loc, flatType, whole, all(from.getRank()));
+  if (type.getRank() == 1)
+    return flat;
+  return memref::ExpandShapeOp::create(b, loc, type, flat, all(type.getRank()));
+}
+
+/// A result that is a temporary seen through a loop or reshapes would be
+/// copied into its out-parameter (buffer-results-to-out-params hoists only
+/// a returned allocation): return an allocation itself, in the result's
+/// shape, with the temporary a reshaped view of it.
+void returnTemporariesDirectly(func::FuncOp fn) {
+  fn.walk([&](func::ReturnOp ret) {
+    for (unsigned i = 0; i < ret.getNumOperands(); ++i) {
+      Value v = ret.getOperand(i);
+      auto type = dyn_cast<MemRefType>(v.getType());
+      bool reshaped = false;
+      memref::AllocOp alloc = temporaryUnder(v, reshaped);
+      if (!type || !alloc || alloc.getResult() == v || !type.hasStaticShape() ||
+          !type.getLayout().isIdentity() || type.getRank() == 0 || alloc.getType().getRank() == 0 ||
+          !alloc.getType().getLayout().isIdentity() || alloc->getBlock() != &fn.getBody().front() ||
+          llvm::is_contained(ret.getOperands(), alloc.getResult()))
+        continue;
+      if (!reshaped) {
+        ret.setOperand(i, alloc.getResult());
+        continue;
+      }
+      OpBuilder b(alloc);
+      auto whole = memref::AllocOp::create(b, alloc.getLoc(), type);
+      alloc.replaceAllUsesWith(reshapedView(b, alloc.getLoc(), whole, alloc.getType()));
+      alloc.erase();
+      ret.setOperand(i, whole);
+    }
+  });
+}
+
 LogicalResult dropInPlaceResults(func::FuncOp fn, ArrayRef<func::CallOp> calls) {
   eraseSelfCopies(fn);
   copyRepeatedResults(fn);
+  returnTemporariesDirectly(fn);
   llvm::BitVector drop(fn.getNumResults());
   for (unsigned i = 0; i < fn.getNumResults(); ++i) {
     auto of = fn.getResultAttrOfType<IntegerAttr>(i, mt::kInPlaceOfAttrName);
     if (!of)
       continue;
     int64_t k = of.getInt();
-    if (k < 0 || k >= fn.getNumArguments() ||
-        fn.getArgument(k).getType() != fn.getResultTypes()[i])
+    if (k < 0 || k >= fn.getNumArguments() || fn.getArgument(k).getType() != fn.getResultTypes()[i])
       return fn.emitError("mt-drop-in-place-results: result ")
              << i << " is marked in place of argument " << k
              << ", which does not exist or has another type";
@@ -128,7 +191,8 @@ LogicalResult dropInPlaceResults(func::FuncOp fn, ArrayRef<func::CallOp> calls) 
   WalkResult walk = fn.walk([&](func::ReturnOp ret) {
     OpBuilder b(ret);
     for (unsigned i : drop.set_bits()) {
-      Value arg = fn.getArgument(fn.getResultAttrOfType<IntegerAttr>(i, mt::kInPlaceOfAttrName).getInt());
+      Value arg =
+          fn.getArgument(fn.getResultAttrOfType<IntegerAttr>(i, mt::kInPlaceOfAttrName).getInt());
       Value result = ret.getOperand(i);
       if (!isa<MemRefType>(result.getType())) {
         ret.emitError("mt-drop-in-place-results: run it on bufferized IR");
@@ -153,7 +217,16 @@ struct DropInPlaceResultsPass : mt::impl::DropInPlaceResultsPassBase<DropInPlace
   void runOnOperation() override {
     llvm::StringMap<SmallVector<func::CallOp>> callsOf;
     getOperation().walk([&](func::CallOp call) { callsOf[call.getCallee()].push_back(call); });
+    // Called functions first: their callers' results are then the buffers
+    // the calls were given, which a caller's own in-place results may be.
+    SmallVector<func::FuncOp> order;
     for (auto fn : getOperation().getOps<func::FuncOp>())
+      if (callsOf.count(fn.getSymName()))
+        order.push_back(fn);
+    for (auto fn : getOperation().getOps<func::FuncOp>())
+      if (!callsOf.count(fn.getSymName()))
+        order.push_back(fn);
+    for (func::FuncOp fn : order)
       if (failed(dropInPlaceResults(fn, callsOf.lookup(fn.getSymName()))))
         return signalPassFailure();
   }
