@@ -157,10 +157,12 @@ linalg::GenericOp roundingOf(linalg::GenericOp op) {
   if (!fill || !rounding)
     return nullptr;
   // Nothing but scalar arithmetic and fresh allocations (the 16-bit
-  // buffer's) between the GEMM and the rounding, where the call will go:
-  // the operands are unchanged there.
+  // buffer's, or a reshaped view of one: a returned temporary) between the
+  // GEMM and the rounding, where the call will go: the operands are
+  // unchanged there.
   for (Operation *o = op->getNextNode(); o != rounding; o = o->getNextNode())
-    if (!isa<arith::ArithDialect>(o->getDialect()) && !isa<memref::AllocOp>(o))
+    if (!isa<arith::ArithDialect>(o->getDialect()) &&
+        !isa<memref::AllocOp, memref::ExpandShapeOp, memref::CollapseShapeOp>(o))
       return nullptr;
   return rounding;
 }
