@@ -6,8 +6,8 @@
 # glibc does not matter). Run the bundle there with bench/gpu/run.sh.
 #
 # Usage: bench/gpu/bundle.sh [OUT]   (default: build/gpu-bundle, git-ignored)
-# It also writes OUT.tar.gz (about 20 MB; the bundle itself is over 100 MB,
-# more than a device run carries). Then, on the device:
+# It also writes OUT.tar.gz (about 11 MB; the bundle itself is about 50 MB,
+# near the 64 MiB a device run carries). Then, on the device:
 #   carry build/gpu-bundle.tar.gz, run
 #   tar -xzf build/gpu-bundle.tar.gz -C build && bash bench/gpu/run.sh build/gpu-bundle
 set -euo pipefail
