@@ -2,10 +2,11 @@
 # Exposed communication with and without the overlapped data-parallel
 # gradient reduction (issue #24 item 3): gpt-pipe-8l (8 layers, hidden 128)
 # at dp 4 on rank threads, 2 micro-batches of 2 x 64 tokens per rank and
-# step, OpenBLAS at one thread. mt-run prints per step the time
+# step, OpenBLAS at one thread; the plain all-reduce and the distributed
+# optimizer's reduce-scatter. mt-run prints per step the time
 # communication held the rank after its backward ("exposed comm"); the
 # median over steps 3 on, and the median tokens/s, for each setting, the
-# two run round robin ROUNDS times.
+# four run round robin ROUNDS times.
 # Usage: bench/overlapped-reduction.sh [STEPS] [ROUNDS]
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
@@ -20,23 +21,30 @@ python3 -c "
 import random
 random.seed(0)
 print(' '.join(str(random.randrange(1024)) for _ in range(100000)))" > "$work/random.tokens"
-"$build/bin/mtc" "$work/gpt-pipe-8l.mlir" --micro-batch-size=2 --seq-length=64 \
-  --global-batch-size=16 --dp=4 --train-iters="$steps" -o "$work/dp4"
+for optimizer in plain zero; do
+  flag=""
+  [ "$optimizer" = zero ] && flag="--distributed-optimizer"
+  "$build/bin/mtc" "$work/gpt-pipe-8l.mlir" --micro-batch-size=2 --seq-length=64 \
+    --global-batch-size=16 --dp=4 $flag --train-iters="$steps" -o "$work/dp4-$optimizer"
+done
 for r in $(seq "$rounds"); do
-  for mode in true false; do
-    OPENBLAS_NUM_THREADS=1 "$build/bin/mt-run" "$work/dp4" --data "$work/random.tokens" \
-      --split 100,0,0 --overlap-grad-reduce="$mode" >> "$work/log-$mode.txt"
+  for optimizer in plain zero; do
+    for mode in true false; do
+      OPENBLAS_NUM_THREADS=1 "$build/bin/mt-run" "$work/dp4-$optimizer" --data "$work/random.tokens" \
+        --split 100,0,0 --overlap-grad-reduce="$mode" >> "$work/log-$optimizer-$mode.txt"
+    done
   done
 done
 python3 - "$work" <<'PY'
 import re, statistics, sys
-for mode, name in (("true", "overlapped"), ("false", "after the backward")):
-    comm, rate = [], []
-    for line in open(f"{sys.argv[1]}/log-{mode}.txt"):
-        m = re.search(r"iteration +(\d+)/\d+ .*\| (\d+) tokens/s .*exposed comm ([0-9.]+) ms", line)
-        if m and int(m.group(1)) >= 3:
-            rate.append(int(m.group(2)))
-            comm.append(float(m.group(3)))
-    print(f"{name:20s} exposed comm {statistics.median(comm):7.2f} ms/step, "
-          f"{statistics.median(rate):6.0f} tokens/s (median of {len(comm)} steps)")
+for optimizer, reduction in (("plain", "all-reduce"), ("zero", "distributed optimizer")):
+    for mode, name in (("true", "overlapped"), ("false", "after the backward")):
+        comm, rate = [], []
+        for line in open(f"{sys.argv[1]}/log-{optimizer}-{mode}.txt"):
+            m = re.search(r"iteration +(\d+)/\d+ .*\| (\d+) tokens/s .*exposed comm ([0-9.]+) ms", line)
+            if m and int(m.group(1)) >= 3:
+                rate.append(int(m.group(2)))
+                comm.append(float(m.group(3)))
+        print(f"{reduction:22s} {name:20s} exposed comm {statistics.median(comm):7.2f} ms/step, "
+              f"{statistics.median(rate):6.0f} tokens/s (median of {len(comm)} steps)")
 PY

@@ -71,6 +71,38 @@ TEST(Communicator, MaxAllGatherReduceScatterAndSubgroups) {
   });
 }
 
+TEST(Communicator, ReduceScatterWithUnevenAndEmptyPieces) {
+  // A slice of a sharded gradient cut at the shard boundaries: pieces of
+  // 3, 0 and 2 elements; member 1 receives an empty sum.
+  onRanks(3, 10, [&](int r, Communicator &c) {
+    std::string error;
+    float in[5] = {1.0f * r, 2, 3, 10.0f * r, 5}, out[3] = {-1, -1, -1};
+    std::vector<int64_t> counts = {3, 0, 2};
+    ASSERT_TRUE(c.reduceScatter(world(3), in, counts, out, ElementType::F32, ReduceOp::Sum, "rs",
+                                error))
+        << error;
+    if (r == 0) {
+      EXPECT_EQ(out[0], 3.0f);
+      EXPECT_EQ(out[2], 9.0f);
+    } else if (r == 1) {
+      EXPECT_EQ(out[0], -1.0f); // nothing written
+    } else {
+      EXPECT_EQ(out[0], 30.0f);
+      EXPECT_EQ(out[1], 15.0f);
+      EXPECT_EQ(out[2], -1.0f);
+    }
+  });
+  // Members that disagree about the pieces fail with both labels.
+  onRanks(2, 10, [&](int r, Communicator &c) {
+    std::string error;
+    float in[4] = {0, 0, 0, 0}, out[4];
+    std::vector<int64_t> counts = r == 0 ? std::vector<int64_t>{2, 2} : std::vector<int64_t>{1, 3};
+    EXPECT_FALSE(c.reduceScatter(world(2), in, counts, out, ElementType::F32, ReduceOp::Sum,
+                                 "shard of rank " + std::to_string(r), error));
+    EXPECT_NE(error.find("mismatched communication"), std::string::npos) << error;
+  });
+}
+
 TEST(Communicator, SendAndRecvKeepChannelsApart) {
   onRanks(2, 10, [&](int r, Communicator &c) {
     std::string error;

@@ -111,9 +111,9 @@ LogicalResult runPipelines(ModuleOp module, bool runFrontend, const CompileSetti
     return failure();
   TrainingOptions options;
   options.distributedOptimizerShards = s.distributedOptimizer ? s.dp : 0;
-  // The runtime overlaps the plain data-parallel all-reduce (not the
-  // distributed optimizer's reduce-scatter) with the backward.
-  options.signalGradientsReady = s.dp > 1 && !s.distributedOptimizer;
+  // The runtime overlaps the data-parallel all-reduce, or the distributed
+  // optimizer's reduce-scatter, with the backward.
+  options.signalGradientsReady = s.dp > 1;
   options.pipelineStages = s.pp;
   options.tensorParallel = s.tp;
   options.sequenceParallel = s.sequenceParallel && s.tp > 1;

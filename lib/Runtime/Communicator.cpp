@@ -194,25 +194,47 @@ bool Communicator::allGather(const Group &group, const void *in, void *out, int6
 bool Communicator::reduceScatter(const Group &group, const void *in, void *out, int64_t count,
                                  ElementType type, ReduceOp op, const std::string &what,
                                  std::string &error) {
+  std::vector<int64_t> counts(group.ranks.size(), count);
+  return reduceScatter(group, in, counts, out, type, op, what, error);
+}
+
+bool Communicator::reduceScatter(const Group &group, const void *in,
+                                 const std::vector<int64_t> &counts, void *out, ElementType type,
+                                 ReduceOp op, const std::string &what, std::string &error) {
   int64_t me = indexIn(group, what, error);
   if (me < 0)
     return false;
+  if (counts.size() != group.ranks.size()) {
+    error = "reduce_scatter '" + what + "' over the " + groupText(group) + " has " +
+            std::to_string(counts.size()) + " pieces for " + std::to_string(group.ranks.size()) +
+            " members";
+    return false;
+  }
   std::string where = " over the " + groupText(group);
-  size_t bytes = static_cast<size_t>(count * elementBytes(type));
-  const char *base = static_cast<const char *>(in);
-  for (size_t i = 0; i < group.ranks.size(); ++i)
-    if (group.ranks[i] != rank() && !post(group.ranks[i], kCollectiveTag, Kind::ReduceScatter,
-                                          base + i * bytes, count, type, op, what, error))
+  size_t width = static_cast<size_t>(elementBytes(type));
+  const char *piece = static_cast<const char *>(in);
+  const char *own = piece;
+  // Every member gets its piece, empty ones included, so that the members
+  // stay in step and a disagreement is caught by the headers.
+  for (size_t i = 0; i < group.ranks.size(); ++i) {
+    if (group.ranks[i] == rank())
+      own = piece;
+    else if (!post(group.ranks[i], kCollectiveTag, Kind::ReduceScatter, piece, counts[i], type, op,
+                   what, error))
       return false;
-  std::vector<char> mine(base + me * bytes, base + (me + 1) * bytes);
-  std::vector<char> piece(bytes), acc(bytes);
+    piece += static_cast<size_t>(counts[i]) * width;
+  }
+  int64_t count = counts[static_cast<size_t>(me)];
+  size_t bytes = static_cast<size_t>(count) * width;
+  std::vector<char> mine(own, own + bytes);
+  std::vector<char> received(bytes), acc(bytes);
   for (size_t i = 0; i < group.ranks.size(); ++i) {
     const char *src = mine.data();
     if (group.ranks[i] != rank()) {
-      if (!take(group.ranks[i], kCollectiveTag, Kind::ReduceScatter, piece.data(), count, type,
+      if (!take(group.ranks[i], kCollectiveTag, Kind::ReduceScatter, received.data(), count, type,
                 op, what, where, error))
         return false;
-      src = piece.data();
+      src = received.data();
     }
     if (i == 0)
       std::memcpy(acc.data(), src, bytes);

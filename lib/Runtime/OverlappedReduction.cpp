@@ -1,6 +1,7 @@
 //===- OverlappedReduction.cpp - gradient all-reduce beside the backward ---===//
 #include "mt/Runtime/OverlappedReduction.h"
 
+#include <algorithm>
 #include <chrono>
 
 namespace mt {
@@ -43,14 +44,31 @@ void OverlappedReduction::run() {
       if (abandoned_)
         return;
     }
-    const Slice &s = slices_[k];
     std::string error;
-    if (!comm_.allReduce(group_, s.data, s.count, s.type, ReduceOp::Sum, s.what, error)) {
+    if (!reduce(slices_[k], error)) {
       std::lock_guard<std::mutex> lock(mutex_);
       error_ = error;
       return;
     }
   }
+}
+
+bool OverlappedReduction::reduce(const Slice &s, std::string &error) {
+  if (!s.shard)
+    return comm_.allReduce(group_, s.data, s.count, s.type, ReduceOp::Sum, s.what, error);
+  // The slice's elements [offset, end) cut at the shard boundaries.
+  int64_t end = s.offset + s.count, me = -1;
+  std::vector<int64_t> counts;
+  for (size_t i = 0; i < group_.ranks.size(); ++i) {
+    int64_t first = static_cast<int64_t>(i) * s.shardElements;
+    int64_t from = std::max(s.offset, first), to = std::min(end, first + s.shardElements);
+    counts.push_back(std::max<int64_t>(0, to - from));
+    if (group_.ranks[i] == comm_.rank())
+      me = static_cast<int64_t>(i);
+  }
+  int64_t into = me < 0 ? 0 : std::max<int64_t>(0, s.offset - me * s.shardElements);
+  auto *out = static_cast<unsigned char *>(s.shard) + into * elementBytes(s.type);
+  return comm_.reduceScatter(group_, s.data, counts, out, s.type, ReduceOp::Sum, s.what, error);
 }
 
 bool OverlappedReduction::finish(double &waited, std::string &error) {

@@ -4,6 +4,8 @@
 #include "mt/Runtime/Trainer.h"
 
 #include <algorithm>
+#include <cstring>
+#include <map>
 
 namespace mt {
 
@@ -14,17 +16,25 @@ void Trainer::startOverlappedReduction(Stage &st) {
   const plan::Function &fn = *st.trainStep;
   // Ranks on threads share one transport safely; MPI runs funneled.
   if (!overlapAllowed_ || dp_ <= 1 || cuda_ || !comm_ || numStages_ != 1 || st.accumulate ||
-      plan_.config().parallel().distributed_optimizer() || fn.gradients_ready_size() == 0 ||
-      comm_->transport().name() != "threads")
+      fn.gradients_ready_size() == 0 || comm_->transport().name() != "threads")
     return;
+  bool distributed = plan_.config().parallel().distributed_optimizer();
   // An accumulator goes to the other thread when its signals cover it and
   // nothing else (a tensor-parallel partial sum) must come first.
   std::set<std::string> eligible;
+  std::map<std::string, const Slice *> sliceOf;
   for (const Slice &sl : st.slices) {
     std::string acc = st.prefix + buffers::of(buffers::Role::GradAccumulator, sl.param->name());
     Buffer *b = buffer(acc);
     if (!b || sl.param->grad_partial_over_size() > 0)
       continue;
+    Buffer *shard = nullptr;
+    if (distributed) {
+      shard = buffer(st.prefix + buffers::of(buffers::Role::GradShard, sl.param->name()));
+      if (!shard || shard->numElements() != shardElements(sl))
+        continue; // reduceGradients says what is wrong
+    }
+    sliceOf[acc] = &sl;
     std::vector<std::pair<int64_t, int64_t>> ranges;
     for (const plan::GradientSlice &g : fn.gradients_ready())
       if (g.accumulator() == acc)
@@ -34,8 +44,18 @@ void Trainer::startOverlappedReduction(Stage &st) {
     for (auto [offset, count] : ranges)
       if (offset == covered)
         covered += count;
-    if (covered == b->numElements())
-      eligible.insert(acc);
+    if (covered != b->numElements())
+      continue;
+    eligible.insert(acc);
+    // The shard's padding past the accumulator's end is no slice's: zero,
+    // as the zero-padded reduce-scatter after the backward leaves it.
+    if (shard) {
+      int64_t s = shardElements(sl), first = dpIndex_ * s;
+      int64_t valid = std::clamp<int64_t>(b->numElements() - first, 0, s);
+      int64_t bytes = dtypeBytes(sl.param->dtype());
+      std::memset(static_cast<unsigned char *>(shard->data()) + valid * bytes, 0,
+                  static_cast<size_t>((s - valid) * bytes));
+    }
   }
   std::vector<OverlappedReduction::Slice> slices;
   std::vector<int64_t> bySignal;
@@ -47,10 +67,19 @@ void Trainer::startOverlappedReduction(Stage &st) {
     Buffer &b = *buffer(g.accumulator());
     plan::DType dtype = dtypes_[g.accumulator()];
     bySignal.push_back(static_cast<int64_t>(slices.size()));
-    slices.push_back({static_cast<unsigned char *>(b.data()) + g.offset() * dtypeBytes(dtype),
-                      g.count(), commType(dtype),
-                      g.accumulator() + "[" + std::to_string(g.offset()) + ", +" +
-                          std::to_string(g.count()) + ")"});
+    OverlappedReduction::Slice slice;
+    slice.data = static_cast<unsigned char *>(b.data()) + g.offset() * dtypeBytes(dtype);
+    slice.count = g.count();
+    slice.type = commType(dtype);
+    slice.what = g.accumulator() + "[" + std::to_string(g.offset()) + ", +" +
+                 std::to_string(g.count()) + ")";
+    if (distributed) {
+      const Slice &sl = *sliceOf.at(g.accumulator());
+      slice.shard = buffer(st.prefix + buffers::of(buffers::Role::GradShard, sl.param->name()))->data();
+      slice.offset = g.offset();
+      slice.shardElements = shardElements(sl);
+    }
+    slices.push_back(std::move(slice));
   }
   if (slices.empty())
     return;

@@ -51,6 +51,12 @@ public:
   /// `out` the reduction of everyone's piece i.
   bool reduceScatter(const Group &group, const void *in, void *out, int64_t count,
                      ElementType type, ReduceOp op, const std::string &what, std::string &error);
+  /// The same with pieces of their own sizes: `in` holds `counts[i]`
+  /// elements for member i after one another (a piece may be empty); this
+  /// member receives in `out` the reduction of everyone's piece for it.
+  bool reduceScatter(const Group &group, const void *in, const std::vector<int64_t> &counts,
+                     void *out, ElementType type, ReduceOp op, const std::string &what,
+                     std::string &error);
   /// Pipeline messages: `channel` keeps activations and gradients apart.
   bool send(int64_t peer, int channel, const void *data, int64_t count, ElementType type,
             const std::string &what, std::string &error);

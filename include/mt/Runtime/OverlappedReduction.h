@@ -1,12 +1,15 @@
 //===- OverlappedReduction.h - gradient all-reduce beside the backward -*- C++ -*-===//
 //
-// The data-parallel all-reduce of a step's gradients, started slice by
+// The data-parallel reduction of a step's gradients, started slice by
 // slice as the backward finishes them (mt.gradient_ready signals from the
 // compiled step) on a thread of its own, so it runs while the rest of the
 // backward does. The slices are reduced in signal order, the order every
-// rank's identical program reaches them, each by the same all-reduce the
-// step would run afterwards: the sums are bit for bit those of the
-// unoverlapped reduction.
+// rank's identical program reaches them. A slice is all-reduced, or, with
+// the distributed optimizer, reduce-scattered into the members' shards of
+// its accumulator (each member gets the part of the slice its shard
+// covers). The collectives combine each element in group order as the
+// step's own reduction afterwards would: the sums are bit for bit the
+// unoverlapped ones.
 //
 //===----------------------------------------------------------------------===//
 #ifndef MT_RUNTIME_OVERLAPPEDREDUCTION_H
@@ -24,12 +27,20 @@ namespace mt {
 
 class OverlappedReduction {
 public:
-  /// `count` elements at `data`, all-reduced (summed) over the group.
+  /// `count` elements at `data`, summed over the group: all-reduced in
+  /// place, or, when `shard` is set, reduce-scattered into the shards.
   struct Slice {
     void *data = nullptr;
     int64_t count = 0;
     ElementType type = ElementType::F32;
     std::string what; // for messages: the buffer and the range
+    /// Distributed optimizer: member i's shard holds elements
+    /// [i * shardElements, (i + 1) * shardElements) of the accumulator, the
+    /// slice starts at element `offset` of it, and this member's part of
+    /// the sum goes to its shard `shard`.
+    void *shard = nullptr;
+    int64_t offset = 0;
+    int64_t shardElements = 0;
   };
 
   OverlappedReduction(Communicator &comm, Group group) : comm_(comm), group_(std::move(group)) {}
@@ -49,6 +60,7 @@ public:
 
 private:
   void run();
+  bool reduce(const Slice &s, std::string &error);
 
   Communicator &comm_;
   Group group_;
