@@ -75,7 +75,8 @@ void Trainer::startOverlappedReduction(Stage &st) {
                  std::to_string(g.count()) + ")";
     if (distributed) {
       const Slice &sl = *sliceOf.at(g.accumulator());
-      slice.shard = buffer(st.prefix + buffers::of(buffers::Role::GradShard, sl.param->name()))->data();
+      slice.shard =
+          buffer(st.prefix + buffers::of(buffers::Role::GradShard, sl.param->name()))->data();
       slice.offset = g.offset();
       slice.shardElements = shardElements(sl);
     }
