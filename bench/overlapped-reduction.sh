@@ -3,10 +3,11 @@
 # gradient reduction (issue #24 item 3): gpt-pipe-8l (8 layers, hidden 128)
 # at dp 4 on rank threads, 2 micro-batches of 2 x 64 tokens per rank and
 # step, OpenBLAS at one thread; the plain all-reduce and the distributed
-# optimizer's reduce-scatter. mt-run prints per step the time
+# optimizer's reduce-scatter; and at pp 2 x dp 2 (1F1B, 4 micro-batches per
+# rank) the all-reduce beside each stage's last backward. mt-run prints per step the time
 # communication held the rank after its backward ("exposed comm"); the
 # median over steps 3 on, and the median tokens/s, for each setting, the
-# four run round robin ROUNDS times.
+# six run round robin ROUNDS times.
 # Usage: bench/overlapped-reduction.sh [STEPS] [ROUNDS]
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
@@ -21,26 +22,28 @@ python3 -c "
 import random
 random.seed(0)
 print(' '.join(str(random.randrange(1024)) for _ in range(100000)))" > "$work/random.tokens"
-for optimizer in plain zero; do
-  flag=""
-  [ "$optimizer" = zero ] && flag="--distributed-optimizer"
+for setting in plain zero pipe; do
+  layout="--dp=4"
+  [ "$setting" = zero ] && layout="--dp=4 --distributed-optimizer"
+  [ "$setting" = pipe ] && layout="--dp=2 --pp=2"
   "$build/bin/mtc" "$work/gpt-pipe-8l.mlir" --micro-batch-size=2 --seq-length=64 \
-    --global-batch-size=16 --dp=4 $flag --train-iters="$steps" -o "$work/dp4-$optimizer"
+    --global-batch-size=16 $layout --train-iters="$steps" -o "$work/plan-$setting"
 done
 for r in $(seq "$rounds"); do
-  for optimizer in plain zero; do
+  for setting in plain zero pipe; do
     for mode in true false; do
-      OPENBLAS_NUM_THREADS=1 "$build/bin/mt-run" "$work/dp4-$optimizer" --data "$work/random.tokens" \
-        --split 100,0,0 --overlap-grad-reduce="$mode" >> "$work/log-$optimizer-$mode.txt"
+      OPENBLAS_NUM_THREADS=1 "$build/bin/mt-run" "$work/plan-$setting" --data "$work/random.tokens" \
+        --split 100,0,0 --overlap-grad-reduce="$mode" >> "$work/log-$setting-$mode.txt"
     done
   done
 done
 python3 - "$work" <<'PY'
 import re, statistics, sys
-for optimizer, reduction in (("plain", "all-reduce"), ("zero", "distributed optimizer")):
+for setting, reduction in (("plain", "all-reduce"), ("zero", "distributed optimizer"),
+                             ("pipe", "pp 2 x dp 2 all-reduce")):
     for mode, name in (("true", "overlapped"), ("false", "after the backward")):
         comm, rate = [], []
-        for line in open(f"{sys.argv[1]}/log-{optimizer}-{mode}.txt"):
+        for line in open(f"{sys.argv[1]}/log-{setting}-{mode}.txt"):
             m = re.search(r"iteration +(\d+)/\d+ .*\| (\d+) tokens/s .*exposed comm ([0-9.]+) ms", line)
             if m and int(m.group(1)) >= 3:
                 rate.append(int(m.group(2)))

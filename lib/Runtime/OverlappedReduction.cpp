@@ -18,34 +18,51 @@ OverlappedReduction::~OverlappedReduction() {
 }
 
 void OverlappedReduction::start(std::vector<Slice> slices, std::vector<int64_t> bySignal) {
-  slices_ = std::move(slices);
-  bySignal_ = std::move(bySignal);
-  ready_.assign(slices_.size(), false);
-  abandoned_ = false;
-  error_.clear();
-  worker_ = std::thread([this] { run(); });
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (!worker_.joinable()) {
+      slices_.clear();
+      ready_.clear();
+      abandoned_ = closed_ = false;
+      error_.clear();
+    }
+    int64_t base = static_cast<int64_t>(slices_.size());
+    for (int64_t &k : bySignal)
+      if (k >= 0)
+        k += base;
+    bySignal_ = std::move(bySignal);
+    for (Slice &s : slices)
+      slices_.push_back(std::move(s));
+    ready_.resize(slices_.size(), false);
+  }
+  if (!worker_.joinable())
+    worker_ = std::thread([this] { run(); });
 }
 
 void OverlappedReduction::ready(int64_t index) {
-  if (index < 0 || index >= static_cast<int64_t>(bySignal_.size()) || bySignal_[index] < 0)
-    return;
   {
     std::lock_guard<std::mutex> lock(mutex_);
+    if (index < 0 || index >= static_cast<int64_t>(bySignal_.size()) || bySignal_[index] < 0)
+      return;
     ready_[static_cast<size_t>(bySignal_[index])] = true;
   }
   changed_.notify_all();
 }
 
 void OverlappedReduction::run() {
-  for (size_t k = 0; k < slices_.size(); ++k) {
+  for (size_t k = 0;; ++k) {
+    Slice slice;
     {
       std::unique_lock<std::mutex> lock(mutex_);
-      changed_.wait(lock, [&] { return ready_[k] || abandoned_; });
-      if (abandoned_)
+      changed_.wait(lock, [&] {
+        return abandoned_ || (k < ready_.size() && ready_[k]) || (closed_ && k >= slices_.size());
+      });
+      if (abandoned_ || k >= slices_.size())
         return;
+      slice = slices_[k];
     }
     std::string error;
-    if (!reduce(slices_[k], error)) {
+    if (!reduce(slice, error)) {
       std::lock_guard<std::mutex> lock(mutex_);
       error_ = error;
       return;
@@ -73,11 +90,13 @@ bool OverlappedReduction::reduce(const Slice &s, std::string &error) {
 
 bool OverlappedReduction::finish(double &waited, std::string &error) {
   auto begin = std::chrono::steady_clock::now();
-  size_t missing = 0;
+  size_t missing = 0, total = 0;
   {
     std::lock_guard<std::mutex> lock(mutex_);
     for (bool r : ready_)
       missing += r ? 0 : 1;
+    total = slices_.size();
+    closed_ = true;
     // The step has returned: a slice it did not signal never will be.
     if (missing)
       abandoned_ = true;
@@ -90,8 +109,8 @@ bool OverlappedReduction::finish(double &waited, std::string &error) {
     return false;
   }
   if (missing) {
-    error = "the step signalled " + std::to_string(slices_.size() - missing) + " of the " +
-            std::to_string(slices_.size()) +
+    error = "the step signalled " + std::to_string(total - missing) + " of the " +
+            std::to_string(total) +
             " gradient slices it should (a plan out of step with its code)";
     return false;
   }

@@ -12,10 +12,10 @@ namespace mt {
 using namespace trainer;
 
 void Trainer::startOverlappedReduction(Stage &st) {
-  reducedEarly_.clear();
+  activeGradients_ = nullptr;
   const plan::Function &fn = *st.trainStep;
   // Ranks on threads share one transport safely; MPI runs funneled.
-  if (!overlapAllowed_ || dp_ <= 1 || cuda_ || !comm_ || numStages_ != 1 || st.accumulate ||
+  if (!overlapAllowed_ || dp_ <= 1 || cuda_ || !comm_ || st.accumulate ||
       fn.gradients_ready_size() == 0 || comm_->transport().name() != "threads")
     return;
   bool distributed = plan_.config().parallel().distributed_optimizer();
@@ -26,7 +26,9 @@ void Trainer::startOverlappedReduction(Stage &st) {
   for (const Slice &sl : st.slices) {
     std::string acc = st.prefix + buffers::of(buffers::Role::GradAccumulator, sl.param->name());
     Buffer *b = buffer(acc);
-    if (!b || sl.param->grad_partial_over_size() > 0)
+    // Tensor-parallel partial sums and tied copies are summed over their
+    // own groups first, after the step.
+    if (!b || sl.param->grad_partial_over_size() > 0 || !sl.tiedRanks.empty())
       continue;
     Buffer *shard = nullptr;
     if (distributed) {
@@ -88,7 +90,23 @@ void Trainer::startOverlappedReduction(Stage &st) {
     overlap_ = std::make_unique<OverlappedReduction>(*comm_, dpGroup_);
   overlap_->start(std::move(slices), std::move(bySignal));
   activeGradients_ = overlap_.get();
-  reducedEarly_ = std::move(eligible);
+  reducedEarly_.insert(eligible.begin(), eligible.end());
+}
+
+bool Trainer::finishOverlappedReduction(StepStats &stats, bool failed, std::string &error) {
+  activeGradients_ = nullptr;
+  if (!overlap_ || !overlap_->active())
+    return !failed;
+  double waited = 0;
+  std::string reduceError;
+  bool reduced = overlap_->finish(waited, reduceError);
+  stats.exposedCommSeconds += waited;
+  stats.overlapped = true;
+  if (failed)
+    return false;
+  if (!reduced)
+    error = reduceError;
+  return reduced;
 }
 
 } // namespace mt

@@ -25,10 +25,18 @@ bool Trainer::runPipeline(int64_t iteration, const std::vector<MicroBatch> &batc
   std::map<std::pair<int64_t, int64_t>, SavedSet> held;                      // (chunk, micro)
   std::map<std::pair<int64_t, int64_t>, std::vector<unsigned char>> stash; // (chunk, micro)
   timeline_.clear();
+  // Each chunk's last backward of the step finishes its gradients: the
+  // overlapped reduction takes them from there.
+  const std::vector<PipelineOp> &order = pipelineSchedule_[static_cast<size_t>(ppIndex_)];
+  std::map<int64_t, size_t> lastBackward; // chunk -> position in `order`
+  for (size_t n = 0; n < order.size(); ++n)
+    if (order[n].kind != PipelineOp::Forward)
+      lastBackward[order[n].chunk] = n;
   auto now = [] {
     return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
   };
-  for (const PipelineOp &op : pipelineSchedule_[static_cast<size_t>(ppIndex_)]) {
+  for (size_t n = 0; n < order.size(); ++n) {
+    const PipelineOp &op = order[n];
     TimelineEntry entry{ppIndex_, op, 0, 0};
     Stage &st = stages_[static_cast<size_t>(op.chunk)];
     int64_t k = st.index, i = op.microBatch;
@@ -109,7 +117,12 @@ bool Trainer::runPipeline(int64_t iteration, const std::vector<MicroBatch> &batc
         stash.erase({op.chunk, i});
       }
       entry.start = now();
+      bool last = lastBackward[op.chunk] == n;
+      if (last)
+        startOverlappedReduction(st);
       bool stepped = callTrainStep(st, error);
+      if (last)
+        activeGradients_ = nullptr; // the next calls' signals are not this batch's
       if (!st.saved.empty()) {
         swapSaved(st, set);
         st.freeSets.push_back(std::move(set));

@@ -174,24 +174,17 @@ bool Trainer::step(int64_t iteration, BatchSource &data, StepStats &stats, std::
       if (k + 1 == micro / dp_)
         startOverlappedReduction(st);
       bool called = callTrainStep(st, error);
-      if (activeGradients_) {
-        activeGradients_ = nullptr;
-        double waited = 0;
-        std::string reduceError;
-        if (!overlap_->finish(waited, reduceError) && called) {
-          error = reduceError;
-          called = false;
-        }
-        stats.exposedCommSeconds += waited;
-        stats.overlapped = true;
-      }
+      if (k + 1 == micro / dp_ || !called)
+        called = finishOverlappedReduction(stats, !called, error);
       if (!called)
         return false;
       lossSum += scalar(std::string(buffers::kLoss));
       addMetrics();
     }
-  } else if (!runPipeline(iteration, batches, lossSum, error)) {
-    return false;
+  } else {
+    bool ran = runPipeline(iteration, batches, lossSum, error);
+    if (!finishOverlappedReduction(stats, !ran, error))
+      return false;
   }
   // The loss lives on the last stage; every rank reports it.
   auto commStart = std::chrono::steady_clock::now();

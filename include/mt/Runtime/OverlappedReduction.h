@@ -46,15 +46,20 @@ public:
   OverlappedReduction(Communicator &comm, Group group) : comm_(comm), group_(std::move(group)) {}
   ~OverlappedReduction();
 
-  /// Starts a reduction thread for one call of the step. `bySignal[i]` is
-  /// the slice signal i makes final, or -1 when the signal is not reduced
-  /// here; `slices` are reduced in the order of their signals.
+  /// Adds the slices one call of a step makes final, starting the
+  /// reduction thread if it is not running (a pipelined rank adds one batch
+  /// per chunk, at the chunk's last backward). `bySignal[i]` is the slice
+  /// of this batch signal i makes final, or -1 when the signal is not
+  /// reduced here; until the next `start`, signals refer to this batch.
+  /// Slices are reduced in the order batches came and, within one, in the
+  /// order of their signals.
   void start(std::vector<Slice> slices, std::vector<int64_t> bySignal);
   /// From the compute thread: signal `index` was reached.
   void ready(int64_t index);
-  /// After the step's call: waits for every slice. `waited` is how long the
-  /// caller was held (the communication the backward did not hide). False
-  /// with `error` when a reduction failed or a slice was never signalled.
+  /// After the step's last call: waits for every slice. `waited` is how
+  /// long the caller was held (the communication the backward did not
+  /// hide). False with `error` when a reduction failed or a slice was never
+  /// signalled.
   bool finish(double &waited, std::string &error);
   bool active() const { return worker_.joinable(); }
 
@@ -64,10 +69,11 @@ private:
 
   Communicator &comm_;
   Group group_;
-  std::vector<Slice> slices_;
-  std::vector<int64_t> bySignal_;
-  std::vector<bool> ready_; // per slice
+  std::vector<Slice> slices_; // grows while the thread runs: read under the lock
+  std::vector<int64_t> bySignal_; // the current batch's, offset into slices_
+  std::vector<bool> ready_;       // per slice
   bool abandoned_ = false;
+  bool closed_ = false; // finish() was called: no more batches
   std::string error_;
   std::mutex mutex_;
   std::condition_variable changed_;

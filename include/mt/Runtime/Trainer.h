@@ -211,9 +211,14 @@ private:
   bool reducePartialGradients(std::string &error);
   bool reduceTiedGradients(std::string &error);
   bool reduceGradients(std::string &error);
-  /// Starts the overlapped reduction for `st`'s next train step when the
-  /// plan and this run allow it (OverlappedReduction.h).
+  /// Hands the overlapped reduction the slices `st`'s next train step (its
+  /// last backward of the step) makes final, when the plan and this run
+  /// allow it (OverlappedReduction.h); the call signals into it.
   void startOverlappedReduction(Stage &st);
+  /// After the step's last backward: waits for the overlapped reduction,
+  /// adding the wait to `stats`. `failed`: the step already failed, so
+  /// only the thread is stopped.
+  bool finishOverlappedReduction(StepStats &stats, bool failed, std::string &error);
   bool optimize(std::string &error);
   int64_t shardElements(const Slice &s) const { return (s.elements + dp_ - 1) / dp_; }
   int64_t stageRank(int64_t virtualStage) const;
