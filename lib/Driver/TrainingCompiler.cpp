@@ -114,6 +114,7 @@ LogicalResult runPipelines(ModuleOp module, bool runFrontend, const CompileSetti
   // The runtime overlaps the data-parallel all-reduce, or the distributed
   // optimizer's reduce-scatter, with the backward.
   options.signalGradientsReady = s.dp > 1;
+  options.overlapCollectives = s.overlapCollectives;
   options.pipelineStages = s.pp;
   options.tensorParallel = s.tp;
   options.sequenceParallel = s.sequenceParallel && s.tp > 1;

@@ -92,6 +92,8 @@ void mt::buildTrainingPipeline(OpPassManager &pm, const TrainingOptions &options
   if (options.signalGradientsReady)
     pm.addPass(createSignalGradientsReadyPass());
   pm.addPass(createCheckCollectivesPass());
+  if (options.overlapCollectives)
+    pm.addPass(createOverlapCollectivesPass());
 }
 
 LogicalResult mt::buildBufferizePipeline(OpPassManager &pm, bool forGpu) {

@@ -2,6 +2,7 @@
 #include "mt/Runtime/CompiledCollectives.h"
 
 #include <cstring>
+#include <memory>
 #include <vector>
 
 namespace mt {
@@ -18,6 +19,15 @@ struct Hooks {
                     int64_t axes, int64_t label);
   void (*reduceScatter)(int64_t in, int64_t out, int64_t outer, int64_t inner, int64_t dtype,
                         int64_t axes, int64_t label);
+};
+
+/// Must match MtAsyncCollectiveHooks in lib/Target/CPU/RuntimeHooks.c.
+struct AsyncHooks {
+  void (*allGatherStart)(int64_t in, int64_t out, int64_t outer, int64_t inner, int64_t dtype,
+                         int64_t axes, int64_t label);
+  void (*reduceScatterStart)(int64_t in, int64_t out, int64_t outer, int64_t inner,
+                             int64_t dtype, int64_t axes, int64_t label);
+  void (*wait)(int64_t out);
 };
 
 /// The axes of a mask (pp = 1, dp = 2, tp = 4) in mesh order.
@@ -44,10 +54,13 @@ CollectiveContext *usable() {
 }
 
 /// The context with the GPU's queued work done, so the buffers hold what
-/// the kernels before the collective wrote.
+/// the kernels before the collective wrote, and with the collectives in
+/// flight done, so that messages between two ranks keep the program's order.
 CollectiveContext *withBuffersReady() {
   CollectiveContext *c = usable();
   if (c && c->device && !c->device->synchronize(c->error))
+    return nullptr;
+  if (c && c->inFlight && !c->inFlight->drain(c->error))
     return nullptr;
   return c;
 }
@@ -83,47 +96,119 @@ void allReduce(int64_t data, int64_t count, int64_t dtype, int64_t reduction, in
                      label(*c, "all_reduce", number), c->error);
 }
 
-/// in [outer, inner] per member -> out [outer, members * inner].
-void allGather(int64_t in, int64_t out, int64_t outer, int64_t inner, int64_t dtype, int64_t mask,
-               int64_t number) {
-  CollectiveContext *c = withBuffersReady();
-  if (!c)
-    return;
-  Group group = groupFor(*c, mask);
-  size_t parts = group.ranks.size(), bytes = static_cast<size_t>(elementBytes(typeOf(dtype)));
-  size_t piece = static_cast<size_t>(outer * inner) * bytes, row = static_cast<size_t>(inner) * bytes;
-  std::vector<unsigned char> gathered(parts * piece);
-  if (parts <= 1)
-    std::memcpy(gathered.data(), reinterpret_cast<void *>(in), piece);
-  else if (!c->comm->allGather(group, reinterpret_cast<void *>(in), gathered.data(), outer * inner,
-                               typeOf(dtype), label(*c, "all_gather", number), c->error))
-    return;
-  auto *dst = reinterpret_cast<unsigned char *>(out);
-  for (size_t o = 0; o < static_cast<size_t>(outer); ++o)
-    for (size_t p = 0; p < parts; ++p)
-      std::memcpy(dst + (o * parts + p) * row, gathered.data() + p * piece + o * row, row);
+/// One all-gather or reduce-scatter with its input already read: the
+/// rest touches only `out` and the communicator, so it can run later on
+/// another thread.
+struct Resize {
+  Communicator *comm;
+  Group group;
+  std::vector<unsigned char> staged; // all-gather: this member's piece; reduce-scatter: the pieces
+  unsigned char *out;
+  size_t outer, inner, bytes;
+  ElementType type;
+  std::string what;
+
+  size_t parts() const { return group.ranks.size(); }
+  size_t piece() const { return outer * inner * bytes; }
+
+  /// staged [outer, inner] -> out [outer, members * inner].
+  bool gather(std::string &error) const {
+    size_t row = inner * bytes;
+    std::vector<unsigned char> gathered(parts() * piece());
+    if (parts() <= 1)
+      std::memcpy(gathered.data(), staged.data(), piece());
+    else if (!comm->allGather(group, staged.data(), gathered.data(),
+                              static_cast<int64_t>(outer * inner), type, what, error))
+      return false;
+    for (size_t o = 0; o < outer; ++o)
+      for (size_t p = 0; p < parts(); ++p)
+        std::memcpy(out + (o * parts() + p) * row, gathered.data() + p * piece() + o * row, row);
+    return true;
+  }
+
+  /// staged pieces -> out [outer, inner], summed over members.
+  bool scatter(std::string &error) const {
+    if (parts() <= 1) {
+      std::memcpy(out, staged.data(), piece());
+      return true;
+    }
+    return comm->reduceScatter(group, staged.data(), out, static_cast<int64_t>(outer * inner),
+                               type, ReduceOp::Sum, what, error);
+  }
+};
+
+/// Reads the input of an all-gather (in [outer, inner]) or a reduce-scatter
+/// (in [outer, members * inner], regrouped into the members' pieces).
+Resize stage(CollectiveContext &c, bool gather, int64_t in, int64_t out, int64_t outer,
+             int64_t inner, int64_t dtype, int64_t mask, int64_t number) {
+  Resize r{c.comm,
+           groupFor(c, mask),
+           {},
+           reinterpret_cast<unsigned char *>(out),
+           static_cast<size_t>(outer),
+           static_cast<size_t>(inner),
+           static_cast<size_t>(elementBytes(typeOf(dtype))),
+           typeOf(dtype),
+           label(c, gather ? "all_gather" : "reduce_scatter", number)};
+  const auto *src = reinterpret_cast<const unsigned char *>(in);
+  if (gather) {
+    r.staged.assign(src, src + r.piece());
+    return r;
+  }
+  size_t row = r.inner * r.bytes;
+  r.staged.resize(r.parts() * r.piece());
+  for (size_t o = 0; o < r.outer; ++o)
+    for (size_t p = 0; p < r.parts(); ++p)
+      std::memcpy(r.staged.data() + p * r.piece() + o * row, src + (o * r.parts() + p) * row, row);
+  return r;
 }
 
-/// in [outer, members * inner] -> out [outer, inner], summed over members.
+void allGather(int64_t in, int64_t out, int64_t outer, int64_t inner, int64_t dtype, int64_t mask,
+               int64_t number) {
+  if (CollectiveContext *c = withBuffersReady())
+    stage(*c, true, in, out, outer, inner, dtype, mask, number).gather(c->error);
+}
+
 void reduceScatter(int64_t in, int64_t out, int64_t outer, int64_t inner, int64_t dtype,
                    int64_t mask, int64_t number) {
-  CollectiveContext *c = withBuffersReady();
+  if (CollectiveContext *c = withBuffersReady())
+    stage(*c, false, in, out, outer, inner, dtype, mask, number).scatter(c->error);
+}
+
+/// The start of a collective waited for later: the input is read now, the
+/// data moves on the rank's collective thread. The GPU's collectives are
+/// not queued behind its kernels yet: they run whole here.
+void startResize(bool gather, int64_t in, int64_t out, int64_t outer, int64_t inner,
+                 int64_t dtype, int64_t mask, int64_t number) {
+  CollectiveContext *c = usable();
   if (!c)
     return;
-  Group group = groupFor(*c, mask);
-  size_t parts = group.ranks.size(), bytes = static_cast<size_t>(elementBytes(typeOf(dtype)));
-  size_t piece = static_cast<size_t>(outer * inner) * bytes, row = static_cast<size_t>(inner) * bytes;
-  std::vector<unsigned char> pieces(parts * piece);
-  const auto *src = reinterpret_cast<const unsigned char *>(in);
-  for (size_t o = 0; o < static_cast<size_t>(outer); ++o)
-    for (size_t p = 0; p < parts; ++p)
-      std::memcpy(pieces.data() + p * piece + o * row, src + (o * parts + p) * row, row);
-  if (parts <= 1)
-    std::memcpy(reinterpret_cast<void *>(out), pieces.data(), piece);
-  else
-    c->comm->reduceScatter(group, pieces.data(), reinterpret_cast<void *>(out), outer * inner,
-                           typeOf(dtype), ReduceOp::Sum, label(*c, "reduce_scatter", number),
-                           c->error);
+  if (c->device) {
+    (gather ? allGather : reduceScatter)(in, out, outer, inner, dtype, mask, number);
+    return;
+  }
+  auto r = std::make_shared<Resize>(stage(*c, gather, in, out, outer, inner, dtype, mask, number));
+  if (!c->inFlight)
+    c->inFlight = std::make_unique<CollectiveQueue>();
+  c->inFlight->start(r->out, [r, gather](std::string &error) {
+    return gather ? r->gather(error) : r->scatter(error);
+  });
+}
+
+void allGatherStart(int64_t in, int64_t out, int64_t outer, int64_t inner, int64_t dtype,
+                    int64_t mask, int64_t number) {
+  startResize(true, in, out, outer, inner, dtype, mask, number);
+}
+
+void reduceScatterStart(int64_t in, int64_t out, int64_t outer, int64_t inner, int64_t dtype,
+                        int64_t mask, int64_t number) {
+  startResize(false, in, out, outer, inner, dtype, mask, number);
+}
+
+void waitCollective(int64_t out) {
+  CollectiveContext *c = usable();
+  if (c && c->inFlight)
+    c->inFlight->wait(reinterpret_cast<const void *>(out), c->error);
 }
 
 void gradientReady(int64_t index) {
@@ -143,11 +228,22 @@ bool installCollectiveHooks(CpuModule &module, std::string &error) {
   }
   static const Hooks hooks{axisIndex, allReduce, allGather, reduceScatter};
   set(&hooks);
+  // Plans from before mt.collective_wait lack the setter: they start none.
+  if (auto setAsync = reinterpret_cast<void (*)(const AsyncHooks *)>(
+          module.symbol("mt_set_async_collective_hooks"))) {
+    static const AsyncHooks async{allGatherStart, reduceScatterStart, waitCollective};
+    setAsync(&async);
+  }
   // Plans from before mt.gradient_ready lack the setter: no signals to take.
   if (auto setReady = reinterpret_cast<void (*)(void (*)(int64_t))>(
           module.symbol("mt_set_gradient_ready_hook")))
     setReady(gradientReady);
   return true;
+}
+
+void CollectiveContext::finish() {
+  if (inFlight && !inFlight->drain(error) && error.empty())
+    error = "a collective in flight failed";
 }
 
 CollectiveScope::CollectiveScope(CollectiveContext &context) : previous_(current) {

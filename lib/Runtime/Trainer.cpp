@@ -341,7 +341,9 @@ bool Trainer::call(const plan::Function &fn, std::string &error) {
   CollectiveContext collectives{comm_, &mesh_, rank_, fn.name(), "", cuda_.get(), activeGradients_};
   {
     CollectiveScope scope(collectives);
-    if (!module_.call(fn.entry().empty() ? fn.name() : fn.entry(), args, error))
+    bool called = module_.call(fn.entry().empty() ? fn.name() : fn.entry(), args, error);
+    collectives.finish();
+    if (!called)
       return false;
   }
   // The host reads what the GPU wrote (losses, norms) after this.

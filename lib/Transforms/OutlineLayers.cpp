@@ -140,7 +140,7 @@ std::vector<LayerGroup> groupByLayer(Block &body, DenseMap<Operation *, int> &gr
 /// Ops whose order the runtime sees (collectives, gradient signals, calls):
 /// they keep their relative order.
 bool isOrdered(Operation *op) {
-  return isa<CollectiveOpInterface, GradientReadyOp, func::CallOp>(op);
+  return isa<CollectiveOpInterface, CollectiveWaitOp, GradientReadyOp, func::CallOp>(op);
 }
 
 /// An order of the body's ops and groups (nodes: -1 - group, or the op's

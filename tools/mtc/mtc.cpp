@@ -202,6 +202,13 @@ static cl::opt<bool> recomputeAllGathers(
              "one more all-gather per linear)"),
     cl::init(mt::TrainingDefaults::recomputeAllGathers));
 
+static cl::opt<bool> overlapTpComm(
+    "overlap-tp-comm",
+    cl::desc("with --sp, CPU plans: start each all-gather and reduce-scatter above a GEMM that "
+             "does not need it and wait for it where its result is first read, so its data moves "
+             "while the GEMM runs (mt-overlap-collectives; default on)"),
+    cl::init(true));
+
 enum class Granularity { None, Selective, Full, Auto };
 static constexpr const char *kGranularityNames[] = {"none", "selective", "full", "auto"};
 static constexpr Granularity granularityNamed(std::string_view name) {
@@ -363,6 +370,9 @@ static bool settingsFromFlags(mt::CompileSettings &settings, mt::CodeTarget &cod
                 "drop --target=cuda");
   code.cuda = target == Target::Cuda ||
               (target == Target::Auto && !emulateGpuKernels && mt::countCudaDevices() > 0);
+  // The GPU's collectives wait for its queue; they are not run beside it yet.
+  settings.overlapCollectives =
+      overlapTpComm && settings.sequenceParallel && !code.cuda && !code.emulateGpuKernels;
   // auto's threshold is a CPU measurement of the tiled fp32 kernels; the
   // GPU's fused kernels and the CPU's 16-bit ones (row kernels) are slower
   // than the unfused ops, so there it fuses only when asked to.

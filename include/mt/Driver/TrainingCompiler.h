@@ -42,6 +42,8 @@ struct CompileSettings {
   // Activations.
   std::string dropoutMasks = TrainingDefaults::storeDropoutMasks ? "stored" : "regenerate";
   bool recomputeAllGathers = TrainingDefaults::recomputeAllGathers;
+  /// Collectives in flight beside independent GEMMs (mt-overlap-collectives).
+  bool overlapCollectives = false;
   std::string granularity = TrainingDefaults::recomputeGranularity,
               method = TrainingDefaults::recomputeMethod;
   int64_t numLayers = TrainingDefaults::recomputeNumLayers;

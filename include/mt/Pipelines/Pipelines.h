@@ -115,6 +115,11 @@ struct TrainingOptions : public mlir::PassPipelineOptions<TrainingOptions> {
       llvm::cl::desc("mark where each gradient accumulator is final in the step, so the runtime "
                      "can overlap its data-parallel all-reduce with the rest of the backward"),
       llvm::cl::init(false)};
+  Option<bool> overlapCollectives{
+      *this, "overlap-collectives",
+      llvm::cl::desc("start all-gathers and reduce-scatters early and wait for them late, so "
+                     "the runtime moves their data while independent GEMMs run"),
+      llvm::cl::init(false)};
   Option<bool> storeDropoutMasks{
       *this, "store-dropout-masks",
       llvm::cl::desc("keep dropout masks for the backward (Megatron) instead of drawing them again"),

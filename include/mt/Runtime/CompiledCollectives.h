@@ -12,12 +12,14 @@
 #ifndef MT_RUNTIME_COMPILEDCOLLECTIVES_H
 #define MT_RUNTIME_COMPILEDCOLLECTIVES_H
 
+#include "mt/Runtime/CollectiveQueue.h"
 #include "mt/Runtime/Communicator.h"
 #include "mt/Runtime/CpuModule.h"
 #include "mt/Runtime/CudaBackend.h"
 #include "mt/Runtime/OverlappedReduction.h"
 #include "mt/Sharding/MeshShape.h"
 
+#include <memory>
 #include <string>
 
 namespace mt {
@@ -33,6 +35,13 @@ struct CollectiveContext {
   CudaBackend *device = nullptr;
   /// Where the step's mt.gradient_ready signals go (null: ignored).
   OverlappedReduction *gradients = nullptr;
+  /// The call's collectives started ahead of their mt.collective_wait
+  /// (made at the first; finish() waits for what is left).
+  std::unique_ptr<CollectiveQueue> inFlight;
+
+  /// After the call: waits for collectives still in flight (a wait the
+  /// code never reached), recording a failure in `error`.
+  void finish();
 };
 
 /// Points the module's mt_rt_* entries at this runtime; false with `error`

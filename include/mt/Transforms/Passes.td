@@ -586,6 +586,37 @@ def SignalGradientsReadyPass : Pass<"mt-signal-gradients-ready", "mlir::ModuleOp
   let dependentDialects = ["::mt::MTDialect"];
 }
 
+def OverlapCollectivesPass : Pass<"mt-overlap-collectives", "mlir::ModuleOp"> {
+  let summary = "starts all-gathers and reduce-scatters early and waits for them late";
+  let description = [{
+    Sequence parallelism's backward has work that no collective next to it
+    needs (Megatron's overlap): a column-parallel linear's input gradient
+    GEMM runs while its input is gathered again for the weight gradient,
+    and the weight gradient's GEMM while the input gradient is
+    reduce-scattered. For every `mt.all_gather` and `mt.reduce_scatter`
+    the pass moves the collective above the nearest `mt.matmul` before it
+    that it does not depend on (in its layer group, crossing no collective,
+    gradient signal, call or region), and puts an `mt.collective_wait`
+    before the first use of its result, or before the first op of another
+    layer group or the next ordered op, when some compute lies between.
+    The runtime starts the collective where it stands (its input is
+    consumed there) and moves the data on a thread of its own until the
+    wait. Every rank runs the same program, so the collectives start in the
+    same order everywhere.
+
+    ```mlir
+    // before
+    %dx = mt.matmul %dy, %w : tensor<2x8x32xf32>, tensor<32x16xf32> -> tensor<2x8x16xf32>
+    %x = mt.all_gather %xs on @mesh axes = ["tp"] dim = 1 : tensor<2x4x16xf32> -> tensor<2x8x16xf32>
+    // after
+    %x = mt.all_gather %xs on @mesh axes = ["tp"] dim = 1 : tensor<2x4x16xf32> -> tensor<2x8x16xf32>
+    %dx = mt.matmul %dy, %w : tensor<2x8x32xf32>, tensor<32x16xf32> -> tensor<2x8x16xf32>
+    %x1 = mt.collective_wait %x : tensor<2x8x16xf32>
+    ```
+  }];
+  let dependentDialects = ["::mt::MTDialect"];
+}
+
 def DeferGradientReductionsPass : Pass<"mt-defer-gradient-reductions", "mlir::ModuleOp"> {
   let summary = "sums sequence-parallel parameter gradients once per step, not per micro-batch";
   let description = [{

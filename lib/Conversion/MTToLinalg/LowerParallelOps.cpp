@@ -141,12 +141,24 @@ Lowered lowerResize(Operation *op, Value input, Value result, ArrayAttr axes, in
   Value inAddress = addressOf(lb, freshCopy(lb, input), inBuffer);
   Value outAddress = addressOf(lb, lb.empty(out.getShape(), out.getElementType()), outBuffer);
   auto [outer, inner] = outerInner(gather ? in : out, dim);
-  auto fn = declareRuntime(op, gather ? "mt_rt_all_gather" : "mt_rt_reduce_scatter", 7, false);
+  // Waited for later (mt.collective_wait): the call only starts it.
+  bool async = llvm::any_of(result.getUsers(), [](Operation *u) { return isa<CollectiveWaitOp>(u); });
+  std::string name = gather ? "mt_rt_all_gather" : "mt_rt_reduce_scatter";
+  auto fn = declareRuntime(op, async ? name + "_start" : name, 7, false);
   func::CallOp::create(b, loc, fn,
                          ValueRange{inAddress, outAddress, i64(b, loc, outer), i64(b, loc, inner),
                                     i64(b, loc, dtypeCode(in.getElementType())),
                                     i64(b, loc, *mask), i64(b, loc, nextLabel(op))});
   return SmallVector<Value>{tensorFrom(lb, outBuffer, out)};
+}
+
+/// The runtime returns once the collective that fills the buffer is done.
+Lowered lowerCollectiveWait(CollectiveWaitOp op, LinalgBuilder &lb) {
+  Value buffer;
+  Value address = addressOf(lb, op.getPending(), buffer);
+  auto fn = declareRuntime(op, "mt_rt_collective_wait", 1, false);
+  func::CallOp::create(lb.builder(), lb.location(), fn, ValueRange{address});
+  return SmallVector<Value>{tensorFrom(lb, buffer, tensorOf(op.getResult()))};
 }
 
 Lowered lowerAxisIndex(AxisIndexOp op, LinalgBuilder &lb) {
@@ -448,6 +460,7 @@ void populateParallelLoweringPatterns(RewritePatternSet &patterns) {
     return lowerResize(r, r.getInput(), r.getResult(), r.getAxes(), r.getDimAttr().getInt(),
                        /*gather=*/false, lb);
   });
+  addLowering<CollectiveWaitOp>(patterns, lowerCollectiveWait);
   addLowering<ShardSliceOp>(patterns, lowerShardSlice);
   addLowering<ShardSliceGradOp>(patterns, lowerShardSliceGrad);
   addLowering<VocabParallelMaxOp>(patterns, lowerVocabMax);

@@ -54,3 +54,41 @@ void mt_rt_reduce_scatter(int64_t in, int64_t out, int64_t outer, int64_t inner,
   if (runtimeHooks.reduce_scatter)
     runtimeHooks.reduce_scatter(in, out, outer, inner, dtype, axes, label);
 }
+
+/* Collectives split by mt.collective_wait: the start consumes the input and
+ * may return before the result is complete; the wait, given the result's
+ * buffer, returns once it is. A runtime without these hooks runs the whole
+ * collective at the start. Set on their own, so MtRuntimeHooks keeps its
+ * layout. */
+typedef struct MtAsyncCollectiveHooks {
+  void (*all_gather_start)(int64_t in, int64_t out, int64_t outer, int64_t inner, int64_t dtype,
+                           int64_t axes, int64_t label);
+  void (*reduce_scatter_start)(int64_t in, int64_t out, int64_t outer, int64_t inner,
+                               int64_t dtype, int64_t axes, int64_t label);
+  void (*wait)(int64_t out);
+} MtAsyncCollectiveHooks;
+
+static MtAsyncCollectiveHooks asyncHooks;
+
+void mt_set_async_collective_hooks(const MtAsyncCollectiveHooks *hooks) { asyncHooks = *hooks; }
+
+void mt_rt_all_gather_start(int64_t in, int64_t out, int64_t outer, int64_t inner, int64_t dtype,
+                            int64_t axes, int64_t label) {
+  if (asyncHooks.all_gather_start)
+    asyncHooks.all_gather_start(in, out, outer, inner, dtype, axes, label);
+  else
+    mt_rt_all_gather(in, out, outer, inner, dtype, axes, label);
+}
+
+void mt_rt_reduce_scatter_start(int64_t in, int64_t out, int64_t outer, int64_t inner,
+                                int64_t dtype, int64_t axes, int64_t label) {
+  if (asyncHooks.reduce_scatter_start)
+    asyncHooks.reduce_scatter_start(in, out, outer, inner, dtype, axes, label);
+  else
+    mt_rt_reduce_scatter(in, out, outer, inner, dtype, axes, label);
+}
+
+void mt_rt_collective_wait(int64_t out) {
+  if (asyncHooks.wait)
+    asyncHooks.wait(out);
+}

@@ -2026,6 +2026,48 @@ func.func @reduce_scatter_c4_result(%x: tensor<4x8xf32>) -> tensor<4x8xf32> {
 }
 
 //===----------------------------------------------------------------------===//
+// mt.collective_wait
+//===----------------------------------------------------------------------===//
+
+// -----
+
+// mt.collective_wait C1: the value does not come from an all-gather or reduce-scatter
+func.func @collective_wait_c1_not_a_collective(%x: tensor<4x8xf32>) -> tensor<4x8xf32> {
+  // expected-error @+1 {{violates C1: waits for a value that no mt.all_gather or mt.reduce_scatter of the same block produces}}
+  %y = mt.collective_wait %x : tensor<4x8xf32>
+  return %y : tensor<4x8xf32>
+}
+
+// -----
+
+mt.mesh @mesh axes = ["dp", "tp"] shape = [2, 2]
+
+// mt.collective_wait C1: the collective is in another block
+func.func @collective_wait_c1_other_block(%x: tensor<4x8xf32>, %z: tensor<4x16xf32>, %c: i1) -> tensor<4x16xf32> {
+  %g = mt.all_gather %x on @mesh axes = ["tp"] dim = 1 : tensor<4x8xf32> -> tensor<4x16xf32>
+  %r = scf.if %c -> tensor<4x16xf32> {
+    // expected-error @+1 {{violates C1: waits for a value that no mt.all_gather or mt.reduce_scatter of the same block produces}}
+    %y = mt.collective_wait %g : tensor<4x16xf32>
+    scf.yield %y : tensor<4x16xf32>
+  } else {
+    scf.yield %z : tensor<4x16xf32>
+  }
+  return %r : tensor<4x16xf32>
+}
+
+// -----
+
+mt.mesh @mesh axes = ["dp", "tp"] shape = [2, 2]
+
+// mt.collective_wait C2: the result is also read before the wait
+func.func @collective_wait_c2_other_use(%x: tensor<4x8xf32>) -> (tensor<4x16xf32>, tensor<4x16xf32>) {
+  %g = mt.all_gather %x on @mesh axes = ["tp"] dim = 1 : tensor<4x8xf32> -> tensor<4x16xf32>
+  // expected-error @+1 {{violates C2: the collective's result has other uses than this wait (they could read it before it is complete)}}
+  %y = mt.collective_wait %g : tensor<4x16xf32>
+  return %g, %y : tensor<4x16xf32>, tensor<4x16xf32>
+}
+
+//===----------------------------------------------------------------------===//
 // mt.send
 //===----------------------------------------------------------------------===//
 

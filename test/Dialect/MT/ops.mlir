@@ -143,8 +143,10 @@ func.func @collectives(%x: tensor<4x16x8xf32>) -> tensor<4x16x8xf32> {
   %rs = mt.reduce_scatter %r on @mesh axes = ["tp"] dim = 1 reduction = sum : tensor<4x16x8xf32> -> tensor<4x8x8xf32>
   // CHECK: %[[AG:.*]] = mt.all_gather %[[RS]] on @mesh axes = ["tp"] dim = 1 : tensor<4x8x8xf32> -> tensor<4x16x8xf32>
   %ag = mt.all_gather %rs on @mesh axes = ["tp"] dim = 1 : tensor<4x8x8xf32> -> tensor<4x16x8xf32>
-  // CHECK: mt.all_reduce %[[AG]] on @mesh axes = ["dp", "pp"] reduction = max : tensor<4x16x8xf32>
-  %mx = mt.all_reduce %ag on @mesh axes = ["dp", "pp"] reduction = max : tensor<4x16x8xf32>
+  // CHECK: %[[AGW:.*]] = mt.collective_wait %[[AG]] : tensor<4x16x8xf32>
+  %agw = mt.collective_wait %ag : tensor<4x16x8xf32>
+  // CHECK: mt.all_reduce %[[AGW]] on @mesh axes = ["dp", "pp"] reduction = max : tensor<4x16x8xf32>
+  %mx = mt.all_reduce %agw on @mesh axes = ["dp", "pp"] reduction = max : tensor<4x16x8xf32>
   // CHECK: mt.send %{{.*}} on @mesh axis = "pp" offset = 1 channel = 0 : tensor<4x16x8xf32>
   mt.send %mx on @mesh axis = "pp" offset = 1 channel = 0 : tensor<4x16x8xf32>
   // CHECK: mt.recv on @mesh axis = "pp" offset = -1 channel = 0 : tensor<4x16x8xf32>

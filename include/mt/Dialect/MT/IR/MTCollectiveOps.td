@@ -78,6 +78,28 @@ def MT_ReduceScatterOp : MT_CollectiveOp<"reduce_scatter", [MT_Differentiable, M
   }];
 }
 
+def MT_CollectiveWaitOp : MT_Op<"collective_wait", [AllTypesMatch<["pending", "result"]>]> {
+  let summary = "where an all-gather's or reduce-scatter's result must be complete";
+  let description = [{
+    Splits a collective in two: the `mt.all_gather` or `mt.reduce_scatter`
+    that defines `pending` starts where it stands (its input is consumed
+    there), and its result is complete only here; `result` is that result.
+    The compute between the two runs while the collective is in flight
+    (mt-overlap-collectives puts the wait before the result's first use).
+    Like a collective, it must not be moved, duplicated or removed.
+
+    ```mlir
+    %g = mt.all_gather %x on @mesh axes = ["tp"] dim = 1 : tensor<2x4x16xf32> -> tensor<2x8x16xf32>
+    %dx = mt.matmul %dy, %w : tensor<2x8x32xf32>, tensor<32x16xf32> -> tensor<2x8x16xf32>
+    %y = mt.collective_wait %g : tensor<2x8x16xf32>
+    ```
+  }];
+  let arguments = (ins AnyRankedTensor:$pending);
+  let results = (outs AnyRankedTensor:$result);
+  let assemblyFormat = "$pending attr-dict `:` type($result)";
+  let hasVerifier = 1;
+}
+
 def MT_SendOp : MT_CollectiveOp<"send"> {
   let summary = "sends a tensor to the rank at an offset along one mesh axis";
   let description = [{
