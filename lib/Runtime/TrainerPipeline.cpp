@@ -13,6 +13,34 @@ namespace mt {
 
 using namespace trainer;
 
+namespace {
+
+/// Each chunk's last backward of the step (its position in `order`): it
+/// finishes the chunk's gradients, so the overlapped reduction takes them
+/// from there.
+std::map<int64_t, size_t> lastBackwardOf(const std::vector<PipelineOp> &order) {
+  std::map<int64_t, size_t> last;
+  for (size_t n = 0; n < order.size(); ++n)
+    if (order[n].kind != PipelineOp::Forward)
+      last[order[n].chunk] = n;
+  return last;
+}
+
+} // namespace
+
+bool Trainer::takeFreeSet(Stage &st, const std::string &micro, SavedSet &set,
+                          std::string &error) {
+  if (st.freeSets.empty()) {
+    error = "stage " + std::to_string(st.index) + " has no free set of saved activations for" +
+            micro + ": the schedule holds more micro-batches than were planned";
+    return false;
+  }
+  set = std::move(st.freeSets.back());
+  st.freeSets.pop_back();
+  swapSaved(st, set);
+  return true;
+}
+
 bool Trainer::runPipeline(int64_t iteration, const std::vector<MicroBatch> &batches,
                           double &lossSum, std::string &error) {
   if (pipelineSchedule_.empty()) {
@@ -25,13 +53,8 @@ bool Trainer::runPipeline(int64_t iteration, const std::vector<MicroBatch> &batc
   std::map<std::pair<int64_t, int64_t>, SavedSet> held;                      // (chunk, micro)
   std::map<std::pair<int64_t, int64_t>, std::vector<unsigned char>> stash; // (chunk, micro)
   timeline_.clear();
-  // Each chunk's last backward of the step finishes its gradients: the
-  // overlapped reduction takes them from there.
   const std::vector<PipelineOp> &order = pipelineSchedule_[static_cast<size_t>(ppIndex_)];
-  std::map<int64_t, size_t> lastBackward; // chunk -> position in `order`
-  for (size_t n = 0; n < order.size(); ++n)
-    if (order[n].kind != PipelineOp::Forward)
-      lastBackward[order[n].chunk] = n;
+  std::map<int64_t, size_t> lastBackward = lastBackwardOf(order);
   auto now = [] {
     return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
   };
@@ -68,16 +91,8 @@ bool Trainer::runPipeline(int64_t iteration, const std::vector<MicroBatch> &batc
         continue;
       }
       SavedSet set;
-      if (!st.saved.empty()) {
-        if (st.freeSets.empty()) {
-          error = "stage " + std::to_string(k) + " has no free set of saved activations for" +
-                  micro + ": the schedule holds more micro-batches than were planned";
-          return false;
-        }
-        set = std::move(st.freeSets.back());
-        st.freeSets.pop_back();
-        swapSaved(st, set);
-      }
+      if (!st.saved.empty() && !takeFreeSet(st, micro, set, error))
+        return false;
       if (!call(*st.forward, error))
         return false;
       if (!st.saved.empty()) {

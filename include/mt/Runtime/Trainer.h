@@ -186,6 +186,10 @@ private:
   /// Swaps `set` with the stage's saved buffers in buffers_: in before
   /// the forward or backward that uses them, out after.
   void swapSaved(Stage &st, SavedSet &set);
+  /// Swaps in a free set of `st`'s saved activations for a forward of
+  /// `micro`; false with `error` when the schedule holds more in flight
+  /// than were planned.
+  bool takeFreeSet(Stage &st, const std::string &micro, SavedSet &set, std::string &error);
 
   const plan::Function *function(const std::string &role, int64_t stage) const;
   Buffer &ensure(const plan::TensorSpec &spec);

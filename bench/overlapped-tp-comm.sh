@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# Sequence-parallel collectives beside the GEMMs (issue #24 item 3):
+# gpt-pipe-8l (8 layers, hidden 128, 4 heads, vocabulary 1024) at tp 2 with
+# sequence parallelism on rank threads, 4 micro-batches of 4 x 128 tokens per
+# step, OpenBLAS at one thread, with and without mtc --overlap-tp-comm; the
+# median tokens/s over steps 3 on of ROUNDS runs each, round robin.
+# Usage: bench/overlapped-tp-comm.sh [STEPS] [ROUNDS]
+set -euo pipefail
+root="$(cd "$(dirname "$0")/.." && pwd)"
+build="${MT_BUILD_DIR:-$root/build}"
+steps="${1:-12}"
+rounds="${2:-3}"
+work="$(mktemp -d)"
+trap 'rm -rf "$work"' EXIT
+
+python3 "$root/examples/gen_gpt.py" "$work" gpt-pipe-8l > /dev/null
+python3 -c "
+import random
+random.seed(0)
+print(' '.join(str(random.randrange(1024)) for _ in range(100000)))" > "$work/random.tokens"
+for mode in true false; do
+  "$build/bin/mtc" "$work/gpt-pipe-8l.mlir" --micro-batch-size=4 --seq-length=128 \
+    --global-batch-size=16 --tp=2 --overlap-tp-comm="$mode" --train-iters="$steps" \
+    -o "$work/plan-$mode"
+done
+for r in $(seq "$rounds"); do
+  for mode in true false; do
+    OPENBLAS_NUM_THREADS=1 "$build/bin/mt-run" "$work/plan-$mode" --data "$work/random.tokens" \
+      --split 100,0,0 >> "$work/log-$mode.txt"
+  done
+done
+python3 - "$work" <<'PY'
+import re, statistics, sys
+for mode, name in (("true", "collectives beside the GEMMs"), ("false", "collectives in place")):
+    rate = []
+    for line in open(f"{sys.argv[1]}/log-{mode}.txt"):
+        m = re.search(r"iteration +(\d+)/\d+ .*\| (\d+) tokens/s", line)
+        if m and int(m.group(1)) >= 3:
+            rate.append(int(m.group(2)))
+    print(f"{name:30s} {statistics.median(rate):6.0f} tokens/s (median of {len(rate)} steps)")
+PY
