@@ -10,18 +10,9 @@
 # six run round robin ROUNDS times.
 # Usage: bench/overlapped-reduction.sh [STEPS] [ROUNDS]
 set -euo pipefail
-root="$(cd "$(dirname "$0")/.." && pwd)"
-build="${MT_BUILD_DIR:-$root/build}"
 steps="${1:-12}"
 rounds="${2:-3}"
-work="$(mktemp -d)"
-trap 'rm -rf "$work"' EXIT
-
-python3 "$root/examples/gen_gpt.py" "$work" gpt-pipe-8l > /dev/null
-python3 -c "
-import random
-random.seed(0)
-print(' '.join(str(random.randrange(1024)) for _ in range(100000)))" > "$work/random.tokens"
+source "$(dirname "$0")/gpt-pipe-8l-setup.sh"
 for setting in plain zero pipe; do
   layout="--dp=4"
   [ "$setting" = zero ] && layout="--dp=4 --distributed-optimizer"

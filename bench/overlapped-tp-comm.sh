@@ -6,18 +6,9 @@
 # median tokens/s over steps 3 on of ROUNDS runs each, round robin.
 # Usage: bench/overlapped-tp-comm.sh [STEPS] [ROUNDS]
 set -euo pipefail
-root="$(cd "$(dirname "$0")/.." && pwd)"
-build="${MT_BUILD_DIR:-$root/build}"
 steps="${1:-12}"
 rounds="${2:-3}"
-work="$(mktemp -d)"
-trap 'rm -rf "$work"' EXIT
-
-python3 "$root/examples/gen_gpt.py" "$work" gpt-pipe-8l > /dev/null
-python3 -c "
-import random
-random.seed(0)
-print(' '.join(str(random.randrange(1024)) for _ in range(100000)))" > "$work/random.tokens"
+source "$(dirname "$0")/gpt-pipe-8l-setup.sh"
 for mode in true false; do
   "$build/bin/mtc" "$work/gpt-pipe-8l.mlir" --micro-batch-size=4 --seq-length=128 \
     --global-batch-size=16 --tp=2 --overlap-tp-comm="$mode" --train-iters="$steps" \

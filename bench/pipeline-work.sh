@@ -8,18 +8,9 @@
 # median of the per-run means (steps 3 on) is reported.
 # Usage: bench/pipeline-work.sh [STEPS] [REPEATS]
 set -euo pipefail
-root="$(cd "$(dirname "$0")/.." && pwd)"
-build="${MT_BUILD_DIR:-$root/build}"
 steps="${1:-10}"
 repeats="${2:-3}"
-work="$(mktemp -d)"
-trap 'rm -rf "$work"' EXIT
-
-python3 "$root/examples/gen_gpt.py" "$work" gpt-pipe-8l > /dev/null
-python3 -c "
-import random
-random.seed(0)
-print(' '.join(str(random.randrange(1024)) for _ in range(100000)))" > "$work/random.tokens"
+source "$(dirname "$0")/gpt-pipe-8l-setup.sh"
 common=(--micro-batch-size=2 --seq-length=64 --global-batch-size=16 --train-iters="$steps")
 "$build/bin/mtc" "$work/gpt-pipe-8l.mlir" "${common[@]}" -o "$work/pp1"
 "$build/bin/mtc" "$work/gpt-pipe-8l.mlir" "${common[@]}" --pp=2 -o "$work/pp2"
