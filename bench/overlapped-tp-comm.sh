@@ -2,8 +2,10 @@
 # Sequence-parallel collectives beside the GEMMs (issue #24 item 3):
 # gpt-pipe-8l (8 layers, hidden 128, 4 heads, vocabulary 1024) at tp 2 with
 # sequence parallelism on rank threads, 4 micro-batches of 4 x 128 tokens per
-# step, OpenBLAS at one thread, with and without mtc --overlap-tp-comm; the
-# median tokens/s over steps 3 on of ROUNDS runs each, round robin.
+# step, OpenBLAS at one thread, with and without mtc --overlap-tp-comm, on
+# rank threads (mt-run --overlap-tp-comm=true) and as MPI processes (mpirun
+# -np 2, when Open MPI is installed); the median tokens/s over steps 3 on of
+# ROUNDS runs each, round robin.
 # Usage: bench/overlapped-tp-comm.sh [STEPS] [ROUNDS]
 set -euo pipefail
 steps="${1:-12}"
@@ -17,16 +19,26 @@ done
 for r in $(seq "$rounds"); do
   for mode in true false; do
     OPENBLAS_NUM_THREADS=1 "$build/bin/mt-run" "$work/plan-$mode" --data "$work/random.tokens" \
-      --split 100,0,0 >> "$work/log-$mode.txt"
+      --split 100,0,0 --overlap-tp-comm="$mode" >> "$work/log-threads-$mode.txt"
+    if [ -n "$mpi" ]; then
+      $mpi -np 2 "$build/bin/mt-run" "$work/plan-$mode" --data "$work/random.tokens" \
+        --split 100,0,0 --overlap-tp-comm="$mode" >> "$work/log-mpi-$mode.txt" 2>&1
+    fi
   done
 done
 python3 - "$work" <<'PY'
-import re, statistics, sys
-for mode, name in (("true", "collectives beside the GEMMs"), ("false", "collectives in place")):
-    rate = []
-    for line in open(f"{sys.argv[1]}/log-{mode}.txt"):
-        m = re.search(r"iteration +(\d+)/\d+ .*\| (\d+) tokens/s", line)
-        if m and int(m.group(1)) >= 3:
-            rate.append(int(m.group(2)))
-    print(f"{name:30s} {statistics.median(rate):6.0f} tokens/s (median of {len(rate)} steps)")
+import os, re, statistics, sys
+for ranks in ("threads", "mpi"):
+    for mode, name in (("true", "collectives beside the GEMMs"), ("false", "collectives in place")):
+        path = f"{sys.argv[1]}/log-{ranks}-{mode}.txt"
+        if not os.path.exists(path):
+            continue
+        rate = []
+        # MPI's output carries the progress bar's carriage returns.
+        for line in open(path, errors="replace").read().replace("\r", "\n").split("\n"):
+            m = re.search(r"iteration +(\d+)/\d+ .*\| (\d+) tokens/s", line)
+            if m and int(m.group(1)) >= 3:
+                rate.append(int(m.group(2)))
+        print(f"{ranks:8s} {name:30s} {statistics.median(rate):6.0f} tokens/s "
+              f"(median of {len(rate)} steps)")
 PY

@@ -177,14 +177,15 @@ void reduceScatter(int64_t in, int64_t out, int64_t outer, int64_t inner, int64_
 
 /// The start of a collective waited for later: the input is read now, the
 /// data moves on the rank's collective thread. The GPU's collectives are
-/// not queued behind its kernels yet, and MPI runs funneled (one thread
-/// calls it): there they run whole here.
+/// not queued behind its kernels yet, and a transport only one thread may
+/// use (MPI without MPI_THREAD_MULTIPLE) cannot lend it: there they run
+/// whole here.
 void startResize(bool gather, int64_t in, int64_t out, int64_t outer, int64_t inner,
                  int64_t dtype, int64_t mask, int64_t number) {
   CollectiveContext *c = usable();
   if (!c)
     return;
-  if (c->device || c->comm->transport().name() != "threads") {
+  if (!c->queueStarted || c->device || !c->comm->transport().concurrent()) {
     (gather ? allGather : reduceScatter)(in, out, outer, inner, dtype, mask, number);
     return;
   }

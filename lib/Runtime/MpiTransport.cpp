@@ -25,7 +25,7 @@ bool MpiTransport::launchedByMpi() {
 
 std::unique_ptr<MpiTransport> MpiTransport::create(std::string &error) {
   int provided = 0;
-  if (MPI_Init_thread(nullptr, nullptr, MPI_THREAD_FUNNELED, &provided) != MPI_SUCCESS) {
+  if (MPI_Init_thread(nullptr, nullptr, MPI_THREAD_MULTIPLE, &provided) != MPI_SUCCESS) {
     error = "MPI_Init_thread failed";
     return nullptr;
   }
@@ -34,6 +34,7 @@ std::unique_ptr<MpiTransport> MpiTransport::create(std::string &error) {
   std::unique_ptr<MpiTransport> t(new MpiTransport());
   MPI_Comm_rank(MPI_COMM_WORLD, &t->rank_);
   MPI_Comm_size(MPI_COMM_WORLD, &t->size_);
+  t->multiple_ = provided >= MPI_THREAD_MULTIPLE;
   return t;
 }
 
@@ -46,6 +47,7 @@ MpiTransport::~MpiTransport() {
 }
 
 void MpiTransport::reap() {
+  std::lock_guard<std::mutex> lock(mutex_);
   for (auto it = pending_.begin(); it != pending_.end();) {
     int done = 0;
     MPI_Test(&(*it)->request, &done, MPI_STATUS_IGNORE);
@@ -54,6 +56,7 @@ void MpiTransport::reap() {
 }
 
 void MpiTransport::flush() {
+  std::lock_guard<std::mutex> lock(mutex_);
   for (auto &p : pending_)
     MPI_Wait(&p->request, MPI_STATUS_IGNORE);
   pending_.clear();
@@ -68,6 +71,7 @@ bool MpiTransport::send(int dst, int tag, const void *data, size_t bytes, std::s
     error = "MPI_Isend to rank " + std::to_string(dst) + " failed";
     return false;
   }
+  std::lock_guard<std::mutex> lock(mutex_);
   pending_.push_back(std::move(p));
   return true;
 }
@@ -80,18 +84,18 @@ Transport::RecvStatus MpiTransport::recv(int src, int tag, std::vector<char> &me
   auto pause = std::chrono::microseconds(20);
   for (;;) {
     int found = 0;
+    MPI_Message matched;
     MPI_Status status;
-    if (MPI_Iprobe(src, tag, MPI_COMM_WORLD, &found, &status) != MPI_SUCCESS) {
-      error = "MPI_Iprobe failed";
+    if (MPI_Improbe(src, tag, MPI_COMM_WORLD, &found, &matched, &status) != MPI_SUCCESS) {
+      error = "MPI_Improbe failed";
       return RecvStatus::PeerFailed;
     }
     if (found) {
       int bytes = 0;
       MPI_Get_count(&status, MPI_BYTE, &bytes);
       message.resize(static_cast<size_t>(bytes));
-      if (MPI_Recv(message.data(), bytes, MPI_BYTE, src, tag, MPI_COMM_WORLD, MPI_STATUS_IGNORE) !=
-          MPI_SUCCESS) {
-        error = "MPI_Recv failed";
+      if (MPI_Mrecv(message.data(), bytes, MPI_BYTE, &matched, MPI_STATUS_IGNORE) != MPI_SUCCESS) {
+        error = "MPI_Mrecv failed";
         return RecvStatus::PeerFailed;
       }
       return RecvStatus::Ok;
@@ -100,7 +104,7 @@ Transport::RecvStatus MpiTransport::recv(int src, int tag, std::vector<char> &me
     if (std::chrono::steady_clock::now() >= deadline)
       return RecvStatus::TimedOut;
     std::this_thread::sleep_for(pause);
-    pause = std::min(pause * 2, std::chrono::microseconds(2000));
+    pause = std::min(pause * 2, std::chrono::microseconds(200));
   }
 }
 

@@ -339,6 +339,9 @@ bool Trainer::call(const plan::Function &fn, std::string &error) {
   if (measureArena_)
     std::memset(arena_->data(), pattern, static_cast<size_t>(arenaBytes_));
   CollectiveContext collectives{comm_, &mesh_, rank_, fn.name(), "", cuda_.get(), activeGradients_};
+  collectives.queueStarted =
+      comm_ && (overlapTpComm_ == "true" ||
+                (overlapTpComm_ == "auto" && comm_->transport().name() == "mpi"));
   {
     CollectiveScope scope(collectives);
     bool called = module_.call(fn.entry().empty() ? fn.name() : fn.entry(), args, error);

@@ -14,9 +14,10 @@ using namespace trainer;
 void Trainer::startOverlappedReduction(Stage &st) {
   activeGradients_ = nullptr;
   const plan::Function &fn = *st.trainStep;
-  // Ranks on threads share one transport safely; MPI runs funneled.
+  // Only a transport several threads may use at once (rank threads; MPI
+  // with MPI_THREAD_MULTIPLE) lets the reduction run on a thread of its own.
   if (!overlapAllowed_ || dp_ <= 1 || cuda_ || !comm_ || st.accumulate ||
-      fn.gradients_ready_size() == 0 || comm_->transport().name() != "threads")
+      fn.gradients_ready_size() == 0 || !comm_->transport().concurrent())
     return;
   bool distributed = plan_.config().parallel().distributed_optimizer();
   // An accumulator goes to the other thread when its signals cover it and

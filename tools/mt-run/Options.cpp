@@ -93,6 +93,13 @@ cl::opt<bool> overlapGradReduce(
              "micro-batch's backward finishes it (default on; "
              "--overlap-grad-reduce=false reduces after the backward)"),
     cl::init(true), cl::cat(runCategory));
+cl::opt<std::string> overlapTpComm(
+    "overlap-tp-comm",
+    cl::desc("plans compiled with mtc --overlap-tp-comm: move their started all-gathers and "
+             "reduce-scatters on a thread of the rank's own while the GEMMs run (true), or run "
+             "each whole where it starts (false); auto: under MPI with MPI_THREAD_MULTIPLE, "
+             "not on rank threads, which share one machine's cores and gain nothing"),
+    cl::value_desc("auto|true|false"), cl::init("auto"), cl::cat(runCategory));
 cl::opt<bool> profile("profile",
                       cl::desc("CUDA plans: time every kernel and GEMM after the first step and "
                                "print them per step"),
@@ -193,6 +200,11 @@ bool parseOptions(int argc, char **argv, Options &o) {
   o.timeline = timeline;
   o.measureArena = measureArena;
   o.overlapGradReduce = overlapGradReduce;
+  if (overlapTpComm != "auto" && overlapTpComm != "true" && overlapTpComm != "false") {
+    fail("--overlap-tp-comm takes auto, true or false, not '" + overlapTpComm + "'");
+    return false;
+  }
+  o.overlapTpComm = overlapTpComm;
   o.profile = profile;
   o.peakBandwidth = peakBandwidth;
   o.peakTflops = peakTflops;

@@ -17,6 +17,7 @@ struct Options {
   bool asyncSave = false;
   bool measureArena = false;
   bool overlapGradReduce = true;
+  std::string overlapTpComm = "auto"; // auto | true | false
   bool profile = false;
   double peakBandwidth = 0, peakTflops = 0; // 0: the device's known peaks
   bool dump = false;

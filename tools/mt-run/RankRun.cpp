@@ -53,6 +53,7 @@ bool RankRun::prepare(std::string &error) {
   if (o_.measureArena)
     trainer_.measureArena();
   trainer_.overlapGradientReduction(o_.overlapGradReduce);
+  trainer_.overlapTensorParallelComm(o_.overlapTpComm);
   const mt::plan::Config &c = trainer_.config();
   // --train-iters stops the run early; the data are laid out for the whole
   // schedule either way, so a resumed run continues the same order.

@@ -206,9 +206,9 @@ static cl::opt<bool> overlapTpComm(
     "overlap-tp-comm",
     cl::desc("with --sp, CPU plans: start each all-gather and reduce-scatter above a GEMM that "
              "does not need it and wait for it where its result is first read, so its data moves "
-             "while the GEMM runs (mt-overlap-collectives; off by default: rank threads on one "
-             "machine's cores gain nothing from it)"),
-    cl::init(false));
+             "while the GEMM runs (mt-overlap-collectives; default on; mt-run decides at run "
+             "time whether a thread moves them: see its --overlap-tp-comm)"),
+    cl::init(true));
 
 enum class Granularity { None, Selective, Full, Auto };
 static constexpr const char *kGranularityNames[] = {"none", "selective", "full", "auto"};

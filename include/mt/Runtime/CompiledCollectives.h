@@ -35,6 +35,9 @@ struct CollectiveContext {
   CudaBackend *device = nullptr;
   /// Where the step's mt.gradient_ready signals go (null: ignored).
   OverlappedReduction *gradients = nullptr;
+  /// Whether collectives started ahead of their mt.collective_wait move on
+  /// a thread of their own (else they run whole where they start).
+  bool queueStarted = false;
   /// The call's collectives started ahead of their mt.collective_wait
   /// (made at the first; finish() waits for what is left).
   std::unique_ptr<CollectiveQueue> inFlight;

@@ -1,8 +1,10 @@
 //===- MpiTransport.h - ranks as MPI processes -----------------*- C++ -*-===//
 //
 // One rank per process, started by mpirun or srun. Receives poll with a
-// deadline (MPI_Iprobe) so that a dead or stuck peer is reported instead of
-// waited on forever.
+// deadline (MPI_Improbe, then MPI_Mrecv of the matched message, so two
+// threads never take each other's) so that a dead or stuck peer is reported
+// instead of waited on forever. With MPI_THREAD_MULTIPLE several threads of
+// the rank may use it at once; the queue of unfinished sends is locked.
 //
 //===----------------------------------------------------------------------===//
 #ifndef MT_RUNTIME_MPITRANSPORT_H
@@ -12,6 +14,7 @@
 
 #include <list>
 #include <memory>
+#include <mutex>
 
 namespace mt {
 
@@ -26,6 +29,8 @@ public:
   int rank() const override { return rank_; }
   int size() const override { return size_; }
   std::string name() const override { return "mpi"; }
+  /// When the MPI library gives MPI_THREAD_MULTIPLE (else one thread calls it).
+  bool concurrent() const override { return multiple_; }
   bool send(int dst, int tag, const void *data, size_t bytes, std::string &error) override;
   RecvStatus recv(int src, int tag, std::vector<char> &message, double timeoutSeconds,
                   std::string &error) override;
@@ -40,6 +45,8 @@ private:
   struct Pending;
   void reap();
   int rank_ = 0, size_ = 1;
+  bool multiple_ = false;
+  std::mutex mutex_; // guards pending_
   std::list<std::unique_ptr<Pending>> pending_;
 };
 

@@ -33,6 +33,7 @@ public:
   int rank() const override { return rank_; }
   int size() const override { return world_.size(); }
   std::string name() const override { return "threads"; }
+  bool concurrent() const override { return true; }
   bool send(int dst, int tag, const void *data, size_t bytes, std::string &error) override;
   RecvStatus recv(int src, int tag, std::vector<char> &message, double timeoutSeconds,
                   std::string &error) override;

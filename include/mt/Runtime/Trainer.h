@@ -130,6 +130,10 @@ public:
   /// mt.gradient_ready signals, one pipeline stage, no distributed
   /// optimizer, the CPU).
   void overlapGradientReduction(bool on) { overlapAllowed_ = on; }
+  /// "true", "false" or "auto" (only where the transport is MPI): whether
+  /// collectives the plan starts ahead of their waits run on a thread of
+  /// their own (CollectiveQueue) or whole where they start.
+  void overlapTensorParallelComm(const std::string &mode) { overlapTpComm_ = mode; }
   /// Per function name: the most bytes of the arena it wrote in one call.
   const std::map<std::string, int64_t> &arenaHighWaterMarks() const { return arenaReached_; }
 
@@ -260,6 +264,7 @@ private:
   TensorShard shardOf(const plan::Parameter &p, int64_t begin, int64_t end, int64_t tpIndex) const;
   Communicator *comm_ = nullptr;
   bool overlapAllowed_ = true;
+  std::string overlapTpComm_ = "auto";
   std::unique_ptr<OverlappedReduction> overlap_;
   OverlappedReduction *activeGradients_ = nullptr; // while a step call signals into it
   std::set<std::string> reducedEarly_;              // accumulators it reduced this step

@@ -23,6 +23,10 @@ public:
   virtual int size() const = 0;
   /// What this backend is, for logs ("threads", "mpi").
   virtual std::string name() const = 0;
+  /// Whether several threads of this rank may send and receive at once
+  /// (to different peers or on different tags): the overlapped reductions
+  /// and collectives run on threads of their own only then.
+  virtual bool concurrent() const = 0;
 
   /// Queues `bytes` for rank `dst` on `tag` and returns once they are
   /// copied: a send never waits for its receiver. False only when the
