@@ -88,7 +88,8 @@ cl::opt<bool> measureArena("measure-arena",
                            cl::cat(runCategory));
 cl::opt<bool> overlapGradReduce(
     "overlap-grad-reduce",
-    cl::desc("data-parallel plans on rank threads: all-reduce (distributed optimizer: "
+    cl::desc("data-parallel plans (rank threads; MPI with MPI_THREAD_MULTIPLE): all-reduce "
+             "(distributed optimizer: "
              "reduce-scatter) each gradient slice on a thread of its own as the last "
              "micro-batch's backward finishes it (default on; "
              "--overlap-grad-reduce=false reduces after the backward)"),

@@ -208,7 +208,7 @@ static cl::opt<bool> overlapTpComm(
              "does not need it and wait for it where its result is first read, so its data moves "
              "while the GEMM runs (mt-overlap-collectives; default on; mt-run decides at run "
              "time whether a thread moves them: see its --overlap-tp-comm)"),
-    cl::init(true));
+    cl::init(mt::TrainingDefaults::overlapCollectives));
 
 enum class Granularity { None, Selective, Full, Auto };
 static constexpr const char *kGranularityNames[] = {"none", "selective", "full", "auto"};

@@ -43,7 +43,7 @@ struct CompileSettings {
   std::string dropoutMasks = TrainingDefaults::storeDropoutMasks ? "stored" : "regenerate";
   bool recomputeAllGathers = TrainingDefaults::recomputeAllGathers;
   /// Collectives in flight beside independent GEMMs (mt-overlap-collectives).
-  bool overlapCollectives = false;
+  bool overlapCollectives = TrainingDefaults::overlapCollectives;
   std::string granularity = TrainingDefaults::recomputeGranularity,
               method = TrainingDefaults::recomputeMethod;
   int64_t numLayers = TrainingDefaults::recomputeNumLayers;

@@ -68,6 +68,7 @@ struct TrainingDefaults {
   static constexpr bool sequenceParallel = true; // with tp > 1
   static constexpr bool storeDropoutMasks = false;
   static constexpr bool recomputeAllGathers = true; // with sequence parallelism
+  static constexpr bool overlapCollectives = true;  // CPU plans (mtc keeps GPU plans' whole)
   static constexpr const char *recomputeGranularity = "none";
   static constexpr const char *recomputeMethod = "uniform";
   static constexpr int64_t recomputeNumLayers = 1;
@@ -119,7 +120,7 @@ struct TrainingOptions : public mlir::PassPipelineOptions<TrainingOptions> {
       *this, "overlap-collectives",
       llvm::cl::desc("start all-gathers and reduce-scatters early and wait for them late, so "
                      "the runtime moves their data while independent GEMMs run"),
-      llvm::cl::init(false)};
+      llvm::cl::init(TrainingDefaults::overlapCollectives)};
   Option<bool> storeDropoutMasks{
       *this, "store-dropout-masks",
       llvm::cl::desc("keep dropout masks for the backward (Megatron) instead of drawing them again"),
