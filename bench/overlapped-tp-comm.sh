@@ -4,8 +4,9 @@
 # sequence parallelism on rank threads, 4 micro-batches of 4 x 128 tokens per
 # step, OpenBLAS at one thread, with and without mtc --overlap-tp-comm, on
 # rank threads (mt-run --overlap-tp-comm=true) and as MPI processes (mpirun
-# -np 2, when Open MPI is installed); the median tokens/s over steps 3 on of
-# ROUNDS runs each, round robin.
+# -np 2, when Open MPI is installed); the median tokens/s and time the step
+# stood still in collectives ("in-step comm") over steps 3 on of ROUNDS runs
+# each, round robin.
 # Usage: bench/overlapped-tp-comm.sh [STEPS] [ROUNDS]
 set -euo pipefail
 steps="${1:-12}"
@@ -33,12 +34,13 @@ for ranks in ("threads", "mpi"):
         path = f"{sys.argv[1]}/log-{ranks}-{mode}.txt"
         if not os.path.exists(path):
             continue
-        rate = []
+        rate, comm = [], []
         # MPI's output carries the progress bar's carriage returns.
         for line in open(path, errors="replace").read().replace("\r", "\n").split("\n"):
-            m = re.search(r"iteration +(\d+)/\d+ .*\| (\d+) tokens/s", line)
+            m = re.search(r"iteration +(\d+)/\d+ .*\| (\d+) tokens/s .*in-step comm ([0-9.]+) ms", line)
             if m and int(m.group(1)) >= 3:
                 rate.append(int(m.group(2)))
-        print(f"{ranks:8s} {name:30s} {statistics.median(rate):6.0f} tokens/s "
-              f"(median of {len(rate)} steps)")
+                comm.append(float(m.group(3)))
+        print(f"{ranks:8s} {name:30s} {statistics.median(rate):6.0f} tokens/s, in-step comm "
+              f"{statistics.median(comm):6.1f} ms (median of {len(rate)} steps)")
 PY

@@ -1,6 +1,7 @@
 //===- CompiledCollectives.cpp - collectives called from compiled code -----===//
 #include "mt/Runtime/CompiledCollectives.h"
 
+#include <chrono>
 #include <cstring>
 #include <memory>
 #include <vector>
@@ -60,10 +61,28 @@ CollectiveContext *withBuffersReady() {
   CollectiveContext *c = usable();
   if (c && c->device && !c->device->synchronize(c->error))
     return nullptr;
-  if (c && c->inFlight && !c->inFlight->drain(c->error))
-    return nullptr;
   return c;
 }
+
+/// Adds the time from its making to its end to the context's
+/// `blockedSeconds`: the call's compute stood still for communication.
+class Blocked {
+public:
+  explicit Blocked(CollectiveContext *c) : c_(c), start_(std::chrono::steady_clock::now()) {}
+  ~Blocked() {
+    if (c_)
+      c_->blockedSeconds +=
+          std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+  }
+
+private:
+  CollectiveContext *c_;
+  std::chrono::steady_clock::time_point start_;
+};
+
+/// With the collectives in flight done, so that messages between two ranks
+/// keep the program's order; false after a failure.
+bool drained(CollectiveContext &c) { return !c.inFlight || c.inFlight->drain(c.error); }
 
 Group groupFor(CollectiveContext &c, int64_t mask) {
   std::vector<std::string> axes = axesOf(mask);
@@ -86,7 +105,8 @@ int64_t axisIndex(int64_t mask) {
 void allReduce(int64_t data, int64_t count, int64_t dtype, int64_t reduction, int64_t mask,
                int64_t number) {
   CollectiveContext *c = withBuffersReady();
-  if (!c)
+  Blocked blocked(c);
+  if (!c || !drained(*c))
     return;
   Group group = groupFor(*c, mask);
   if (group.ranks.size() <= 1)
@@ -165,13 +185,17 @@ Resize stage(CollectiveContext &c, bool gather, int64_t in, int64_t out, int64_t
 
 void allGather(int64_t in, int64_t out, int64_t outer, int64_t inner, int64_t dtype, int64_t mask,
                int64_t number) {
-  if (CollectiveContext *c = withBuffersReady())
+  CollectiveContext *c = withBuffersReady();
+  Blocked blocked(c);
+  if (c && drained(*c))
     stage(*c, true, in, out, outer, inner, dtype, mask, number).gather(c->error);
 }
 
 void reduceScatter(int64_t in, int64_t out, int64_t outer, int64_t inner, int64_t dtype,
                    int64_t mask, int64_t number) {
-  if (CollectiveContext *c = withBuffersReady())
+  CollectiveContext *c = withBuffersReady();
+  Blocked blocked(c);
+  if (c && drained(*c))
     stage(*c, false, in, out, outer, inner, dtype, mask, number).scatter(c->error);
 }
 
@@ -209,6 +233,7 @@ void reduceScatterStart(int64_t in, int64_t out, int64_t outer, int64_t inner, i
 
 void waitCollective(int64_t out) {
   CollectiveContext *c = usable();
+  Blocked blocked(c);
   if (c && c->inFlight)
     c->inFlight->wait(reinterpret_cast<const void *>(out), c->error);
 }

@@ -346,6 +346,7 @@ bool Trainer::call(const plan::Function &fn, std::string &error) {
     CollectiveScope scope(collectives);
     bool called = module_.call(fn.entry().empty() ? fn.name() : fn.entry(), args, error);
     collectives.finish();
+    inStepCommSeconds_ += collectives.blockedSeconds;
     if (!called)
       return false;
   }

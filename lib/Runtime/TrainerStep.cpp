@@ -165,6 +165,7 @@ bool Trainer::step(int64_t iteration, BatchSource &data, StepStats &stats, std::
   double lossSum = 0;
   reducedEarly_.clear();
   stats.exposedCommSeconds = 0;
+  inStepCommSeconds_ = 0;
   if (numStages_ == 1) {
     Stage &st = stages_.front();
     for (int64_t k = 0; k < micro / dp_; ++k) {
@@ -195,6 +196,7 @@ bool Trainer::step(int64_t iteration, BatchSource &data, StepStats &stats, std::
       std::chrono::duration<double>(std::chrono::steady_clock::now() - commStart).count();
   if (comm_ == nullptr || comm_->size() == 1)
     stats.exposedCommSeconds = -1; // one rank: nothing to report
+  stats.inStepCommSeconds = inStepCommSeconds_;
   stats.loss = lossSum / static_cast<double>(micro);
   if (!reportMetrics(micro, stats, error))
     return false;

@@ -108,6 +108,11 @@ void TrainingLog::step(int64_t it, const StepStats &s, double tokensPerSecond, d
       std::snprintf(buf, sizeof buf, " | exposed comm %.1f ms%s", s.exposedCommSeconds * 1e3,
                     s.overlapped ? " (overlapped)" : "");
       comm = buf;
+      // ... and inside the step: tensor parallelism's collectives.
+      if (s.inStepCommSeconds > 0) {
+        std::snprintf(buf, sizeof buf, " | in-step comm %.1f ms", s.inStepCommSeconds * 1e3);
+        comm += buf;
+      }
     }
     std::snprintf(line, sizeof line,
                   "iteration %6lld/%lld | loss %.6f%s | lr %.4e | grad norm %.4f%s | %.0f tokens/s | "

@@ -35,6 +35,9 @@ struct CollectiveContext {
   CudaBackend *device = nullptr;
   /// Where the step's mt.gradient_ready signals go (null: ignored).
   OverlappedReduction *gradients = nullptr;
+  /// Seconds the call stood still in collectives (a collective run whole,
+  /// or a wait for one started earlier): its communication not hidden.
+  double blockedSeconds = 0;
   /// Whether collectives started ahead of their mt.collective_wait move on
   /// a thread of their own (else they run whole where they start).
   bool queueStarted = false;

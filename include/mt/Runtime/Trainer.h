@@ -66,6 +66,10 @@ struct StepStats {
   double exposedCommSeconds = 0;
   /// Whether the data-parallel gradient all-reduce ran beside the backward.
   bool overlapped = false;
+  /// Seconds the step's compiled code stood still in its own collectives
+  /// (tensor and sequence parallelism's; a collective run whole, or the
+  /// wait for one started earlier): what the compute did not hide.
+  double inStepCommSeconds = 0;
 };
 
 class Trainer {
@@ -265,6 +269,7 @@ private:
   Communicator *comm_ = nullptr;
   bool overlapAllowed_ = true;
   std::string overlapTpComm_ = "auto";
+  double inStepCommSeconds_ = 0; // this step's calls' time stood still in collectives
   std::unique_ptr<OverlappedReduction> overlap_;
   OverlappedReduction *activeGradients_ = nullptr; // while a step call signals into it
   std::set<std::string> reducedEarly_;              // accumulators it reduced this step
