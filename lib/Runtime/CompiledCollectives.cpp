@@ -29,6 +29,8 @@ struct AsyncHooks {
   void (*reduceScatterStart)(int64_t in, int64_t out, int64_t outer, int64_t inner,
                              int64_t dtype, int64_t axes, int64_t label);
   void (*wait)(int64_t out);
+  void (*allReduceStart)(int64_t data, int64_t count, int64_t dtype, int64_t reduction,
+                         int64_t axes, int64_t label);
 };
 
 /// The axes of a mask (pp = 1, dp = 2, tp = 4) in mesh order.
@@ -221,6 +223,31 @@ void startResize(bool gather, int64_t in, int64_t out, int64_t outer, int64_t in
   });
 }
 
+/// The all-reduce works in place on a buffer of its own (the lowering's
+/// copy), which the wait names: the thread reduces it there.
+void allReduceStart(int64_t data, int64_t count, int64_t dtype, int64_t reduction, int64_t mask,
+                    int64_t number) {
+  CollectiveContext *c = usable();
+  if (!c)
+    return;
+  Group group = groupFor(*c, mask);
+  if (!c->queueStarted || c->device || !c->comm->transport().concurrent() ||
+      group.ranks.size() <= 1) {
+    allReduce(data, count, dtype, reduction, mask, number);
+    return;
+  }
+  auto *buffer = reinterpret_cast<void *>(data);
+  Communicator *comm = c->comm;
+  std::string what = label(*c, "all_reduce", number);
+  ElementType type = typeOf(dtype);
+  ReduceOp op = reduction == 2 ? ReduceOp::Max : ReduceOp::Sum;
+  if (!c->inFlight)
+    c->inFlight = std::make_unique<CollectiveQueue>();
+  c->inFlight->start(buffer, [=](std::string &error) {
+    return comm->allReduce(group, buffer, count, type, op, what, error);
+  });
+}
+
 void allGatherStart(int64_t in, int64_t out, int64_t outer, int64_t inner, int64_t dtype,
                     int64_t mask, int64_t number) {
   startResize(true, in, out, outer, inner, dtype, mask, number);
@@ -258,7 +285,8 @@ bool installCollectiveHooks(CpuModule &module, std::string &error) {
   // Plans from before mt.collective_wait lack the setter: they start none.
   if (auto setAsync = reinterpret_cast<void (*)(const AsyncHooks *)>(
           module.symbol("mt_set_async_collective_hooks"))) {
-    static const AsyncHooks async{allGatherStart, reduceScatterStart, waitCollective};
+    static const AsyncHooks async{allGatherStart, reduceScatterStart, waitCollective,
+                                  allReduceStart};
     setAsync(&async);
   }
   // Plans from before mt.gradient_ready lack the setter: no signals to take.

@@ -1,10 +1,11 @@
 //===- OverlapCollectives.cpp - collectives in flight beside compute ------===//
 //
-// Sequence parallelism's backward is Megatron's overlap opportunity: a
+// Tensor parallelism's backward is Megatron's overlap opportunity: a
 // column-parallel linear gathers its input again for the weight gradient
-// while the input gradient's GEMM needs no gathered value, and the input
-// gradient's reduce-scatter has nothing to do with the weight gradient's
-// GEMM. Each all-gather and reduce-scatter is split into a start (the op,
+// (sequence parallelism) while the input gradient's GEMM needs no gathered
+// value, and the input gradient's reduce-scatter (or all-reduce) has
+// nothing to do with the weight gradient's GEMM. Each all-reduce, all-gather
+// and reduce-scatter is split into a start (the op,
 // moved up over at most one matmul it does not depend on) and an
 // mt.collective_wait right before its result's first use; the runtime
 // moves the data on a thread of its own in between.
@@ -59,7 +60,7 @@ Operation *waitPoint(Operation *collective) {
   Block *block = collective->getBlock();
   for (Operation *op = collective->getNextNode(); op; op = op->getNextNode()) {
     if (op->hasTrait<OpTrait::IsTerminator>() || groupOf(op) != groupOf(collective) ||
-        (isOrdered(op) && !isa<AllGatherOp, ReduceScatterOp>(op)))
+        (isOrdered(op) && !isa<AllReduceOp, AllGatherOp, ReduceScatterOp>(op)))
       return op;
     for (Operation *user : collective->getResult(0).getUsers())
       if (block->findAncestorOpInBlock(*user) == op)
@@ -75,7 +76,7 @@ struct OverlapCollectivesPass : mt::impl::OverlapCollectivesPassBase<OverlapColl
         continue;
       SmallVector<Operation *> collectives;
       for (Operation &op : fn.getBody().front())
-        if (isa<AllGatherOp, ReduceScatterOp>(op))
+        if (isa<AllReduceOp, AllGatherOp, ReduceScatterOp>(op))
           collectives.push_back(&op);
       for (Operation *c : collectives) {
         if (Operation *before = startPoint(c))

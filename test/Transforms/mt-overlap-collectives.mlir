@@ -65,3 +65,20 @@ func.func @stays_in_its_group(%dy: tensor<2x8x32xf32>, %w: tensor<32x16xf32>, %x
   %a = mt.add %g, %g {mt.backward, mt.layer = 1 : i64} : tensor<2x8x16xf32>, tensor<2x8x16xf32>
   return %n, %a : tensor<2x8x16xf32>, tensor<2x8x16xf32>
 }
+
+// Without sequence parallelism the input gradient is all-reduced: it runs
+// beside the weight gradient's GEMM.
+// CHECK-LABEL: func.func @all_reduce_backward
+// CHECK-SAME: (%[[DY:.*]]: tensor<16x32xf32>, %[[W:.*]]: tensor<32x16xf32>, %[[X:.*]]: tensor<16x16xf32>)
+// CHECK-NEXT: %[[DX:.*]] = mt.matmul %[[DY]], %[[W]]
+// CHECK-NEXT: %[[R:.*]] = mt.all_reduce %[[DX]] on @mesh axes = ["tp"] reduction = sum {mt.backward}
+// CHECK-NEXT: %[[DW:.*]] = mt.matmul %[[DY]], %[[X]] {mt.backward, transpose_lhs}
+// CHECK-NEXT: %[[DXR:.*]] = mt.collective_wait %[[R]] {mt.backward} : tensor<16x16xf32>
+// CHECK-NEXT: return %[[DW]], %[[DXR]]
+func.func @all_reduce_backward(%dy: tensor<16x32xf32>, %w: tensor<32x16xf32>, %x: tensor<16x16xf32>)
+    -> (tensor<32x16xf32>, tensor<16x16xf32>) {
+  %dx = mt.matmul %dy, %w {mt.backward} : tensor<16x32xf32>, tensor<32x16xf32> -> tensor<16x16xf32>
+  %dw = mt.matmul %dy, %x {mt.backward, transpose_lhs} : tensor<16x32xf32>, tensor<16x16xf32> -> tensor<32x16xf32>
+  %r = mt.all_reduce %dx on @mesh axes = ["tp"] reduction = sum {mt.backward} : tensor<16x16xf32>
+  return %dw, %r : tensor<32x16xf32>, tensor<16x16xf32>
+}

@@ -204,7 +204,8 @@ static cl::opt<bool> recomputeAllGathers(
 
 static cl::opt<bool> overlapTpComm(
     "overlap-tp-comm",
-    cl::desc("with --sp, CPU plans: start each all-gather and reduce-scatter above a GEMM that "
+    cl::desc("with --tp, CPU plans: start each all-reduce, all-gather and reduce-scatter above a "
+             "GEMM that "
              "does not need it and wait for it where its result is first read, so its data moves "
              "while the GEMM runs (mt-overlap-collectives; default on; mt-run decides at run "
              "time whether a thread moves them: see its --overlap-tp-comm)"),
@@ -373,7 +374,7 @@ static bool settingsFromFlags(mt::CompileSettings &settings, mt::CodeTarget &cod
               (target == Target::Auto && !emulateGpuKernels && mt::countCudaDevices() > 0);
   // The GPU's collectives wait for its queue; they are not run beside it yet.
   settings.overlapCollectives =
-      overlapTpComm && settings.sequenceParallel && !code.cuda && !code.emulateGpuKernels;
+      overlapTpComm && settings.tp > 1 && !code.cuda && !code.emulateGpuKernels;
   // auto's threshold is a CPU measurement of the tiled fp32 kernels; the
   // GPU's fused kernels and the CPU's 16-bit ones (row kernels) are slower
   // than the unfused ops, so there it fuses only when asked to.

@@ -587,14 +587,14 @@ def SignalGradientsReadyPass : Pass<"mt-signal-gradients-ready", "mlir::ModuleOp
 }
 
 def OverlapCollectivesPass : Pass<"mt-overlap-collectives", "mlir::ModuleOp"> {
-  let summary = "starts all-gathers and reduce-scatters early and waits for them late";
+  let summary = "starts tensor-parallel collectives early and waits for them late";
   let description = [{
-    Sequence parallelism's backward has work that no collective next to it
+    Tensor parallelism's backward has work that no collective next to it
     needs (Megatron's overlap): a column-parallel linear's input gradient
-    GEMM runs while its input is gathered again for the weight gradient,
-    and the weight gradient's GEMM while the input gradient is
-    reduce-scattered. For every `mt.all_gather` and `mt.reduce_scatter`
-    the pass moves the collective above the nearest `mt.matmul` before it
+    GEMM runs while its input is gathered again for the weight gradient
+    (sequence parallelism), and the weight gradient's GEMM while the input
+    gradient is reduce-scattered (or all-reduced). For every
+    `mt.all_reduce`, `mt.all_gather` and `mt.reduce_scatter` the pass moves the collective above the nearest `mt.matmul` before it
     that it does not depend on (in its layer group, crossing no collective,
     gradient signal, call or region), and puts an `mt.collective_wait`
     before the first use of its result, or before the first op of another

@@ -108,6 +108,11 @@ std::pair<int64_t, int64_t> outerInner(RankedTensorType type, int64_t dim) {
   return {outer, type.getNumElements() / outer};
 }
 
+/// Whether an mt.collective_wait completes the collective that made `result`.
+bool waitedFor(Value result) {
+  return llvm::any_of(result.getUsers(), [](Operation *u) { return isa<CollectiveWaitOp>(u); });
+}
+
 Lowered lowerAllReduce(AllReduceOp op, LinalgBuilder &lb) {
   auto mask = axisMask(op, op.getAxes());
   if (failed(mask))
@@ -118,7 +123,11 @@ Lowered lowerAllReduce(AllReduceOp op, LinalgBuilder &lb) {
   Value buffer;
   Value data = addressOf(lb, freshCopy(lb, op.getInput()), buffer);
   int64_t reduction = op.getReduction() == ReductionKind::max ? 2 : 1;
-  auto fn = declareRuntime(op, "mt_rt_all_reduce", 6, false);
+  // Waited for later (mt.collective_wait): the call only starts it, and the
+  // copy it reduces in place stays the result's buffer until the wait.
+  auto fn = declareRuntime(op, waitedFor(op.getResult()) ? "mt_rt_all_reduce_start"
+                                                         : "mt_rt_all_reduce",
+                           6, false);
   func::CallOp::create(b, loc, fn,
                          ValueRange{data, i64(b, loc, type.getNumElements()),
                                     i64(b, loc, dtypeCode(type.getElementType())),
@@ -142,9 +151,8 @@ Lowered lowerResize(Operation *op, Value input, Value result, ArrayAttr axes, in
   Value outAddress = addressOf(lb, lb.empty(out.getShape(), out.getElementType()), outBuffer);
   auto [outer, inner] = outerInner(gather ? in : out, dim);
   // Waited for later (mt.collective_wait): the call only starts it.
-  bool async = llvm::any_of(result.getUsers(), [](Operation *u) { return isa<CollectiveWaitOp>(u); });
   std::string name = gather ? "mt_rt_all_gather" : "mt_rt_reduce_scatter";
-  auto fn = declareRuntime(op, async ? name + "_start" : name, 7, false);
+  auto fn = declareRuntime(op, waitedFor(result) ? name + "_start" : name, 7, false);
   func::CallOp::create(b, loc, fn,
                          ValueRange{inAddress, outAddress, i64(b, loc, outer), i64(b, loc, inner),
                                     i64(b, loc, dtypeCode(in.getElementType())),

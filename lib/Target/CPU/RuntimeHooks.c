@@ -66,6 +66,8 @@ typedef struct MtAsyncCollectiveHooks {
   void (*reduce_scatter_start)(int64_t in, int64_t out, int64_t outer, int64_t inner,
                                int64_t dtype, int64_t axes, int64_t label);
   void (*wait)(int64_t out);
+  void (*all_reduce_start)(int64_t data, int64_t count, int64_t dtype, int64_t reduction,
+                           int64_t axes, int64_t label);
 } MtAsyncCollectiveHooks;
 
 static MtAsyncCollectiveHooks asyncHooks;
@@ -86,6 +88,14 @@ void mt_rt_reduce_scatter_start(int64_t in, int64_t out, int64_t outer, int64_t 
     asyncHooks.reduce_scatter_start(in, out, outer, inner, dtype, axes, label);
   else
     mt_rt_reduce_scatter(in, out, outer, inner, dtype, axes, label);
+}
+
+void mt_rt_all_reduce_start(int64_t data, int64_t count, int64_t dtype, int64_t reduction,
+                            int64_t axes, int64_t label) {
+  if (asyncHooks.all_reduce_start)
+    asyncHooks.all_reduce_start(data, count, dtype, reduction, axes, label);
+  else
+    mt_rt_all_reduce(data, count, dtype, reduction, axes, label);
 }
 
 void mt_rt_collective_wait(int64_t out) {

@@ -2031,9 +2031,9 @@ func.func @reduce_scatter_c4_result(%x: tensor<4x8xf32>) -> tensor<4x8xf32> {
 
 // -----
 
-// mt.collective_wait C1: the value does not come from an all-gather or reduce-scatter
+// mt.collective_wait C1: the value does not come from a collective that can be split
 func.func @collective_wait_c1_not_a_collective(%x: tensor<4x8xf32>) -> tensor<4x8xf32> {
-  // expected-error @+1 {{violates C1: waits for a value that no mt.all_gather or mt.reduce_scatter of the same block produces}}
+  // expected-error @+1 {{violates C1: waits for a value that no mt.all_reduce, mt.all_gather or mt.reduce_scatter of the same block produces}}
   %y = mt.collective_wait %x : tensor<4x8xf32>
   return %y : tensor<4x8xf32>
 }
@@ -2046,7 +2046,7 @@ mt.mesh @mesh axes = ["dp", "tp"] shape = [2, 2]
 func.func @collective_wait_c1_other_block(%x: tensor<4x8xf32>, %z: tensor<4x16xf32>, %c: i1) -> tensor<4x16xf32> {
   %g = mt.all_gather %x on @mesh axes = ["tp"] dim = 1 : tensor<4x8xf32> -> tensor<4x16xf32>
   %r = scf.if %c -> tensor<4x16xf32> {
-    // expected-error @+1 {{violates C1: waits for a value that no mt.all_gather or mt.reduce_scatter of the same block produces}}
+    // expected-error @+1 {{violates C1: waits for a value that no mt.all_reduce, mt.all_gather or mt.reduce_scatter of the same block produces}}
     %y = mt.collective_wait %g : tensor<4x16xf32>
     scf.yield %y : tensor<4x16xf32>
   } else {

@@ -126,9 +126,10 @@ LogicalResult ReduceScatterOp::verifySymbolUses(SymbolTableCollection &symbols) 
 LogicalResult CollectiveWaitOp::verify() {
   Operation *def = getPending().getDefiningOp();
   // C1: an all-gather or reduce-scatter of this block starts it.
-  if (!def || !isa<AllGatherOp, ReduceScatterOp>(def) || def->getBlock() != (*this)->getBlock())
-    return violates(*this, 1) << "waits for a value that no mt.all_gather or mt.reduce_scatter "
-                                 "of the same block produces";
+  if (!def || !isa<AllReduceOp, AllGatherOp, ReduceScatterOp>(def) ||
+      def->getBlock() != (*this)->getBlock())
+    return violates(*this, 1) << "waits for a value that no mt.all_reduce, mt.all_gather or "
+                                 "mt.reduce_scatter of the same block produces";
   // C2: nothing else reads the collective's result before it is complete.
   if (!getPending().hasOneUse())
     return violates(*this, 2) << "the collective's result has other uses than this wait (they "

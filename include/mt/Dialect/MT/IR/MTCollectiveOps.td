@@ -79,11 +79,12 @@ def MT_ReduceScatterOp : MT_CollectiveOp<"reduce_scatter", [MT_Differentiable, M
 }
 
 def MT_CollectiveWaitOp : MT_Op<"collective_wait", [AllTypesMatch<["pending", "result"]>]> {
-  let summary = "where an all-gather's or reduce-scatter's result must be complete";
+  let summary = "where a collective's result must be complete";
   let description = [{
-    Splits a collective in two: the `mt.all_gather` or `mt.reduce_scatter`
-    that defines `pending` starts where it stands (its input is consumed
-    there), and its result is complete only here; `result` is that result.
+    Splits a collective in two: the `mt.all_reduce`, `mt.all_gather` or
+    `mt.reduce_scatter` that defines `pending` starts where it stands (its
+    input is consumed there), and its result is complete only here; `result`
+    is that result.
     The compute between the two runs while the collective is in flight
     (mt-overlap-collectives puts the wait before the result's first use).
     Like a collective, it must not be moved, duplicated or removed.
