@@ -204,11 +204,9 @@ static cl::opt<bool> recomputeAllGathers(
 
 static cl::opt<bool> overlapTpComm(
     "overlap-tp-comm",
-    cl::desc("with --tp, CPU plans: start each all-reduce, all-gather and reduce-scatter above a "
-             "GEMM that "
-             "does not need it and wait for it where its result is first read, so its data moves "
-             "while the GEMM runs (mt-overlap-collectives; default on; mt-run decides at run "
-             "time whether a thread moves them: see its --overlap-tp-comm)"),
+    cl::desc("with --tp, CPU plans: start each collective above a GEMM that does not need it "
+             "and wait where its result is first read, so its data moves while the GEMM runs "
+             "(mt-overlap-collectives; default on; mt-run's --overlap-tp-comm decides)"),
     cl::init(mt::TrainingDefaults::overlapCollectives));
 
 enum class Granularity { None, Selective, Full, Auto };
