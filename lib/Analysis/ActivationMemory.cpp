@@ -145,8 +145,12 @@ ActivationMemory analyzeActivations(func::FuncOp grad) {
     SavedTensor t;
     t.layer = layer;
     auto from = def ? StringAttr() : grad.getArgAttrOfType<StringAttr>(argNumber, kSavedFromAttrName);
-    t.producer = def ? def->getName().getStringRef().str()
-                     : from ? from.getValue().str() : "stage input";
+    // A collective split by mt-overlap-collectives is named by what it is.
+    Operation *named = def;
+    if (auto wait = dyn_cast_or_null<CollectiveWaitOp>(def))
+      named = wait.getPending().getDefiningOp();
+    t.producer = named ? named->getName().getStringRef().str()
+                       : from ? from.getValue().str() : "stage input";
     t.type = typeText(v);
     t.bytes = bytesOf(v);
     result.savedBytes += t.bytes;
