@@ -47,6 +47,9 @@ print(' '.join(str(random.randrange(50257)) for _ in range(400000)))" > "$out/da
 "$mtc" "$root/examples/gpt2.mlir" $pad --micro-batch-size=4 --seq-length=1024 --global-batch-size=4 \
   --train-iters=10 --target=cuda --cuda-arch="$arch" --bf16 --fuse-attention=true \
   -o "$out/plans/gpt2-124m-cuda-bf16-fused"
+# The 40% MFU target's batch (issue #38): 124M bf16 at micro-batch 16.
+"$mtc" "$root/examples/gpt2.mlir" $pad --micro-batch-size=16 --seq-length=1024 --global-batch-size=16 \
+  --train-iters=10 --target=cuda --cuda-arch="$arch" --bf16 -o "$out/plans/gpt2-124m-cuda-bf16-mb16"
 # GPT-2 medium (350M), bf16, the same batch.
 "$mtc" "$root/examples/gpt2-medium.mlir" $pad --micro-batch-size=4 --seq-length=1024 --global-batch-size=4 \
   --train-iters=10 --target=cuda --cuda-arch="$arch" --bf16 -o "$out/plans/gpt2-350m-cuda-bf16"

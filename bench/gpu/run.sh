@@ -3,7 +3,8 @@
 # measured and leaves it in $OUT (when set) for docs/benchmarks.md.
 # Usage: bench/gpu/run.sh BUNDLE [STEP ...]
 # STEPs (default: all, in this order, most telling first): env micro tp2pp2
-# bf16 124m-bf16 124m-bf16-fused profile torch 350m 124m-fp32 1layer torch-compile; and
+# bf16 124m-bf16 124m-bf16-fused profile torch 350m 124m-bf16-mb16 124m-fp32 1layer torch-compile
+# torch-attn; and
 # sanitize (compute-sanitizer over two steps of the tiny GPT) when named.
 # Every step runs under its own time limit (a device lease is short and a
 # kernel that is far too slow must not eat it); MT_GPU_TIME_SCALE multiplies
@@ -12,7 +13,7 @@
 set -uo pipefail
 bundle="$(cd "${1:?usage: run.sh BUNDLE [STEP ...]}" && pwd)"
 shift
-steps="${*:-env micro tp2pp2 bf16 124m-bf16 124m-bf16-fused profile torch 350m 124m-fp32 1layer torch-compile}"
+steps="${*:-env micro tp2pp2 bf16 124m-bf16 124m-bf16-fused profile torch 350m 124m-bf16-mb16 124m-fp32 1layer torch-compile torch-attn}"
 results="$(mktemp -d)/results"
 mkdir -p "$results"
 log="$results/gpu-run.log"
@@ -108,6 +109,8 @@ for step in $steps; do
       limited 60 python3 "$here/torch_gpt2.py" --dtype fp32 ;;
     350m)
       gpt gpt2-350m-bf16 gpt2-350m-cuda-bf16 90 24 1024 ;;
+    124m-bf16-mb16)
+      gpt gpt2-124m-bf16-mb16 gpt2-124m-cuda-bf16-mb16 90 12 768 ;;
     124m-fp32)
       gpt gpt2-124m-fp32 gpt2-124m-cuda 60 12 768 ;;
     1layer)  # kernel bandwidth far beyond L2: one GPT-2 small layer at micro-batch 64
@@ -123,7 +126,12 @@ for step in $steps; do
     torch-compile)
       limited 120 python3 "$here/torch_gpt2.py" --dtype bf16 --compile --peak-tflops "$peak"
       limited 120 python3 "$here/torch_gpt2.py" --dtype bf16 --compile --peak-tflops "$peak" \
-        --layers 24 --hidden 1024 --heads 16 ;;
+        --layers 24 --hidden 1024 --heads 16
+      # The 40% MFU target's batch (issue #38): micro-batch 16.
+      limited 120 python3 "$here/torch_gpt2.py" --dtype bf16 --compile --peak-tflops "$peak" --micro 16 ;;
+    torch-attn) # the attention kernel target: PyTorch's fused attention, fwd + bwd
+      limited 60 python3 "$here/torch_attention.py"
+      limited 60 python3 "$here/torch_attention.py" --batch 16 ;;
     *) echo "unknown step $step" ;;
   esac
   save   # after every step: a run cut off by the lease keeps what it measured
