@@ -2,6 +2,7 @@
 #include "mt/Plan/VerifyPlan.h"
 
 #include "mt/Plan/BufferNames.h"
+#include "mt/Runtime/Abi.h"
 #include "mt/Support/Errors.h"
 
 #include "llvm/ADT/StringMap.h"
@@ -128,6 +129,22 @@ Error checkTensorSpecs(const plan::Function &f) {
   return Error::success();
 }
 
+/// Buffers whose layout the runtime assumes (mt/Runtime/Abi.h): the
+/// optimizer's hyper-parameter slots, and the activations and gradients
+/// that cross between pipeline stages (sent as F32).
+Error checkRuntimeBuffer(const plan::TensorSpec &t) {
+  std::string_view kind = buffers::unstaged(t.name());
+  if (kind == buffers::kHyper &&
+      (t.dtype() != plan::F32 || t.shape_size() != 1 || t.shape(0) != MT_ABI_HYPER_COUNT))
+    return corrupt("its optimizer hyper-parameters are not F32 [{0}]", int(MT_ABI_HYPER_COUNT));
+  bool crossesStages = kind == buffers::kStageInput || kind == buffers::kStageOutput ||
+                       kind == buffers::kStageInputGrad || kind == buffers::kStageOutputGrad;
+  if (crossesStages && t.dtype() != plan::F32)
+    return corrupt("its pipeline-stage buffer '{0}' is {1}; stages exchange F32", t.name(),
+                   plan::DType_Name(t.dtype()));
+  return Error::success();
+}
+
 Error checkFunctions(const plan::Plan &plan, bool &takesLossScale) {
   llvm::StringSet<> code;
   for (const plan::CodeObject &c : plan.code())
@@ -159,6 +176,8 @@ Error checkFunctions(const plan::Plan &plan, bool &takesLossScale) {
                              t.shape().end()))
           return corrupt("buffer '{0}' has two shapes or element types (function {1})",
                          t.name(), f.name());
+        if (Error e = checkRuntimeBuffer(t))
+          return e;
       }
     for (const plan::TensorSpec &in : f.inputs()) {
       if (in.name() == buffers::batch("loss_mask") && in.dtype() != plan::F32 && in.dtype() != plan::F64)

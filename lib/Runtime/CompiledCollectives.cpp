@@ -11,38 +11,6 @@ namespace {
 
 thread_local CollectiveContext *current = nullptr;
 
-/// Must match MtRuntimeHooks in lib/Target/CPU/RuntimeHooks.c.
-struct Hooks {
-  int64_t (*axisIndex)(int64_t axes);
-  void (*allReduce)(int64_t data, int64_t count, int64_t dtype, int64_t reduction, int64_t axes,
-                    int64_t label);
-  void (*allGather)(int64_t in, int64_t out, int64_t outer, int64_t inner, int64_t dtype,
-                    int64_t axes, int64_t label);
-  void (*reduceScatter)(int64_t in, int64_t out, int64_t outer, int64_t inner, int64_t dtype,
-                        int64_t axes, int64_t label);
-};
-
-/// Must match MtAsyncCollectiveHooks in lib/Target/CPU/RuntimeHooks.c.
-struct AsyncHooks {
-  void (*allGatherStart)(int64_t in, int64_t out, int64_t outer, int64_t inner, int64_t dtype,
-                         int64_t axes, int64_t label);
-  void (*reduceScatterStart)(int64_t in, int64_t out, int64_t outer, int64_t inner,
-                             int64_t dtype, int64_t axes, int64_t label);
-  void (*wait)(int64_t out);
-  void (*allReduceStart)(int64_t data, int64_t count, int64_t dtype, int64_t reduction,
-                         int64_t axes, int64_t label);
-};
-
-/// The axes of a mask (pp = 1, dp = 2, tp = 4) in mesh order.
-std::vector<std::string> axesOf(int64_t mask) {
-  std::vector<std::string> axes;
-  const char *names[] = {"pp", "dp", "tp"};
-  for (int i = 0; i < 3; ++i)
-    if (mask & (int64_t{1} << i))
-      axes.push_back(names[i]);
-  return axes;
-}
-
 std::string groupName(const std::vector<std::string> &axes) {
   std::string name;
   for (const std::string &a : axes)
@@ -86,8 +54,7 @@ private:
 /// keep the program's order; false after a failure.
 bool drained(CollectiveContext &c) { return !c.inFlight || c.inFlight->drain(c.error); }
 
-Group groupFor(CollectiveContext &c, int64_t mask) {
-  std::vector<std::string> axes = axesOf(mask);
+Group groupFor(CollectiveContext &c, const std::vector<std::string> &axes) {
   return Group{c.mesh->groupOf(c.rank, axes), groupName(axes)};
 }
 
@@ -95,26 +62,48 @@ std::string label(CollectiveContext &c, const char *op, int64_t number) {
   return std::string(op) + " #" + std::to_string(number) + " of " + c.function;
 }
 
-ElementType typeOf(int64_t dtype) { return dtype == 2 ? ElementType::F64 : ElementType::F32; }
+/// A call's ABI codes, read.
+struct Codes {
+  ElementType type = ElementType::F32;
+  ReduceOp op = ReduceOp::Sum;
+  std::vector<std::string> axes;
+};
+
+/// Reads a call's codes; false, with the context's error, for a code the
+/// ABI does not define (the plan's code and this runtime disagree).
+bool decode(CollectiveContext &c, const char *op, int64_t number, int64_t dtype,
+            int64_t reduction, int64_t mask, Codes &codes) {
+  if (elementTypeOfCode(dtype, codes.type) && reduceOpOfCode(reduction, codes.op) &&
+      meshAxesOfMask(mask, codes.axes))
+    return true;
+  if (c.error.empty())
+    c.error = label(c, op, number) + " passed codes this runtime does not know (dtype " +
+              std::to_string(dtype) + ", reduction " + std::to_string(reduction) + ", axes " +
+              std::to_string(mask) + "): the plan was compiled by another mtc; recompile it";
+  return false;
+}
+
 
 int64_t axisIndex(int64_t mask) {
   CollectiveContext *c = current;
-  if (!c || !c->mesh)
+  Codes codes;
+  if (!c || !c->mesh ||
+      !decode(*c, "axis_index", 0, MT_ABI_DTYPE_F32, MT_ABI_REDUCE_SUM, mask, codes))
     return 0;
-  return c->mesh->indexInGroup(c->rank, axesOf(mask));
+  return c->mesh->indexInGroup(c->rank, codes.axes);
 }
 
 void allReduce(int64_t data, int64_t count, int64_t dtype, int64_t reduction, int64_t mask,
                int64_t number) {
   CollectiveContext *c = withBuffersReady();
   Blocked blocked(c);
-  if (!c || !drained(*c))
+  Codes codes;
+  if (!c || !drained(*c) || !decode(*c, "all_reduce", number, dtype, reduction, mask, codes))
     return;
-  Group group = groupFor(*c, mask);
+  Group group = groupFor(*c, codes.axes);
   if (group.ranks.size() <= 1)
     return;
-  c->comm->allReduce(group, reinterpret_cast<void *>(data), count, typeOf(dtype),
-                     reduction == 2 ? ReduceOp::Max : ReduceOp::Sum,
+  c->comm->allReduce(group, reinterpret_cast<void *>(data), count, codes.type, codes.op,
                      label(*c, "all_reduce", number), c->error);
 }
 
@@ -162,15 +151,15 @@ struct Resize {
 /// Reads the input of an all-gather (in [outer, inner]) or a reduce-scatter
 /// (in [outer, members * inner], regrouped into the members' pieces).
 Resize stage(CollectiveContext &c, bool gather, int64_t in, int64_t out, int64_t outer,
-             int64_t inner, int64_t dtype, int64_t mask, int64_t number) {
+             int64_t inner, const Codes &codes, int64_t number) {
   Resize r{c.comm,
-           groupFor(c, mask),
+           groupFor(c, codes.axes),
            {},
            reinterpret_cast<unsigned char *>(out),
            static_cast<size_t>(outer),
            static_cast<size_t>(inner),
-           static_cast<size_t>(elementBytes(typeOf(dtype))),
-           typeOf(dtype),
+           static_cast<size_t>(elementBytes(codes.type)),
+           codes.type,
            label(c, gather ? "all_gather" : "reduce_scatter", number)};
   const auto *src = reinterpret_cast<const unsigned char *>(in);
   if (gather) {
@@ -189,16 +178,20 @@ void allGather(int64_t in, int64_t out, int64_t outer, int64_t inner, int64_t dt
                int64_t number) {
   CollectiveContext *c = withBuffersReady();
   Blocked blocked(c);
-  if (c && drained(*c))
-    stage(*c, true, in, out, outer, inner, dtype, mask, number).gather(c->error);
+  Codes codes;
+  if (c && drained(*c) &&
+      decode(*c, "all_gather", number, dtype, MT_ABI_REDUCE_SUM, mask, codes))
+    stage(*c, true, in, out, outer, inner, codes, number).gather(c->error);
 }
 
 void reduceScatter(int64_t in, int64_t out, int64_t outer, int64_t inner, int64_t dtype,
                    int64_t mask, int64_t number) {
   CollectiveContext *c = withBuffersReady();
   Blocked blocked(c);
-  if (c && drained(*c))
-    stage(*c, false, in, out, outer, inner, dtype, mask, number).scatter(c->error);
+  Codes codes;
+  if (c && drained(*c) &&
+      decode(*c, "reduce_scatter", number, dtype, MT_ABI_REDUCE_SUM, mask, codes))
+    stage(*c, false, in, out, outer, inner, codes, number).scatter(c->error);
 }
 
 /// The start of a collective waited for later: the input is read now, the
@@ -215,7 +208,11 @@ void startResize(bool gather, int64_t in, int64_t out, int64_t outer, int64_t in
     (gather ? allGather : reduceScatter)(in, out, outer, inner, dtype, mask, number);
     return;
   }
-  auto r = std::make_shared<Resize>(stage(*c, gather, in, out, outer, inner, dtype, mask, number));
+  Codes codes;
+  if (!decode(*c, gather ? "all_gather" : "reduce_scatter", number, dtype, MT_ABI_REDUCE_SUM, mask,
+              codes))
+    return;
+  auto r = std::make_shared<Resize>(stage(*c, gather, in, out, outer, inner, codes, number));
   if (!c->inFlight)
     c->inFlight = std::make_unique<CollectiveQueue>();
   c->inFlight->start(r->out, [r, gather](std::string &error) {
@@ -228,9 +225,10 @@ void startResize(bool gather, int64_t in, int64_t out, int64_t outer, int64_t in
 void allReduceStart(int64_t data, int64_t count, int64_t dtype, int64_t reduction, int64_t mask,
                     int64_t number) {
   CollectiveContext *c = usable();
-  if (!c)
+  Codes codes;
+  if (!c || !decode(*c, "all_reduce", number, dtype, reduction, mask, codes))
     return;
-  Group group = groupFor(*c, mask);
+  Group group = groupFor(*c, codes.axes);
   if (!c->queueStarted || c->device || !c->comm->transport().concurrent() ||
       group.ranks.size() <= 1) {
     allReduce(data, count, dtype, reduction, mask, number);
@@ -239,8 +237,8 @@ void allReduceStart(int64_t data, int64_t count, int64_t dtype, int64_t reductio
   auto *buffer = reinterpret_cast<void *>(data);
   Communicator *comm = c->comm;
   std::string what = label(*c, "all_reduce", number);
-  ElementType type = typeOf(dtype);
-  ReduceOp op = reduction == 2 ? ReduceOp::Max : ReduceOp::Sum;
+  ElementType type = codes.type;
+  ReduceOp op = codes.op;
   if (!c->inFlight)
     c->inFlight = std::make_unique<CollectiveQueue>();
   c->inFlight->start(buffer, [=](std::string &error) {
@@ -274,25 +272,59 @@ void gradientReady(int64_t index) {
 } // namespace
 
 bool installCollectiveHooks(CpuModule &module, std::string &error) {
-  auto set = reinterpret_cast<void (*)(const Hooks *)>(module.symbol("mt_set_runtime_hooks"));
+  auto set = reinterpret_cast<MtSetRuntimeHooksFn>(module.symbol(MT_SET_RUNTIME_HOOKS));
   if (!set) {
-    error = "the plan's native code has no mt_set_runtime_hooks (compiled by an older mtc); "
+    error = "the plan's native code has no " MT_SET_RUNTIME_HOOKS " (compiled by an older mtc); "
             "recompile it";
     return false;
   }
-  static const Hooks hooks{axisIndex, allReduce, allGather, reduceScatter};
+  static const MtRuntimeHooks hooks{axisIndex, allReduce, allGather, reduceScatter};
   set(&hooks);
   // Plans from before mt.collective_wait lack the setter: they start none.
-  if (auto setAsync = reinterpret_cast<void (*)(const AsyncHooks *)>(
-          module.symbol("mt_set_async_collective_hooks"))) {
-    static const AsyncHooks async{allGatherStart, reduceScatterStart, waitCollective,
-                                  allReduceStart};
+  if (auto setAsync = reinterpret_cast<MtSetAsyncCollectiveHooksFn>(
+          module.symbol(MT_SET_ASYNC_COLLECTIVE_HOOKS))) {
+    static const MtAsyncCollectiveHooks async{allGatherStart, reduceScatterStart, waitCollective,
+                                              allReduceStart};
     setAsync(&async);
   }
   // Plans from before mt.gradient_ready lack the setter: no signals to take.
-  if (auto setReady = reinterpret_cast<void (*)(void (*)(int64_t))>(
-          module.symbol("mt_set_gradient_ready_hook")))
+  if (auto setReady = reinterpret_cast<MtSetGradientReadyHookFn>(
+          module.symbol(MT_SET_GRADIENT_READY_HOOK)))
     setReady(gradientReady);
+  return true;
+}
+
+bool elementTypeOfCode(int64_t code, ElementType &type) {
+  switch (code) {
+  case MT_ABI_DTYPE_F32:
+    type = ElementType::F32;
+    return true;
+  case MT_ABI_DTYPE_F64:
+    type = ElementType::F64;
+    return true;
+  }
+  return false;
+}
+
+bool reduceOpOfCode(int64_t code, ReduceOp &op) {
+  switch (code) {
+  case MT_ABI_REDUCE_SUM:
+    op = ReduceOp::Sum;
+    return true;
+  case MT_ABI_REDUCE_MAX:
+    op = ReduceOp::Max;
+    return true;
+  }
+  return false;
+}
+
+bool meshAxesOfMask(int64_t mask, std::vector<std::string> &axes) {
+  axes.clear();
+  if (mask < 0 || mask >= (int64_t{1} << MT_ABI_MESH_AXES))
+    return false;
+  for (int i = 0; i < MT_ABI_MESH_AXES; ++i)
+    if (mask & (int64_t{1} << i))
+      axes.push_back(abi::kMeshAxes[i]);
   return true;
 }
 

@@ -1,6 +1,7 @@
 //===- CudaBackend.cpp - running a plan's code on a CUDA GPU ---------------===//
 #include "mt/Runtime/CudaBackend.h"
 
+#include "mt/Runtime/Abi.h"
 #include "mt/Support/ProgramPath.h"
 
 #include <dlfcn.h>
@@ -18,17 +19,11 @@ bool planTargetsCuda(const plan::Plan &plan) {
   return false;
 }
 
+/// The CUDA runtime library's entry points (mt/Runtime/Abi.h), one slot each.
 struct CudaBackend::Api {
-  int (*open)(char *, size_t) = nullptr;
-  void (*describe)(char *, size_t) = nullptr;
-  void (*addImage)(const char *, int, const char *, const void *, size_t) = nullptr;
-  void *(*alloc)(size_t, char *, size_t) = nullptr;
-  void (*free)(void *) = nullptr;
-  int (*sync)(char *, size_t) = nullptr;
-  void (*zero)(void *, size_t) = nullptr;
-  void (*profile)(int) = nullptr;
-  size_t (*profileEntries)() = nullptr;
-  int (*profileEntry)(size_t, char *, size_t, int64_t *, double *, double *) = nullptr;
+#define MT_CUDA_SLOT(name, result, params) result(*name) params = nullptr;
+  MT_CUDA_API(MT_CUDA_SLOT)
+#undef MT_CUDA_SLOT
 };
 
 CudaBackend::CudaBackend() : api_(std::make_unique<Api>()) {}
@@ -68,16 +63,9 @@ std::unique_ptr<CudaBackend> CudaBackend::load(const plan::Plan &plan, std::stri
     slot = reinterpret_cast<std::remove_reference_t<decltype(slot)>>(dlsym(library, name));
     complete = complete && slot;
   };
-  find(api.open, "mt_cuda_open");
-  find(api.describe, "mt_cuda_describe");
-  find(api.addImage, "mt_cuda_add_image");
-  find(api.alloc, "mt_cuda_alloc");
-  find(api.free, "mt_cuda_free");
-  find(api.sync, "mt_cuda_sync");
-  find(api.zero, "mt_cuda_zero");
-  find(api.profile, "mt_cuda_profile");
-  find(api.profileEntries, "mt_cuda_profile_entries");
-  find(api.profileEntry, "mt_cuda_profile_entry");
+#define MT_CUDA_FIND(name, result, params) find(api.name, MT_CUDA_SYMBOL_PREFIX #name);
+  MT_CUDA_API(MT_CUDA_FIND)
+#undef MT_CUDA_FIND
   if (!complete) {
     error = "the CUDA runtime library is incomplete (built by another mtc version?)";
     return nullptr;
@@ -90,7 +78,7 @@ std::unique_ptr<CudaBackend> CudaBackend::load(const plan::Plan &plan, std::stri
   }
   for (const plan::CodeObject &code : plan.code())
     if (code.kind() == plan::CodeObject::PTX || code.kind() == plan::CodeObject::CUBIN)
-      api.addImage(code.name().c_str(), code.kind() == plan::CodeObject::CUBIN, code.cpu().c_str(),
+      api.add_image(code.name().c_str(), code.kind() == plan::CodeObject::CUBIN, code.cpu().c_str(),
                    code.data().data(), code.data().size());
   return backend;
 }
@@ -132,11 +120,11 @@ std::string CudaBackend::device() const {
 void CudaBackend::profile(Profiling mode) { api_->profile(static_cast<int>(mode)); }
 
 std::vector<CudaBackend::ProfileEntry> CudaBackend::profileEntries() const {
-  std::vector<ProfileEntry> entries(api_->profileEntries());
+  std::vector<ProfileEntry> entries(api_->profile_entries());
   for (size_t i = 0; i < entries.size(); ++i) {
     char name[512] = {0};
     ProfileEntry &e = entries[i];
-    if (!api_->profileEntry(i, name, sizeof(name), &e.calls, &e.ms, &e.flops))
+    if (!api_->profile_entry(i, name, sizeof(name), &e.calls, &e.ms, &e.flops))
       return {};
     e.name = name;
   }

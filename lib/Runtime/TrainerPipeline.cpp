@@ -15,6 +15,10 @@ using namespace trainer;
 
 namespace {
 
+/// What pipeline stages exchange (activations and their gradients): F32,
+/// as verifyPlan checks of every stage buffer.
+constexpr ElementType kStageElementType = ElementType::F32;
+
 /// Each chunk's last backward of the step (its position in `order`): it
 /// finishes the chunk's gradients, so the overlapped reduction takes them
 /// from there.
@@ -75,12 +79,12 @@ bool Trainer::runPipeline(int64_t iteration, const std::vector<MicroBatch> &batc
       if (k > 0) {
         Buffer &in = *buffer(st.prefix + std::string(buffers::kStageInput));
         if (!comm_->recv(stageRank(k - 1), activationChannel(k - 1), in.data(), in.numElements(),
-                         ElementType::F32, "activation into stage " + std::to_string(k) + micro,
+                         kStageElementType, "activation into stage " + std::to_string(k) + micro,
                          error))
           return false;
         auto *bytes = static_cast<unsigned char *>(in.data());
         if (st.saved.empty())
-          stash[{op.chunk, i}].assign(bytes, bytes + in.numElements() * 4);
+          stash[{op.chunk, i}].assign(bytes, bytes + in.numElements() * elementBytes(kStageElementType));
       }
       // The last stage's forward is its backward's first half: nothing to
       // send on, so it runs once, in the backward.
@@ -103,14 +107,14 @@ bool Trainer::runPipeline(int64_t iteration, const std::vector<MicroBatch> &batc
       timeline_.push_back(entry);
       Buffer &out = *buffer(st.prefix + std::string(buffers::kStageOutput));
       if (!comm_->send(stageRank(k + 1), activationChannel(k), out.data(), out.numElements(),
-                       ElementType::F32, "activation into stage " + std::to_string(k + 1) + micro,
+                       kStageElementType, "activation into stage " + std::to_string(k + 1) + micro,
                        error))
         return false;
     } else {
       if (!isLastStage(st)) {
         Buffer &g = *buffer(st.prefix + std::string(buffers::kStageOutputGrad));
         if (!comm_->recv(stageRank(k + 1), gradientChannel(k), g.data(), g.numElements(),
-                         ElementType::F32, "gradient out of stage " + std::to_string(k + 1) + micro,
+                         kStageElementType, "gradient out of stage " + std::to_string(k + 1) + micro,
                          error))
           return false;
       }
@@ -153,7 +157,7 @@ bool Trainer::runPipeline(int64_t iteration, const std::vector<MicroBatch> &batc
       if (k > 0) {
         Buffer &g = *buffer(st.prefix + std::string(buffers::kStageInputGrad));
         if (!comm_->send(stageRank(k - 1), gradientChannel(k - 1), g.data(), g.numElements(),
-                         ElementType::F32, "gradient out of stage " + std::to_string(k) + micro,
+                         kStageElementType, "gradient out of stage " + std::to_string(k) + micro,
                          error))
           return false;
       }
@@ -182,7 +186,7 @@ bool Trainer::evaluate(BatchSource &data, int64_t batches, double &loss, std::st
       if (k > 0) {
         Buffer &in = *buffer(st.prefix + std::string(buffers::kStageInput));
         if (!comm_->recv(stageRank(k - 1), kEvalChannelBase + static_cast<int>(k - 1), in.data(),
-                         in.numElements(), ElementType::F32, what + std::to_string(k), error))
+                         in.numElements(), kStageElementType, what + std::to_string(k), error))
           return false;
       }
       if (!call(st.eval ? *st.eval : *st.forward, error))
@@ -193,7 +197,7 @@ bool Trainer::evaluate(BatchSource &data, int64_t batches, double &loss, std::st
       } else {
         Buffer &out = *buffer(st.prefix + std::string(buffers::kStageOutput));
         if (!comm_->send(stageRank(k + 1), kEvalChannelBase + static_cast<int>(k), out.data(),
-                         out.numElements(), ElementType::F32, what + std::to_string(k + 1), error))
+                         out.numElements(), kStageElementType, what + std::to_string(k + 1), error))
           return false;
       }
     }

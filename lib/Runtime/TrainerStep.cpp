@@ -2,6 +2,7 @@
 #include "mt/Runtime/Trainer.h"
 
 #include "TrainerInternals.h"
+#include "mt/Runtime/Abi.h"
 
 #include <chrono>
 #include <cmath>
@@ -233,15 +234,16 @@ bool Trainer::step(int64_t iteration, BatchSource &data, StepStats &stats, std::
   ++optimizerSteps_;
   float *hyper = buffer(std::string(buffers::kHyper))->as<float>();
   double t = static_cast<double>(optimizerSteps_);
-  const double values[8] = {stats.lr,
-                            o.adam_beta1(),
-                            o.adam_beta2(),
-                            o.adam_eps(),
-                            o.weight_decay(),
-                            1.0 - std::pow(o.adam_beta1(), t),
-                            1.0 - std::pow(o.adam_beta2(), t),
-                            clip / static_cast<double>(micro) / unscale};
-  for (int i = 0; i < 8; ++i)
+  double values[MT_ABI_HYPER_COUNT];
+  values[MT_ABI_HYPER_LR] = stats.lr;
+  values[MT_ABI_HYPER_BETA1] = o.adam_beta1();
+  values[MT_ABI_HYPER_BETA2] = o.adam_beta2();
+  values[MT_ABI_HYPER_EPS] = o.adam_eps();
+  values[MT_ABI_HYPER_WEIGHT_DECAY] = o.weight_decay();
+  values[MT_ABI_HYPER_BIAS_CORRECTION1] = 1.0 - std::pow(o.adam_beta1(), t);
+  values[MT_ABI_HYPER_BIAS_CORRECTION2] = 1.0 - std::pow(o.adam_beta2(), t);
+  values[MT_ABI_HYPER_GRAD_SCALE] = clip / static_cast<double>(micro) / unscale;
+  for (int i = 0; i < MT_ABI_HYPER_COUNT; ++i)
     hyper[i] = static_cast<float>(values[i]);
   return optimize(error);
 }

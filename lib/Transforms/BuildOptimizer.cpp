@@ -1,5 +1,6 @@
 //===- BuildOptimizer.cpp - accumulation, grad norm and AdamW functions ----===//
 #include "mt/Analysis/ModelInfo.h"
+#include "mt/Runtime/Abi.h"
 #include "mt/Transforms/Passes.h"
 
 #include "mlir/IR/Builders.h"
@@ -84,7 +85,7 @@ LogicalResult build(ModuleOp module, func::FuncOp model, int64_t shards) {
                  return sums;
                });
 
-  auto hyper = RankedTensorType::get({8}, Float32Type::get(module.getContext()));
+  auto hyper = RankedTensorType::get({MT_ABI_HYPER_COUNT}, Float32Type::get(module.getContext()));
   SmallVector<Type> inputs;
   for (int k = 0; k < 4; ++k)
     inputs.append(types);

@@ -1,7 +1,7 @@
 //===- CompiledCollectives.h - collectives called from compiled code -*- C++ -*-===//
 //
 // Tensor-parallel programs call collectives from inside compiled functions
-// (mt_rt_* in RuntimeHooks.c). They reach the calling rank's communicator
+// (mt_rt_* of mt/Runtime/Abi.h). They reach the calling rank's communicator
 // through a thread-local context, so one process can run several ranks on
 // threads. A failure (a peer that died, a mismatched collective) cannot
 // unwind through compiled frames: it is recorded in the context, the
@@ -12,6 +12,7 @@
 #ifndef MT_RUNTIME_COMPILEDCOLLECTIVES_H
 #define MT_RUNTIME_COMPILEDCOLLECTIVES_H
 
+#include "mt/Runtime/Abi.h"
 #include "mt/Runtime/CollectiveQueue.h"
 #include "mt/Runtime/Communicator.h"
 #include "mt/Runtime/CpuModule.h"
@@ -21,6 +22,7 @@
 
 #include <memory>
 #include <string>
+#include <vector>
 
 namespace mt {
 
@@ -53,6 +55,13 @@ struct CollectiveContext {
 /// Points the module's mt_rt_* entries at this runtime; false with `error`
 /// when the module predates them.
 bool installCollectiveHooks(CpuModule &module, std::string &error);
+
+/// The runtime's reading of the codes compiled code passes
+/// (mt/Runtime/Abi.h); false for a code the ABI does not define.
+bool elementTypeOfCode(int64_t code, ElementType &type);
+bool reduceOpOfCode(int64_t code, ReduceOp &op);
+/// The mesh axes of a mask, in mesh order ([pp, dp, tp]).
+bool meshAxesOfMask(int64_t mask, std::vector<std::string> &axes);
 
 /// Makes `context` the calling thread's while alive.
 class CollectiveScope {

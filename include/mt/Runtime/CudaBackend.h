@@ -14,6 +14,7 @@
 #define MT_RUNTIME_CUDABACKEND_H
 
 #include "mt/Plan/PlanFile.h"
+#include "mt/Runtime/Abi.h"
 #include "mt/Runtime/CpuModule.h"
 
 #include <memory>
@@ -47,7 +48,11 @@ public:
 
   /// Kernel and GEMM timing (mt-run --profile): start from zero, pause,
   /// resume; what was timed, after synchronize().
-  enum class Profiling { Pause = 0, Start = 1, Resume = 2 };
+  enum class Profiling {
+    Pause = MT_ABI_PROFILE_PAUSE,
+    Start = MT_ABI_PROFILE_START,
+    Resume = MT_ABI_PROFILE_RESUME
+  };
   void profile(Profiling mode);
   struct ProfileEntry {
     std::string name; // a kernel's, or "gemm <types> MxNxK <ops>"

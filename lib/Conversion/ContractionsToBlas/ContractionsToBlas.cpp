@@ -1,5 +1,6 @@
 //===- ContractionsToBlas.cpp - GEMM loops -> BLAS calls -------------------===//
 #include "mt/Conversion/Passes.h"
+#include "mt/Runtime/Abi.h"
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
@@ -256,20 +257,22 @@ Value matrixAt(OpBuilder &b, Location loc, Value operand, ArrayRef<Value> ivs) {
                                      strides);
 }
 
-/// mt_blas_gemm_<t>: (transA, transB, M, N, K, A, lda, B, ldb, C, ldc),
-/// C += op(A) op(B). mt_blas_gemm_batched_<t>: (transA, transB, M, N, K, A,
-/// lda, strideA, B, ldb, strideB, C, ldc, strideC, count), the same for
-/// `count` matrices at element strides (strideB 0: B shared). <t> is f32,
-/// f64, or bf16 / f16 (A and B 16-bit, C and the arithmetic fp32), or
-/// bf16_into_bf16 / f16_into_f16: C (16-bit) = op(A) op(B) summed in fp32
-/// and rounded once, overwriting C.
+/// mt_blas_gemm_<t> or mt_blas_gemm_batched_<t> (mt/Runtime/Abi.h states
+/// their arguments and the types <t>), declared once per module.
 func::FuncOp declareGemm(ModuleOp module, StringRef suffix, bool batched) {
-  std::string name = std::string(batched ? "mt_blas_gemm_batched_" : "mt_blas_gemm_") + suffix.str();
+#define MT_GEMM_TYPE_NAME(t) #t,
+  static constexpr const char *kTypes[] = {MT_BLAS_GEMM_TYPES(MT_GEMM_TYPE_NAME)};
+#undef MT_GEMM_TYPE_NAME
+  assert(llvm::is_contained(kTypes, suffix) && "a GEMM type the runtime does not serve");
+  (void)kTypes;
+  std::string name =
+      (Twine(batched ? MT_BLAS_GEMM_BATCHED_PREFIX : MT_BLAS_GEMM_PREFIX) + suffix).str();
   if (auto fn = module.lookupSymbol<func::FuncOp>(name))
     return fn;
   OpBuilder b(module.getBodyRegion());
   auto i64 = b.getI64Type();
-  auto type = b.getFunctionType(SmallVector<Type>(batched ? 15 : 11, i64), {});
+  unsigned arguments = batched ? mt::abi::arity<MtGemmBatchedFn> : mt::abi::arity<MtGemmFn>;
+  auto type = b.getFunctionType(SmallVector<Type>(arguments, i64), {});
   auto fn = func::FuncOp::create(b, module.getLoc(), name, type);
   fn.setPrivate();
   return fn;

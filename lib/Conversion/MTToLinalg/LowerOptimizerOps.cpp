@@ -1,6 +1,8 @@
 //===- LowerOptimizerOps.cpp - optimizer updates ---------------------------===//
 #include "Lowerings.h"
 
+#include "mt/Runtime/Abi.h"
+
 using namespace mlir;
 
 namespace mt {
@@ -14,17 +16,20 @@ Lowered lowerAdamW(AdamWOp op, LinalgBuilder &lb) {
   auto type = tensorOf(op.getParam());
   Type t = type.getElementType();
   unsigned rank = type.getRank();
-  // The eight scalars, converted to the parameter's type once.
+  // The hyper-parameter slots (mt/Runtime/Abi.h), converted to the
+  // parameter's type once.
   SmallVector<Value> h;
-  for (int64_t i = 0; i < 8; ++i) {
+  for (int64_t i = 0; i < MT_ABI_HYPER_COUNT; ++i) {
     Value s = tensor::ExtractOp::create(b, loc, op.getHyper(), ValueRange{lb.index(i)});
     if (t != s.getType())
       s = t.getIntOrFloatBitWidth() > 32 ? arith::ExtFOp::create(b, loc, t, s).getResult()
                                          : arith::TruncFOp::create(b, loc, t, s).getResult();
     h.push_back(s);
   }
-  Value lr = h[0], b1 = h[1], b2 = h[2], eps = h[3], wd = h[4], bc1 = h[5], bc2 = h[6],
-        scale = h[7];
+  Value lr = h[MT_ABI_HYPER_LR], b1 = h[MT_ABI_HYPER_BETA1], b2 = h[MT_ABI_HYPER_BETA2],
+        eps = h[MT_ABI_HYPER_EPS], wd = h[MT_ABI_HYPER_WEIGHT_DECAY],
+        bc1 = h[MT_ABI_HYPER_BIAS_CORRECTION1], bc2 = h[MT_ABI_HYPER_BIAS_CORRECTION2],
+        scale = h[MT_ABI_HYPER_GRAD_SCALE];
   bool decay = op.getDecay();
   SmallVector<Value> inits(3, Value());
   for (Value &init : inits)

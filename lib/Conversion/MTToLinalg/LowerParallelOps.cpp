@@ -1,13 +1,15 @@
 //===- LowerParallelOps.cpp - tensor-parallel ops and collectives ----------===//
 //
-// Collectives and mesh coordinates become calls into the runtime (declared
-// in lib/Target/CPU/RuntimeHooks.c, which forwards them to the hooks
-// mt-run installs): tensors are passed by address, as 64-bit integers, like
-// the BLAS calls. Mesh axes are passed as a bit mask over the runtime mesh
-// [pp, dp, tp]: pp = 1, dp = 2, tp = 4.
+// Collectives and mesh coordinates become calls into the runtime
+// (mt/Runtime/Abi.h: lib/Target/CPU/RuntimeHooks.c forwards them to the
+// hooks mt-run installs): tensors are passed by address, as 64-bit
+// integers, like the BLAS calls, and element types, reductions and mesh
+// axes as the ABI's codes.
 //
 //===----------------------------------------------------------------------===//
 #include "Lowerings.h"
+
+#include "mt/Runtime/Abi.h"
 
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -31,7 +33,7 @@ Value i64(OpBuilder &b, Location l, int64_t v) {
 FailureOr<int64_t> axisMask(Operation *op, ArrayRef<StringRef> axes) {
   int64_t mask = 0;
   for (StringRef a : axes) {
-    int64_t bit = a == "pp" ? 1 : a == "dp" ? 2 : a == "tp" ? 4 : 0;
+    int64_t bit = abi::axisBit(std::string_view(a.data(), a.size()));
     if (!bit)
       return op->emitError() << "mt-lower-to-linalg: mesh axis '" << a
                              << "' is not one the runtime knows (pp, dp, tp)";
@@ -47,17 +49,18 @@ FailureOr<int64_t> axisMask(Operation *op, ArrayAttr axes) {
   return axisMask(op, names);
 }
 
-/// The runtime entry `name` taking `numArgs` i64 (and returning one when
-/// `returnsValue`), declared once per module.
-func::FuncOp declareRuntime(Operation *from, StringRef name, unsigned numArgs, bool returnsValue) {
+/// The runtime entry `name` of signature `Fn` (mt/Runtime/Abi.h: i64
+/// arguments, an i64 or no result), declared once per module.
+template <typename Fn> func::FuncOp declareRuntime(Operation *from, StringRef name) {
+  static_assert(abi::Arity<Fn>::allI64, "compiled code passes i64 arguments only");
   auto module = from->getParentOfType<ModuleOp>();
   if (auto fn = module.lookupSymbol<func::FuncOp>(name))
     return fn;
   OpBuilder b(module.getBodyRegion());
   b.setInsertionPointToStart(module.getBody());
   Type i64Type = b.getI64Type();
-  auto type = b.getFunctionType(SmallVector<Type>(numArgs, i64Type),
-                                returnsValue ? TypeRange{i64Type} : TypeRange{});
+  auto type = b.getFunctionType(SmallVector<Type>(abi::arity<Fn>, i64Type),
+                                abi::Arity<Fn>::returnsI64 ? TypeRange{i64Type} : TypeRange{});
   auto fn = func::FuncOp::create(b, module.getLoc(), name, type);
   fn.setPrivate();
   return fn;
@@ -73,7 +76,17 @@ int64_t nextLabel(Operation *op) {
   return label;
 }
 
-int64_t dtypeCode(Type t) { return t.isF64() ? 2 : 1; }
+/// The ABI's code of a collective's element type: f32 or f64 (16-bit
+/// values are widened before they are reduced or moved).
+FailureOr<int64_t> dtypeCode(Operation *op, Type t) {
+  if (t.isF32())
+    return int64_t{MT_ABI_DTYPE_F32};
+  if (t.isF64())
+    return int64_t{MT_ABI_DTYPE_F64};
+  return op->emitError() << "mt-lower-to-linalg: the runtime's collectives move f32 or f64 "
+                            "elements, not "
+                         << t;
+}
 
 /// The address of a tensor's buffer as i64. `writable`: a fresh buffer the
 /// call fills (returned as `buffer`), else a view of the value.
@@ -115,23 +128,23 @@ bool waitedFor(Value result) {
 
 Lowered lowerAllReduce(AllReduceOp op, LinalgBuilder &lb) {
   auto mask = axisMask(op, op.getAxes());
-  if (failed(mask))
+  auto type = tensorOf(op.getInput());
+  auto dtype = dtypeCode(op, type.getElementType());
+  if (failed(mask) || failed(dtype))
     return failure();
   OpBuilder &b = lb.builder();
   Location loc = lb.location();
-  auto type = tensorOf(op.getInput());
   Value buffer;
   Value data = addressOf(lb, freshCopy(lb, op.getInput()), buffer);
-  int64_t reduction = op.getReduction() == ReductionKind::max ? 2 : 1;
+  int64_t reduction =
+      op.getReduction() == ReductionKind::max ? MT_ABI_REDUCE_MAX : MT_ABI_REDUCE_SUM;
   // Waited for later (mt.collective_wait): the call only starts it, and the
   // copy it reduces in place stays the result's buffer until the wait.
-  auto fn = declareRuntime(op, waitedFor(op.getResult()) ? "mt_rt_all_reduce_start"
-                                                         : "mt_rt_all_reduce",
-                           6, false);
+  auto fn = declareRuntime<MtAllReduceFn>(
+      op, waitedFor(op.getResult()) ? MT_RT_ALL_REDUCE_START : MT_RT_ALL_REDUCE);
   func::CallOp::create(b, loc, fn,
                          ValueRange{data, i64(b, loc, type.getNumElements()),
-                                    i64(b, loc, dtypeCode(type.getElementType())),
-                                    i64(b, loc, reduction), i64(b, loc, *mask),
+                                    i64(b, loc, *dtype), i64(b, loc, reduction), i64(b, loc, *mask),
                                     i64(b, loc, nextLabel(op))});
   return SmallVector<Value>{tensorFrom(lb, buffer, type)};
 }
@@ -141,22 +154,24 @@ Lowered lowerAllReduce(AllReduceOp op, LinalgBuilder &lb) {
 Lowered lowerResize(Operation *op, Value input, Value result, ArrayAttr axes, int64_t dim,
                     bool gather, LinalgBuilder &lb) {
   auto mask = axisMask(op, axes);
-  if (failed(mask))
+  auto in = tensorOf(input), out = tensorOf(result);
+  auto dtype = dtypeCode(op, in.getElementType());
+  if (failed(mask) || failed(dtype))
     return failure();
   OpBuilder &b = lb.builder();
   Location loc = lb.location();
-  auto in = tensorOf(input), out = tensorOf(result);
   Value inBuffer, outBuffer;
   Value inAddress = addressOf(lb, freshCopy(lb, input), inBuffer);
   Value outAddress = addressOf(lb, lb.empty(out.getShape(), out.getElementType()), outBuffer);
   auto [outer, inner] = outerInner(gather ? in : out, dim);
   // Waited for later (mt.collective_wait): the call only starts it.
-  std::string name = gather ? "mt_rt_all_gather" : "mt_rt_reduce_scatter";
-  auto fn = declareRuntime(op, waitedFor(result) ? name + "_start" : name, 7, false);
+  bool waited = waitedFor(result);
+  auto fn = declareRuntime<MtResizeFn>(
+      op, gather ? (waited ? MT_RT_ALL_GATHER_START : MT_RT_ALL_GATHER)
+                 : (waited ? MT_RT_REDUCE_SCATTER_START : MT_RT_REDUCE_SCATTER));
   func::CallOp::create(b, loc, fn,
                          ValueRange{inAddress, outAddress, i64(b, loc, outer), i64(b, loc, inner),
-                                    i64(b, loc, dtypeCode(in.getElementType())),
-                                    i64(b, loc, *mask), i64(b, loc, nextLabel(op))});
+                                    i64(b, loc, *dtype), i64(b, loc, *mask), i64(b, loc, nextLabel(op))});
   return SmallVector<Value>{tensorFrom(lb, outBuffer, out)};
 }
 
@@ -164,7 +179,7 @@ Lowered lowerResize(Operation *op, Value input, Value result, ArrayAttr axes, in
 Lowered lowerCollectiveWait(CollectiveWaitOp op, LinalgBuilder &lb) {
   Value buffer;
   Value address = addressOf(lb, op.getPending(), buffer);
-  auto fn = declareRuntime(op, "mt_rt_collective_wait", 1, false);
+  auto fn = declareRuntime<MtCollectiveWaitFn>(op, MT_RT_COLLECTIVE_WAIT);
   func::CallOp::create(lb.builder(), lb.location(), fn, ValueRange{address});
   return SmallVector<Value>{tensorFrom(lb, buffer, tensorOf(op.getResult()))};
 }
@@ -175,7 +190,7 @@ Lowered lowerAxisIndex(AxisIndexOp op, LinalgBuilder &lb) {
     return failure();
   OpBuilder &b = lb.builder();
   Location loc = lb.location();
-  auto fn = declareRuntime(op, "mt_rt_axis_index", 1, true);
+  auto fn = declareRuntime<MtAxisIndexFn>(op, MT_RT_AXIS_INDEX);
   Value index = func::CallOp::create(b, loc, fn, ValueRange{i64(b, loc, *mask)}).getResult(0);
   return SmallVector<Value>{
       tensor::FromElementsOp::create(b, loc, tensorOf(op.getResult()), ValueRange{index})};
@@ -452,7 +467,7 @@ void populateParallelLoweringPatterns(RewritePatternSet &patterns) {
   // A call the runtime answers by starting the slice's all-reduce; it sits
   // where the op was, after the accumulator's last write.
   addLowering<GradientReadyOp>(patterns, [](GradientReadyOp r, LinalgBuilder &lb) -> Lowered {
-    auto fn = declareRuntime(r, "mt_rt_gradient_ready", 1, false);
+    auto fn = declareRuntime<MtGradientReadyFn>(r, MT_RT_GRADIENT_READY);
     func::CallOp::create(lb.builder(), lb.location(), fn,
                          ValueRange{i64(lb.builder(), lb.location(), r.getIndex())});
     return SmallVector<Value>{};

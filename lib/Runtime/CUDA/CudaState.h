@@ -3,7 +3,8 @@
 // libmt-cuda-runtime.so is what a plan compiled for CUDA calls: the mgpu*
 // functions MLIR's gpu-to-llvm lowering emits (module loads and kernel
 // launches), mt_blas_gemm_* (cuBLAS), and the mt_cuda_* functions mt-run
-// uses (images, memory, synchronization). mt-run loads it only for such
+// uses (images, memory, synchronization); mt/Runtime/Abi.h declares the
+// last two, so their definitions here must match it. mt-run loads it only for such
 // plans, so mt-run itself never needs the CUDA driver.
 //
 // Failures cannot unwind through compiled code: each is recorded (the first
@@ -14,6 +15,8 @@
 //===----------------------------------------------------------------------===//
 #ifndef MT_LIB_RUNTIME_CUDA_CUDASTATE_H
 #define MT_LIB_RUNTIME_CUDA_CUDASTATE_H
+
+#include "mt/Runtime/Abi.h"
 
 #include <cuda.h>
 

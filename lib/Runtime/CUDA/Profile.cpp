@@ -123,14 +123,13 @@ void collectProfile() {
 
 extern "C" {
 
-/// 1: starts profiling from zero; 2: resumes it; 0: pauses it. Work queued
-/// while paused is not counted.
+/// `mode`: an MtAbiProfileMode.
 void mt_cuda_profile(int mode) {
   mt::cuda::Totals &t = mt::cuda::totals();
   std::lock_guard<std::mutex> lock(t.mutex);
-  if (mode == 1)
+  if (mode == MT_ABI_PROFILE_START)
     t.byName.clear();
-  mt::cuda::enabled.store(mode != 0);
+  mt::cuda::enabled.store(mode != MT_ABI_PROFILE_PAUSE);
 }
 
 /// Takes a snapshot of the totals; returns how many entries it has.

@@ -10,6 +10,8 @@
  * would hand the large ones back to the kernel on free and fault them in
  * again, zeroed, on the next call; this cache keeps freed blocks by exact
  * size for reuse. (The memory planner's arena will replace it.) */
+#include "mt/Runtime/Abi.h"
+
 #include <cblas.h>
 #include <pthread.h>
 #include <stdint.h>

@@ -1,32 +1,19 @@
 /* Linked into every native code object mtc produces, for the CPU and for
  * the host side of GPU code. */
-#include <stdint.h>
-
 /* Collectives and mesh coordinates: mt-lower-to-linalg emits calls to the
- * mt_rt_* functions below with buffer addresses as 64-bit integers. The
- * runtime that loads this object installs the functions that do the work
- * (they know the calling rank's communicator) with mt_set_runtime_hooks; a
- * program without collectives never calls them. The layout of
- * MtRuntimeHooks is part of the ABI with lib/Runtime/CompiledCollectives. */
-typedef struct MtRuntimeHooks {
-  int64_t (*axis_index)(int64_t axes);
-  void (*all_reduce)(int64_t data, int64_t count, int64_t dtype, int64_t reduction,
-                     int64_t axes, int64_t label);
-  void (*all_gather)(int64_t in, int64_t out, int64_t outer, int64_t inner, int64_t dtype,
-                     int64_t axes, int64_t label);
-  void (*reduce_scatter)(int64_t in, int64_t out, int64_t outer, int64_t inner, int64_t dtype,
-                         int64_t axes, int64_t label);
-} MtRuntimeHooks;
+ * mt_rt_* functions below (mt/Runtime/Abi.h). The runtime that loads this
+ * object installs the functions that do the work (they know the calling
+ * rank's communicator) with mt_set_runtime_hooks; a program without
+ * collectives never calls them. */
+#include "mt/Runtime/Abi.h"
 
 static MtRuntimeHooks runtimeHooks;
 
 void mt_set_runtime_hooks(const MtRuntimeHooks *hooks) { runtimeHooks = *hooks; }
 
-/* A gradient accumulator's slice is final for this step (mt.gradient_ready).
- * Its hook is set on its own, so MtRuntimeHooks keeps its layout. */
-static void (*gradientReadyHook)(int64_t index);
+static MtGradientReadyFn gradientReadyHook;
 
-void mt_set_gradient_ready_hook(void (*hook)(int64_t index)) { gradientReadyHook = hook; }
+void mt_set_gradient_ready_hook(MtGradientReadyFn hook) { gradientReadyHook = hook; }
 
 void mt_rt_gradient_ready(int64_t index) {
   if (gradientReadyHook)
@@ -55,21 +42,8 @@ void mt_rt_reduce_scatter(int64_t in, int64_t out, int64_t outer, int64_t inner,
     runtimeHooks.reduce_scatter(in, out, outer, inner, dtype, axes, label);
 }
 
-/* Collectives split by mt.collective_wait: the start consumes the input and
- * may return before the result is complete; the wait, given the result's
- * buffer, returns once it is. A runtime without these hooks runs the whole
- * collective at the start. Set on their own, so MtRuntimeHooks keeps its
- * layout. */
-typedef struct MtAsyncCollectiveHooks {
-  void (*all_gather_start)(int64_t in, int64_t out, int64_t outer, int64_t inner, int64_t dtype,
-                           int64_t axes, int64_t label);
-  void (*reduce_scatter_start)(int64_t in, int64_t out, int64_t outer, int64_t inner,
-                               int64_t dtype, int64_t axes, int64_t label);
-  void (*wait)(int64_t out);
-  void (*all_reduce_start)(int64_t data, int64_t count, int64_t dtype, int64_t reduction,
-                           int64_t axes, int64_t label);
-} MtAsyncCollectiveHooks;
-
+/* Collectives split by mt.collective_wait: a runtime without async hooks
+ * runs the whole collective at the start. */
 static MtAsyncCollectiveHooks asyncHooks;
 
 void mt_set_async_collective_hooks(const MtAsyncCollectiveHooks *hooks) { asyncHooks = *hooks; }
