@@ -51,6 +51,30 @@ TEST(Communicator, AllReduceSumsInGroupOrderOnEveryRank) {
   }
 }
 
+/// 16-bit elements are summed in fp32 and rounded at each step: bf16 1.0 +
+/// 2^-8 (half a bf16 ulp at 1) rounds to even (1.0); 1.0 + 3 * 2^-8 does not.
+TEST(Communicator, SixteenBitAllReduceRoundsEachStep) {
+  std::vector<std::vector<uint16_t>> bf16(3), f16(3);
+  onRanks(3, 10, [&](int r, Communicator &c) {
+    // bf16: 1.0 = 0x3f80, 2^-8 = 0x3b80, 2^-7 = 0x3c00; f16: 1.0 = 0x3c00, 0.5 = 0x3800.
+    std::vector<uint16_t> b = {r == 0 ? uint16_t(0x3f80) : uint16_t(0x3b80),
+                               r == 0 ? uint16_t(0x3f80) : uint16_t(0x3c00)};
+    std::vector<uint16_t> h = {uint16_t(r == 2 ? 0x3c00 : 0x3800)};
+    std::string error;
+    ASSERT_TRUE(c.allReduce(world(3), b.data(), 2, ElementType::BF16, ReduceOp::Sum, "b", error))
+        << error;
+    ASSERT_TRUE(c.allReduce(world(3), h.data(), 1, ElementType::F16, ReduceOp::Max, "h", error))
+        << error;
+    bf16[r] = b;
+    f16[r] = h;
+  });
+  for (int r = 0; r < 3; ++r) {
+    EXPECT_EQ(bf16[r][0], 0x3f80) << "1 + 2^-8 + 2^-8, each sum rounded to even";
+    EXPECT_EQ(bf16[r][1], 0x3f82) << "1 + 2^-7 + 2^-7";
+    EXPECT_EQ(f16[r][0], 0x3c00);
+  }
+}
+
 TEST(Communicator, MaxAllGatherReduceScatterAndSubgroups) {
   onRanks(4, 10, [&](int r, Communicator &c) {
     std::string error;

@@ -40,7 +40,7 @@ TEST(Initializer, ConstantKinds) {
 }
 
 TEST(LrSchedule, WarmupThenCosine) {
-  mt::LrSchedule s{1e-3, 1e-4, 10, 110, "cosine"};
+  mt::LrSchedule s{1e-3, 1e-4, 10, 110, mt::LrSchedule::Decay::Cosine};
   EXPECT_DOUBLE_EQ(s.at(1), 1e-4);
   EXPECT_DOUBLE_EQ(s.at(10), 1e-3);
   EXPECT_NEAR(s.at(60), 1e-4 + 0.5 * (1e-3 - 1e-4), 1e-15);
@@ -49,9 +49,9 @@ TEST(LrSchedule, WarmupThenCosine) {
 }
 
 TEST(LrSchedule, LinearAndConstant) {
-  mt::LrSchedule linear{1.0, 0.0, 0, 100, "linear"};
+  mt::LrSchedule linear{1.0, 0.0, 0, 100, mt::LrSchedule::Decay::Linear};
   EXPECT_DOUBLE_EQ(linear.at(25), 0.75);
-  mt::LrSchedule constant{0.5, 0.0, 4, 100, "constant"};
+  mt::LrSchedule constant{0.5, 0.0, 4, 100, mt::LrSchedule::Decay::Constant};
   EXPECT_DOUBLE_EQ(constant.at(2), 0.25);
   EXPECT_DOUBLE_EQ(constant.at(50), 0.5);
 }

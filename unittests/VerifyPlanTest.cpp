@@ -1,5 +1,6 @@
 //===- VerifyPlanTest.cpp - what every plan must satisfy -------------------===//
 #include "mt/Plan/VerifyPlan.h"
+#include "mt/Plan/PlanEnums.h"
 
 #include <gtest/gtest.h>
 
@@ -29,9 +30,9 @@ mt::plan::Plan validPlan() {
   e.set_dtype(mt::plan::F32);
   e.set_unpadded_rows(50);
   plan.add_code()->set_name("native");
-  for (const char *role : {"train_step", "optimizer"}) {
+  for (auto role : {mt::plan::Function::TRAIN_STEP, mt::plan::Function::OPTIMIZER}) {
     mt::plan::Function &f = *plan.add_functions();
-    f.set_name(std::string(role) + "_fn");
+    f.set_name(std::string(mt::nameOf(role)) + "_fn");
     f.set_role(role);
     f.set_code_object("native");
     mt::plan::TensorSpec &in = *f.add_inputs();
@@ -115,8 +116,10 @@ const Corruption kCorruptions[] = {
      [](mt::plan::Plan &p) { p.mutable_parameters(1)->set_unpadded_rows(65); },
      "65 unpadded rows"},
     {"unknown function role",
-     [](mt::plan::Plan &p) { p.mutable_functions(0)->set_role("teleport"); },
-     "unknown role 'teleport'"},
+     [](mt::plan::Plan &p) {
+       p.mutable_functions(0)->set_role(static_cast<mt::plan::Function::Role>(99));
+     },
+     "unknown role 99"},
     {"function of a stage that does not exist",
      [](mt::plan::Plan &p) { p.mutable_functions(0)->set_stage(1); },
      "belongs to stage 1 of 1"},

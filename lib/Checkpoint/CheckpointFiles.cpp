@@ -1,5 +1,6 @@
 //===- CheckpointFiles.cpp - a checkpoint directory on disk ----------------===//
 #include "mt/Checkpoint/CheckpointFiles.h"
+#include "mt/Plan/PlanEnums.h"
 #include "mt/Support/FramedFile.h"
 
 #include <llvm/Support/xxhash.h>
@@ -121,62 +122,7 @@ bool readManifest(const std::string &path, ckpt::Manifest &manifest, std::string
     error = "'" + path + "' holds no valid manifest (the protobuf payload does not parse)";
     return false;
   }
-  return true;
-}
-
-int createFile(const std::string &path, std::string &error) {
-  int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  if (fd < 0)
-    error = "cannot create '" + path + "': " + std::strerror(errno);
-  return fd;
-}
-
-bool writeAll(int fd, const void *data, size_t bytes, const std::string &path,
-              std::string &error) {
-  const char *p = static_cast<const char *>(data);
-  while (bytes > 0) {
-    ssize_t n = ::write(fd, p, bytes);
-    if (n < 0 && errno == EINTR)
-      continue;
-    if (n <= 0) {
-      error = "cannot write '" + path + "': " + std::strerror(errno);
-      return false;
-    }
-    p += n;
-    bytes -= static_cast<size_t>(n);
-  }
-  return true;
-}
-
-bool syncAndClose(int fd, const std::string &path, std::string &error) {
-  bool synced = ::fsync(fd) == 0;
-  if (::close(fd) != 0 || !synced) {
-    error = "cannot flush '" + path + "' to disk: " + std::strerror(errno);
-    return false;
-  }
-  return true;
-}
-
-bool writeDurably(const std::string &path, const void *data, size_t bytes, std::string &error) {
-  int fd = createFile(path, error);
-  if (fd < 0)
-    return false;
-  if (!writeAll(fd, data, bytes, path, error)) {
-    ::close(fd);
-    return false;
-  }
-  return syncAndClose(fd, path, error);
-}
-
-bool syncDirectory(const std::string &path, std::string &error) {
-  int fd = ::open(path.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (fd < 0 || ::fsync(fd) != 0) {
-    error = "cannot flush the directory '" + path + "' to disk: " + std::strerror(errno);
-    if (fd >= 0)
-      ::close(fd);
-    return false;
-  }
-  ::close(fd);
+  upgradeLegacyConfig(*manifest.mutable_saved_from());
   return true;
 }
 

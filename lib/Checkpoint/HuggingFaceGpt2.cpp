@@ -2,6 +2,7 @@
 #include "mt/Checkpoint/HuggingFaceGpt2.h"
 
 #include "mt/Checkpoint/SafeTensors.h"
+#include "mt/Plan/PlanEnums.h"
 
 #include "HuggingFaceGpt2Names.h"
 #include "mt/Plan/PlanFile.h"
@@ -30,12 +31,14 @@ std::string unsupportedFeature(const plan::ModelArchitecture &a) {
   if (a.layers() == 0)
     return "the checkpoint records no architecture (saved from a plan compiled before mtc "
            "recorded one): recompile the model, load the checkpoint and save it again";
-  if (a.positions() != "learned")
-    return a.positions() + " positions (GPT-2 learns a position table)";
-  if (a.norm() != "layer_norm")
-    return a.norm() + " (GPT-2 uses layer norm)";
-  if (a.activation() != "gelu_tanh" && a.activation() != "gelu")
-    return "the " + a.activation() + " activation (GPT-2's MLP is fc, GeLU, proj)";
+  using Arch = plan::ModelArchitecture;
+  if (a.positions() != Arch::LEARNED)
+    return std::string(nameOf(a.positions())) + " positions (GPT-2 learns a position table)";
+  if (a.norm() != Arch::LAYER_NORM)
+    return std::string(nameOf(a.norm())) + " (GPT-2 uses layer norm)";
+  if (a.activation() != Arch::GELU_TANH && a.activation() != Arch::GELU)
+    return "the " + std::string(nameOf(a.activation())) +
+           " activation (GPT-2's MLP is fc, GeLU, proj)";
   if (!a.tied_embeddings())
     return "an output layer of its own (GPT2LMHeadModel ties lm_head to wte)";
   if (!a.biases())
@@ -107,7 +110,7 @@ llvm::Expected<std::string> huggingFaceGpt2Config(const plan::Config &c) {
   // json.dumps(sort_keys=True, indent=2) does.
   auto integer = [](int64_t v) { return std::to_string(v); };
   std::map<std::string, std::string> config = {
-      {"activation_function", quoted(a.activation() == "gelu_tanh" ? "gelu_new" : "gelu")},
+      {"activation_function", quoted(a.activation() == plan::ModelArchitecture::GELU_TANH ? "gelu_new" : "gelu")},
       {"architectures", "[\n    \"GPT2LMHeadModel\"\n  ]"},
       {"attn_pdrop", pythonFloat(a.attention_dropout())},
       {"embd_pdrop", pythonFloat(a.hidden_dropout())},

@@ -3,6 +3,7 @@
 
 #include "mt/Checkpoint/CheckpointWriter.h"
 #include "mt/Checkpoint/SafeTensors.h"
+#include "mt/Plan/PlanEnums.h"
 
 #include "HuggingFaceGpt2Names.h"
 #include "mt/Plan/PlanFile.h"
@@ -59,9 +60,9 @@ Error checkConfig(const std::string &path, const plan::Config &c, int64_t &confi
                    a.norm_epsilon());
   std::string act = o->getString("activation_function").value_or("gelu_new").str();
   std::string ours = act == "gelu_new" ? "gelu_tanh" : act;
-  if (ours != a.activation())
+  if (ours != nameOf(a.activation()))
     return errorf("'{0}' has activation_function = {1}, but the plan's model uses {2}", path, act,
-                   a.activation());
+                   nameOf(a.activation()));
   configVocab = o->getInteger("vocab_size").value_or(c.vocab_size());
   if (std::optional<int64_t> inner = o->getInteger("n_inner"); inner && *inner != a.ffn_hidden())
     return errorf("'{0}' has n_inner = {1}, but the plan's model has {2}", path, *inner,

@@ -4,6 +4,7 @@
 #include "mt/Analysis/ModelInfo.h"
 #include "mt/Driver/ModelArchitecture.h"
 #include "mt/Driver/PlanBuilder.h"
+#include "mt/Plan/PlanEnums.h"
 #include "mt/Pipelines/Pipelines.h"
 
 using namespace mlir;
@@ -36,7 +37,7 @@ bool compileInference(ModuleOp module, const InferenceSettings &s, plan::Plan &p
             "--inference-max-seq-length >= 0 and --make-vocab-size-divisible-by >= 1";
     return false;
   }
-  if (s.activationType != "f32") {
+  if (s.activationType != ActivationType::F32) {
     error = "--inference runs in f32 for now: drop --bf16/--fp16";
     return false;
   }
@@ -77,12 +78,12 @@ bool compileInference(ModuleOp module, const InferenceSettings &s, plan::Plan &p
   *config.mutable_architecture() = architecture;
   config.set_global_batch_size(s.batch);
   config.set_data_parallel_size(1);
-  config.set_activation_type(s.activationType);
+  config.set_activation_type(plan::F32);
   plan::Parallelism &parallel = *config.mutable_parallel();
   parallel.set_tensor_parallel_size(1);
   parallel.set_pipeline_parallel_size(1);
   parallel.set_data_parallel_size(1);
-  parallel.set_schedule("1f1b");
+  parallel.set_schedule(plan::Parallelism::ONE_F_ONE_B);
   parallel.set_virtual_stages(1);
   return true;
 }

@@ -36,21 +36,22 @@ struct Change {
 
 std::vector<Change> changesOf(const CompileSettings &s) {
   std::vector<Change> changes;
-  if (s.granularity != "selective")
+  if (s.granularity != RecomputeGranularity::Selective)
     changes.push_back({"--recompute-granularity=selective",
-                       [](CompileSettings &c) { c.granularity = "selective"; }});
-  if (s.granularity != "auto")
+                       [](CompileSettings &c) { c.granularity = RecomputeGranularity::Selective; }});
+  if (s.granularity != RecomputeGranularity::Auto)
     changes.push_back(
-        {"--recompute-granularity=auto", [](CompileSettings &c) { c.granularity = "auto"; }});
-  if (s.granularity != "full" || s.method != "uniform" || s.numLayers != 1)
+        {"--recompute-granularity=auto", [](CompileSettings &c) { c.granularity = RecomputeGranularity::Auto; }});
+  if (s.granularity != RecomputeGranularity::Full || s.method != RecomputeMethod::Uniform ||
+      s.numLayers != 1)
     changes.push_back({"--recompute-granularity=full", [](CompileSettings &c) {
-                         c.granularity = "full";
-                         c.method = "uniform";
+                         c.granularity = RecomputeGranularity::Full;
+                         c.method = RecomputeMethod::Uniform;
                          c.numLayers = 1;
                        }});
-  if (s.dropoutMasks == "stored")
+  if (s.storeDropoutMasks)
     changes.push_back(
-        {"--dropout-masks=regenerate", [](CompileSettings &c) { c.dropoutMasks = "regenerate"; }});
+        {"--dropout-masks=regenerate", [](CompileSettings &c) { c.storeDropoutMasks = false; }});
   if (s.tp > 1 && !s.sequenceParallel)
     changes.push_back({"--sp", [](CompileSettings &c) {
                          c.sequenceParallel = true;
@@ -103,8 +104,8 @@ std::vector<std::string> optionsThatFit(ModuleOp parsed, const CompileSettings &
     return fits;
   // Nothing alone: full recomputation with each other change.
   Change full = {"--recompute-granularity=full", [](CompileSettings &c) {
-                   c.granularity = "full";
-                   c.method = "uniform";
+                   c.granularity = RecomputeGranularity::Full;
+                   c.method = RecomputeMethod::Uniform;
                    c.numLayers = 1;
                  }};
   for (const Change &change : changes) {

@@ -5,6 +5,7 @@
 #include "mt/Analysis/ModelInfo.h"
 #include "mt/Analysis/OpCost.h"
 #include "mt/Plan/BufferNames.h"
+#include "mt/Plan/PlanEnums.h"
 #include "mt/Plan/ParallelReport.h"
 #include "mt/Schedule/PipelineSchedule.h"
 
@@ -137,7 +138,7 @@ bool analyzeStages(ModuleOp module, const plan::Plan &plan, int64_t stages, Stag
   for (int64_t k = 0; k < stages; ++k) {
     bool found = false;
     for (const plan::Function &f : plan.functions()) {
-      if (f.stage() != k || (f.role() != "train_step" && f.role() != "forward"))
+      if (f.stage() != k || (f.role() != plan::Function::TRAIN_STEP && f.role() != plan::Function::FORWARD))
         continue;
       auto fn = module.lookupSymbol<func::FuncOp>(f.name());
       if (!fn) {
@@ -145,7 +146,7 @@ bool analyzeStages(ModuleOp module, const plan::Plan &plan, int64_t stages, Stag
         return false;
       }
       size_t i = static_cast<size_t>(k);
-      if (f.role() == "forward") {
+      if (f.role() == plan::Function::FORWARD) {
         forward[i] = analyzeActivations(fn);
         forwardFlops[i] = recomputationOf(fn).forwardFlops;
         continue;
@@ -308,12 +309,13 @@ int64_t rankArena(const plan::Plan &plan, int64_t s, int64_t pp, int64_t stages,
     if (f.stage() % pp != s)
       continue;
     int64_t bytes = arenas.count(f.name()) ? arenas.at(f.name()) : 0;
-    perFunction += (perFunction.empty() ? "" : ", ") + f.role() +
+    std::string role(nameOf(f.role()));
+    perFunction += (perFunction.empty() ? "" : ", ") + role +
                    (stages > 1 ? " of virtual stage " + std::to_string(f.stage()) : "") + " " +
                    std::to_string(bytes);
     if (bytes > arena) {
       arena = bytes;
-      arenaOf = f.role();
+      arenaOf = role;
     }
   }
   r << "    temporaries: one arena of " << arena << " (" << mb(arena)
@@ -416,7 +418,7 @@ bool memoryReport(ModuleOp module, const plan::Plan &plan, std::string &out, Mem
       r << "    virtual stage " << k << ": live activations of the training step at their "
            "most (in the arena): " << a.peakBytes << ", after " << a.peakAt << "\n";
       for (const plan::Function &f : plan.functions())
-        if (f.stage() == k && f.role() == "train_step" && arenas.count(f.name()))
+        if (f.stage() == k && f.role() == plan::Function::TRAIN_STEP && arenas.count(f.name()))
           peaks.arenaOverhead[static_cast<size_t>(k)] =
               std::max<int64_t>(arenas.at(f.name()) - a.peakBytes, 0);
     }

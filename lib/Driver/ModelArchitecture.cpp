@@ -25,10 +25,10 @@ void describeLayer(Block &body, plan::ModelArchitecture &a) {
       a.set_heads(std::max(a.heads(), heads));
       a.set_kv_heads(a.kv_heads() ? std::min(a.kv_heads(), heads) : heads);
     } else if (auto n = dyn_cast<LayerNormOp>(op)) {
-      a.set_norm("layer_norm");
+      a.set_norm(plan::ModelArchitecture::LAYER_NORM);
       a.set_norm_epsilon(n.getEpsilon().convertToDouble());
     } else if (auto n = dyn_cast<RmsNormOp>(op)) {
-      a.set_norm("rms_norm");
+      a.set_norm(plan::ModelArchitecture::RMS_NORM);
       a.set_norm_epsilon(n.getEpsilon().convertToDouble());
     } else if (auto l = dyn_cast<LinearOp>(op)) {
       a.set_biases(a.biases() || l.getBias());
@@ -40,17 +40,20 @@ void describeLayer(Block &body, plan::ModelArchitecture &a) {
         a.set_hidden_dropout(rate);
     } else if (isa<GeluOp, SiluOp, ReluOp>(op)) {
       if (auto g = dyn_cast<GeluOp>(op))
-        a.set_activation(g.getApproximate() == GeluApproximation::tanh ? "gelu_tanh" : "gelu");
+        a.set_activation(g.getApproximate() == GeluApproximation::tanh
+                             ? plan::ModelArchitecture::GELU_TANH
+                             : plan::ModelArchitecture::GELU);
       else
-        a.set_activation(isa<SiluOp>(op) ? "silu" : "relu");
+        a.set_activation(isa<SiluOp>(op) ? plan::ModelArchitecture::SILU
+                                          : plan::ModelArchitecture::RELU);
       // The feed-forward width: what the activation runs over.
       a.set_ffn_hidden(cast<RankedTensorType>(op->getResult(0).getType()).getShape().back());
     } else if (isa<RotaryOp>(op)) {
-      a.set_positions("rotary");
+      a.set_positions(plan::ModelArchitecture::ROTARY);
     } else if (isa<AlibiOp>(op)) {
-      a.set_positions("alibi");
+      a.set_positions(plan::ModelArchitecture::ALIBI);
     } else if (isa<RelativePositionBiasOp>(op)) {
-      a.set_positions("relative");
+      a.set_positions(plan::ModelArchitecture::RELATIVE);
     }
   });
 }
@@ -59,14 +62,14 @@ void describeLayer(Block &body, plan::ModelArchitecture &a) {
 
 plan::ModelArchitecture describeArchitecture(func::FuncOp model) {
   plan::ModelArchitecture a;
-  a.set_positions("none");
+  a.set_positions(plan::ModelArchitecture::NO_POSITIONS);
   Value table;
   model.walk([&](Operation *op) {
     if (auto e = dyn_cast<EmbeddingOp>(op)) {
       table = e.getTable();
       a.set_hidden(dim(table, 1));
     } else if (auto p = dyn_cast<PositionEmbeddingOp>(op)) {
-      a.set_positions("learned");
+      a.set_positions(plan::ModelArchitecture::LEARNED);
       a.set_max_positions(dim(p.getTable(), 0));
     } else if (auto stack = dyn_cast<LayerStackOp>(op)) {
       if (!stack.getStacked().empty())

@@ -4,6 +4,7 @@
 #include "mt/Analysis/ModelInfo.h"
 #include "mt/Conversion/Passes.h"
 #include "mt/Plan/BufferNames.h"
+#include "mt/Plan/PlanEnums.h"
 #include "mt/Pipelines/Pipelines.h"
 #include "mt/Target/CPU/SharedObject.h"
 #include "mt/Target/CUDA/KernelImages.h"
@@ -49,16 +50,20 @@ void countCollectives(ModuleOp module, func::FuncOp fn, plan::Function &out, int
     int64_t bytes = collective ? collective.getGroupTrafficBytes() : 0;
     if (!bytes) // not a group collective
       return;
-    StringRef kind = op->getName().stripDialect(); // all_reduce, all_gather, reduce_scatter
+    StringRef name = op->getName().stripDialect(); // all_reduce, all_gather, reduce_scatter
+    std::optional<plan::CollectiveVolume::Kind> kind =
+        collectiveKindNamed(std::string_view(name.data(), name.size()));
+    if (!kind)
+      return;
     SmallVector<StringRef> axes = collective.getGroupAxes();
     plan::CollectiveVolume *v = nullptr;
     for (plan::CollectiveVolume &c : *out.mutable_collectives())
-      if (c.kind() == kind && c.axes_size() == static_cast<int>(axes.size()) &&
+      if (c.kind() == *kind && c.axes_size() == static_cast<int>(axes.size()) &&
           std::equal(c.axes().begin(), c.axes().end(), axes.begin()))
         v = &c;
     if (!v) {
       v = out.add_collectives();
-      v->set_kind(kind.str());
+      v->set_kind(*kind);
       for (StringRef a : axes)
         v->add_axes(a.str());
     }
@@ -75,15 +80,65 @@ void fillSpec(plan::TensorSpec &spec, const std::string &name, Type type) {
   spec.set_dtype(dtypeOf(t.getElementType()));
 }
 
+/// The plan's role for a function's `mt.role`: the IR and the plan number
+/// the roles alike (MTAttrs.td, plan.proto).
+plan::Function::Role planRole(FunctionRole role) {
+#define MT_SAME_ROLE(ir, inPlan)                                                                   \
+  static_assert(static_cast<int>(FunctionRole::ir) == plan::Function::inPlan,                      \
+                "mt.role and plan.Function.Role number " #ir " differently");
+  MT_SAME_ROLE(forward, FORWARD)
+  MT_SAME_ROLE(train_step, TRAIN_STEP)
+  MT_SAME_ROLE(eval, EVAL)
+  MT_SAME_ROLE(accumulate, ACCUMULATE)
+  MT_SAME_ROLE(grad_sq_norm, GRAD_SQ_NORM)
+  MT_SAME_ROLE(optimizer, OPTIMIZER)
+  MT_SAME_ROLE(prefill, PREFILL)
+  MT_SAME_ROLE(decode, DECODE)
+#undef MT_SAME_ROLE
+  static_assert(plan::Function::Role_MAX == static_cast<int>(FunctionRole::decode),
+                "a role the IR does not have");
+  return static_cast<plan::Function::Role>(role);
+}
+
+/// The runtime's name of a step function's buffer (mt-build-optimizer's
+/// `mt.buffer`).
+std::string bufferName(BufferAttr b) {
+  std::string param = b.getParam() ? b.getParam().getValue().str() : std::string();
+  switch (b.getRole()) {
+  case BufferRole::param:
+    return param;
+  case BufferRole::param_shard:
+    return buffers::of(Role::ParamShard, param);
+  case BufferRole::gradient:
+    return buffers::of(Role::Gradient, param);
+  case BufferRole::grad_accumulator:
+    return buffers::of(Role::GradAccumulator, param);
+  case BufferRole::grad_shard:
+    return buffers::of(Role::GradShard, param);
+  case BufferRole::grad_square:
+    return buffers::of(Role::GradSquare, param);
+  case BufferRole::exp_avg:
+    return buffers::of(Role::ExpAvg, param);
+  case BufferRole::exp_avg_sq:
+    return buffers::of(Role::ExpAvgSq, param);
+  case BufferRole::hyper:
+    return std::string(buffers::kHyper);
+  }
+  llvm_unreachable("a buffer role without a name");
+}
+
 /// Names of a function's inputs: parameters by name, batch inputs by their
-/// mt.batch role, the rest by the role of the function.
-std::string inputName(func::FuncOp fn, unsigned i, StringRef role,
-                      const std::vector<ParamInfo> &params) {
+/// mt.batch role, step functions' buffers by their mt.buffer, the rest by
+/// what they are to the pipeline.
+std::string inputName(func::FuncOp fn, unsigned i, FunctionRole role) {
   if (auto p = fn.getArgAttrOfType<ParamAttr>(i, kParamAttrName))
     return p.getName().str();
+  if (auto b = fn.getArgAttrOfType<BufferAttr>(i, kBufferAttrName))
+    return bufferName(b);
   if (auto b = fn.getArgAttrOfType<StringAttr>(i, "mt.batch"))
-    return buffers::batch(role == "decode" && b.getValue() == "tokens" ? buffers::kNextToken
-                                                                        : std::string_view(b.getValue()));
+    return buffers::batch(role == FunctionRole::decode && b.getValue() == "tokens"
+                              ? buffers::kNextToken
+                              : std::string_view(b.getValue()));
   if (auto cache = fn.getArgAttrOfType<StringAttr>(i, kKvCacheAttrName))
     return buffers::kvCache(cache.getValue().str());
   if (auto saved = fn.getArgAttrOfType<IntegerAttr>(i, kSavedAttrName))
@@ -96,31 +151,12 @@ std::string inputName(func::FuncOp fn, unsigned i, StringRef role,
     return std::string(buffers::kStageInput);
   if (fn.getArgAttr(i, kCotangentAttrName))
     return std::string(buffers::kStageOutputGrad);
-  size_t n = params.size();
-  auto param = [&](size_t k) { return params[k % n].name; };
-  if (role == "accumulate")
-    return buffers::of(i < n ? Role::GradAccumulator : Role::Gradient, param(i));
-  // The norm and the optimizer read the gradient accumulated over micro-batches.
-  // With the distributed optimizer (mt.shards) the norm and the update see
-  // this rank's shards of the parameters and of the reduced gradients.
-  bool sharded = static_cast<bool>(fn->getAttr("mt.shards"));
-  if (role == "grad_sq_norm")
-    return buffers::of(sharded ? Role::GradShard : Role::GradAccumulator, param(i));
-  if (role == "optimizer") {
-    // Parameters (or their shards), gradients, both moments, then the hyper-parameters.
-    if (i == 4 * n)
-      return std::string(buffers::kHyper);
-    if (i < n)
-      return sharded ? buffers::of(Role::ParamShard, param(i)) : param(i);
-    static const Role groups[] = {Role::GradAccumulator, Role::ExpAvg, Role::ExpAvgSq};
-    static const Role shardGroups[] = {Role::GradShard, Role::ExpAvg, Role::ExpAvgSq};
-    return buffers::of((sharded ? shardGroups : groups)[i / n - 1], param(i));
-  }
   return "arg" + std::to_string(i);
 }
 
-std::string outputName(func::FuncOp fn, unsigned i, StringRef role,
-                       const std::vector<ParamInfo> &params) {
+std::string outputName(func::FuncOp fn, unsigned i, FunctionRole role) {
+  if (auto b = fn.getResultAttrOfType<BufferAttr>(i, kBufferAttrName))
+    return bufferName(b);
   if (auto g = fn.getResultAttrOfType<StringAttr>(i, kGradOfAttrName))
     return buffers::of(Role::Gradient, g.getValue().str());
   if (auto saved = fn.getResultAttrOfType<IntegerAttr>(i, kSavedAttrName))
@@ -129,22 +165,16 @@ std::string outputName(func::FuncOp fn, unsigned i, StringRef role,
     return std::string(buffers::kStageInputGrad);
   if (auto m = fn.getResultAttrOfType<StringAttr>(i, kMetricAttrName))
     return buffers::metric(m.getValue().str());
-  size_t n = params.size();
-  if (role == "prefill" || role == "decode")
-    return std::string(role == "prefill" ? buffers::kLogits : buffers::kNextLogits);
-  if (role == "forward" || role == "train_step" || role == "eval")
+  if (role == FunctionRole::prefill)
+    return std::string(buffers::kLogits);
+  if (role == FunctionRole::decode)
+    return std::string(buffers::kNextLogits);
+  if (role == FunctionRole::forward || role == FunctionRole::train_step ||
+      role == FunctionRole::eval)
     return std::string(cast<RankedTensorType>(fn.getResultTypes()[i]).getRank() == 0
                            ? buffers::kLoss
                            : buffers::kStageOutput);
-  if (role == "accumulate")
-    return buffers::of(Role::GradAccumulator, params[i].name);
-  if (role == "grad_sq_norm")
-    return buffers::of(Role::GradSquare, params[i].name);
-  // The optimizer: updated parameters (or shards), then both moments.
-  const std::string &param = params[i % n].name;
-  if (i < n)
-    return fn->getAttr("mt.shards") ? buffers::of(Role::ParamShard, param) : param;
-  return buffers::of(i / n == 1 ? Role::ExpAvg : Role::ExpAvgSq, param);
+  return "result" + std::to_string(i);
 }
 
 /// The model (or pipeline stage) function `fn` belongs to.
@@ -216,8 +246,7 @@ bool describeModel(ArrayRef<func::FuncOp> models, int64_t tensorParallel, bool p
       vocabulary(classes * tensorParallel, loss.getNumClassesAttr().getInt());
     });
     // Inference functions return the logits the loss would read.
-    auto role = model->getAttrOfType<StringAttr>(kRoleAttrName);
-    if (role && role.getValue() == "prefill") {
+    if (roleOf(model) == FunctionRole::prefill) {
       int64_t classes = cast<RankedTensorType>(model.getResultTypes()[0]).getShape().back();
       config.set_padded_vocab_size(classes);
       config.set_vocab_size(classes);
@@ -302,7 +331,7 @@ void describeGradientsReady(func::FuncOp fn, plan::Function &f) {
 bool describeFunctions(ModuleOp module, bool pipelined, plan::Plan &out,
                        std::string &error) {
   for (auto fn : module.getOps<func::FuncOp>()) {
-    auto role = fn->getAttrOfType<StringAttr>(kRoleAttrName);
+    std::optional<FunctionRole> role = roleOf(fn);
     if (!role)
       continue;
     func::FuncOp owner = ownerOf(module, fn);
@@ -310,11 +339,10 @@ bool describeFunctions(ModuleOp module, bool pipelined, plan::Plan &out,
       error = "cannot tell which model @" + fn.getSymName().str() + " belongs to";
       return false;
     }
-    std::vector<ParamInfo> params = collectParams(owner);
     int64_t stage = stageOf(owner);
     plan::Function &f = *out.add_functions();
     f.set_name(fn.getSymName().str());
-    f.set_role(role.getValue().str());
+    f.set_role(planRole(*role));
     f.set_code_object("native");
     f.set_stage(stage);
     countCollectives(module, fn, f);
@@ -330,7 +358,7 @@ bool describeFunctions(ModuleOp module, bool pipelined, plan::Plan &out,
             p.add_grad_partial_over(cast<StringAttr>(axis).getValue().str());
     }
     for (unsigned i = 0; i < fn.getNumArguments(); ++i)
-      fillSpec(*f.add_inputs(), stageName(inputName(fn, i, role.getValue(), params), stage, pipelined),
+      fillSpec(*f.add_inputs(), stageName(inputName(fn, i, *role), stage, pipelined),
                fn.getArgument(i).getType());
     describeGradientsReady(fn, f);
     for (unsigned i = 0; i < fn.getNumResults(); ++i) {
@@ -339,7 +367,7 @@ bool describeFunctions(ModuleOp module, bool pipelined, plan::Plan &out,
         f.add_updated_in_place(f.inputs(static_cast<int>(arg.getInt())).name());
         continue;
       }
-      fillSpec(*f.add_outputs(), stageName(outputName(fn, i, role.getValue(), params), stage, pipelined),
+      fillSpec(*f.add_outputs(), stageName(outputName(fn, i, *role), stage, pipelined),
                fn.getResultTypes()[i]);
     }
   }
@@ -380,8 +408,8 @@ bool describeInferencePlan(ModuleOp module, const std::string &modelName, plan::
                            std::string &error) {
   func::FuncOp prefill, decode;
   for (auto fn : module.getOps<func::FuncOp>())
-    if (auto role = fn->getAttrOfType<StringAttr>(kRoleAttrName))
-      (role.getValue() == "prefill" ? prefill : decode) = fn;
+    if (std::optional<FunctionRole> role = roleOf(fn))
+      (*role == FunctionRole::prefill ? prefill : decode) = fn;
   if (!prefill || !decode) {
     error = "the module has no prefill and decode functions (mt-build-inference)";
     return false;

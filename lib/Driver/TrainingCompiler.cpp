@@ -49,31 +49,25 @@ bool CompileSettings::check(std::string &error) const {
     error = "--make-vocab-size-divisible-by must be >= 1, got " + text(vocabMultiple);
   else if (tp < 1 || pp < 1 || dp < 1 || virtualStages < 1)
     error = "--tp, --pp and --virtual-stages must be >= 1, --dp and --world-size >= 0";
-  else if (schedule != "1f1b" && schedule != "interleaved")
-    error = "--schedule must be 1f1b or interleaved, got '" + schedule + "'";
-  else if (schedule == "interleaved" && (pp < 2 || virtualStages < 2))
+  else if (schedule != plan::Parallelism::ONE_F_ONE_B &&
+           schedule != plan::Parallelism::INTERLEAVED)
+    error = "--schedule must be 1f1b or interleaved";
+  else if (schedule == plan::Parallelism::INTERLEAVED && (pp < 2 || virtualStages < 2))
     error = "--schedule=interleaved needs --pp >= 2 and --virtual-stages >= 2";
-  else if (schedule == "1f1b" && virtualStages > 1)
+  else if (schedule == plan::Parallelism::ONE_F_ONE_B && virtualStages > 1)
     error = "--virtual-stages " + text(virtualStages) + " needs --schedule=interleaved";
   else if (globalBatch < 1 || globalBatch % (microBatchSize * dp) != 0)
     error = "--global-batch-size " + text(globalBatch) +
             " is not a multiple of --micro-batch-size x --dp = " + text(microBatchSize) + " x " +
             text(dp) + ": every data-parallel rank needs whole micro-batches";
-  else if (schedule == "interleaved" && (globalBatch / (microBatchSize * dp)) % pp != 0)
+  else if (schedule == plan::Parallelism::INTERLEAVED &&
+           (globalBatch / (microBatchSize * dp)) % pp != 0)
     error = "the interleaved schedule needs the micro-batches per data-parallel rank (" +
             text(globalBatch / (microBatchSize * dp)) + ") to be a multiple of --pp " + text(pp) +
             "; change --global-batch-size";
-  else if (dropoutMasks != "regenerate" && dropoutMasks != "stored")
-    error = "--dropout-masks must be regenerate or stored, got '" + dropoutMasks + "'";
-  else if (granularity != "none" && granularity != "selective" && granularity != "full" &&
-           granularity != "auto")
-    error = "--recompute-granularity must be none, selective, full or auto, got '" +
-            granularity + "'";
-  else if (method != "uniform" && method != "block")
-    error = "--recompute-method must be uniform or block, got '" + method + "'";
   else if (numLayers < 1)
     error = "--recompute-num-layers must be >= 1, got " + text(numLayers);
-  else if (granularity == "auto" && memoryBudget <= 0)
+  else if (granularity == RecomputeGranularity::Auto && memoryBudget <= 0)
     error = "--recompute-granularity=auto needs --memory-budget=<bytes per rank>";
   else
     return true;
@@ -114,13 +108,14 @@ LogicalResult runPipelines(ModuleOp module, bool runFrontend, const CompileSetti
   // The runtime overlaps the data-parallel all-reduce, or the distributed
   // optimizer's reduce-scatter, with the backward.
   options.signalGradientsReady = s.dp > 1;
+  options.target = s.target;
   options.overlapCollectives = s.overlapCollectives;
   options.pipelineStages = s.pp;
   options.tensorParallel = s.tp;
   options.sequenceParallel = s.sequenceParallel && s.tp > 1;
   options.virtualStages = s.virtualStages;
   options.pipelineSplitRank = s.pipelineSplitRank;
-  options.storeDropoutMasks = s.dropoutMasks == "stored";
+  options.storeDropoutMasks = s.storeDropoutMasks;
   options.fuseBiasGelu = s.fuseBiasGelu;
   options.fuseBiasDropoutAdd = s.fuseBiasDropoutAdd;
   options.fuseAddLayerNorm = s.fuseAddLayerNorm;
@@ -128,9 +123,10 @@ LogicalResult runPipelines(ModuleOp module, bool runFrontend, const CompileSetti
   options.fuseGradientAccumulation = s.fuseGradientAccumulation;
   options.fuseAttention = s.fuseAttention;
   options.recomputeAllGathers = s.recomputeAllGathers && s.sequenceParallel && s.tp > 1;
-  options.recomputeGranularity = activationBudgets.empty() && s.granularity == "auto"
-                                     ? std::string("none")
-                                     : s.granularity;
+  options.recomputeGranularity =
+      activationBudgets.empty() && s.granularity == RecomputeGranularity::Auto
+          ? RecomputeGranularity::None
+          : s.granularity;
   options.recomputeMethod = s.method;
   options.recomputeNumLayers = s.numLayers;
   options.recomputeActivationBudgets = activationBudgets;
@@ -164,7 +160,7 @@ bool compileTraining(ModuleOp module, bool runFrontend, const CompileSettings &s
   if (!settings.check(error))
     return false;
   std::vector<int64_t> budgets;
-  if (settings.granularity == "auto") {
+  if (settings.granularity == RecomputeGranularity::Auto) {
     // What each rank holds besides its step's activations does not depend
     // on what the step recomputes: measure it on a copy that keeps all.
     OwningOpRef<ModuleOp> probe(module.clone());

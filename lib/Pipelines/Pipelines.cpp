@@ -34,7 +34,19 @@ void mt::buildInferencePipeline(OpPassManager &pm, const InferenceOptions &optio
   pm.addNestedPass<mlir::func::FuncOp>(createFuseAddLayerNormPass());
 }
 
+mt::TargetResolved mt::resolveForTarget(const TrainingOptions &options) {
+  bool cpu = options.target == TargetKind::Cpu;
+  TargetResolved r;
+  r.overlapCollectives = options.overlapCollectives && options.tensorParallel > 1 && cpu;
+  r.fuseAttention = options.fuseAttention;
+  if (r.fuseAttention == FuseAttention::Auto &&
+      (!cpu || options.activationType != ActivationType::F32))
+    r.fuseAttention = FuseAttention::Off;
+  return r;
+}
+
 void mt::buildTrainingPipeline(OpPassManager &pm, const TrainingOptions &options) {
+  TargetResolved target = resolveForTarget(options);
   // Sequence parallelism, and gathering its pieces again, need tp > 1.
   bool sequenceParallel = options.sequenceParallel && options.tensorParallel > 1;
   bool recomputeAllGathers = options.recomputeAllGathers && sequenceParallel;
@@ -53,15 +65,17 @@ void mt::buildTrainingPipeline(OpPassManager &pm, const TrainingOptions &options
     pm.addNestedPass<mlir::func::FuncOp>(createFuseAddLayerNormPass());
   // After the fusions (they match f32 ops), before the evaluation copies the
   // forward and the gradients are derived.
-  if (options.activationType != "f32")
-    pm.addPass(createCastActivationsPass(CastActivationsPassOptions{
-        options.activationType, /*scaleLoss=*/options.activationType == "f16"}));
+  if (options.activationType != ActivationType::F32)
+    pm.addPass(createCastActivationsPass(
+        CastActivationsPassOptions{nameOf(options.activationType).str(),
+                                   /*scaleLoss=*/options.activationType == ActivationType::F16}));
   // After the 16-bit cast (the fused op keeps its log-sum-exp in fp32),
   // before the evaluation copy (which turns the fused op's dropout off).
-  if (options.fuseAttention != "false") {
+  if (target.fuseAttention != FuseAttention::Off) {
+    bool automatic = target.fuseAttention == FuseAttention::Auto;
     FuseAttentionPassOptions fuse;
-    fuse.minKeys = options.fuseAttention == "auto" ? TrainingDefaults::fuseAttentionAutoMinKeys : 0;
-    fuse.wideOnly = options.fuseAttention == "auto";
+    fuse.minKeys = automatic ? TrainingDefaults::fuseAttentionAutoMinKeys : 0;
+    fuse.wideOnly = automatic;
     pm.addNestedPass<mlir::func::FuncOp>(createFuseAttentionPass(fuse));
   }
   pm.addPass(createBuildEvaluationPass());
@@ -73,11 +87,11 @@ void mt::buildTrainingPipeline(OpPassManager &pm, const TrainingOptions &options
   // straight into the accumulators rather than living to the end.
   if (options.fuseGradientAccumulation)
     pm.addPass(createFuseGradientAccumulationPass());
-  if (recomputeAllGathers || options.recomputeGranularity != "none") {
+  if (recomputeAllGathers || options.recomputeGranularity != RecomputeGranularity::None) {
     RecomputeActivationsPassOptions recompute;
     recompute.allGathers = recomputeAllGathers;
-    recompute.granularity = options.recomputeGranularity;
-    recompute.method = options.recomputeMethod;
+    recompute.granularity = nameOf(options.recomputeGranularity).str();
+    recompute.method = nameOf(options.recomputeMethod).str();
     recompute.numLayers = options.recomputeNumLayers;
     recompute.activationBudgets.assign(options.recomputeActivationBudgets.begin(),
                                        options.recomputeActivationBudgets.end());
@@ -92,7 +106,7 @@ void mt::buildTrainingPipeline(OpPassManager &pm, const TrainingOptions &options
   if (options.signalGradientsReady)
     pm.addPass(createSignalGradientsReadyPass());
   pm.addPass(createCheckCollectivesPass());
-  if (options.overlapCollectives)
+  if (target.overlapCollectives)
     pm.addPass(createOverlapCollectivesPass());
 }
 

@@ -15,10 +15,10 @@ bool inferenceMemory(const plan::Plan &plan, InferenceMemory &memory, std::strin
     params.insert(p.name());
   bool prefill = false, decode = false;
   for (const plan::Function &f : plan.functions()) {
-    if (f.role() == "prefill") {
+    if (f.role() == plan::Function::PREFILL) {
       prefill = true;
       memory.prefillArena = f.arena_bytes();
-    } else if (f.role() == "decode") {
+    } else if (f.role() == plan::Function::DECODE) {
       decode = true;
       memory.decodeArena = f.arena_bytes();
     } else {
@@ -46,7 +46,7 @@ bool inferenceMemory(const plan::Plan &plan, InferenceMemory &memory, std::strin
 std::string formatInferenceMemory(const plan::Plan &plan, const InferenceMemory &m) {
   int64_t caches = 0, capacity = 0;
   for (const plan::Function &f : plan.functions())
-    if (f.role() == "decode")
+    if (f.role() == plan::Function::DECODE)
       for (const plan::TensorSpec &t : f.inputs())
         if (buffers::isKvCache(t.name())) {
           ++caches;

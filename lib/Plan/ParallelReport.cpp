@@ -1,5 +1,6 @@
 //===- ParallelReport.cpp - what each rank of a plan holds and sends -------===//
 #include "mt/Plan/ParallelReport.h"
+#include "mt/Plan/PlanEnums.h"
 #include "mt/Plan/PlanFile.h"
 
 #include "mt/Schedule/PipelineSchedule.h"
@@ -27,9 +28,9 @@ int64_t shardsOf(const plan::Parameter &p, int64_t tp) { return p.has_tp_shard()
 /// Ring-equivalent bytes one rank sends for a collective over a group of n:
 /// all-reduce 2(n-1)/n of the buffer, all-gather and reduce-scatter (n-1)/n
 /// of the full buffer.
-double ringBytes(const std::string &kind, double bytes, int64_t n) {
+double ringBytes(plan::CollectiveVolume::Kind kind, double bytes, int64_t n) {
   double share = static_cast<double>(n - 1) / static_cast<double>(n);
-  return (kind == "all_reduce" ? 2 : 1) * share * bytes;
+  return (kind == plan::CollectiveVolume::ALL_REDUCE ? 2 : 1) * share * bytes;
 }
 
 std::string megabytes(double bytes) {
@@ -105,11 +106,11 @@ compiledCollectives(const plan::Plan &plan, int64_t s, int64_t pp, int64_t dp, i
   std::map<std::string, std::pair<int64_t, double>> compiled;
   for (int64_t k = s; k < stages; k += pp)
     for (const plan::Function &f : plan.functions()) {
-      if (f.stage() != k || f.role() == "eval")
+      if (f.stage() != k || f.role() == plan::Function::EVAL)
         continue;
-      bool perMicroBatch = f.role() == "train_step" ||
-                           (f.role() == "forward" && stages > 1 && k + 1 < stages);
-      if (f.role() == "forward" && !perMicroBatch)
+      bool perMicroBatch = f.role() == plan::Function::TRAIN_STEP ||
+                           (f.role() == plan::Function::FORWARD && stages > 1 && k + 1 < stages);
+      if (f.role() == plan::Function::FORWARD && !perMicroBatch)
         continue;
       int64_t times = perMicroBatch ? micro : 1;
       for (const plan::CollectiveVolume &cv : f.collectives()) {
@@ -119,7 +120,7 @@ compiledCollectives(const plan::Plan &plan, int64_t s, int64_t pp, int64_t dp, i
           n *= axis == "tp" ? tp : axis == "dp" ? dp : axis == "pp" ? pp : 1;
           over += (over.empty() ? "" : "+") + axis;
         }
-        std::string kind = cv.kind();
+        std::string kind(nameOf(cv.kind()));
         std::replace(kind.begin(), kind.end(), '_', '-');
         auto &[calls, bytes] = compiled[kind + " over " + over];
         calls += cv.calls() * times;
@@ -193,7 +194,7 @@ bool parallelReport(const plan::Plan &plan, std::string &out, std::string &error
         if (sp.layer_end() == 0)
           ++holders[sp.name()];
     for (const plan::Function &f : plan.functions())
-      if (f.stage() == k && f.role() == "forward")
+      if (f.stage() == k && f.role() == plan::Function::FORWARD)
         for (const plan::TensorSpec &o : f.outputs())
           if (o.name().find("act_out") != std::string::npos)
             actBytes[static_cast<size_t>(k)] = elementsOf(o) * dtypeBytes(o.dtype());
@@ -244,7 +245,7 @@ bool parallelReport(const plan::Plan &plan, std::string &out, std::string &error
       << megabytes(static_cast<double>(tied));
     if (partial)
       r << ", sequence-parallel gradient all-reduce over tp "
-        << megabytes(ringBytes("all_reduce", static_cast<double>(partial), tp));
+        << megabytes(ringBytes(plan::CollectiveVolume::ALL_REDUCE, static_cast<double>(partial), tp));
     r << "\n";
     if (!compiled.empty()) {
       double total = 0;

@@ -1,6 +1,7 @@
 //===- PlanFile.cpp - reading and writing plan files -----------------------===//
 #include "mt/Plan/PlanFile.h"
 #include "mt/Plan/VerifyPlan.h"
+#include "mt/Support/DurableFiles.h"
 #include "mt/Support/FramedFile.h"
 
 #include <google/protobuf/text_format.h>
@@ -58,21 +59,8 @@ bool writePlanFile(const plan::Plan &plan, const std::string &path, std::string 
     return false;
   }
   std::string file = frame(kMagic, kPlanFormatVersion, payload, fnv1a64(payload));
-  std::string tmp = path + ".tmp";
-  {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    if (!out || !out.write(file.data(), static_cast<std::streamsize>(file.size())) || !out.flush()) {
-      error = "cannot write '" + tmp + "': " + std::strerror(errno);
-      std::remove(tmp.c_str());
-      return false;
-    }
-  }
-  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
-    error = "cannot move the plan into place at '" + path + "': " + std::strerror(errno);
-    std::remove(tmp.c_str());
-    return false;
-  }
-  return true;
+  // Durably, as checkpoints: a crash leaves the old plan or the new one.
+  return replaceDurably(path, file.data(), file.size(), error);
 }
 
 bool readPlanFile(const std::string &path, plan::Plan &plan, std::string &error) {

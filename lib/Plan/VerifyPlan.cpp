@@ -131,7 +131,7 @@ Error checkTensorSpecs(const plan::Function &f) {
 
 /// Buffers whose layout the runtime assumes (mt/Runtime/Abi.h): the
 /// optimizer's hyper-parameter slots, and the activations and gradients
-/// that cross between pipeline stages (sent as F32).
+/// that cross between pipeline stages (floating-point).
 Error checkRuntimeBuffer(const plan::TensorSpec &t) {
   std::string_view kind = buffers::unstaged(t.name());
   if (kind == buffers::kHyper &&
@@ -139,9 +139,10 @@ Error checkRuntimeBuffer(const plan::TensorSpec &t) {
     return corrupt("its optimizer hyper-parameters are not F32 [{0}]", int(MT_ABI_HYPER_COUNT));
   bool crossesStages = kind == buffers::kStageInput || kind == buffers::kStageOutput ||
                        kind == buffers::kStageInputGrad || kind == buffers::kStageOutputGrad;
-  if (crossesStages && t.dtype() != plan::F32)
-    return corrupt("its pipeline-stage buffer '{0}' is {1}; stages exchange F32", t.name(),
-                   plan::DType_Name(t.dtype()));
+  if (crossesStages && t.dtype() != plan::F32 && t.dtype() != plan::F64 &&
+      t.dtype() != plan::BF16 && t.dtype() != plan::F16)
+    return corrupt("its pipeline-stage buffer '{0}' is {1}; stages exchange floating point",
+                   t.name(), plan::DType_Name(t.dtype()));
   return Error::success();
 }
 
@@ -150,13 +151,12 @@ Error checkFunctions(const plan::Plan &plan, bool &takesLossScale) {
   for (const plan::CodeObject &c : plan.code())
     code.insert(c.name());
   int64_t stages = std::max(plan.stages_size(), 1);
-  static const llvm::StringSet<> roles = {"forward", "train_step", "eval", "accumulate",
-                                          "grad_sq_norm", "optimizer", "prefill", "decode"};
   // The runtime gives each name one buffer: every use agrees on what it is.
   llvm::StringMap<const plan::TensorSpec *> buffersByName;
   for (const plan::Function &f : plan.functions()) {
-    if (f.name().empty() || !roles.contains(f.role()))
-      return corrupt("function '{0}' has the unknown role '{1}'", f.name(), f.role());
+    if (f.name().empty() || f.role() == plan::Function::ROLE_UNSPECIFIED ||
+        !plan::Function::Role_IsValid(f.role()))
+      return corrupt("function '{0}' has the unknown role {1}", f.name(), int(f.role()));
     if (f.stage() < 0 || f.stage() >= stages)
       return corrupt("function {0} belongs to stage {1} of {2}", f.name(), f.stage(), stages);
     if (!f.code_object().empty() && !code.contains(f.code_object()))
@@ -294,7 +294,7 @@ Error verifyPlan(const plan::Plan &plan) {
   if (Error e = checkLayout(plan))
     return e;
   bool inference = std::any_of(plan.functions().begin(), plan.functions().end(),
-                               [](const plan::Function &f) { return f.role() == "prefill"; });
+                               [](const plan::Function &f) { return f.role() == plan::Function::PREFILL; });
   if (Error e = checkBatch(plan.config(), inference))
     return e;
   if (Error e = checkParameters(plan, params))

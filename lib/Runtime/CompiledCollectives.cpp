@@ -302,6 +302,12 @@ bool elementTypeOfCode(int64_t code, ElementType &type) {
   case MT_ABI_DTYPE_F64:
     type = ElementType::F64;
     return true;
+  case MT_ABI_DTYPE_BF16:
+    type = ElementType::BF16;
+    return true;
+  case MT_ABI_DTYPE_F16:
+    type = ElementType::F16;
+    return true;
   }
   return false;
 }

@@ -48,9 +48,9 @@ bool hasShape(const plan::TensorSpec *s, plan::DType dtype, size_t rank) {
 bool InferenceSession::open(const plan::Plan &plan, uint64_t seed, std::string &error) {
   plan_ = plan;
   for (const plan::Function &f : plan_.functions()) {
-    if (f.role() == "prefill")
+    if (f.role() == plan::Function::PREFILL)
       prefill_ = &f;
-    else if (f.role() == "decode")
+    else if (f.role() == plan::Function::DECODE)
       decode_ = &f;
   }
   if (!prefill_ || !decode_) {

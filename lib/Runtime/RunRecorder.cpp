@@ -1,6 +1,7 @@
 //===- RunRecorder.cpp - everything needed to replay a run elsewhere -------===//
 #include "mt/Runtime/RunRecorder.h"
 #include "mt/Plan/BufferNames.h"
+#include "mt/Plan/PlanEnums.h"
 
 #include <cerrno>
 #include <cstring>
@@ -110,7 +111,7 @@ bool RunRecorder::begin(Trainer &trainer, std::string &error) {
        << ",\n  \"lr\": " << o.lr() << ",\n  \"min_lr\": " << o.min_lr()
        << ",\n  \"lr_warmup_iters\": " << o.lr_warmup_iters()
        << ",\n  \"lr_decay_iters\": " << o.lr_decay_iters() << ",\n  \"lr_decay_style\": \""
-       << o.lr_decay_style() << "\",\n  \"clip_grad\": " << o.clip_grad()
+       << nameOf(o.lr_decay_style()) << "\",\n  \"clip_grad\": " << o.clip_grad()
        << ",\n  \"weight_decay\": " << o.weight_decay() << ",\n  \"adam_beta1\": "
        << o.adam_beta1() << ",\n  \"adam_beta2\": " << o.adam_beta2()
        << ",\n  \"adam_eps\": " << o.adam_eps() << ",\n  \"parameters\": [";

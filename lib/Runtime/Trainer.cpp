@@ -3,6 +3,7 @@
 
 #include "TrainerInternals.h"
 
+#include "mt/Plan/PlanEnums.h"
 #include "mt/Plan/VerifyPlan.h"
 #include "mt/Runtime/PlanCode.h"
 #include "mt/Runtime/Initializer.h"
@@ -39,7 +40,7 @@ Buffer &Trainer::ensure(const plan::TensorSpec &spec) {
   return *slot;
 }
 
-const plan::Function *Trainer::function(const std::string &role, int64_t stage) const {
+const plan::Function *Trainer::function(plan::Function::Role role, int64_t stage) const {
   for (const plan::Function &f : plan_.functions())
     if (f.role() == role && f.stage() == stage)
       return &f;
@@ -58,7 +59,7 @@ bool Trainer::load(const plan::Plan &plan, int64_t rank, Communicator *comm, std
   comm_ = comm;
   metricNames_.clear();
   for (const plan::Function &f : plan_.functions())
-    if (f.role() == "train_step")
+    if (f.role() == plan::Function::TRAIN_STEP)
       for (const plan::TensorSpec &out : f.outputs())
         if (buffers::isMetric(out.name()) &&
             std::find(metricNames_.begin(), metricNames_.end(), out.name()) == metricNames_.end())
@@ -128,17 +129,20 @@ bool Trainer::buildStages(std::string &error) {
     st.prefix = buffers::stagePrefix(k, numStages_);
     // No "accumulate" when the step adds into the accumulators itself
     // (checked below, once the parameters are known).
-    for (const char *role : {"forward", "train_step", "grad_sq_norm", "optimizer"})
+    using plan::Function;
+    for (Function::Role role :
+         {Function::FORWARD, Function::TRAIN_STEP, Function::GRAD_SQ_NORM, Function::OPTIMIZER})
       if (!function(role, k)) {
-        error = std::string("the plan has no '") + role + "' function for stage " + std::to_string(k);
+        error = "the plan has no '" + std::string(nameOf(role)) + "' function for stage " +
+                std::to_string(k);
         return false;
       }
-    st.forward = function("forward", k);
-    st.trainStep = function("train_step", k);
-    st.eval = function("eval", k);
-    st.accumulate = function("accumulate", k);
-    st.gradSqNorm = function("grad_sq_norm", k);
-    st.optimizer = function("optimizer", k);
+    st.forward = function(Function::FORWARD, k);
+    st.trainStep = function(Function::TRAIN_STEP, k);
+    st.eval = function(Function::EVAL, k);
+    st.accumulate = function(Function::ACCUMULATE, k);
+    st.gradSqNorm = function(Function::GRAD_SQ_NORM, k);
+    st.optimizer = function(Function::OPTIMIZER, k);
     auto addSlice = [&](const plan::Parameter &p, int64_t begin, int64_t end) -> bool {
       Slice sl;
       sl.param = &p;
@@ -288,8 +292,12 @@ bool Trainer::allocate(std::string &error) {
     return false;
   }
   const plan::Optimizer &o = c.optimizer();
-  schedule_ = LrSchedule{o.lr(), o.min_lr(), o.lr_warmup_iters(), o.lr_decay_iters(),
-                         o.lr_decay_style()};
+  // Unspecified (plans of tools that set no schedule): cosine, mtc's default.
+  LrSchedule::Decay decay = o.lr_decay_style() == plan::Optimizer::CONSTANT ? LrSchedule::Decay::Constant
+                            : o.lr_decay_style() == plan::Optimizer::LINEAR
+                                ? LrSchedule::Decay::Linear
+                                : LrSchedule::Decay::Cosine;
+  schedule_ = LrSchedule{o.lr(), o.min_lr(), o.lr_warmup_iters(), o.lr_decay_iters(), decay};
   return true;
 }
 

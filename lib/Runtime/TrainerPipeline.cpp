@@ -15,9 +15,21 @@ using namespace trainer;
 
 namespace {
 
-/// What pipeline stages exchange (activations and their gradients): F32,
-/// as verifyPlan checks of every stage buffer.
-constexpr ElementType kStageElementType = ElementType::F32;
+/// How a stage's buffer (an activation or its gradient, floating-point as
+/// verifyPlan checks) crosses to the next rank.
+ElementType stageType(std::map<std::string, plan::DType> &dtypes, const std::string &prefix,
+                      std::string_view kind) {
+  switch (dtypes[prefix + std::string(kind)]) {
+  case plan::F64:
+    return ElementType::F64;
+  case plan::BF16:
+    return ElementType::BF16;
+  case plan::F16:
+    return ElementType::F16;
+  default:
+    return ElementType::F32;
+  }
+}
 
 /// Each chunk's last backward of the step (its position in `order`): it
 /// finishes the chunk's gradients, so the overlapped reduction takes them
@@ -78,13 +90,13 @@ bool Trainer::runPipeline(int64_t iteration, const std::vector<MicroBatch> &batc
     if (op.kind == PipelineOp::Forward) {
       if (k > 0) {
         Buffer &in = *buffer(st.prefix + std::string(buffers::kStageInput));
+        ElementType type = stageType(dtypes_, st.prefix, buffers::kStageInput);
         if (!comm_->recv(stageRank(k - 1), activationChannel(k - 1), in.data(), in.numElements(),
-                         kStageElementType, "activation into stage " + std::to_string(k) + micro,
-                         error))
+                         type, "activation into stage " + std::to_string(k) + micro, error))
           return false;
         auto *bytes = static_cast<unsigned char *>(in.data());
         if (st.saved.empty())
-          stash[{op.chunk, i}].assign(bytes, bytes + in.numElements() * elementBytes(kStageElementType));
+          stash[{op.chunk, i}].assign(bytes, bytes + in.numElements() * elementBytes(type));
       }
       // The last stage's forward is its backward's first half: nothing to
       // send on, so it runs once, in the backward.
@@ -107,15 +119,15 @@ bool Trainer::runPipeline(int64_t iteration, const std::vector<MicroBatch> &batc
       timeline_.push_back(entry);
       Buffer &out = *buffer(st.prefix + std::string(buffers::kStageOutput));
       if (!comm_->send(stageRank(k + 1), activationChannel(k), out.data(), out.numElements(),
-                       kStageElementType, "activation into stage " + std::to_string(k + 1) + micro,
-                       error))
+                       stageType(dtypes_, st.prefix, buffers::kStageOutput),
+                       "activation into stage " + std::to_string(k + 1) + micro, error))
         return false;
     } else {
       if (!isLastStage(st)) {
         Buffer &g = *buffer(st.prefix + std::string(buffers::kStageOutputGrad));
         if (!comm_->recv(stageRank(k + 1), gradientChannel(k), g.data(), g.numElements(),
-                         kStageElementType, "gradient out of stage " + std::to_string(k + 1) + micro,
-                         error))
+                         stageType(dtypes_, st.prefix, buffers::kStageOutputGrad),
+                         "gradient out of stage " + std::to_string(k + 1) + micro, error))
           return false;
       }
       SavedSet set;
@@ -157,8 +169,8 @@ bool Trainer::runPipeline(int64_t iteration, const std::vector<MicroBatch> &batc
       if (k > 0) {
         Buffer &g = *buffer(st.prefix + std::string(buffers::kStageInputGrad));
         if (!comm_->send(stageRank(k - 1), gradientChannel(k - 1), g.data(), g.numElements(),
-                         kStageElementType, "gradient out of stage " + std::to_string(k) + micro,
-                         error))
+                         stageType(dtypes_, st.prefix, buffers::kStageInputGrad),
+                         "gradient out of stage " + std::to_string(k) + micro, error))
           return false;
       }
     }
@@ -186,7 +198,9 @@ bool Trainer::evaluate(BatchSource &data, int64_t batches, double &loss, std::st
       if (k > 0) {
         Buffer &in = *buffer(st.prefix + std::string(buffers::kStageInput));
         if (!comm_->recv(stageRank(k - 1), kEvalChannelBase + static_cast<int>(k - 1), in.data(),
-                         in.numElements(), kStageElementType, what + std::to_string(k), error))
+                         in.numElements(),
+                         stageType(dtypes_, st.prefix, buffers::kStageInput),
+                         what + std::to_string(k), error))
           return false;
       }
       if (!call(st.eval ? *st.eval : *st.forward, error))
@@ -197,7 +211,9 @@ bool Trainer::evaluate(BatchSource &data, int64_t batches, double &loss, std::st
       } else {
         Buffer &out = *buffer(st.prefix + std::string(buffers::kStageOutput));
         if (!comm_->send(stageRank(k + 1), kEvalChannelBase + static_cast<int>(k), out.data(),
-                         out.numElements(), kStageElementType, what + std::to_string(k + 1), error))
+                         out.numElements(),
+                         stageType(dtypes_, st.prefix, buffers::kStageOutput),
+                         what + std::to_string(k + 1), error))
           return false;
       }
     }

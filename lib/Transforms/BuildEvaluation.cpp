@@ -22,7 +22,7 @@ struct BuildEvaluationPass : mt::impl::BuildEvaluationPassBase<BuildEvaluationPa
       b.setInsertionPointAfter(model);
       auto eval = cast<func::FuncOp>(b.clone(*model));
       eval.setSymName((model.getSymName() + "_eval").str());
-      eval->setAttr(kRoleAttrName, b.getStringAttr("eval"));
+      setRole(eval, FunctionRole::eval);
       eval->setAttr("mt.model", FlatSymbolRefAttr::get(model.getSymNameAttr()));
       // Not a model function any more: it is derived from one.
       eval->setAttr(kGradientOfAttrName, FlatSymbolRefAttr::get(model.getSymNameAttr()));

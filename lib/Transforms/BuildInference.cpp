@@ -111,7 +111,7 @@ FailureOr<func::FuncOp> buildFunction(func::FuncOp model, int64_t capacity, bool
   OpBuilder top(model);
   auto fn = cast<func::FuncOp>(top.clone(*model));
   fn.setSymName((model.getSymName() + (decode ? "_decode" : "_prefill")).str());
-  fn->setAttr(kRoleAttrName, top.getStringAttr(decode ? "decode" : "prefill"));
+  setRole(fn, decode ? FunctionRole::decode : FunctionRole::prefill);
   turnDropoutOff(fn);
   MLIRContext *ctx = fn.getContext();
   Block &entry = fn.getBody().front();

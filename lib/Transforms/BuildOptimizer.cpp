@@ -17,13 +17,32 @@ namespace {
 
 /// Creates `@name(inputs) -> results` after `anchor` (the training step of
 /// `model`), with `body` filling it.
+/// The buffers of `roles` for each parameter in turn ([p0 role0, p1 role0,
+/// ..., p0 role1, ...]), as the functions below take and return them.
+SmallVector<BufferAttr> buffersOf(MLIRContext *context, ArrayRef<BufferRole> roles,
+                                  const std::vector<ParamInfo> &params) {
+  SmallVector<BufferAttr> out;
+  for (BufferRole role : roles)
+    for (const ParamInfo &p : params)
+      out.push_back(BufferAttr::get(context, role, StringAttr::get(context, p.name)));
+  return out;
+}
+
+/// A function of `role` whose arguments and results are the runtime's
+/// buffers `inputs` and `results` (each marked mt.buffer).
 func::FuncOp makeFunction(OpBuilder &b, func::FuncOp anchor, func::FuncOp model, StringRef name,
-                          StringRef role,
-                          TypeRange inputs, TypeRange results,
+                          FunctionRole role, ArrayRef<BufferAttr> inputs,
+                          ArrayRef<BufferAttr> results, ArrayRef<Type> inputTypes,
+                          ArrayRef<Type> resultTypes,
                           function_ref<SmallVector<Value>(OpBuilder &, ValueRange)> body) {
   b.setInsertionPointAfter(anchor);
-  auto fn = func::FuncOp::create(b, anchor.getLoc(), name, b.getFunctionType(inputs, results));
-  fn->setAttr(kRoleAttrName, b.getStringAttr(role));
+  auto fn = func::FuncOp::create(b, anchor.getLoc(), name,
+                                 b.getFunctionType(inputTypes, resultTypes));
+  setRole(fn, role);
+  for (auto [i, buffer] : llvm::enumerate(inputs))
+    fn.setArgAttr(i, kBufferAttrName, buffer);
+  for (auto [i, buffer] : llvm::enumerate(results))
+    fn.setResultAttr(i, kBufferAttrName, buffer);
   fn->setAttr("mt.model", FlatSymbolRefAttr::get(model.getSymNameAttr()));
   Block *entry = fn.addEntryBlock();
   OpBuilder fb = OpBuilder::atBlockEnd(entry);
@@ -37,9 +56,11 @@ LogicalResult build(ModuleOp module, func::FuncOp model, int64_t shards) {
   if (!grad)
     return model.emitError("mt-build-optimizer: run mt-derive-gradients first (no @" + name +
                            "_grad)");
-  model->setAttr(kRoleAttrName, StringAttr::get(module.getContext(), "forward"));
-  grad->setAttr(kRoleAttrName, StringAttr::get(module.getContext(), "train_step"));
+  setRole(model, FunctionRole::forward);
+  setRole(grad, FunctionRole::train_step);
   std::vector<ParamInfo> params = collectParams(model);
+  MLIRContext *context = module.getContext();
+  auto buffers = [&](ArrayRef<BufferRole> roles) { return buffersOf(context, roles, params); };
   SmallVector<Type> types;
   for (const ParamInfo &p : params)
     types.push_back(p.type);
@@ -53,7 +74,9 @@ LogicalResult build(ModuleOp module, func::FuncOp model, int64_t shards) {
   for (unsigned i = 0; i < grad.getNumArguments(); ++i)
     stepAccumulates |= static_cast<bool>(grad.getArgAttr(i, kAccumulatorOfAttrName));
   if (!stepAccumulates)
-    makeFunction(b, grad, model, name + "_accumulate", "accumulate",
+    makeFunction(b, grad, model, name + "_accumulate", FunctionRole::accumulate,
+                 buffers({BufferRole::grad_accumulator, BufferRole::gradient}),
+                 buffers({BufferRole::grad_accumulator}),
                  llvm::to_vector(llvm::concat<Type>(types, types)), types,
                  [&](OpBuilder &fb, ValueRange args) {
                    SmallVector<Value> sums;
@@ -75,7 +98,12 @@ LogicalResult build(ModuleOp module, func::FuncOp model, int64_t shards) {
   // owns (a tied embedding's second copy, or a replicated parameter on
   // tensor-parallel peers, counts once), in f64.
   SmallVector<Type> scalars(n, scalar);
-  auto norm = makeFunction(b, grad, model, name + "_grad_sq_norm", "grad_sq_norm", types, scalars,
+  // The distributed optimizer's functions see this rank's shards.
+  bool sharded = shards > 0;
+  BufferRole paramRole = sharded ? BufferRole::param_shard : BufferRole::param;
+  BufferRole gradRole = sharded ? BufferRole::grad_shard : BufferRole::grad_accumulator;
+  auto norm = makeFunction(b, grad, model, name + "_grad_sq_norm", FunctionRole::grad_sq_norm,
+                           buffers({gradRole}), buffers({BufferRole::grad_square}), types, scalars,
                [&](OpBuilder &fb, ValueRange args) {
                  SmallVector<Value> sums;
                  for (size_t i = 0; i < n; ++i) {
@@ -93,7 +121,12 @@ LogicalResult build(ModuleOp module, func::FuncOp model, int64_t shards) {
   SmallVector<Type> results;
   for (int k = 0; k < 3; ++k)
     results.append(types);
-  auto adamw = makeFunction(b, grad, model, name + "_adamw", "optimizer", inputs, results,
+  SmallVector<BufferAttr> inputBuffers =
+      buffers({paramRole, gradRole, BufferRole::exp_avg, BufferRole::exp_avg_sq});
+  inputBuffers.push_back(BufferAttr::get(context, BufferRole::hyper, StringAttr()));
+  auto adamw = makeFunction(b, grad, model, name + "_adamw", FunctionRole::optimizer, inputBuffers,
+                            buffers({paramRole, BufferRole::exp_avg, BufferRole::exp_avg_sq}),
+                            inputs, results,
                [&](OpBuilder &fb, ValueRange args) {
                  SmallVector<Value> p, m, v;
                  for (size_t i = 0; i < n; ++i) {

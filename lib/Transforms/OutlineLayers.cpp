@@ -36,9 +36,10 @@ struct LayerGroup {
 };
 
 bool isTrainingFunction(func::FuncOp fn) {
-  auto role = fn->getAttrOfType<StringAttr>(kRoleAttrName);
+  std::optional<FunctionRole> role = roleOf(fn);
   return role && !fn.isExternal() &&
-         llvm::is_contained({"forward", "train_step", "eval"}, role.getValue());
+         llvm::is_contained({FunctionRole::forward, FunctionRole::train_step, FunctionRole::eval},
+                            *role);
 }
 
 /// The stacked-tensor index an op of a group reads or writes at, if any.

@@ -47,8 +47,7 @@ struct SignalGradientsReadyPass
     : mt::impl::SignalGradientsReadyPassBase<SignalGradientsReadyPass> {
   void runOnOperation() override {
     for (auto fn : getOperation().getOps<func::FuncOp>()) {
-      auto role = fn->getAttrOfType<StringAttr>(kRoleAttrName);
-      if (!role || role.getValue() != "train_step" || fn.isExternal())
+      if (roleOf(fn) != FunctionRole::train_step || fn.isExternal())
         continue;
       auto ret = cast<func::ReturnOp>(fn.getBody().front().getTerminator());
       SmallVector<ReadyPoint> points;

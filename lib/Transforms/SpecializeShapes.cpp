@@ -113,8 +113,8 @@ struct SpecializeShapesPass : mt::impl::SpecializeShapesPassBase<SpecializeShape
           return func.emitError("mt-specialize-shapes: an encoder-decoder model needs the "
                                 "decoder's sequence length: give --decoder-seq-length");
         if (chosen[d] == 0)
-          return func.emitError("mt-specialize-shapes: the model has no position table, so "
-                                "seq-length must be given");
+          return func.emitError("mt-specialize-shapes: the model has no position table to "
+                                "take its sequence length from: give --seq-length");
         shape[d] = chosen[d];
       }
       arg.setType(RankedTensorType::get(shape, type.getElementType(), type.getEncoding()));

@@ -5,7 +5,7 @@
 // CHECK: mt.dropout
 // CHECK-LABEL: func.func @m_eval
 // CHECK-SAME: (%[[W:.*]]: tensor<4x8xf32> {mt.param = {{.*}}}, %[[X:.*]]: tensor<2x8xf32>, %[[L:.*]]: tensor<2xi32>) -> tensor<f32>
-// CHECK-SAME: attributes {mt.gradient_of = @m, mt.model = @m, mt.role = "eval"}
+// CHECK-SAME: attributes {mt.gradient_of = @m, mt.model = @m, mt.role = #mt<role eval>}
 // CHECK-NOT: mt.dropout
 // CHECK: %[[Y:.*]] = mt.linear %[[X]], %[[W]]
 // CHECK: %[[LOSS:.*]] = mt.cross_entropy %[[Y]], %[[L]]

@@ -11,7 +11,7 @@
 // CHECK-LABEL: func.func @m_prefill
 // CHECK-SAME: (%[[TOK:.*]]: tensor<?x?xi32> {mt.batch = "tokens"}, %[[WTE:.*]]: tensor<16x8xf32> {mt.param = {{.*}}}, %[[WPE:.*]]: tensor<32x8xf32> {mt.param = {{.*}}}, %{{.*}}: tensor<24x8xf32> {mt.param = {{.*}}}, %[[POS:.*]]: tensor<i64> {mt.batch = "position"}, %[[KC:.*]]: tensor<?x2x32x4xf32> {mt.kv_cache = "k.0"}, %[[VC:.*]]: tensor<?x2x32x4xf32> {mt.kv_cache = "v.0"})
 // CHECK-SAME: -> (tensor<?x?x16xf32>, tensor<?x2x32x4xf32> {mt.in_place_of = 5 : i64}, tensor<?x2x32x4xf32> {mt.in_place_of = 6 : i64})
-// CHECK-SAME: mt.role = "prefill"
+// CHECK-SAME: mt.role = #mt<role prefill>
 // CHECK-NOT: mt.dropout
 // CHECK: %[[P:.*]] = mt.position_embedding %[[WPE]] for %[[TOK]] at %[[POS]] : tensor<i64>
 // CHECK: %[[Q:.*]] = mt.split_heads
@@ -29,7 +29,7 @@
 // The decode takes one token a row.
 // CHECK-LABEL: func.func @m_decode
 // CHECK-SAME: (%[[DTOK:.*]]: tensor<?x1xi32> {mt.batch = "tokens"}
-// CHECK-SAME: mt.role = "decode"
+// CHECK-SAME: mt.role = #mt<role decode>
 // CHECK: mt.position_embedding %{{.*}} for %[[DTOK]] at
 
 // CAPACITY-LABEL: func.func @m_prefill

@@ -1,25 +1,34 @@
 // RUN: mt-opt %s -split-input-file -mt-derive-gradients -mt-build-optimizer -verify-diagnostics | FileCheck %s
 
 // A matrix decays, a bias does not; accumulation adds, the norm sums squares.
+// Each argument and result of the step functions says which runtime buffer
+// it is (mt.buffer), so the plan does not name them by position.
 // CHECK-LABEL: func.func @m(
-// CHECK-SAME: attributes {mt.role = "forward"}
+// CHECK-SAME: attributes {mt.role = #mt<role forward>}
 // CHECK-LABEL: func.func @m_grad(
-// CHECK-SAME: mt.role = "train_step"
+// CHECK-SAME: mt.role = #mt<role train_step>
 // CHECK-LABEL: func.func @m_adamw
-// CHECK-SAME: (%[[W:.*]]: tensor<4x8xf32>, %[[B:.*]]: tensor<4xf32>, %[[GW:.*]]: tensor<4x8xf32>, %[[GB:.*]]: tensor<4xf32>, %[[MW:.*]]: tensor<4x8xf32>, %[[MB:.*]]: tensor<4xf32>, %[[VW:.*]]: tensor<4x8xf32>, %[[VB:.*]]: tensor<4xf32>, %[[H:.*]]: tensor<8xf32>)
-// CHECK-SAME: attributes {mt.model = @m, mt.role = "optimizer"}
+// CHECK-SAME: (%[[W:[[:alnum:]_]+]]: tensor<4x8xf32> {mt.buffer = #mt.buffer<param, "w">}, %[[B:[[:alnum:]_]+]]: tensor<4xf32> {mt.buffer = #mt.buffer<param, "b">},
+// CHECK-SAME: %[[GW:[[:alnum:]_]+]]: tensor<4x8xf32> {mt.buffer = #mt.buffer<grad_accumulator, "w">}, %[[GB:[[:alnum:]_]+]]: tensor<4xf32> {mt.buffer = #mt.buffer<grad_accumulator, "b">},
+// CHECK-SAME: %[[MW:[[:alnum:]_]+]]: tensor<4x8xf32> {mt.buffer = #mt.buffer<exp_avg, "w">}, %[[MB:[[:alnum:]_]+]]: tensor<4xf32> {mt.buffer = #mt.buffer<exp_avg, "b">},
+// CHECK-SAME: %[[VW:[[:alnum:]_]+]]: tensor<4x8xf32> {mt.buffer = #mt.buffer<exp_avg_sq, "w">}, %[[VB:[[:alnum:]_]+]]: tensor<4xf32> {mt.buffer = #mt.buffer<exp_avg_sq, "b">},
+// CHECK-SAME: %[[H:[[:alnum:]_]+]]: tensor<8xf32> {mt.buffer = #mt.buffer<hyper>})
+// CHECK-SAME: -> (tensor<4x8xf32> {mt.buffer = #mt.buffer<param, "w">}, tensor<4xf32> {mt.buffer = #mt.buffer<param, "b">}, tensor<4x8xf32> {mt.buffer = #mt.buffer<exp_avg, "w">}
+// CHECK-SAME: attributes {mt.model = @m, mt.role = #mt<role optimizer>}
 // CHECK: %[[PW:[[:alnum:]_]+]], %[[NMW:[[:alnum:]_]+]], %[[NVW:[[:alnum:]_]+]] = mt.adamw %[[W]], %[[GW]], %[[MW]], %[[VW]], %[[H]] {decay}
 // CHECK: %[[PB:[[:alnum:]_]+]], %[[NMB:[[:alnum:]_]+]], %[[NVB:[[:alnum:]_]+]] = mt.adamw %[[B]], %[[GB]], %[[MB]], %[[VB]], %[[H]] :
 // CHECK: return %[[PW]], %[[PB]], %[[NMW]], %[[NMB]], %[[NVW]], %[[NVB]]
 // CHECK-LABEL: func.func @m_grad_sq_norm
-// CHECK-SAME: (%[[G0:.*]]: tensor<4x8xf32>, %[[G1:.*]]: tensor<4xf32>) -> (tensor<f32>, tensor<f32>)
+// CHECK-SAME: (%[[G0:[[:alnum:]_]+]]: tensor<4x8xf32> {mt.buffer = #mt.buffer<grad_accumulator, "w">}, %[[G1:[[:alnum:]_]+]]: tensor<4xf32> {mt.buffer = #mt.buffer<grad_accumulator, "b">})
+// CHECK-SAME: -> (tensor<f32> {mt.buffer = #mt.buffer<grad_square, "w">}, tensor<f32> {mt.buffer = #mt.buffer<grad_square, "b">})
 // CHECK: %[[SQ0:.*]] = mt.mul %[[G0]], %[[G0]]
 // CHECK: %[[S0:.*]] = mt.sum_to %[[SQ0]] : tensor<4x8xf32> -> tensor<f32>
 // CHECK: %[[SQ1:.*]] = mt.mul %[[G1]], %[[G1]]
 // CHECK: %[[S1:.*]] = mt.sum_to %[[SQ1]] : tensor<4xf32> -> tensor<f32>
 // CHECK: return %[[S0]], %[[S1]]
 // CHECK-LABEL: func.func @m_accumulate
-// CHECK-SAME: (%[[A0:.*]]: tensor<4x8xf32>, %[[A1:.*]]: tensor<4xf32>, %[[D0:.*]]: tensor<4x8xf32>, %[[D1:.*]]: tensor<4xf32>)
+// CHECK-SAME: (%[[A0:[[:alnum:]_]+]]: tensor<4x8xf32> {mt.buffer = #mt.buffer<grad_accumulator, "w">}, %[[A1:[[:alnum:]_]+]]: tensor<4xf32> {mt.buffer = #mt.buffer<grad_accumulator, "b">},
+// CHECK-SAME: %[[D0:[[:alnum:]_]+]]: tensor<4x8xf32> {mt.buffer = #mt.buffer<gradient, "w">}, %[[D1:[[:alnum:]_]+]]: tensor<4xf32> {mt.buffer = #mt.buffer<gradient, "b">})
 // CHECK: %[[R0:.*]] = mt.add %[[A0]], %[[D0]]
 // CHECK: %[[R1:.*]] = mt.add %[[A1]], %[[D1]]
 // CHECK: return %[[R0]], %[[R1]]

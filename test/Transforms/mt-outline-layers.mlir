@@ -16,7 +16,7 @@
 // CHECK: %[[Z:.*]] = mt.dropout %[[Y1]] seed %[[SEED]] : tensor<i64> {rate
 // CHECK: return %[[Z]]
 func.func @forward(%x: tensor<2x4xf32>, %w: tensor<2x4xf32> {mt.first_layer = 0 : i64}, %seed: tensor<i64>) -> tensor<2x4xf32>
-    attributes {mt.role = "forward"} {
+    attributes {mt.role = #mt<role forward>} {
   %w0 = mt.slice_layer %w {layer = 0 : i64} : tensor<2x4xf32> -> tensor<4xf32>
   %a0 = mt.add %x, %w0 {mt.layer = 0 : i64} : tensor<2x4xf32>, tensor<4xf32>
   %d0 = mt.dropout %a0 seed %seed : tensor<i64> {layer = 0 : i64, mt.layer = 0 : i64, rate = 1.0e-01 : f64, stream = 1 : i64} : tensor<2x4xf32>
@@ -37,7 +37,7 @@ func.func @forward(%x: tensor<2x4xf32>, %w: tensor<2x4xf32> {mt.first_layer = 0 
 // CHECK: %[[Y0:.*]] = call @forward_layer(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %[[O0]]) {mt.layer = 0 : i64}
 // CHECK: call @forward_layer(%{{.*}}, %[[Y0]], {{.*}}) {mt.layer = 1 : i64}
 func.func @shared(%x: tensor<2x4xf32>, %w: tensor<2x4xf32> {mt.first_layer = 2 : i64}, %seed: tensor<i64>, %off: tensor<i64> {mt.layer_offset}) -> tensor<2x4xf32>
-    attributes {mt.role = "eval"} {
+    attributes {mt.role = #mt<role eval>} {
   %w0 = mt.slice_layer %w {layer = 0 : i64} : tensor<2x4xf32> -> tensor<4xf32>
   %a0 = mt.add %x, %w0 {mt.layer = 0 : i64} : tensor<2x4xf32>, tensor<4xf32>
   %d0 = mt.dropout %a0 seed %seed : tensor<i64> {layer = 0 : i64, mt.layer = 0 : i64, rate = 1.0e-01 : f64, stream = 1 : i64} : tensor<2x4xf32>
@@ -59,7 +59,7 @@ func.func @shared(%x: tensor<2x4xf32>, %w: tensor<2x4xf32> {mt.first_layer = 2 :
 // CHECK: mt.gradient_ready %[[R0]]#0 {accumulator = 1 : i64, index = 1 : i64
 // CHECK: return %[[R0]]#1, %[[R0]]#0
 func.func @step(%g: tensor<2x4xf32>, %acc: tensor<2x4xf32> {mt.accumulator_of = "w"}) -> (tensor<2x4xf32>, tensor<2x4xf32> {mt.in_place_of = 1 : i64})
-    attributes {mt.role = "train_step"} {
+    attributes {mt.role = #mt<role train_step>} {
   %s1 = mt.sum_to %g {mt.backward, mt.layer = 1 : i64} : tensor<2x4xf32> -> tensor<4xf32>
   %t1 = mt.slice_layer %acc {layer = 1 : i64, mt.backward, mt.layer = 1 : i64} : tensor<2x4xf32> -> tensor<4xf32>
   %u1 = mt.accumulate %s1 into %t1 {mt.backward, mt.layer = 1 : i64} : tensor<4xf32>
@@ -80,7 +80,7 @@ func.func @step(%g: tensor<2x4xf32>, %acc: tensor<2x4xf32> {mt.accumulator_of = 
 // CHECK-NOT: call
 // CHECK: mt.add {{.*}}mt.layer = 0
 // CHECK: mt.mul {{.*}}mt.layer = 1
-func.func @different(%x: tensor<4xf32>) -> tensor<4xf32> attributes {mt.role = "forward"} {
+func.func @different(%x: tensor<4xf32>) -> tensor<4xf32> attributes {mt.role = #mt<role forward>} {
   %a = mt.add %x, %x {mt.layer = 0 : i64} : tensor<4xf32>, tensor<4xf32>
   %b = mt.mul %a, %a {mt.layer = 1 : i64} : tensor<4xf32>, tensor<4xf32>
   return %b : tensor<4xf32>
@@ -91,7 +91,7 @@ func.func @different(%x: tensor<4xf32>) -> tensor<4xf32> attributes {mt.role = "
 // CHECK-LABEL: func.func @tangled
 // CHECK-NOT: call
 // CHECK: return
-func.func @tangled(%x: tensor<4xf32>) -> tensor<4xf32> attributes {mt.role = "forward"} {
+func.func @tangled(%x: tensor<4xf32>) -> tensor<4xf32> attributes {mt.role = #mt<role forward>} {
   %a = mt.add %x, %x {mt.layer = 0 : i64} : tensor<4xf32>, tensor<4xf32>
   %b = mt.add %a, %a {mt.layer = 1 : i64} : tensor<4xf32>, tensor<4xf32>
   %c = mt.add %b, %b {mt.layer = 0 : i64} : tensor<4xf32>, tensor<4xf32>

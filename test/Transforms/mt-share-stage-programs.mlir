@@ -14,7 +14,7 @@
 // CHECK: %[[C:.*]] = mt.dropout %[[B]] seed %[[SEED]] : tensor<i64> {rate
 // CHECK: return %[[C]]
 func.func @stage1(%x: tensor<2x4xf32>, %w: tensor<2x4xf32> {mt.first_layer = 3 : i64}, %seed: tensor<i64>) -> tensor<2x4xf32>
-    attributes {mt.role = "forward", mt.stage = 1 : i64} {
+    attributes {mt.role = #mt<role forward>, mt.stage = 1 : i64} {
   %a = mt.dropout %x seed %seed : tensor<i64> {layer = 3 : i64, mt.layer = 3 : i64, rate = 1.0e-01 : f64, stream = 1 : i64} : tensor<2x4xf32>
   %b = mt.dropout %a seed %seed : tensor<i64> {layer = 4 : i64, mt.layer = 4 : i64, rate = 1.0e-01 : f64, stream = 1 : i64} : tensor<2x4xf32>
   %c = mt.dropout %b seed %seed : tensor<i64> {rate = 1.0e-01 : f64, stream = 0 : i64} : tensor<2x4xf32>
@@ -22,7 +22,7 @@ func.func @stage1(%x: tensor<2x4xf32>, %w: tensor<2x4xf32> {mt.first_layer = 3 :
 }
 // CHECK-NOT: func.func @stage2
 func.func @stage2(%x: tensor<2x4xf32>, %w: tensor<2x4xf32> {mt.first_layer = 5 : i64}, %seed: tensor<i64>) -> tensor<2x4xf32>
-    attributes {mt.role = "forward", mt.stage = 2 : i64} {
+    attributes {mt.role = #mt<role forward>, mt.stage = 2 : i64} {
   %a = mt.dropout %x seed %seed : tensor<i64> {layer = 5 : i64, mt.layer = 5 : i64, rate = 1.0e-01 : f64, stream = 1 : i64} : tensor<2x4xf32>
   %b = mt.dropout %a seed %seed : tensor<i64> {layer = 6 : i64, mt.layer = 6 : i64, rate = 1.0e-01 : f64, stream = 1 : i64} : tensor<2x4xf32>
   %c = mt.dropout %b seed %seed : tensor<i64> {rate = 1.0e-01 : f64, stream = 0 : i64} : tensor<2x4xf32>
@@ -33,11 +33,11 @@ func.func @stage2(%x: tensor<2x4xf32>, %w: tensor<2x4xf32> {mt.first_layer = 5 :
 // untouched.
 // CHECK-LABEL: func.func @stage3
 // CHECK-SAME: (%{{.*}}: tensor<2x4xf32>, %{{.*}}: tensor<2x4xf32> {mt.first_layer = 7 : i64}, %{{.*}}: tensor<i64>) -> tensor<2x4xf32>
-// CHECK-SAME: attributes {mt.role = "forward", mt.stage = 3 : i64} {
+// CHECK-SAME: attributes {mt.role = #mt<role forward>, mt.stage = 3 : i64} {
 // CHECK: layer = 7 : i64, mt.layer = 7 : i64
 // CHECK: layer = 9 : i64, mt.layer = 9 : i64
 func.func @stage3(%x: tensor<2x4xf32>, %w: tensor<2x4xf32> {mt.first_layer = 7 : i64}, %seed: tensor<i64>) -> tensor<2x4xf32>
-    attributes {mt.role = "forward", mt.stage = 3 : i64} {
+    attributes {mt.role = #mt<role forward>, mt.stage = 3 : i64} {
   %a = mt.dropout %x seed %seed : tensor<i64> {layer = 7 : i64, mt.layer = 7 : i64, rate = 1.0e-01 : f64, stream = 1 : i64} : tensor<2x4xf32>
   %b = mt.dropout %a seed %seed : tensor<i64> {layer = 9 : i64, mt.layer = 9 : i64, rate = 1.0e-01 : f64, stream = 1 : i64} : tensor<2x4xf32>
   %c = mt.dropout %b seed %seed : tensor<i64> {rate = 1.0e-01 : f64, stream = 0 : i64} : tensor<2x4xf32>
@@ -49,12 +49,12 @@ func.func @stage3(%x: tensor<2x4xf32>, %w: tensor<2x4xf32> {mt.first_layer = 7 :
 // CHECK-LABEL: func.func @update1
 // CHECK-SAME: (%{{.*}}: tensor<4xf32>) -> tensor<4xf32>
 // CHECK-SAME: mt.shared_code = {update1 = 0 : i64, update2 = 0 : i64}
-func.func @update1(%p: tensor<4xf32>) -> tensor<4xf32> attributes {mt.role = "optimizer", mt.stage = 1 : i64} {
+func.func @update1(%p: tensor<4xf32>) -> tensor<4xf32> attributes {mt.role = #mt<role optimizer>, mt.stage = 1 : i64} {
   %q = mt.add %p, %p : tensor<4xf32>, tensor<4xf32>
   return %q : tensor<4xf32>
 }
 // CHECK-NOT: func.func @update2
-func.func @update2(%p: tensor<4xf32>) -> tensor<4xf32> attributes {mt.role = "optimizer", mt.stage = 2 : i64} {
+func.func @update2(%p: tensor<4xf32>) -> tensor<4xf32> attributes {mt.role = #mt<role optimizer>, mt.stage = 2 : i64} {
   %q = mt.add %p, %p : tensor<4xf32>, tensor<4xf32>
   return %q : tensor<4xf32>
 }

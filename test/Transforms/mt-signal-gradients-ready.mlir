@@ -15,7 +15,7 @@
 func.func @step(%dw1: tensor<4xf32>, %dw0: tensor<4xf32>, %db: tensor<4xf32>,
                 %acc: tensor<2x4xf32> {mt.accumulator_of = "h.w"}, %bacc: tensor<4xf32> {mt.accumulator_of = "b"})
     -> (tensor<2x4xf32> {mt.grad_of = "h.w", mt.in_place_of = 3 : i64}, tensor<4xf32> {mt.grad_of = "b", mt.in_place_of = 4 : i64})
-    attributes {mt.role = "train_step"} {
+    attributes {mt.role = #mt<role train_step>} {
   %a1 = mt.insert_layer %dw1 into %acc {layer = 1 : i64} : tensor<4xf32> into tensor<2x4xf32>
   %b = mt.accumulate %db into %bacc : tensor<4xf32>
   %a0 = mt.insert_layer %dw0 into %a1 {layer = 0 : i64} : tensor<4xf32> into tensor<2x4xf32>
@@ -31,7 +31,7 @@ func.func @step(%dw1: tensor<4xf32>, %dw0: tensor<4xf32>, %db: tensor<4xf32>,
 // CHECK-NOT: mt.gradient_ready
 func.func @whole_last(%dw: tensor<4xf32>, %acc: tensor<2x4xf32> {mt.accumulator_of = "h.w"}, %d: tensor<2x4xf32>)
     -> (tensor<2x4xf32> {mt.grad_of = "h.w", mt.in_place_of = 1 : i64})
-    attributes {mt.role = "train_step"} {
+    attributes {mt.role = #mt<role train_step>} {
   %a = mt.insert_layer %dw into %acc {layer = 1 : i64} : tensor<4xf32> into tensor<2x4xf32>
   %w = mt.accumulate %d into %a : tensor<2x4xf32>
   return %w : tensor<2x4xf32>
@@ -41,7 +41,7 @@ func.func @whole_last(%dw: tensor<4xf32>, %acc: tensor<2x4xf32> {mt.accumulator_
 // CHECK-LABEL: func.func @optimizer
 // CHECK-NOT: mt.gradient_ready
 func.func @optimizer(%db: tensor<4xf32>, %bacc: tensor<4xf32>) -> (tensor<4xf32> {mt.in_place_of = 1 : i64})
-    attributes {mt.role = "optimizer"} {
+    attributes {mt.role = #mt<role optimizer>} {
   %b = mt.accumulate %db into %bacc : tensor<4xf32>
   return %b : tensor<4xf32>
 }

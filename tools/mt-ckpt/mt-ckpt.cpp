@@ -14,6 +14,7 @@
 #include "mt/Checkpoint/CheckpointWriter.h"
 #include "mt/Checkpoint/HuggingFaceGpt2.h"
 #include "mt/Plan/PlanFile.h"
+#include "mt/Plan/PlanEnums.h"
 
 #include <llvm/Support/CommandLine.h>
 
@@ -101,15 +102,16 @@ int show(const std::string &path) {
               static_cast<long long>(c.micro_batch_size()),
               static_cast<long long>(c.global_batch_size()),
               static_cast<long long>(c.seq_length()),
-              c.activation_type().empty() ? "f32" : c.activation_type().c_str());
+              std::string(mt::activationTypeName(c.activation_type())).c_str());
   const mt::plan::ModelArchitecture &a = c.architecture();
   if (a.layers() > 0)
     std::printf("  architecture: %lld layers, hidden %lld, %lld heads (%lld key/value), ffn %lld, "
                 "%s positions, %s (eps %g), %s, %s head, %s\n",
                 static_cast<long long>(a.layers()), static_cast<long long>(a.hidden()),
                 static_cast<long long>(a.heads()), static_cast<long long>(a.kv_heads()),
-                static_cast<long long>(a.ffn_hidden()), a.positions().c_str(), a.norm().c_str(),
-                a.norm_epsilon(), a.activation().c_str(), a.tied_embeddings() ? "tied" : "untied",
+                static_cast<long long>(a.ffn_hidden()), std::string(mt::nameOf(a.positions())).c_str(),
+                std::string(mt::nameOf(a.norm())).c_str(), a.norm_epsilon(),
+                std::string(mt::nameOf(a.activation())).c_str(), a.tied_embeddings() ? "tied" : "untied",
                 a.biases() ? "biases" : "no biases");
   std::printf("tensors (%d):\n", m.tensors_size());
   for (const mt::ckpt::Tensor &t : m.tensors()) {

@@ -7,6 +7,7 @@
 // prompt's and the decode's tokens per second.
 //
 //===----------------------------------------------------------------------===//
+#include "mt/Support/HelpOptions.h"
 #include "mt/Data/DocumentTokenizer.h"
 #include "mt/Plan/InferenceMemory.h"
 #include "mt/Runtime/Generation.h"
@@ -190,7 +191,7 @@ static void printStats(const GenerationStats &stats, const InferenceSession &ses
 
 int main(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
-  cl::HideUnrelatedOptions(category);
+  mt::showOnlyInHelp({&category});
   cl::ParseCommandLineOptions(argc, argv, "mt-generate: text from a plan of mtc --inference\n");
   std::string error;
   plan::Plan plan;

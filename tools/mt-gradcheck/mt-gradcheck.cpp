@@ -6,6 +6,7 @@
 // (examples/gen_gpt.py gpt-micro-f64); exits 1 when any element disagrees.
 //
 //===----------------------------------------------------------------------===//
+#include "mt/Support/HelpOptions.h"
 #include "mt/Analysis/ModelInfo.h"
 #include "mt/Pipelines/Pipelines.h"
 #include "mt/Runtime/CpuModule.h"
@@ -31,17 +32,27 @@
 using namespace mlir;
 namespace cl = llvm::cl;
 
-static cl::opt<std::string> inputFilename(cl::Positional, cl::desc("<model.mlir>"), cl::Required);
-static cl::opt<int64_t> microBatch("micro-batch-size", cl::init(2));
-static cl::opt<int64_t> seqLength("seq-length", cl::init(0));
-static cl::opt<unsigned> seed("seed", cl::init(1));
+static cl::OptionCategory category("mt-gradcheck options");
+static cl::opt<std::string> inputFilename(cl::Positional, cl::desc("<model.mlir>"), cl::Required,
+                                          cl::cat(category));
+static cl::opt<int64_t> microBatch("micro-batch-size", cl::desc("the batch checked"),
+                                   cl::init(2), cl::cat(category));
+static cl::opt<int64_t> seqLength("seq-length",
+                                  cl::desc("tokens per sequence (0: the position table's size)"), cl::init(0),
+                                  cl::cat(category));
+static cl::opt<unsigned> seed("seed", cl::desc("seed of the random inputs"),
+                              cl::init(1), cl::cat(category));
 static cl::opt<unsigned> samples("samples", cl::desc("elements checked per parameter (0: all)"),
-                                 cl::init(0));
-static cl::opt<double> epsilon("epsilon", cl::desc("finite-difference step"), cl::init(1e-5));
-static cl::opt<double> tolerance("tolerance", cl::desc("relative tolerance"), cl::init(1e-6));
-static cl::opt<double> absTolerance("abs-tolerance", cl::init(1e-9));
+                                 cl::init(0), cl::cat(category));
+static cl::opt<double> epsilon("epsilon", cl::desc("finite-difference step"), cl::init(1e-5),
+                               cl::cat(category));
+static cl::opt<double> tolerance("tolerance", cl::desc("relative tolerance"), cl::init(1e-6),
+                                 cl::cat(category));
+static cl::opt<double> absTolerance("abs-tolerance", cl::desc("absolute tolerance"),
+                                    cl::init(1e-9), cl::cat(category));
 static cl::opt<bool> printValues("print-values",
-                                 cl::desc("print each checked element's two gradients"));
+                                 cl::desc("print each checked element's two gradients"),
+                                 cl::cat(category));
 
 namespace {
 
@@ -172,6 +183,7 @@ std::printf("%-22s %8zu %14.3e %14.3e  %s\n", name.c_str(), indices.size(), wors
 int main(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
   mt::registerPassesAndPipelines(); // the lowering pipeline names upstream passes
+  mt::showOnlyInHelp({&category});
   cl::ParseCommandLineOptions(argc, argv, "mt-gradcheck: gradients vs finite differences\n");
 
   DialectRegistry registry;

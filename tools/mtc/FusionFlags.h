@@ -4,7 +4,12 @@
 
 #include "mt/Driver/TrainingCompiler.h"
 
+#include "llvm/Support/CommandLine.h"
+
 #include <string>
+
+/// The category of the --fuse-* flags (and --overlap-tp-comm) in --help.
+llvm::cl::OptionCategory &fusionCategory();
 
 /// Copies the --fuse-* flags into `settings`; false with `error` set when
 /// they contradict each other.

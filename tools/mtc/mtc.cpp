@@ -6,12 +6,15 @@
 // ...) apply to its pass manager.
 //
 //===----------------------------------------------------------------------===//
+#include "mt/Support/HelpOptions.h"
 #include "mt/Driver/MemoryBudget.h"
 #include "mt/Driver/MemoryReport.h"
 #include "mt/Driver/InferenceCompiler.h"
 #include "mt/Driver/TrainingCompiler.h"
 #include "FusionFlags.h"
+#include "PrecisionFlags.h"
 #include "mt/Plan/InferenceMemory.h"
+#include "mt/Plan/PlanEnums.h"
 #include "mt/Driver/ParamSummary.h"
 
 #include "mt/Analysis/ModelInfo.h"
@@ -54,19 +57,20 @@ static cl::opt<Emit> emit("emit", cl::desc("what -o writes"),
                                      clEnumValN(Emit::Mlir, "mlir", "the training step as mt IR")),
                           cl::init(Emit::Plan), cl::cat(mtcCategory));
 
+// Memory, precision and fusion choices (FusionFlags.cpp) of the compile.
+static cl::OptionCategory memoryCategory("memory: what is kept, recomputed, budgeted");
+
 // Training options, named like Megatron's.
 static cl::OptionCategory trainCategory("training options (stored in the plan)");
 static cl::opt<double> lr("lr", cl::desc("peak learning rate"), cl::init(6e-4), cl::cat(trainCategory));
 static cl::opt<double> minLr("min-lr", cl::desc("learning rate at the end of the decay"), cl::init(0.0), cl::cat(trainCategory));
 static cl::opt<int64_t> warmup("lr-warmup-iters", cl::desc("linear warm-up iterations"), cl::init(0), cl::cat(trainCategory));
-enum class DecayStyle { Constant, Linear, Cosine };
-static constexpr const char *kDecayStyleNames[] = {"constant", "linear", "cosine"};
-static cl::opt<DecayStyle> decayStyle(
+static cl::opt<mt::plan::Optimizer::LrDecayStyle> decayStyle(
     "lr-decay-style", cl::desc("learning-rate decay after the warm-up"),
-    cl::values(clEnumValN(DecayStyle::Constant, "constant", "the peak rate"),
-               clEnumValN(DecayStyle::Linear, "linear", "linearly to --min-lr"),
-               clEnumValN(DecayStyle::Cosine, "cosine", "a half cosine to --min-lr")),
-    cl::init(DecayStyle::Cosine), cl::cat(trainCategory));
+    cl::values(clEnumValN(mt::plan::Optimizer::CONSTANT, "constant", "the peak rate"),
+               clEnumValN(mt::plan::Optimizer::LINEAR, "linear", "linearly to --min-lr"),
+               clEnumValN(mt::plan::Optimizer::COSINE, "cosine", "a half cosine to --min-lr")),
+    cl::init(mt::plan::Optimizer::COSINE), cl::cat(trainCategory));
 static cl::opt<int64_t> decayIters("lr-decay-iters", cl::desc("iterations of decay (default: --train-iters)"), cl::init(0), cl::cat(trainCategory));
 static cl::opt<double> clipGrad("clip-grad", cl::desc("global gradient-norm clip (0: off)"), cl::init(1.0), cl::cat(trainCategory));
 static cl::opt<double> weightDecay("weight-decay", cl::desc("AdamW weight decay (matrices only)"), cl::init(0.01), cl::cat(trainCategory));
@@ -150,13 +154,12 @@ static cl::opt<bool> distributedOptimizer(
     cl::init(false), cl::cat(parallelCategory));
 static cl::alias distributedOptimizerAlias("use-distributed-optimizer",
                                            cl::aliasopt(distributedOptimizer));
-enum class Schedule { OneF1B, Interleaved };
-static cl::opt<Schedule> schedule(
+static cl::opt<mt::plan::Parallelism::Schedule> schedule(
     "schedule", cl::desc("pipeline schedule"),
-    cl::values(clEnumValN(Schedule::OneF1B, "1f1b", "one forward, one backward"),
-               clEnumValN(Schedule::Interleaved, "interleaved",
+    cl::values(clEnumValN(mt::plan::Parallelism::ONE_F_ONE_B, "1f1b", "one forward, one backward"),
+               clEnumValN(mt::plan::Parallelism::INTERLEAVED, "interleaved",
                           "interleaved 1F1B over --virtual-stages model chunks")),
-    cl::init(Schedule::OneF1B), cl::cat(parallelCategory));
+    cl::init(mt::plan::Parallelism::ONE_F_ONE_B), cl::cat(parallelCategory));
 static cl::opt<int64_t> virtualStages("virtual-stages",
                                       cl::desc("model chunks per pipeline stage (interleaved)"),
                                       cl::init(1), cl::cat(parallelCategory));
@@ -176,7 +179,7 @@ static cl::opt<bool> reportMemory(
     "report-memory",
     cl::desc("print, per rank, the bytes of parameters, gradients, optimizer state and "
              "activations (by layer and tensor) and the peak, before anything runs"),
-    cl::init(false));
+    cl::init(false), cl::cat(memoryCategory));
 
 static cl::opt<bool> outlineLayers(
     "outline-layers",
@@ -184,97 +187,48 @@ static cl::opt<bool> outlineLayers(
              "(mt-outline-layers; default true): native compile time grows with the distinct "
              "layers, not their count; false keeps them inline for a smaller arena (the report "
              "shows both exactly)"),
-    cl::init(true));
+    cl::init(true), cl::cat(memoryCategory));
 
-enum class DropoutMasks { Regenerate, Stored };
+enum class DropoutMasks { Regenerate, Stored }; // mtc's flag; the pipeline takes a bool
 static cl::opt<DropoutMasks> dropoutMasks(
     "dropout-masks", cl::desc("what the backward's dropout masks come from"),
     cl::values(clEnumValN(DropoutMasks::Regenerate, "regenerate", "drawn again (nothing kept)"),
                clEnumValN(DropoutMasks::Stored, "stored",
                           "a one-byte mask per element, kept (Megatron)")),
     cl::init(mt::TrainingDefaults::storeDropoutMasks ? DropoutMasks::Stored
-                                                     : DropoutMasks::Regenerate));
+                                                     : DropoutMasks::Regenerate), cl::cat(memoryCategory));
 
 static cl::opt<bool> recomputeAllGathers(
     "recompute-all-gathers",
     cl::desc("with --sp: gather the sequence pieces again in the backward instead of keeping the "
              "gathered input of each column-parallel linear (Megatron's choice; less memory, "
              "one more all-gather per linear)"),
-    cl::init(mt::TrainingDefaults::recomputeAllGathers));
+    cl::init(mt::TrainingDefaults::recomputeAllGathers), cl::cat(memoryCategory));
 
 static cl::opt<bool> overlapTpComm(
     "overlap-tp-comm",
     cl::desc("with --tp, CPU plans: start each collective above a GEMM that does not need it "
              "and wait where its result is first read, so its data moves while the GEMM runs "
              "(mt-overlap-collectives; default on; mt-run's --overlap-tp-comm decides)"),
-    cl::init(mt::TrainingDefaults::overlapCollectives));
+    cl::init(mt::TrainingDefaults::overlapCollectives), cl::cat(fusionCategory()));
 
-enum class Granularity { None, Selective, Full, Auto };
-static constexpr const char *kGranularityNames[] = {"none", "selective", "full", "auto"};
-static constexpr Granularity granularityNamed(std::string_view name) {
-  return name == "selective" ? Granularity::Selective
-         : name == "full"    ? Granularity::Full
-         : name == "auto"    ? Granularity::Auto
-                             : Granularity::None;
-}
-static cl::opt<Granularity> recomputeGranularity(
+static cl::opt<mt::RecomputeGranularity> recomputeGranularity(
     "recompute-granularity", cl::desc("recompute in the backward instead of keeping"),
-    cl::values(clEnumValN(Granularity::None, "none", "keep every activation"),
-               clEnumValN(Granularity::Selective, "selective", "each layer's attention core"),
-               clEnumValN(Granularity::Full, "full", "whole layers"),
-               clEnumValN(Granularity::Auto, "auto",
-                          "what fits --memory-budget at the least added work")),
-    cl::init(granularityNamed(mt::TrainingDefaults::recomputeGranularity)));
-enum class Method { Uniform, Block };
-static cl::opt<Method> recomputeMethod(
-    "recompute-method", cl::desc("with full"),
-    cl::values(clEnumValN(Method::Uniform, "uniform", "groups of --recompute-num-layers layers"),
-               clEnumValN(Method::Block, "block",
-                          "only the first --recompute-num-layers layers of each stage")),
-    cl::init(std::string_view(mt::TrainingDefaults::recomputeMethod) == "block" ? Method::Block
-                                                                                : Method::Uniform));
+    cl::values(MT_RECOMPUTE_GRANULARITY_VALUES),
+    cl::init(mt::TrainingDefaults::recomputeGranularity), cl::cat(memoryCategory));
+static cl::opt<mt::RecomputeMethod> recomputeMethod(
+    "recompute-method", cl::desc("with full"), cl::values(MT_RECOMPUTE_METHOD_VALUES),
+    cl::init(mt::TrainingDefaults::recomputeMethod), cl::cat(memoryCategory));
 static cl::opt<int64_t> recomputeNumLayers("recompute-num-layers",
                                            cl::desc("with full: see --recompute-method"),
-                                           cl::init(mt::TrainingDefaults::recomputeNumLayers));
+                                           cl::init(mt::TrainingDefaults::recomputeNumLayers), cl::cat(memoryCategory));
 
 static cl::opt<std::string> memoryBudget(
     "memory-budget",
     cl::desc("bytes each rank may hold (2500000, 80GB, 1.5GiB): a plan that cannot fit is refused "
              "with its breakdown and the options that would make it fit; "
              "--recompute-granularity=auto plans under it"),
-    cl::init(""));
-
-static cl::opt<bool> bf16(
-    "bf16",
-    cl::desc("mixed precision as Megatron's --bf16: activations and GEMM inputs in bf16, "
-             "fp32 accumulation, fp32 main parameters, gradients, optimizer and loss"),
-    cl::init(false));
-
-static cl::opt<bool> fp16(
-    "fp16",
-    cl::desc("mixed precision as Megatron's --fp16: activations and GEMM inputs in fp16, fp32 "
-             "accumulation, main parameters, gradients and loss, with dynamic loss scaling"),
-    cl::init(false));
-
-static cl::opt<double> lossScale(
-    "loss-scale", cl::desc("--fp16: a constant loss scale instead of the dynamic one"),
-    cl::init(0.0));
-
-static cl::opt<double> initialLossScale(
-    "initial-loss-scale", cl::desc("--fp16: the dynamic loss scale to start from (2^32)"),
-    cl::init(4294967296.0));
-
-static cl::opt<double> minLossScale("min-loss-scale",
-                                    cl::desc("--fp16: the dynamic loss scale's floor (1)"),
-                                    cl::init(1.0));
-
-static cl::opt<int64_t> lossScaleWindow(
-    "loss-scale-window",
-    cl::desc("--fp16: steps without overflow before the loss scale doubles (1000)"),
-    cl::init(1000));
-
-static cl::opt<int64_t> hysteresis(
-    "hysteresis", cl::desc("--fp16: overflows before the loss scale halves (2)"), cl::init(2));
+    cl::init(""), cl::cat(memoryCategory));
 
 static cl::OptionCategory inferenceCategory("inference (mt-generate's plan)");
 static cl::opt<bool> inference(
@@ -337,26 +291,15 @@ static bool settingsFromFlags(mt::CompileSettings &settings, mt::CodeTarget &cod
                                      : microBatchSize * dataParallel;
   settings.sequenceParallel = sp && tp > 1;
   settings.distributedOptimizer = distributedOptimizer;
-  settings.schedule = schedule == Schedule::Interleaved ? "interleaved" : "1f1b";
-  settings.dropoutMasks = dropoutMasks == DropoutMasks::Stored ? "stored" : "regenerate";
+  settings.schedule = schedule;
+  settings.storeDropoutMasks = dropoutMasks == DropoutMasks::Stored;
   if (!applyFusionFlags(settings, error))
     return refuse(error);
-  if (bf16 && fp16)
-    return refuse("--bf16 and --fp16 choose different 16-bit types: give one");
-  settings.activationType = bf16 ? "bf16" : fp16 ? "f16" : "f32";
-  bool scaleFlags = lossScale.getNumOccurrences() || initialLossScale.getNumOccurrences() ||
-                    minLossScale.getNumOccurrences() || lossScaleWindow.getNumOccurrences() ||
-                    hysteresis.getNumOccurrences();
-  if (scaleFlags && !fp16)
-    return refuse("--loss-scale, --initial-loss-scale, --min-loss-scale, --loss-scale-window and "
-                "--hysteresis scale fp16's loss: they need --fp16");
-  if (fp16 && (lossScale < 0 || !(initialLossScale > 0) || !(minLossScale > 0) ||
-               minLossScale > initialLossScale || lossScaleWindow < 1 || hysteresis < 1))
-    return refuse("--fp16's loss scaling needs --loss-scale >= 0, --initial-loss-scale >= "
-                "--min-loss-scale > 0, --loss-scale-window >= 1 and --hysteresis >= 1");
+  if (!applyPrecisionFlags(settings, error))
+    return refuse(error);
   settings.recomputeAllGathers = recomputeAllGathers && sp && tp > 1;
-  settings.granularity = kGranularityNames[static_cast<int>(recomputeGranularity.getValue())];
-  settings.method = recomputeMethod == Method::Block ? "block" : "uniform";
+  settings.granularity = recomputeGranularity;
+  settings.method = recomputeMethod;
   settings.numLayers = recomputeNumLayers;
   if (!memoryBudget.empty() &&
       (!mt::parseByteSize(memoryBudget, settings.memoryBudget, error) ||
@@ -370,15 +313,12 @@ static bool settingsFromFlags(mt::CompileSettings &settings, mt::CodeTarget &cod
                 "drop --target=cuda");
   code.cuda = target == Target::Cuda ||
               (target == Target::Auto && !emulateGpuKernels && mt::countCudaDevices() > 0);
-  // The GPU's collectives wait for its queue; they are not run beside it yet.
-  settings.overlapCollectives =
-      overlapTpComm && settings.tp > 1 && !code.cuda && !code.emulateGpuKernels;
-  // auto's threshold is a CPU measurement of the tiled fp32 kernels; the
-  // GPU's fused kernels and the CPU's 16-bit ones (row kernels) are slower
-  // than the unfused ops, so there it fuses only when asked to.
-  if (settings.fuseAttention == "auto" &&
-      (code.cuda || code.emulateGpuKernels || settings.activationType != "f32"))
-    settings.fuseAttention = "false";
+  // What depends on the target is resolved by the training pipeline
+  // (mt::resolveForTarget), so mt-opt replays it.
+  settings.target = code.cuda                ? mt::TargetKind::Cuda
+                    : code.emulateGpuKernels ? mt::TargetKind::EmulatedGpu
+                                             : mt::TargetKind::Cpu;
+  settings.overlapCollectives = overlapTpComm;
   if (code.cuda) {
     if (!cudaArch.empty())
       code.chips.assign(cudaArch.begin(), cudaArch.end());
@@ -417,21 +357,13 @@ static bool trainingConfig(mt::plan::Plan &plan, const mt::CompileSettings &sett
                 "non-negative rates, --adam-eps > 0 and Adam betas in [0, 1)");
   config.set_train_iters(trainIters);
   config.set_seed(seed);
-  config.set_activation_type(settings.activationType);
-  if (fp16) {
-    mt::plan::LossScaling &ls = *config.mutable_loss_scaling();
-    bool constant = lossScale > 0;
-    ls.set_initial_scale(constant ? lossScale : initialLossScale);
-    ls.set_min_scale(constant ? lossScale : minLossScale);
-    ls.set_window(constant ? 0 : lossScaleWindow);
-    ls.set_hysteresis(hysteresis);
-  }
+  precisionConfig(settings, config);
   config.set_command_line(commandLineOf(argc, argv));
   mt::plan::Optimizer &opt = *config.mutable_optimizer();
   opt.set_lr(lr);
   opt.set_min_lr(minLr);
   opt.set_lr_warmup_iters(warmup);
-  opt.set_lr_decay_style(kDecayStyleNames[static_cast<int>(decayStyle.getValue())]);
+  opt.set_lr_decay_style(decayStyle);
   opt.set_lr_decay_iters(decayIters ? static_cast<int64_t>(decayIters) : static_cast<int64_t>(trainIters));
   opt.set_clip_grad(clipGrad);
   opt.set_weight_decay(weightDecay);
@@ -454,7 +386,7 @@ static int compileForInference(ModuleOp module, const mt::CodeTarget &code, int 
   settings.batch = microBatchSize;
   settings.prefillLength = seqLength;
   settings.capacity = inferenceMaxSeqLength;
-  settings.activationType = bf16 ? "bf16" : fp16 ? "f16" : "f32";
+  settings.activationType = activationTypeFromFlags();
   mt::plan::Plan plan;
   std::string error;
   if (!mt::compileInference(module, settings, plan, error, configure))
@@ -466,6 +398,7 @@ static int compileForInference(ModuleOp module, const mt::CodeTarget &code, int 
   if (optLevel > 3)
     return fail("-O takes 0 to 3, got " + llvm::Twine(static_cast<unsigned>(optLevel)));
   // The arenas are known once the functions are bufferized.
+  module.getContext()->printOpOnDiagnostic(true);
   if (!mt::attachNativeCode(module, plan, error, optLevel, code))
     return fail(error);
   plan.mutable_config()->set_command_line(commandLineOf(argc, argv));
@@ -481,6 +414,35 @@ static int compileForInference(ModuleOp module, const mt::CodeTarget &code, int 
   return 0;
 }
 
+/// --report-parallel, --report-memory and the memory budget's verdict;
+/// false (having said why) when a report fails or the plan does not fit.
+static bool reportPlan(ModuleOp module, ModuleOp parsed, const mt::plan::Plan &plan,
+                       const mt::CompileSettings &settings) {
+  std::string error;
+  if (reportParallel) {
+    std::string report;
+    if (!mt::parallelReport(plan, report, error))
+      return fail(error), false;
+    llvm::outs() << report;
+  }
+  if (reportMemory || settings.memoryBudget) {
+    std::string report;
+    mt::MemoryPeaks peaks;
+    if (!mt::memoryReport(module, plan, report, peaks, error))
+      return fail(error), false;
+    if (reportMemory)
+      llvm::outs() << report;
+    std::string refusal = settings.memoryBudget
+                              ? mt::budgetRefusal(report, peaks, parsed, settings)
+                              : std::string();
+    if (!refusal.empty()) {
+      llvm::errs() << "mtc: error: " << refusal;
+      return false;
+    }
+  }
+  return true;
+}
+
 int main(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
   registerMLIRContextCLOptions();
@@ -488,6 +450,9 @@ int main(int argc, char **argv) {
   registerAsmPrinterCLOptions();
   registerDefaultTimingManagerCLOptions();
   mt::registerPassesAndPipelines(); // the lowering pipeline names upstream passes
+  // --help lists mtc's own options; LLVM's and MLIR's stay in --help-hidden.
+  mt::showOnlyInHelp({&mtcCategory, &trainCategory, &parallelCategory, &memoryCategory,
+                      &precisionCategory(), &fusionCategory(), &inferenceCategory});
   cl::ParseCommandLineOptions(argc, argv, "mtc: compiles a transformer model written in "
                                           "the mt dialect into a training plan\n");
 
@@ -504,6 +469,9 @@ int main(int argc, char **argv) {
   mt::registerDialects(registry);
   MLIRContext context(registry);
   context.loadAllAvailableDialects();
+  // Errors in the model or the flags print file:line:col and the fix; the
+  // IR dump is for the compiler's own failures, in the lowering (below).
+  context.printOpOnDiagnostic(false);
 
   llvm::SourceMgr sourceMgr;
   sourceMgr.AddNewSourceBuffer(std::move(file), llvm::SMLoc());
@@ -563,33 +531,15 @@ int main(int argc, char **argv) {
 
   if (!trainingConfig(plan, settings, argc, argv))
     return 1;
-  if (reportParallel) {
-    std::string report;
-    if (!mt::parallelReport(plan, report, error))
-      return fail(error);
-    llvm::outs() << report;
-  }
-  if (reportMemory || settings.memoryBudget) {
-    std::string report;
-    mt::MemoryPeaks peaks;
-    if (!mt::memoryReport(*module, plan, report, peaks, error))
-      return fail(error);
-    if (reportMemory)
-      llvm::outs() << report;
-    std::string refusal = settings.memoryBudget
-                              ? mt::budgetRefusal(report, peaks, *parsed, settings)
-                              : std::string();
-    if (!refusal.empty()) {
-      llvm::errs() << "mtc: error: " << refusal;
-      return 1;
-    }
-  }
+  if (!reportPlan(*module, *parsed, plan, settings))
+    return 1;
   if (outputFilename.empty())
     return 0;
   if (!mt::checkTrainable(plan, error))
     return fail(error);
   if (optLevel > 3)
     return fail("-O takes 0 to 3, got " + llvm::Twine(static_cast<unsigned>(optLevel)));
+  context.printOpOnDiagnostic(true);
   if (!mt::attachNativeCode(*module, plan, error, optLevel, code))
     return fail(error);
   if (!mt::writePlanFile(plan, outputFilename, error))

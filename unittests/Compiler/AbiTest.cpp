@@ -37,14 +37,16 @@ struct Expected {
 
 constexpr const char *kModule = R"mlir(
 mt.mesh @mesh axes = ["pp", "dp", "tp"] shape = [2, 2, 2]
-func.func @f(%x: tensor<4x16xf32>, %y: tensor<4x16xf64>)
-    -> (tensor<4x16xf32>, tensor<4x16xf64>, tensor<4x32xf32>, tensor<4x4xf64>, tensor<i64>) {
+func.func @f(%x: tensor<4x16xf32>, %y: tensor<4x16xf64>, %z: tensor<4x16xbf16>)
+    -> (tensor<4x16xf32>, tensor<4x16xf64>, tensor<4x32xf32>, tensor<4x4xf64>, tensor<i64>,
+        tensor<4x16xbf16>) {
   %a = mt.all_reduce %x on @mesh axes = ["tp"] reduction = sum : tensor<4x16xf32>
   %b = mt.all_reduce %y on @mesh axes = ["tp", "dp"] reduction = max : tensor<4x16xf64>
   %c = mt.all_gather %x on @mesh axes = ["pp"] dim = 1 : tensor<4x16xf32> -> tensor<4x32xf32>
   %d = mt.reduce_scatter %y on @mesh axes = ["dp", "pp"] dim = 1 reduction = sum : tensor<4x16xf64> -> tensor<4x4xf64>
   %i = mt.axis_index on @mesh axis = "dp" : tensor<i64>
-  return %a, %b, %c, %d, %i : tensor<4x16xf32>, tensor<4x16xf64>, tensor<4x32xf32>, tensor<4x4xf64>, tensor<i64>
+  %e = mt.all_reduce %z on @mesh axes = ["tp"] reduction = sum : tensor<4x16xbf16>
+  return %a, %b, %c, %d, %i, %e : tensor<4x16xf32>, tensor<4x16xf64>, tensor<4x32xf32>, tensor<4x4xf64>, tensor<i64>, tensor<4x16xbf16>
 }
 )mlir";
 
@@ -85,7 +87,8 @@ TEST(Abi, CollectiveCallsReadBackAsCompiled) {
       {MT_RT_ALL_REDUCE, mt::ElementType::F64, mt::ReduceOp::Max, {"dp", "tp"}},
       {MT_RT_ALL_GATHER, mt::ElementType::F32, std::nullopt, {"pp"}},
       {MT_RT_REDUCE_SCATTER, mt::ElementType::F64, std::nullopt, {"pp", "dp"}},
-      {MT_RT_AXIS_INDEX, mt::ElementType::F32, std::nullopt, {"dp"}}};
+      {MT_RT_AXIS_INDEX, mt::ElementType::F32, std::nullopt, {"dp"}},
+      {MT_RT_ALL_REDUCE, mt::ElementType::BF16, mt::ReduceOp::Sum, {"tp"}}};
   std::vector<func::CallOp> calls;
   module->walk([&](func::CallOp call) {
     if (call.getCallee().starts_with("mt_rt_"))
@@ -141,7 +144,7 @@ TEST(Abi, RuntimeRefusesCodesTheAbiDoesNotDefine) {
   mt::ReduceOp op;
   std::vector<std::string> axes;
   EXPECT_FALSE(mt::elementTypeOfCode(0, type));
-  EXPECT_FALSE(mt::elementTypeOfCode(3, type));
+  EXPECT_FALSE(mt::elementTypeOfCode(5, type));
   EXPECT_FALSE(mt::reduceOpOfCode(0, op));
   EXPECT_FALSE(mt::reduceOpOfCode(3, op));
   EXPECT_FALSE(mt::meshAxesOfMask(8, axes));

@@ -12,6 +12,7 @@
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinOps.h"
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -102,8 +103,21 @@ inline constexpr llvm::StringLiteral kRecomputePlanAttrName = "mt.recompute_plan
 /// argument, of `mt.arena_bytes` bytes (mt-plan-buffers).
 inline constexpr llvm::StringLiteral kArenaBytesAttrName = "mt.arena_bytes";
 
-/// What a compiled function does for the runtime: `mt.role = "train_step"`, ...
+/// What a compiled function does for the runtime: `mt.role = #mt<role train_step>`.
 inline constexpr llvm::StringLiteral kRoleAttrName = "mt.role";
+/// A step function's argument or result as a runtime buffer:
+/// `mt.buffer = #mt.buffer<exp_avg, "wte">` (mt-build-optimizer).
+inline constexpr llvm::StringLiteral kBufferAttrName = "mt.buffer";
+
+/// The function's role, if it has one.
+inline std::optional<FunctionRole> roleOf(mlir::Operation *fn) {
+  if (auto role = fn->getAttrOfType<FunctionRoleAttr>(kRoleAttrName))
+    return role.getValue();
+  return std::nullopt;
+}
+inline void setRole(mlir::Operation *fn, FunctionRole role) {
+  fn->setAttr(kRoleAttrName, FunctionRoleAttr::get(fn->getContext(), role));
+}
 
 /// Pipeline stages (mt-split-pipeline): the argument that receives the
 /// previous stage's activation...

@@ -13,6 +13,7 @@
 #define MT_CHECKPOINT_CHECKPOINTFILES_H
 
 #include "checkpoint.pb.h"
+#include "mt/Support/DurableFiles.h"
 
 #include <cstdint>
 #include <string>
@@ -36,16 +37,6 @@ std::string partialDirName(int64_t iteration);     // ".partial.iter_0000040"
 bool writeManifest(const ckpt::Manifest &manifest, const std::string &path, std::string &error);
 bool readManifest(const std::string &path, ckpt::Manifest &manifest, std::string &error);
 
-/// A new, empty file to write (its descriptor), or -1 with `error`.
-int createFile(const std::string &path, std::string &error);
-/// Writes all `bytes`, retrying short writes.
-bool writeAll(int fd, const void *data, size_t bytes, const std::string &path, std::string &error);
-/// Fsyncs and closes `fd` (closed either way).
-bool syncAndClose(int fd, const std::string &path, std::string &error);
-/// Writes `bytes` to a new file at `path` and fsyncs it.
-bool writeDurably(const std::string &path, const void *data, size_t bytes, std::string &error);
-/// Fsyncs a directory, so the entries made in it last.
-bool syncDirectory(const std::string &path, std::string &error);
 /// Removes `path` and everything under it; true when it is gone.
 bool removeTree(const std::string &path, std::string &error);
 

@@ -19,8 +19,8 @@ struct InferenceSettings {
   int64_t prefillLength = 0;
   /// Positions a KV cache holds (0: the position table's rows).
   int64_t capacity = 0;
-  /// "f32" only for now.
-  std::string activationType = "f32";
+  /// F32 only for now.
+  ActivationType activationType = ActivationType::F32;
 };
 
 /// Compiles the parsed `module` in place into the inference functions and

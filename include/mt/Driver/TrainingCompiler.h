@@ -30,22 +30,24 @@ struct CompileSettings {
   int64_t tp = 1, pp = 1, dp = 1, virtualStages = 1, globalBatch = 1;
   int64_t pipelineSplitRank = 0; // encoder-decoder: the encoder's stages (0: by layers)
   bool sequenceParallel = TrainingDefaults::sequenceParallel, distributedOptimizer = false;
-  std::string schedule = "1f1b";
+  plan::Parallelism::Schedule schedule = plan::Parallelism::ONE_F_ONE_B;
   // Fusions.
   bool fuseBiasGelu = TrainingDefaults::fuseBiasGelu;
   bool fuseBiasDropoutAdd = TrainingDefaults::fuseBiasDropoutAdd; // with regenerated masks
   bool fuseAddLayerNorm = TrainingDefaults::fuseAddLayerNorm;
-  /// "f32", or "bf16"/"f16": 16-bit activations, fp32 parameters and loss.
-  std::string activationType = TrainingDefaults::activationType;
+  /// 16-bit activations keep fp32 parameters and loss.
+  ActivationType activationType = TrainingDefaults::activationType;
   bool fuseGradientAccumulation = TrainingDefaults::fuseGradientAccumulation;
-  std::string fuseAttention = TrainingDefaults::fuseAttention; // auto | true | false
+  FuseAttention fuseAttention = TrainingDefaults::fuseAttention;
+  /// Where the code runs; the pipeline resolves what depends on it.
+  TargetKind target = TrainingDefaults::target;
   // Activations.
-  std::string dropoutMasks = TrainingDefaults::storeDropoutMasks ? "stored" : "regenerate";
+  bool storeDropoutMasks = TrainingDefaults::storeDropoutMasks;
   bool recomputeAllGathers = TrainingDefaults::recomputeAllGathers;
   /// Collectives in flight beside independent GEMMs (mt-overlap-collectives).
   bool overlapCollectives = TrainingDefaults::overlapCollectives;
-  std::string granularity = TrainingDefaults::recomputeGranularity,
-              method = TrainingDefaults::recomputeMethod;
+  RecomputeGranularity granularity = TrainingDefaults::recomputeGranularity;
+  RecomputeMethod method = TrainingDefaults::recomputeMethod;
   int64_t numLayers = TrainingDefaults::recomputeNumLayers;
   /// Bytes per rank; 0: none. granularity=auto plans under it.
   int64_t memoryBudget = 0;

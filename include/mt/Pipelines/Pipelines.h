@@ -9,6 +9,8 @@
 #define MT_PIPELINES_PIPELINES_H
 
 #include "mlir/Pass/PassManager.h"
+#include "mt/Pipelines/TrainingChoices.h"
+
 #include "mlir/Pass/PassOptions.h"
 
 #include <limits>
@@ -68,27 +70,33 @@ struct TrainingDefaults {
   static constexpr bool sequenceParallel = true; // with tp > 1
   static constexpr bool storeDropoutMasks = false;
   static constexpr bool recomputeAllGathers = true; // with sequence parallelism
-  static constexpr bool overlapCollectives = true;  // CPU plans (mtc keeps GPU plans' whole)
-  static constexpr const char *recomputeGranularity = "none";
-  static constexpr const char *recomputeMethod = "uniform";
+  static constexpr bool overlapCollectives = true;  // CPU plans (resolveForTarget)
+  static constexpr RecomputeGranularity recomputeGranularity = RecomputeGranularity::None;
+  static constexpr RecomputeMethod recomputeMethod = RecomputeMethod::Uniform;
   static constexpr int64_t recomputeNumLayers = 1;
   static constexpr bool fuseBiasGelu = true;
   static constexpr bool fuseBiasDropoutAdd = true;
   static constexpr bool fuseAddLayerNorm = true;
-  static constexpr const char *activationType = "f32";
+  static constexpr ActivationType activationType = ActivationType::F32;
   static constexpr bool fuseGradientAccumulation = true;
-  /// auto | true | false: mt-fuse-attention (auto: where a query sees at
-  /// least fuseAttentionAutoMinKeys keys). On the CPU in fp32 the tiled
-  /// fused kernels (GEMMs of tiles, heads on the worker threads) beat the
-  /// unfused ops at every length measured, 1.10x at seq 128 to 1.68x at
-  /// 1024 (2026-11-26, bench/fused-attention.sh), so auto fuses every
-  /// attention there; mtc turns auto off for the GPU and for 16-bit
+  /// mt-fuse-attention (auto: where a query sees at least
+  /// fuseAttentionAutoMinKeys keys). On the CPU in fp32 the tiled fused
+  /// kernels (GEMMs of tiles, heads on the worker threads) beat the unfused
+  /// ops at every length measured, 1.10x at seq 128 to 1.68x at 1024
+  /// (2026-11-26, bench/fused-attention.sh), so auto fuses every attention
+  /// there; resolveForTarget turns auto off for the GPU and for 16-bit
   /// activations, whose fused kernels are row kernels and slower.
-  static constexpr const char *fuseAttention = "auto";
+  static constexpr FuseAttention fuseAttention = FuseAttention::Auto;
+  static constexpr TargetKind target = TargetKind::Cpu;
   static constexpr int64_t fuseAttentionAutoMinKeys = 0;
 };
 
 struct TrainingOptions : public mlir::PassPipelineOptions<TrainingOptions> {
+  Option<TargetKind> target{*this, "target",
+                            llvm::cl::desc("where the plan's code runs: the defaults that depend "
+                                           "on it follow (resolveForTarget)"),
+                            llvm::cl::init(TrainingDefaults::target),
+                            llvm::cl::values(MT_TARGET_KIND_VALUES)};
   Option<int64_t> tensorParallel{*this, "tensor-parallel",
                                  llvm::cl::desc("tensor-parallel size"), llvm::cl::init(1)};
   Option<bool> sequenceParallel{
@@ -130,14 +138,16 @@ struct TrainingOptions : public mlir::PassPipelineOptions<TrainingOptions> {
       llvm::cl::desc("sequence parallelism: gather again in the backward instead of keeping "
                      "the gathered tensor (Megatron; ignored without sequence parallelism)"),
       llvm::cl::init(TrainingDefaults::recomputeAllGathers)};
-  Option<std::string> recomputeGranularity{
+  Option<RecomputeGranularity> recomputeGranularity{
       *this, "recompute-granularity",
-      llvm::cl::desc("none | selective (attention cores) | full (whole layers) | auto "
-                     "(under recompute-activation-budgets)"),
-      llvm::cl::init(TrainingDefaults::recomputeGranularity)};
-  Option<std::string> recomputeMethod{*this, "recompute-method",
-                                      llvm::cl::desc("full: uniform | block"),
-                                      llvm::cl::init(TrainingDefaults::recomputeMethod)};
+      llvm::cl::desc("what the backward computes again (auto: under "
+                     "recompute-activation-budgets)"),
+      llvm::cl::init(TrainingDefaults::recomputeGranularity),
+      llvm::cl::values(MT_RECOMPUTE_GRANULARITY_VALUES)};
+  Option<RecomputeMethod> recomputeMethod{*this, "recompute-method",
+                                          llvm::cl::desc("with full: which layers"),
+                                          llvm::cl::init(TrainingDefaults::recomputeMethod),
+                                          llvm::cl::values(MT_RECOMPUTE_METHOD_VALUES)};
   Option<int64_t> recomputeNumLayers{*this, "recompute-num-layers",
                                      llvm::cl::desc("full: layers per group, or recomputed"),
                                      llvm::cl::init(TrainingDefaults::recomputeNumLayers)};
@@ -152,17 +162,15 @@ struct TrainingOptions : public mlir::PassPipelineOptions<TrainingOptions> {
       *this, "fuse-add-layer-norm",
       llvm::cl::desc("a residual add and the layer norm of its sum in one kernel"),
       llvm::cl::init(TrainingDefaults::fuseAddLayerNorm)};
-  Option<std::string> fuseAttention{
+  Option<FuseAttention> fuseAttention{
       *this, "fuse-attention",
-      llvm::cl::desc("scores, softmax, dropout and context in one kernel each way: auto (where "
-                     "a query sees enough keys) | true | false"),
-      llvm::cl::init(TrainingDefaults::fuseAttention)};
-  Option<std::string> activationType{
+      llvm::cl::desc("scores, softmax, dropout and context in one kernel each way"),
+      llvm::cl::init(TrainingDefaults::fuseAttention), llvm::cl::values(MT_FUSE_ATTENTION_VALUES)};
+  Option<ActivationType> activationType{
       *this, "activation-type",
-      llvm::cl::desc("f32 (the model as written), or bf16 / f16: activations in 16 bits, "
-                     "parameters and loss in fp32 (mt-cast-activations; f16 also takes a "
-                     "loss scale)"),
-      llvm::cl::init(TrainingDefaults::activationType)};
+      llvm::cl::desc("the activations' element type (mt-cast-activations)"),
+      llvm::cl::init(TrainingDefaults::activationType),
+      llvm::cl::values(MT_ACTIVATION_TYPE_VALUES)};
   Option<bool> fuseGradientAccumulation{
       *this, "fuse-gradient-accumulation",
       llvm::cl::desc("the step adds its gradients into the accumulators in place "
@@ -173,6 +181,17 @@ struct TrainingOptions : public mlir::PassPipelineOptions<TrainingOptions> {
       llvm::cl::desc("auto: bytes of live activations a training step may reach (one, or one "
                      "per virtual stage)")};
 };
+
+/// The per-target defaults, in one place (mtc and mt-opt both get them
+/// from buildTrainingPipeline): the GPU's collectives wait for its queue,
+/// so they are not split to overlap GEMMs there (nor emulated); `auto`
+/// attention fusion is a measurement of the CPU's f32 tiled kernels, so it
+/// fuses nothing on the GPU, emulated, or with 16-bit activations.
+struct TargetResolved {
+  bool overlapCollectives;
+  FuseAttention fuseAttention;
+};
+TargetResolved resolveForTarget(const TrainingOptions &options);
 
 /// Derives the whole training step from the canonical model: one
 /// tensor-parallel rank's program, pipeline stages, unrolled

@@ -12,7 +12,9 @@ namespace mt {
 
 /// Bumped whenever a change to plan.proto or to the meaning of its fields
 /// would make an older runtime misread a newer plan (or the reverse).
-inline constexpr uint64_t kPlanFormatVersion = 4; // 2: every function takes an arena; 3: updates in place; 4: stages keep saved activations
+// 2: every function takes an arena; 3: updates in place; 4: stages keep
+// saved activations; 5: roles and other closed sets are enums.
+inline constexpr uint64_t kPlanFormatVersion = 5;
 
 /// Writes `plan` with its header to `path` (through a temporary file, so a
 /// failed write never leaves a half-written plan). False with `error` set

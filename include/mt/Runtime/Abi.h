@@ -24,8 +24,14 @@ extern "C" {
 
 /*===-------------------------- codes -----------------------------------===*/
 
-/* Element type of a buffer handed to a collective (`dtype` arguments). */
-enum MtAbiDtype { MT_ABI_DTYPE_F32 = 1, MT_ABI_DTYPE_F64 = 2 };
+/* Element type of a buffer handed to a collective (`dtype` arguments).
+ * 16-bit ones are reduced in fp32 arithmetic, rounded after each step. */
+enum MtAbiDtype {
+  MT_ABI_DTYPE_F32 = 1,
+  MT_ABI_DTYPE_F64 = 2,
+  MT_ABI_DTYPE_BF16 = 3,
+  MT_ABI_DTYPE_F16 = 4
+};
 
 /* Reduction of an all-reduce (`reduction` argument); reduce-scatter sums. */
 enum MtAbiReduction { MT_ABI_REDUCE_SUM = 1, MT_ABI_REDUCE_MAX = 2 };

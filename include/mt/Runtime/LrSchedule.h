@@ -10,7 +10,8 @@ namespace mt {
 struct LrSchedule {
   double maxLr = 0, minLr = 0;
   int64_t warmupIters = 0, decayIters = 0;
-  std::string style = "cosine"; // constant | linear | cosine
+  enum class Decay { Constant, Linear, Cosine };
+  Decay style = Decay::Cosine;
 
   /// The rate of optimizer step `step` (1-based), as Megatron computes it:
   /// linear warm-up to maxLr over warmupIters steps, then decay to minLr at

@@ -199,7 +199,7 @@ private:
   /// than were planned.
   bool takeFreeSet(Stage &st, const std::string &micro, SavedSet &set, std::string &error);
 
-  const plan::Function *function(const std::string &role, int64_t stage) const;
+  const plan::Function *function(plan::Function::Role role, int64_t stage) const;
   Buffer &ensure(const plan::TensorSpec &spec);
   bool call(const plan::Function &fn, std::string &error);
   /// One micro-batch's step on `st`, its gradients added to the accumulators.

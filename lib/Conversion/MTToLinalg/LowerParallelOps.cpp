@@ -76,15 +76,18 @@ int64_t nextLabel(Operation *op) {
   return label;
 }
 
-/// The ABI's code of a collective's element type: f32 or f64 (16-bit
-/// values are widened before they are reduced or moved).
+/// The ABI's code of a collective's element type.
 FailureOr<int64_t> dtypeCode(Operation *op, Type t) {
   if (t.isF32())
     return int64_t{MT_ABI_DTYPE_F32};
   if (t.isF64())
     return int64_t{MT_ABI_DTYPE_F64};
-  return op->emitError() << "mt-lower-to-linalg: the runtime's collectives move f32 or f64 "
-                            "elements, not "
+  if (t.isBF16())
+    return int64_t{MT_ABI_DTYPE_BF16};
+  if (t.isF16())
+    return int64_t{MT_ABI_DTYPE_F16};
+  return op->emitError() << "mt-lower-to-linalg: the runtime's collectives move f32, f64, bf16 "
+                            "or f16 elements, not "
                          << t;
 }
 

@@ -4,6 +4,26 @@
 // RUN: mt-opt %s -split-input-file -verify-diagnostics
 
 //===----------------------------------------------------------------------===//
+// #mt.buffer
+//===----------------------------------------------------------------------===//
+
+// #mt.buffer C1: hyper belongs to no parameter
+// expected-error @+1 {{#mt.buffer violates C1: hyper belongs to no parameter}}
+func.func @buffer_c1_hyper_of_param(%h: tensor<8xf32> {mt.buffer = #mt.buffer<hyper, "w">}) {
+  return
+}
+
+// -----
+
+// #mt.buffer C2: a parameter's buffer names it
+// expected-error @+1 {{#mt.buffer violates C2: the exp_avg buffer names its parameter}}
+func.func @buffer_c2_no_param(%m: tensor<4xf32> {mt.buffer = #mt.buffer<exp_avg>}) {
+  return
+}
+
+// -----
+
+//===----------------------------------------------------------------------===//
 // #mt.param
 //===----------------------------------------------------------------------===//
 

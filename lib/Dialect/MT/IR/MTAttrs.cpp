@@ -25,6 +25,17 @@ void MTDialect::registerAttributes() {
 // ParamAttr
 //===----------------------------------------------------------------------===//
 
+LogicalResult BufferAttr::verify(function_ref<InFlightDiagnostic()> emitError, BufferRole role,
+                                 StringAttr param) {
+  bool named = param && !param.getValue().empty();
+  if (role == BufferRole::hyper && param)
+    return emitError() << "#mt.buffer violates C1: hyper belongs to no parameter";
+  if (role != BufferRole::hyper && !named)
+    return emitError() << "#mt.buffer violates C2: the " << stringifyBufferRole(role)
+                       << " buffer names its parameter";
+  return success();
+}
+
 LogicalResult ParamAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                                 StringAttr name, InitKind init, APFloat std) {
   double s = std.convertToDouble();

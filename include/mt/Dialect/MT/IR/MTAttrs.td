@@ -40,6 +40,30 @@ def MT_InitKind : I32EnumAttr<"InitKind", "how a parameter is initialized", [
   let genSpecializedAttr = 0;
 }
 
+// The numbers are the plan's (mt.plan.Function.Role): PlanBuilder checks
+// each case against it at compile time.
+def MT_FunctionRole : I32EnumAttr<"FunctionRole", "what a compiled function does for the runtime", [
+    I32EnumAttrCase<"forward", 1>, I32EnumAttrCase<"train_step", 2>,
+    I32EnumAttrCase<"eval", 3>, I32EnumAttrCase<"accumulate", 4>,
+    I32EnumAttrCase<"grad_sq_norm", 5>, I32EnumAttrCase<"optimizer", 6>,
+    I32EnumAttrCase<"prefill", 7>, I32EnumAttrCase<"decode", 8>]> {
+  let cppNamespace = "::mt";
+  let genSpecializedAttr = 0;
+}
+def MT_FunctionRoleAttr : EnumAttr<MT_Dialect, MT_FunctionRole, "role"> {
+  let summary = "what a compiled function does for the runtime (`mt.role`)";
+}
+
+def MT_BufferRole : I32EnumAttr<"BufferRole", "what a runtime buffer holds for a parameter", [
+    I32EnumAttrCase<"param", 0>, I32EnumAttrCase<"param_shard", 1>,
+    I32EnumAttrCase<"gradient", 2>, I32EnumAttrCase<"grad_accumulator", 3>,
+    I32EnumAttrCase<"grad_shard", 4>, I32EnumAttrCase<"grad_square", 5>,
+    I32EnumAttrCase<"exp_avg", 6>, I32EnumAttrCase<"exp_avg_sq", 7>,
+    I32EnumAttrCase<"hyper", 8>]> {
+  let cppNamespace = "::mt";
+  let genSpecializedAttr = 0;
+}
+
 //===----------------------------------------------------------------------===//
 // Attributes
 //===----------------------------------------------------------------------===//
@@ -111,6 +135,30 @@ def MT_ShardingAttr : MT_Attr<"Sharding", "sharding"> {
     /// Every axis the attribute names, in dimensions or in `partial`.
     ::llvm::SmallVector<::llvm::StringRef> getAllAxes() const;
   }];
+}
+
+def MT_BufferAttr : MT_Attr<"Buffer", "buffer"> {
+  let summary = "the runtime buffer an argument or result of a step function is";
+  let description = [{
+    Attached as `mt.buffer` to the arguments and results of the functions
+    mt-build-optimizer makes (accumulate, grad_sq_norm, optimizer): which of
+    a parameter's buffers it is (the parameter itself or this rank's shard
+    of it, a gradient, its accumulator or shard, a squared norm, an Adam
+    moment), and of which parameter; `hyper` is the optimizer's
+    hyper-parameter vector and names none. The plan names the runtime's
+    buffers from it.
+
+    ```mlir
+    func.func @gpt_adamw(%p: tensor<768xf32> {mt.buffer = #mt.buffer<param, "ln_f.weight">},
+                         ...
+                         %h: tensor<8xf32> {mt.buffer = #mt.buffer<hyper>})
+    ```
+  }];
+  let parameters = (ins
+    EnumParameter<MT_BufferRole>:$role,
+    OptionalParameter<"::mlir::StringAttr">:$param);
+  let assemblyFormat = "`<` $role (`,` $param^)? `>`";
+  let genVerifyDecl = 1;
 }
 
 #endif // MT_ATTRS_TD

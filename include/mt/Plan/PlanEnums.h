@@ -1,0 +1,45 @@
+//===- PlanEnums.h - the plan's closed sets by name -------------*- C++ -*-===//
+//
+// The plan stores roles, schedules and the model's kinds of norm, position
+// and activation as proto enums (lib/Plan/plan.proto). These are the names
+// the IR, mtc's options, reports and messages use for them, in one table
+// each, and the upgrade of configurations written before the enums (they
+// live on in checkpoints).
+//
+//===----------------------------------------------------------------------===//
+#ifndef MT_PLAN_PLANENUMS_H
+#define MT_PLAN_PLANENUMS_H
+
+#include "plan.pb.h"
+
+#include <optional>
+#include <string_view>
+
+namespace mt {
+
+/// "train_step", "1f1b", "rms_norm", ...; "unspecified" for 0.
+std::string_view nameOf(plan::Function::Role role);
+std::string_view nameOf(plan::Parallelism::Schedule schedule);
+std::string_view nameOf(plan::Optimizer::LrDecayStyle style);
+std::string_view nameOf(plan::ModelArchitecture::Positions positions);
+std::string_view nameOf(plan::ModelArchitecture::Norm norm);
+std::string_view nameOf(plan::ModelArchitecture::Activation activation);
+std::string_view nameOf(plan::CollectiveVolume::Kind kind);
+/// The activation type's name: "f32" (also when unspecified), "bf16", "f16".
+std::string_view activationTypeName(plan::DType type);
+
+/// The value a name stands for; nullopt for a name the set does not have.
+std::optional<plan::Function::Role> roleNamed(std::string_view name);
+std::optional<plan::Parallelism::Schedule> scheduleNamed(std::string_view name);
+std::optional<plan::Optimizer::LrDecayStyle> lrDecayStyleNamed(std::string_view name);
+std::optional<plan::CollectiveVolume::Kind> collectiveKindNamed(std::string_view name);
+/// "f32", "bf16" or "f16".
+std::optional<plan::DType> activationTypeNamed(std::string_view name);
+
+/// Fills the enums of a configuration written before them (a checkpoint's
+/// saved_from) from its legacy_* strings, and clears those.
+void upgradeLegacyConfig(plan::Config &config);
+
+} // namespace mt
+
+#endif // MT_PLAN_PLANENUMS_H
