@@ -81,6 +81,7 @@ void TrainingLog::step(int64_t it, const StepStats &s, double tokensPerSecond, d
   elapsed_ = elapsed;
   if (!s.skipped)
     train_.push_back({it, s.loss});
+  metrics_.train(it, s, tokensPerSecond, elapsed);
   if (print) {
     char line[512];
     std::string scale, note;
@@ -150,6 +151,7 @@ void TrainingLog::validation(int64_t it, double loss,
   std::snprintf(line, sizeof line, "validation at iteration %lld | loss %.6f%s | perplexity %.3f",
                 static_cast<long long>(it), loss, parts.c_str(), std::exp(lm));
   emit(line);
+  metrics_.validation(it, loss, std::exp(lm), metrics);
 }
 
 bool TrainingLog::finish(std::string &error) {

@@ -1,6 +1,8 @@
 //===- Options.cpp - mt-run's command line ---------------------------------===//
 #include "Options.h"
 
+#include "mt/Support/HelpOptions.h"
+
 #include "llvm/Support/CommandLine.h"
 
 #include <cstdio>
@@ -57,6 +59,11 @@ cl::opt<int64_t> maxSkipped("max-skipped",
                             cl::init(10), cl::cat(runCategory));
 cl::opt<std::string> logDir("log-dir", cl::desc("write train.log and loss.svg there"),
                             cl::cat(runCategory));
+cl::opt<std::string> metricsFile(
+    "metrics-file",
+    cl::desc("write every step and validation there as JSON lines (step, loss, lr, grad_norm, "
+             "tokens_per_s, elapsed_s, comm; include/mt/Runtime/MetricsFile.h)"),
+    cl::value_desc("path"), cl::cat(runCategory));
 cl::opt<std::string> record("record",
                             cl::desc("save initial parameters, batches, first gradients, losses "
                                      "and final parameters, to replay the run elsewhere"),
@@ -136,7 +143,7 @@ int fail(const std::string &message) {
 }
 
 bool parseOptions(int argc, char **argv, Options &o) {
-  cl::HideUnrelatedOptions(runCategory);
+  mt::showOnlyInHelp({&runCategory});
   if (!cl::ParseCommandLineOptions(
           argc, argv,
           "mt-run: trains a model from an mtc plan\n\n"
@@ -192,6 +199,7 @@ bool parseOptions(int argc, char **argv, Options &o) {
   o.logInterval = logInterval;
   o.maxSkipped = maxSkipped;
   o.logDir = logDir;
+  o.metricsFile = metricsFile;
   o.record = record;
   o.save = save;
   o.saveInterval = saveInterval;

@@ -5,6 +5,7 @@
 #include "mt/Data/SentencePieceTokenizer.h"
 #include "mt/Data/WordPieceTokenizer.h"
 #include "mt/Plan/BufferNames.h"
+#include "mt/Plan/PlanEnums.h"
 #include "mt/Runtime/KernelProfile.h"
 #include "mt/Runtime/StopRequest.h"
 #include "mt/Runtime/Timeline.h"
@@ -72,7 +73,8 @@ bool RankRun::prepare(std::string &error) {
   trainSource_ = recorder_->enabled() ? &recorder_->wrap(data_.train()) : &data_.train();
   log_ = std::make_unique<mt::TrainingLog>(lead_ ? o_.logDir : std::string(),
                                            isatty(fileno(stdout)), iters_, lead_);
-  if (!log_->open(error))
+  if (!log_->open(error) ||
+      (lead_ && !o_.metricsFile.empty() && !log_->openMetrics(o_.metricsFile, error)))
     return false;
   log_->header(c, data_.train().numSamples(), data_.valid().numSamples(), trainer_.device());
   if (lead_ && !loadedFrom_.empty()) {
@@ -445,7 +447,7 @@ bool RankRun::writeTimeline(std::string &error) {
   int64_t stages = trainer_.mesh().sizes()[0];
   std::string title = "pipeline schedule of step " + std::to_string(iters_) + ": " +
                       std::to_string(stages) + " stages, " +
-                      trainer_.config().parallel().schedule();
+                      std::string(mt::nameOf(trainer_.config().parallel().schedule()));
   if (mkdir(o_.timeline.c_str(), 0755) != 0 && errno != EEXIST) {
     error = "cannot create '" + o_.timeline + "'";
     return false;

@@ -2,6 +2,7 @@
 #ifndef MT_RUNTIME_TRAININGLOG_H
 #define MT_RUNTIME_TRAININGLOG_H
 
+#include "mt/Runtime/MetricsFile.h"
 #include "mt/Runtime/Trainer.h"
 
 #include <cstdio>
@@ -18,6 +19,11 @@ public:
   TrainingLog(std::string dir, bool terminal, int64_t totalIters, bool print = true);
   ~TrainingLog();
   bool open(std::string &error);
+  /// Also writes every step and validation to `path` as JSON lines
+  /// (MetricsFile); false with `error` when it cannot be created.
+  bool openMetrics(const std::string &path, std::string &error) {
+    return metrics_.open(path, error);
+  }
   /// `device`: the GPU the plan runs on, or empty for the CPU.
   void header(const plan::Config &config, int64_t trainSamples, int64_t validSamples,
               const std::string &device = "");
@@ -39,6 +45,7 @@ private:
   std::FILE *file_ = nullptr;
   std::vector<std::pair<int64_t, double>> train_, valid_;
   double elapsed_ = 0;
+  MetricsFile metrics_;
 };
 
 /// An SVG line chart of training loss (and validation points) over steps.
