@@ -23,7 +23,6 @@ namespace mt {
 namespace {
 
 constexpr char kMagic[8] = {'M', 'T', 'C', 'K', 'P', 'T', 0, 0};
-constexpr size_t kHeaderBytes = kFrameHeaderBytes;
 
 bool isFile(const std::string &path) {
   struct stat st;
@@ -84,20 +83,12 @@ bool writeManifest(const ckpt::Manifest &manifest, const std::string &path, std:
 }
 
 bool readManifest(const std::string &path, ckpt::Manifest &manifest, std::string &error) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    error = "cannot open the checkpoint manifest '" + path + "': " + std::strerror(errno);
-    return false;
-  }
-  std::stringstream buffer;
-  buffer << in.rdbuf();
-  std::string file = buffer.str();
   FrameHeader header;
-  if (!parseFrameHeader(file, kMagic, header)) {
-    error = "'" + path + "' is not an mt checkpoint manifest (bad magic)";
+  std::string payload;
+  if (!readFrame(path, kMagic, "the checkpoint manifest",
+                 "an mt checkpoint manifest (bad magic)", header, payload, error))
     return false;
-  }
-  uint64_t version = header.version, length = header.length, checksum = header.checksum;
+  uint64_t version = header.version;
   if (version > kCheckpointFormatVersion) {
     error = "'" + path + "' is in checkpoint format " + std::to_string(version) +
             ", newer than this tool's " + std::to_string(kCheckpointFormatVersion) +
@@ -108,17 +99,11 @@ bool readManifest(const std::string &path, ckpt::Manifest &manifest, std::string
     error = "'" + path + "' declares checkpoint format 0, which never existed: the file is corrupt";
     return false;
   }
-  if (file.size() - kHeaderBytes != length) {
-    error = "'" + path + "' is truncated or has trailing bytes: its header promises " +
-            std::to_string(length) + " bytes of manifest, the file holds " +
-            std::to_string(file.size() - kHeaderBytes);
-    return false;
-  }
-  if (checksumOf(file.data() + kHeaderBytes, length) != checksum) {
+  if (checksumOf(payload.data(), payload.size()) != header.checksum) {
     error = "'" + path + "' is corrupted: its checksum does not match its contents";
     return false;
   }
-  if (!manifest.ParseFromArray(file.data() + kHeaderBytes, static_cast<int>(length))) {
+  if (!manifest.ParseFromString(payload)) {
     error = "'" + path + "' holds no valid manifest (the protobuf payload does not parse)";
     return false;
   }

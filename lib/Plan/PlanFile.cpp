@@ -8,7 +8,6 @@
 
 #include <cstdio>
 #include <cstring>
-#include <fstream>
 #include <sstream>
 
 namespace mt {
@@ -16,7 +15,6 @@ namespace mt {
 namespace {
 
 constexpr char kMagic[8] = {'M', 'T', 'P', 'L', 'A', 'N', 0, 0};
-constexpr size_t kHeaderBytes = kFrameHeaderBytes;
 
 } // namespace
 
@@ -64,34 +62,19 @@ bool writePlanFile(const plan::Plan &plan, const std::string &path, std::string 
 }
 
 bool readPlanFile(const std::string &path, plan::Plan &plan, std::string &error) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    error = "cannot open plan '" + path + "': " + std::strerror(errno);
-    return false;
-  }
-  std::stringstream buffer;
-  buffer << in.rdbuf();
-  std::string file = buffer.str();
   FrameHeader header;
-  if (!parseFrameHeader(file, kMagic, header)) {
-    error = "'" + path + "' is not an mtc plan (bad magic; compile one with mtc ... -o PLAN)";
+  std::string payload;
+  if (!readFrame(path, kMagic, "plan",
+                 "an mtc plan (bad magic; compile one with mtc ... -o PLAN)", header, payload,
+                 error))
     return false;
-  }
-  uint64_t version = header.version, length = header.length, checksum = header.checksum;
-  if (version != kPlanFormatVersion) {
-    error = "'" + path + "' has plan format version " + std::to_string(version) +
+  if (header.version != kPlanFormatVersion) {
+    error = "'" + path + "' has plan format version " + std::to_string(header.version) +
             " but this mt-run reads version " + std::to_string(kPlanFormatVersion) +
             "; recompile the model with this release's mtc";
     return false;
   }
-  if (file.size() - kHeaderBytes != length) {
-    error = "'" + path + "' is truncated or padded: the header promises " +
-            std::to_string(length) + " payload bytes, the file has " +
-            std::to_string(file.size() - kHeaderBytes);
-    return false;
-  }
-  std::string payload = file.substr(kHeaderBytes);
-  if (fnv1a64(payload) != checksum) {
+  if (fnv1a64(payload) != header.checksum) {
     error = "'" + path + "' is corrupted: its checksum does not match its contents";
     return false;
   }

@@ -1,7 +1,10 @@
 //===- FramedFile.cpp - a payload behind a checked 32-byte header ----------===//
 #include "mt/Support/FramedFile.h"
 
+#include <cerrno>
 #include <cstring>
+#include <fstream>
+#include <sstream>
 
 namespace mt {
 
@@ -32,6 +35,31 @@ bool parseFrameHeader(const std::string &file, const char (&magic)[8], FrameHead
   out.version = getU64LE(file, 8);
   out.length = getU64LE(file, 16);
   out.checksum = getU64LE(file, 24);
+  return true;
+}
+
+bool readFrame(const std::string &path, const char (&magic)[8], const std::string &what,
+               const std::string &notA, FrameHeader &header, std::string &payload,
+               std::string &error) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    error = "cannot open " + what + " '" + path + "': " + std::strerror(errno);
+    return false;
+  }
+  std::stringstream buffer;
+  buffer << in.rdbuf();
+  std::string file = buffer.str();
+  if (!parseFrameHeader(file, magic, header)) {
+    error = "'" + path + "' is not " + notA;
+    return false;
+  }
+  if (file.size() - kFrameHeaderBytes != header.length) {
+    error = "'" + path + "' is truncated or has trailing bytes: its header promises " +
+            std::to_string(header.length) + " payload bytes, the file holds " +
+            std::to_string(file.size() - kFrameHeaderBytes);
+    return false;
+  }
+  payload = file.substr(kFrameHeaderBytes);
   return true;
 }
 

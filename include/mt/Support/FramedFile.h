@@ -33,6 +33,15 @@ struct FrameHeader {
 /// False when `file` is shorter than a header or starts with another magic.
 bool parseFrameHeader(const std::string &file, const char (&magic)[8], FrameHeader &out);
 
+/// Reads the framed file at `path` and checks what every format shares: it
+/// can be read, starts with `magic`, and holds exactly the payload its
+/// header promises, which `payload` gets. Each format keeps its own version
+/// and checksum rules. Messages name the file as `what` ("plan"); a file of
+/// another magic "is not `notA`".
+bool readFrame(const std::string &path, const char (&magic)[8], const std::string &what,
+               const std::string &notA, FrameHeader &header, std::string &payload,
+               std::string &error);
+
 } // namespace mt
 
 #endif // MT_SUPPORT_FRAMEDFILE_H
