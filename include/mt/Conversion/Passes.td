@@ -12,9 +12,10 @@ def LowerToLinalgPass : Pass<"mt-lower-to-linalg", "mlir::ModuleOp"> {
     reshaping for data movement, scf loops for scatter-adds. Dropout masks
     come from a counter-based hash of (seed, stream, layer slot, element
     index), so they are the same on every target. Collectives and
-    `mt.axis_index` become calls into the runtime (`mt_rt_*`, taking buffer
-    addresses as i64, with the mesh axes as a mask pp = 1, dp = 2, tp = 4 and
-    a label numbering the module's collectives in order); `mt.vary` is the
+    `mt.axis_index` become calls into the runtime (`mt_rt_*` of
+    include/mt/Runtime/Abi.h, taking buffer addresses as i64, with the ABI's
+    codes for element type, reduction and mesh axes, and a label numbering
+    the module's collectives in order); `mt.vary` is the
     identity. `mt.send` / `mt.recv` are an error here: the runtime's pipeline
     scheduler moves activations between stages.
 

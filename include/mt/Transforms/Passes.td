@@ -566,7 +566,7 @@ def SplitStageStepPass : Pass<"mt-split-stage-step", "mlir::ModuleOp"> {
 def SignalGradientsReadyPass : Pass<"mt-signal-gradients-ready", "mlir::ModuleOp"> {
   let summary = "marks where each gradient accumulator (or layer of one) is final in a step";
   let description = [{
-    In every training step function (`mt.role = "train_step"`), follows
+    In every training step function (`mt.role = #mt<role train_step>`), follows
     each accumulator result (`mt.in_place_of`) back from the return: a chain
     of `mt.insert_layer` ops writes a stacked accumulator layer by layer, the
     backward visiting the last layer first, so each layer's slice is final
