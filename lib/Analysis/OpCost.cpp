@@ -17,13 +17,14 @@ int64_t elements(Value v) {
 } // namespace
 
 int64_t opFlops(Operation *op) {
-  // Contractions: two operations per multiply-add, k per result element.
-  auto contraction = dyn_cast<ContractionOpInterface>(op);
-  int64_t k = contraction ? contraction.getContractionDepth() : 0;
+  // Contractions say what they do; the rest: one operation per element.
+  if (auto contraction = dyn_cast<ContractionOpInterface>(op))
+    if (int64_t flops = contraction.getFlops())
+      return flops;
   int64_t out = 0;
   for (Value r : op->getResults())
     out += elements(r);
-  return k ? 2 * out * k : out;
+  return out;
 }
 
 } // namespace mt

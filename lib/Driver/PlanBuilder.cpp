@@ -181,7 +181,7 @@ std::string outputName(func::FuncOp fn, unsigned i, FunctionRole role) {
 func::FuncOp ownerOf(ModuleOp module, func::FuncOp fn) {
   if (isModelFunction(fn))
     return fn;
-  for (StringRef attr : {"mt.model", "mt.gradient_of"})
+  for (StringRef attr : {kModelAttrName, kGradientOfAttrName})
     if (auto ref = fn->getAttrOfType<FlatSymbolRefAttr>(attr))
       return module.lookupSymbol<func::FuncOp>(ref.getValue());
   return {};

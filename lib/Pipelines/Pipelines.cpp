@@ -117,6 +117,7 @@ LogicalResult mt::buildBufferizePipeline(OpPassManager &pm, bool forGpu) {
   pm.addPass(createOutlineLayersPass());
   // The CPU multiplies attention's tiles with BLAS; a GPU runs a thread
   // per row.
+  pm.addPass(createNumberCollectivesPass());
   pm.addPass(createLowerToLinalgPass(LowerToLinalgPassOptions{/*tiledAttention=*/!forGpu}));
   // A GPU spreads a row's reduction over a warp (mt-map-to-gpu); the CPU
   // overlaps independent partial sums.

@@ -1,11 +1,11 @@
 //===- TrainingLog.cpp - what a training run reports -----------------------===//
 #include "mt/Runtime/TrainingLog.h"
+#include "mt/Runtime/LossCurve.h"
 
 #include <algorithm>
 #include <cerrno>
 #include <cmath>
 #include <cstring>
-#include <sstream>
 #include <sys/stat.h>
 
 namespace mt {
@@ -171,54 +171,10 @@ bool TrainingLog::finish(std::string &error) {
     error = "cannot write '" + path + "': " + std::strerror(errno);
     return false;
   }
-  std::string text = lossCurveSvg(train_, valid_);
+  std::string text = lossCurveSvg({title_, train_, valid_});
   std::fwrite(text.data(), 1, text.size(), svg);
   std::fclose(svg);
   return true;
-}
-
-std::string lossCurveSvg(const std::vector<std::pair<int64_t, double>> &train,
-                         const std::vector<std::pair<int64_t, double>> &valid) {
-  const double w = 640, h = 400, left = 60, right = 20, top = 20, bottom = 40;
-  int64_t maxStep = 1;
-  double lo = 1e300, hi = -1e300;
-  for (const auto *series : {&train, &valid})
-    for (auto [s, v] : *series) {
-      maxStep = std::max(maxStep, s);
-      lo = std::min(lo, v);
-      hi = std::max(hi, v);
-    }
-  if (lo > hi) {
-    lo = 0;
-    hi = 1;
-  }
-  if (hi - lo < 1e-9)
-    hi = lo + 1;
-  auto x = [&](int64_t s) { return left + (w - left - right) * s / static_cast<double>(maxStep); };
-  auto y = [&](double v) { return top + (h - top - bottom) * (hi - v) / (hi - lo); };
-  std::ostringstream out;
-  out << "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" << w << "\" height=\"" << h
-      << "\" font-family=\"sans-serif\" font-size=\"12\">\n"
-      << "<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n"
-      << "<line x1=\"" << left << "\" y1=\"" << h - bottom << "\" x2=\"" << w - right << "\" y2=\""
-      << h - bottom << "\" stroke=\"black\"/>\n"
-      << "<line x1=\"" << left << "\" y1=\"" << top << "\" x2=\"" << left << "\" y2=\"" << h - bottom
-      << "\" stroke=\"black\"/>\n"
-      << "<text x=\"" << w / 2 << "\" y=\"" << h - 8 << "\" text-anchor=\"middle\">iteration (max "
-      << maxStep << ")</text>\n"
-      << "<text x=\"12\" y=\"" << top + 10 << "\">" << hi << "</text>\n"
-      << "<text x=\"12\" y=\"" << h - bottom << "\">" << lo << "</text>\n"
-      << "<polyline fill=\"none\" stroke=\"#1f77b4\" stroke-width=\"1.5\" points=\"";
-  for (auto [s, v] : train)
-    out << x(s) << "," << y(v) << " ";
-  out << "\"/>\n";
-  for (auto [s, v] : valid)
-    out << "<circle cx=\"" << x(s) << "\" cy=\"" << y(v) << "\" r=\"4\" fill=\"#d62728\"/>\n";
-  out << "<text x=\"" << w - right - 200 << "\" y=\"" << top + 14
-      << "\" fill=\"#1f77b4\">training loss</text>\n"
-      << "<text x=\"" << w - right - 200 << "\" y=\"" << top + 30
-      << "\" fill=\"#d62728\">validation loss</text>\n</svg>\n";
-  return out.str();
 }
 
 } // namespace mt

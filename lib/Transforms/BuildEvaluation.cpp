@@ -23,7 +23,7 @@ struct BuildEvaluationPass : mt::impl::BuildEvaluationPassBase<BuildEvaluationPa
       auto eval = cast<func::FuncOp>(b.clone(*model));
       eval.setSymName((model.getSymName() + "_eval").str());
       setRole(eval, FunctionRole::eval);
-      eval->setAttr("mt.model", FlatSymbolRefAttr::get(model.getSymNameAttr()));
+      eval->setAttr(kModelAttrName, FlatSymbolRefAttr::get(model.getSymNameAttr()));
       // Not a model function any more: it is derived from one.
       eval->setAttr(kGradientOfAttrName, FlatSymbolRefAttr::get(model.getSymNameAttr()));
       turnDropoutOff(eval);

@@ -43,7 +43,7 @@ func::FuncOp makeFunction(OpBuilder &b, func::FuncOp anchor, func::FuncOp model,
     fn.setArgAttr(i, kBufferAttrName, buffer);
   for (auto [i, buffer] : llvm::enumerate(results))
     fn.setResultAttr(i, kBufferAttrName, buffer);
-  fn->setAttr("mt.model", FlatSymbolRefAttr::get(model.getSymNameAttr()));
+  fn->setAttr(kModelAttrName, FlatSymbolRefAttr::get(model.getSymNameAttr()));
   Block *entry = fn.addEntryBlock();
   OpBuilder fb = OpBuilder::atBlockEnd(entry);
   func::ReturnOp::create(fb, anchor.getLoc(), body(fb, entry->getArguments()));
@@ -142,9 +142,6 @@ LogicalResult build(ModuleOp module, func::FuncOp model, int64_t shards) {
                  all.append(v);
                  return all;
                });
-  if (shards > 0)
-    for (func::FuncOp fn : {norm, adamw})
-      fn->setAttr("mt.shards", b.getI64IntegerAttr(shards));
   return success();
 }
 

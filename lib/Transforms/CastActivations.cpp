@@ -1,7 +1,8 @@
 //===- CastActivations.cpp - 16-bit activations, fp32 parameters and loss -===//
 //
-// The precision policy lives in one list (runsIn16Bits); everything else
-// stays fp32, and every change of type is an mt.convert later passes see:
+// The precision policy is the ops' own: those with the RunsIn16Bits trait
+// and every pointwise op store 16-bit activations; everything else stays
+// fp32, and every change of type is an mt.convert later passes see:
 // its gradient is a convert back, so parameter gradients arrive in fp32.
 //
 //===----------------------------------------------------------------------===//
@@ -31,10 +32,7 @@ namespace {
 /// their rows are rounded after (the same values, without converting the
 /// whole table), and their gradients scatter-add in fp32.
 bool runsIn16Bits(Operation *op) {
-  return isa<LinearOp, MatmulOp, LayerNormOp, AddLayerNormOp,
-             RmsNormOp, GeluOp, BiasGeluOp, SoftmaxOp, DropoutOp, BiasDropoutAddOp, MaskedScaleOp,
-             AddOp, MulOp, SplitOp, SplitHeadsOp, MergeHeadsOp, AttentionScoresOp,
-             AttentionContextOp, RotaryOp, AlibiOp, RelativePositionBiasOp, ReshapeOp, ConcatOp, PointwiseOpInterface>(op);
+  return op->hasTrait<RunsIn16Bits>() || isa<PointwiseOpInterface>(op);
 }
 
 RankedTensorType floatTensor(Type t) {

@@ -58,17 +58,54 @@ LogicalResult Partitioner::visit(Operation *op) {
   return success();
 }
 
-/// Any pointwise op keeps its operands' layout, which must agree.
+/// Any pointwise op keeps the split of its split operands, which must
+/// agree (an operand of lower rank covers the result's trailing dimensions);
+/// a whole operand that spans the split dimension takes this rank's piece.
 LogicalResult Partitioner::visitPointwise(Operation *op) {
   if (failed(requireReplicatedParams(op)))
     return failure();
   reducePartialOperands(op);
-  Layout in = layoutOf(op->getOperand(0));
-  for (Value v : op->getOperands().drop_front())
-    if (!(layoutOf(v) == in) && (layoutOf(v).kind == Layout::Split || in.kind == Layout::Split))
-      return fail(op) << "the operands of a pointwise op are laid out differently (one is "
-                         "split, another is not, or split along another dimension)";
-  return partitionElementwise(op);
+  int64_t rank = tensorOf(op->getResult(0)).getRank();
+  auto offsetOf = [&](Value v) { return rank - tensorOf(v).getRank(); };
+  std::optional<Layout> split; // in the result's dimensions
+  for (Value v : op->getOperands()) {
+    Layout l = layoutOf(v);
+    if (l.kind != Layout::Split)
+      continue;
+    l.dim += offsetOf(v);
+    if (split && split->dim != l.dim)
+      return fail(op) << "the operands of a pointwise op are split along different dimensions";
+    if (!split)
+      split = l;
+  }
+  if (!split) {
+    bool varies = llvm::any_of(op->getOperands(), [&](Value v) { return layoutOf(v).varies(); });
+    if (varies)
+      varyReplicatedOperands(op);
+    setLayout(op->getResult(0), Layout::of(varies ? Layout::Varying : Layout::Replicated));
+    return success();
+  }
+  for (OpOperand &operand : op->getOpOperands()) {
+    Value v = operand.get();
+    int64_t dim = split->dim - offsetOf(v);
+    if (layoutOf(v).kind == Layout::Split || dim < 0 || tensorOf(v).getDimSize(dim) == 1)
+      continue; // split alike, or broadcast along the split
+    if (split->segments.size() > 1)
+      return fail(op) << "a whole operand cannot take this rank's piece of a split made of "
+                      << split->segments.size() << " segments (a fused projection's output)";
+    if (failed(checkSplits(op, tensorOf(v).getDimSize(dim), "dimension of size")))
+      return failure();
+    Value whole = layoutOf(v).kind == Layout::Replicated ? vary(v, op->getLoc()) : v;
+    Layout piece = Layout::split(dim);
+    auto slice = ShardSliceOp::create(b, op->getLoc(), localType(tensorOf(v), piece), whole,
+                                      axisIndex(op->getLoc()), b.getI64IntegerAttr(dim),
+                                      b.getI64IntegerAttr(tp));
+    recordLayout(slice.getResult(), piece);
+    operand.set(slice.getResult());
+  }
+  varyReplicatedOperands(op);
+  setLayout(op->getResult(0), *split);
+  return success();
 }
 
 /// What a function returns or a layer yields is whole: partial sums are

@@ -22,7 +22,7 @@ namespace {
 /// function a gradient or optimizer belongs to): equal programs may differ
 /// in them.
 constexpr llvm::StringLiteral kReportOnlyFunctionAttrs[] = {kStageAttrName, kGradientOfAttrName,
-                                                            "mt.model"};
+                                                            kModelAttrName};
 constexpr llvm::StringLiteral kReportOnlyArgAttrs[] = {kFirstLayerAttrName, kSavedFromAttrName};
 
 /// The smallest dropout layer in `fn`: what its layers are taken relative to.

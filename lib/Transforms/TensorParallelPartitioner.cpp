@@ -89,8 +89,10 @@ bool Partitioner::keepsSplit(Value v, int64_t dim, int depth) {
     int64_t through = kSplitBlocked;
     if (auto rule = dyn_cast<TensorParallelOpInterface>(user))
       through = rule.splitThrough(use.getOperandNumber(), dim);
-    else if (isa<PointwiseOpInterface>(user))
-      through = dim;
+    else if (auto pointwise = dyn_cast<PointwiseOpInterface>(user);
+             pointwise && pointwise.carriesSplit())
+      // An operand of lower rank covers the result's trailing dimensions.
+      through = dim + tensorOf(user->getResult(0)).getRank() - tensorOf(use.get()).getRank();
     if (through == kSplitBlocked)
       return false;
     if (through == kSplitConsumed)

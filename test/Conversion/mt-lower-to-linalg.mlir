@@ -1,5 +1,5 @@
-// RUN: mt-opt %s -split-input-file -mt-lower-to-linalg -verify-diagnostics | FileCheck %s
-// RUN: mt-opt %s -split-input-file -mt-lower-to-linalg -verify-diagnostics --mlir-print-debuginfo | FileCheck %s --check-prefix=NAMED
+// RUN: mt-opt %s -split-input-file -mt-number-collectives -mt-lower-to-linalg -verify-diagnostics | FileCheck %s
+// RUN: mt-opt %s -split-input-file -mt-number-collectives -mt-lower-to-linalg -verify-diagnostics --mlir-print-debuginfo | FileCheck %s --check-prefix=NAMED
 // Every op a lowering creates is named after the mt op it lowers
 // (mt-describe-kernels names kernels after it).
 // NAMED: #[[$AT:loc[0-9]+]] = loc("{{.*}}mt-lower-to-linalg.mlir":[[@LINE+16]]:

@@ -106,19 +106,25 @@ func.func @reshape_partial_sums(%tokens: tensor<2x4xi32> {mt.batch = "tokens"}, 
 
 // -----
 
-// A pointwise op (mt.silu_grad) on the column-parallel features, whose
-// other operand is whole on every rank: it cannot pair this rank's columns
-// with the whole tensor.
-func.func @pointwise_mixed_layouts(%tokens: tensor<2x4xi32> {mt.batch = "tokens"}, %labels: tensor<2x4xi32> {mt.batch = "labels"},
-    %gate: tensor<2x4x16xf32>,
+// A pointwise op on a fused projection's column-parallel output (two
+// segments, gate and up), whose other operand is whole on every rank: one
+// contiguous piece of the whole operand would not pair with this rank's
+// columns of both segments.
+func.func @pointwise_whole_operand_on_segments(%tokens: tensor<2x4xi32> {mt.batch = "tokens"}, %labels: tensor<2x4xi32> {mt.batch = "labels"},
+    %scale: tensor<32xf32>,
     %wte: tensor<16x8xf32> {mt.param = #mt.param<name = "wte", init = normal, std = 2.0e-02>},
-    %w1: tensor<16x8xf32> {mt.param = #mt.param<name = "w1", init = normal, std = 2.0e-02>},
-    %w2: tensor<8x16xf32> {mt.param = #mt.param<name = "w2", init = normal, std = 2.0e-02>}) -> tensor<f32> {
+    %w1: tensor<32x8xf32> {mt.param = #mt.param<name = "w1", init = normal, std = 2.0e-02>},
+    %w2: tensor<8x16xf32> {mt.param = #mt.param<name = "w2", init = normal, std = 2.0e-02>},
+    %w3: tensor<8x32xf32> {mt.param = #mt.param<name = "w3", init = normal, std = 2.0e-02>}) -> tensor<f32> {
   %x = mt.embedding %wte[%tokens] : tensor<16x8xf32>, tensor<2x4xi32> -> tensor<2x4x8xf32>
-  %f = mt.linear %x, %w1 : tensor<2x4x8xf32>, tensor<16x8xf32> -> tensor<2x4x16xf32>
-  // expected-error @+1 {{mt-partition-tensor-parallel (tp=2): the operands of a pointwise op are laid out differently (one is split, another is not, or split along another dimension)}}
-  %s = mt.silu_grad %f, %gate : tensor<2x4x16xf32>
-  %y = mt.linear %s, %w2 : tensor<2x4x16xf32>, tensor<8x16xf32> -> tensor<2x4x8xf32>
+  %f = mt.linear %x, %w1 : tensor<2x4x8xf32>, tensor<32x8xf32> -> tensor<2x4x32xf32>
+  %g, %u = mt.split %f {dim = 2 : i64, sizes = array<i64: 16, 16>} : tensor<2x4x32xf32> -> tensor<2x4x16xf32>, tensor<2x4x16xf32>
+  %h = mt.mul %g, %u : tensor<2x4x16xf32>, tensor<2x4x16xf32>
+  %y1 = mt.linear %h, %w2 : tensor<2x4x16xf32>, tensor<8x16xf32> -> tensor<2x4x8xf32>
+  // expected-error @+1 {{mt-partition-tensor-parallel (tp=2): a whole operand cannot take this rank's piece of a split made of 2 segments (a fused projection's output)}}
+  %s = mt.mul %f, %scale : tensor<2x4x32xf32>, tensor<32xf32>
+  %y2 = mt.linear %s, %w3 : tensor<2x4x32xf32>, tensor<8x32xf32> -> tensor<2x4x8xf32>
+  %y = mt.add %y1, %y2 : tensor<2x4x8xf32>, tensor<2x4x8xf32>
   %logits = mt.linear %y, %wte : tensor<2x4x8xf32>, tensor<16x8xf32> -> tensor<2x4x16xf32>
   %loss = mt.cross_entropy %logits, %labels : tensor<2x4x16xf32>, tensor<2x4xi32> -> tensor<f32>
   return %loss : tensor<f32>

@@ -1,4 +1,4 @@
-// RUN: mt-opt %s --mt-partition-tensor-parallel="tp=2" | FileCheck %s
+// RUN: mt-opt %s -split-input-file --mt-partition-tensor-parallel="tp=2" | FileCheck %s
 
 // Pointwise ops (PointwiseOpInterface, here mt.silu) keep the layout their
 // operand has: the first MLP linear stays column-parallel through mt.silu
@@ -31,6 +31,38 @@ func.func @silu_mlp(%tokens: tensor<2x4xi32> {mt.batch = "tokens"}, %labels: ten
     mt.yield %r : tensor<2x4x8xf32>
   }
   %logits = mt.linear %h, %wte : tensor<2x4x8xf32>, tensor<16x8xf32> -> tensor<2x4x16xf32>
+  %loss = mt.cross_entropy %logits, %labels : tensor<2x4x16xf32>, tensor<2x4xi32> -> tensor<f32>
+  return %loss : tensor<f32>
+}
+
+// -----
+
+// A whole operand of a pointwise op takes this rank's piece of the other
+// operand's split: the replicated %gate passes mt.vary (its gradient sums
+// the ranks') and mt.shard_slice along the split feature dimension, and a
+// scale of lower rank is sliced along its own (last) dimension.
+// CHECK-LABEL: func.func @whole_operand_takes_piece
+// CHECK-SAME: %[[GATE:[^:]*]]: tensor<2x4x16xf32>, %[[SCALE:[^:]*]]: tensor<16xf32>
+// CHECK: %[[F:.*]] = mt.linear %{{.*}}, %{{.*}} : tensor<2x4x8xf32>, tensor<8x8xf32> -> tensor<2x4x8xf32>
+// CHECK: %[[GV:.*]] = mt.vary %[[GATE]] on @mesh axes = ["tp"]
+// CHECK: %[[I:.*]] = mt.axis_index
+// CHECK: %[[GP:.*]] = mt.shard_slice %[[GV]][%[[I]] : tensor<i64>] dim = 2 parts = 2 : tensor<2x4x16xf32> -> tensor<2x4x8xf32>
+// CHECK: %[[S:.*]] = mt.silu_grad %[[F]], %[[GP]] : tensor<2x4x8xf32>
+// CHECK: %[[BV:.*]] = mt.vary %[[SCALE]] on @mesh axes = ["tp"]
+// CHECK: %[[BP:.*]] = mt.shard_slice %[[BV]][%{{.*}} : tensor<i64>] dim = 0 parts = 2 : tensor<16xf32> -> tensor<8xf32>
+// CHECK: %[[B:.*]] = mt.mul %[[S]], %[[BP]] : tensor<2x4x8xf32>, tensor<8xf32>
+// CHECK: mt.linear %[[B]], %{{.*}} : tensor<2x4x8xf32>, tensor<8x8xf32> -> tensor<2x4x8xf32>
+func.func @whole_operand_takes_piece(%tokens: tensor<2x4xi32> {mt.batch = "tokens"}, %labels: tensor<2x4xi32> {mt.batch = "labels"},
+    %gate: tensor<2x4x16xf32>, %scale: tensor<16xf32>,
+    %wte: tensor<16x8xf32> {mt.param = #mt.param<name = "wte", init = normal, std = 2.0e-02>},
+    %w1: tensor<16x8xf32> {mt.param = #mt.param<name = "w1", init = normal, std = 2.0e-02>},
+    %w2: tensor<8x16xf32> {mt.param = #mt.param<name = "w2", init = normal, std = 2.0e-02>}) -> tensor<f32> {
+  %x = mt.embedding %wte[%tokens] : tensor<16x8xf32>, tensor<2x4xi32> -> tensor<2x4x8xf32>
+  %f = mt.linear %x, %w1 : tensor<2x4x8xf32>, tensor<16x8xf32> -> tensor<2x4x16xf32>
+  %s = mt.silu_grad %f, %gate : tensor<2x4x16xf32>
+  %b = mt.mul %s, %scale : tensor<2x4x16xf32>, tensor<16xf32>
+  %y = mt.linear %b, %w2 : tensor<2x4x16xf32>, tensor<8x16xf32> -> tensor<2x4x8xf32>
+  %logits = mt.linear %y, %wte : tensor<2x4x8xf32>, tensor<16x8xf32> -> tensor<2x4x16xf32>
   %loss = mt.cross_entropy %logits, %labels : tensor<2x4x16xf32>, tensor<2x4xi32> -> tensor<f32>
   return %loss : tensor<f32>
 }

@@ -3,7 +3,8 @@
 For op `mt.foo` constraint Cn, test/Dialect/MT/invalid.mlir must contain a
 function named `@foo_c<n>_...` whose chunk expects an error citing
 `violates C<n>` (attribute `#mt.foo` likewise: `@foo_c<n>_...`).
-Model constraints Mn must be expected in test/Transforms/mt-verify-model.mlir.
+Model constraints Mn must be expected in test/Transforms/mt-verify-model.mlir;
+the discardable attributes' Dn in invalid.mlir, as `@discardable_d<n>_...`.
 """
 import re
 import sys
@@ -40,6 +41,11 @@ for prefix, n in sorted(required):
     ok = any(pattern.search(c) and ("violates C%d:" % n) in c for c in chunks)
     if not ok:
         missing.append(f"{prefix} C{n}")
+
+for n in sorted(set(int(x) for x in re.findall(r"^- D(\d+):", spec, re.M))):
+    pattern = re.compile(r"@discardable_d%d_\w*" % n)
+    if not any(pattern.search(c) and ("violates D%d:" % n) in c for c in chunks):
+        missing.append(f"discardable attributes D{n}")
 
 for n in sorted(set(int(x) for x in re.findall(r"^- M(\d+):", spec, re.M))):
     if f"violates M{n}:" not in model_tests:

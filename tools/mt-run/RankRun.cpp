@@ -37,6 +37,27 @@ double processCpuSeconds() {
   return static_cast<double>(t.tv_sec) + static_cast<double>(t.tv_nsec) * 1e-9;
 }
 
+/// loss.svg's title: the model, its size where the plan records it, and the
+/// layout, e.g. "gpt 12L d768 — tp2 pp2 dp1, bf16, micro-batch 4, global batch 512".
+std::string lossCurveTitle(const mt::plan::Config &c) {
+  const mt::plan::ModelArchitecture &a = c.architecture();
+  const mt::plan::Parallelism &p = c.parallel();
+  std::string title = c.model();
+  if (a.layers() > 0)
+    title += " " + std::to_string(a.layers()) + "L";
+  if (a.hidden() > 0)
+    title += " d" + std::to_string(a.hidden());
+  auto size = [](int64_t n) { return std::to_string(std::max<int64_t>(n, 1)); };
+  title += " \u2014 tp" + size(p.tensor_parallel_size()) + " pp" +
+           size(p.pipeline_parallel_size()) + " dp" + size(p.data_parallel_size());
+  if (p.sequence_parallel())
+    title += " sp";
+  title += ", " + std::string(mt::activationTypeName(c.activation_type())) + ", micro-batch " +
+           std::to_string(c.micro_batch_size()) + ", global batch " +
+           std::to_string(c.global_batch_size());
+  return title;
+}
+
 } // namespace
 
 int RankRun::run() {
@@ -73,6 +94,7 @@ bool RankRun::prepare(std::string &error) {
   trainSource_ = recorder_->enabled() ? &recorder_->wrap(data_.train()) : &data_.train();
   log_ = std::make_unique<mt::TrainingLog>(lead_ ? o_.logDir : std::string(),
                                            isatty(fileno(stdout)), iters_, lead_);
+  log_->setTitle(lossCurveTitle(c));
   if (!log_->open(error) ||
       (lead_ && !o_.metricsFile.empty() && !log_->openMetrics(o_.metricsFile, error)))
     return false;

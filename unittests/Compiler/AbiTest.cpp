@@ -79,7 +79,7 @@ TEST(Abi, CollectiveCallsReadBackAsCompiled) {
   OwningOpRef<ModuleOp> module = parseSourceString<ModuleOp>(kModule, &context);
   ASSERT_TRUE(module);
   PassManager pm(&context);
-  ASSERT_TRUE(succeeded(parsePassPipeline("mt-lower-to-linalg", pm)));
+  ASSERT_TRUE(succeeded(parsePassPipeline("mt-number-collectives,mt-lower-to-linalg", pm)));
   ASSERT_TRUE(succeeded(pm.run(*module)));
 
   const std::vector<Expected> expected = {

@@ -2,8 +2,9 @@
 //
 // The recompute planner weighs the bytes a kept activation costs against the
 // work of computing it again. Work is counted in floating-point operations:
-// 2mnk for a contraction (linear, matmul, attention scores and context) and
-// one per result element for everything else (elementwise ops, norms,
+// what a contraction states (ContractionOpInterface::getFlops: 2mnk for a
+// linear, a matmul, attention scores and context; fused attention's four or
+// ten score-sized products) and one per result element for everything else (elementwise ops, norms,
 // collectives), which are bound by memory rather than arithmetic.
 //
 //===----------------------------------------------------------------------===//

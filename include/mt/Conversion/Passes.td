@@ -4,6 +4,23 @@
 
 include "mlir/Pass/PassBase.td"
 
+def NumberCollectivesPass : Pass<"mt-number-collectives", "mlir::ModuleOp"> {
+  let summary = "numbers the module's collectives in program order";
+  let description = [{
+    Every collective (all-reduce, all-gather, reduce-scatter) gets
+    `mt.collective = n`, counting from 0 in the order the module's
+    functions list them. Every rank compiles the same program, so equal
+    numbers label matching calls; mt-lower-to-linalg passes the number to
+    the runtime, which checks that the ranks' calls agree. Numbering before
+    lowering keeps the labels independent of the order in which patterns
+    happen to run.
+
+    ```mlir
+    %s = mt.all_reduce %x on @mesh axes = ["tp"] reduction = sum {mt.collective = 0 : i64} : tensor<4xf32>
+    ```
+  }];
+}
+
 def LowerToLinalgPass : Pass<"mt-lower-to-linalg", "mlir::ModuleOp"> {
   let summary = "lowers mt ops to linalg, tensor, arith and math on static shapes";
   let description = [{
@@ -14,8 +31,8 @@ def LowerToLinalgPass : Pass<"mt-lower-to-linalg", "mlir::ModuleOp"> {
     index), so they are the same on every target. Collectives and
     `mt.axis_index` become calls into the runtime (`mt_rt_*` of
     include/mt/Runtime/Abi.h, taking buffer addresses as i64, with the ABI's
-    codes for element type, reduction and mesh axes, and a label numbering
-    the module's collectives in order); `mt.vary` is the
+    codes for element type, reduction and mesh axes, and the label
+    mt-number-collectives gave each); `mt.vary` is the
     identity. `mt.send` / `mt.recv` are an error here: the runtime's pipeline
     scheduler moves activations between stages.
 

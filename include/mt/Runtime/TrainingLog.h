@@ -7,12 +7,13 @@
 
 #include <cstdio>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace mt {
 
 /// Log lines on stdout (a progress bar with ETA when it is a terminal), and
-/// with a log directory, train.log and a loss curve loss.svg.
+/// with a log directory, train.log and a loss curve loss.svg (LossCurve.h).
 class TrainingLog {
 public:
   /// `print`: false on every rank but the one that reports.
@@ -34,11 +35,13 @@ public:
   bool finish(std::string &error);
   /// The run stops after iteration `it` (SIGTERM/SIGINT) instead of its last.
   void stopAfter(int64_t it) { stoppedAfter_ = it; }
+  /// The heading of loss.svg: the model and how it is laid out (LossCurve).
+  void setTitle(std::string title) { title_ = std::move(title); }
 
 private:
   void emit(const std::string &line);
 
-  std::string dir_;
+  std::string dir_, title_;
   bool terminal_, print_;
   int64_t total_;
   int64_t stoppedAfter_ = 0;
@@ -47,10 +50,6 @@ private:
   double elapsed_ = 0;
   MetricsFile metrics_;
 };
-
-/// An SVG line chart of training loss (and validation points) over steps.
-std::string lossCurveSvg(const std::vector<std::pair<int64_t, double>> &train,
-                         const std::vector<std::pair<int64_t, double>> &valid);
 
 } // namespace mt
 

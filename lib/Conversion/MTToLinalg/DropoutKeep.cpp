@@ -90,11 +90,4 @@ Value DropoutKeep::keep(OpBuilder &nb, Location l) const {
   return keepAt(nb, l, indices);
 }
 
-Value keepScaled(OpBuilder &nb, Location l, Value keep, Value x, double scale) {
-  Type t = x.getType();
-  Value scaled = arith::MulFOp::create(nb, l, x, arith::ConstantOp::create(nb, l, nb.getFloatAttr(t, scale)));
-  Value zero = arith::ConstantOp::create(nb, l, nb.getFloatAttr(t, 0.0));
-  return arith::SelectOp::create(nb, l, keep, scaled, zero).getResult();
-}
-
 } // namespace mt

@@ -74,10 +74,6 @@ private:
   llvm::SmallVector<int64_t> strides;
 };
 
-/// select(keep, x * scale, 0).
-mlir::Value keepScaled(mlir::OpBuilder &nb, mlir::Location l, mlir::Value keep, mlir::Value x,
-                       double scale);
-
 } // namespace mt
 
 #endif // MT_LIB_CONVERSION_MTTOLINALG_DROPOUTKEEP_H

@@ -1,6 +1,8 @@
 //===- FusedAttentionKernel.cpp - pieces of the fused attention kernels ---===//
 #include "FusedAttentionKernel.h"
 
+#include "mt/Dialect/MT/IR/ElementFunctions.h"
+
 using namespace mlir;
 
 namespace mt {

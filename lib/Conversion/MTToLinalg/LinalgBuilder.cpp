@@ -143,7 +143,9 @@ Value LinalgBuilder::generic(ValueRange inputs, ArrayRef<AffineMap> inputMaps, V
 Value LinalgBuilder::map(ValueRange inputs, Value like, BodyFn body) {
   auto type = tensorOf(like);
   unsigned rank = type.getRank();
-  SmallVector<AffineMap> maps(inputs.size(), identity(rank));
+  SmallVector<AffineMap> maps;
+  for (Value input : inputs)
+    maps.push_back(suffixMap(rank, tensorOf(input).getRank()));
   return generic(inputs, maps, empty(type.getShape(), type.getElementType()), identity(rank),
                  parallel(rank), body);
 }

@@ -36,8 +36,9 @@ public:
                       mlir::Value init, mlir::AffineMap outMap,
                       llvm::ArrayRef<mlir::utils::IteratorType> iterators, BodyFn body);
 
-  /// Elementwise map over tensors of one shape (identity maps), output shaped
-  /// like `like`.
+  /// Elementwise map, output shaped like `like`. An input of lower rank
+  /// holds a suffix of that shape and is broadcast over the leading
+  /// dimensions (a bias).
   mlir::Value map(mlir::ValueRange inputs, mlir::Value like, BodyFn body);
 
   /// Sums `input` over its last dimension: [..., n] -> [...] (or applies

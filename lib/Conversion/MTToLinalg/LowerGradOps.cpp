@@ -3,6 +3,7 @@
 #include "Lowerings.h"
 
 #include "mt/Analysis/ModelInfo.h"
+#include "mt/Dialect/MT/IR/ElementFunctions.h"
 
 #include "mlir/Dialect/SCF/IR/SCF.h"
 
@@ -93,25 +94,6 @@ Lowered lowerEmbeddingGrad(EmbeddingGradOp op, LinalgBuilder &lb) {
   return SmallVector<Value>{result};
 }
 
-Value geluDerivative(OpBuilder &b, Location l, Value x, bool tanhApprox) {
-  Type t = x.getType();
-  auto c = [&](double v) { return cst(b, l, t, v); };
-  if (tanhApprox) {
-    double k = std::sqrt(2.0 / M_PI);
-    Value x2 = mulF(b, l, x, x);
-    Value u = mulF(b, l, c(k), addF(b, l, x, mulF(b, l, c(0.044715), mulF(b, l, x2, x))));
-    Value th = math::TanhOp::create(b, l, u);
-    Value left = mulF(b, l, c(0.5), addF(b, l, c(1.0), th));
-    Value sech2 = subF(b, l, c(1.0), mulF(b, l, th, th));
-    Value du = mulF(b, l, c(k), addF(b, l, c(1.0), mulF(b, l, c(3 * 0.044715), x2)));
-    return addF(b, l, left, mulF(b, l, mulF(b, l, c(0.5), x), mulF(b, l, sech2, du)));
-  }
-  Value cdf = mulF(b, l, c(0.5), addF(b, l, c(1.0), math::ErfOp::create(b, l, mulF(b, l, x, c(M_SQRT1_2)))));
-  Value pdf = mulF(b, l, c(1.0 / std::sqrt(2.0 * M_PI)),
-                   math::ExpOp::create(b, l, mulF(b, l, c(-0.5), mulF(b, l, x, x))));
-  return addF(b, l, cdf, mulF(b, l, x, pdf));
-}
-
 Lowered lowerAttentionKVGrad(AttentionKVGradOp op, LinalgBuilder &lb) {
   auto out = tensorOf(op.getResult());
   auto lt = tensorOf(op.getLhs()), rt = tensorOf(op.getRhs());
@@ -142,13 +124,6 @@ void populateGradLoweringPatterns(RewritePatternSet &patterns) {
     Value zeros = lb.filled(table.getShape(), table.getElementType(), 0.0);
     return SmallVector<Value>{insertSlice(lb, p.getGrad(), zeros, {0, 0},
                                           tensorOf(p.getGrad()).getShape())};
-  });
-  addLowering<GeluGradOp>(patterns, [](GeluGradOp g, LinalgBuilder &lb) -> Lowered {
-    bool approx = g.getApproximate() == GeluApproximation::tanh;
-    return SmallVector<Value>{lb.map({g.getGrad(), g.getInput()}, g.getInput(),
-                                     [&](OpBuilder &b, Location l, ValueRange a) {
-                                       return mulF(b, l, a[0], geluDerivative(b, l, a[1], approx));
-                                     })};
   });
   addLowering<BiasGeluGradOp>(patterns, [](BiasGeluGradOp g, LinalgBuilder &lb) -> Lowered {
     bool approx = g.getApproximate() == GeluApproximation::tanh;

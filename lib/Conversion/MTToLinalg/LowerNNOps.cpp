@@ -2,6 +2,8 @@
 #include "DropoutKeep.h"
 #include "Lowerings.h"
 
+#include "mt/Dialect/MT/IR/ElementFunctions.h"
+
 #include <cmath>
 #include <limits>
 
@@ -126,21 +128,6 @@ Lowered lowerMatmul(MatmulOp op, LinalgBuilder &lb) {
                                         reduction, op.getPlus(), out.getElementType())};
 }
 
-/// GeLU, exact or tanh-approximated.
-Value gelu(OpBuilder &b, Location l, Value x, bool tanhApprox) {
-  Type t = x.getType();
-  auto c = [&](double v) { return arith::ConstantOp::create(b, l, b.getFloatAttr(t, v)); };
-  Value inner;
-  if (tanhApprox) {
-    Value x3 = mulF(b, l, mulF(b, l, x, x), x);
-    Value poly = addF(b, l, x, mulF(b, l, c(0.044715), x3));
-    inner = math::TanhOp::create(b, l, mulF(b, l, c(std::sqrt(2.0 / M_PI)), poly));
-  } else {
-    inner = math::ErfOp::create(b, l, mulF(b, l, x, c(M_SQRT1_2)));
-  }
-  return mulF(b, l, mulF(b, l, c(0.5), x), addF(b, l, c(1.0), inner));
-}
-
 Lowered lowerDropout(DropoutOp op, LinalgBuilder &lb) {
   double rate = op.getRate().convertToDouble();
   if (rate == 0.0)
@@ -181,26 +168,6 @@ Lowered lowerBiasDropoutAdd(BiasDropoutAddOp op, LinalgBuilder &lb) {
           x = keepScaled(nb, l, keep->keep(nb, l), x, 1.0 / (1.0 - rate));
         return addF(nb, l, a[2], x);
       });
-  return SmallVector<Value>{result};
-}
-
-Lowered lowerMaskedScale(MaskedScaleOp op, LinalgBuilder &lb) {
-  double scale = op.getScale().convertToDouble();
-  Value result = lb.map({op.getInput(), op.getMask()}, op.getInput(),
-                        [&](OpBuilder &nb, Location l, ValueRange a) {
-                          return keepScaled(nb, l, a[1], a[0], scale);
-                        });
-  return SmallVector<Value>{result};
-}
-
-Lowered lowerBroadcastBinary(Operation *op, Value lhs, Value rhs, bool isAdd, LinalgBuilder &lb) {
-  auto type = tensorOf(lhs);
-  unsigned rank = type.getRank();
-  Value result = lb.generic({lhs, rhs}, {lb.identity(rank), lb.suffixMap(rank, tensorOf(rhs).getRank())},
-                            lb.empty(type.getShape(), type.getElementType()), lb.identity(rank),
-                            lb.parallel(rank), [&](OpBuilder &b, Location l, ValueRange a) {
-                              return isAdd ? addF(b, l, a[0], a[1]) : mulF(b, l, a[0], a[1]);
-                            });
   return SmallVector<Value>{result};
 }
 
@@ -248,13 +215,6 @@ void populateNNLoweringPatterns(RewritePatternSet &patterns) {
   addLowering<PositionEmbeddingOp>(patterns, lowerPositionEmbedding);
   addLowering<LinearOp>(patterns, lowerLinear);
   addLowering<MatmulOp>(patterns, lowerMatmul);
-  addLowering<GeluOp>(patterns, [](GeluOp g, LinalgBuilder &lb) -> Lowered {
-    bool approx = g.getApproximate() == GeluApproximation::tanh;
-    return SmallVector<Value>{lb.map(g.getInput(), g.getInput(),
-                                     [&](OpBuilder &b, Location l, ValueRange a) {
-                                       return gelu(b, l, a[0], approx);
-                                     })};
-  });
   addLowering<BiasGeluOp>(patterns, [](BiasGeluOp g, LinalgBuilder &lb) -> Lowered {
     // One kernel: the bias is added in registers, never stored.
     bool approx = g.getApproximate() == GeluApproximation::tanh;
@@ -270,13 +230,6 @@ void populateNNLoweringPatterns(RewritePatternSet &patterns) {
   addLowering<DropoutOp>(patterns, lowerDropout);
   addLowering<DropoutMaskOp>(patterns, lowerDropoutMask);
   addLowering<BiasDropoutAddOp>(patterns, lowerBiasDropoutAdd);
-  addLowering<MaskedScaleOp>(patterns, lowerMaskedScale);
-  addLowering<AddOp>(patterns, [](AddOp a, LinalgBuilder &lb) {
-    return lowerBroadcastBinary(a, a.getLhs(), a.getRhs(), true, lb);
-  });
-  addLowering<MulOp>(patterns, [](MulOp m, LinalgBuilder &lb) {
-    return lowerBroadcastBinary(m, m.getLhs(), m.getRhs(), false, lb);
-  });
   addLowering<SplitOp>(patterns, lowerSplit);
   patterns.add<PointwiseLowering>(patterns.getContext());
 }

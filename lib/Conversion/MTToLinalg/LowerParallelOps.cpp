@@ -9,6 +9,7 @@
 //===----------------------------------------------------------------------===//
 #include "Lowerings.h"
 
+#include "mt/Dialect/MT/IR/MTAttrNames.h"
 #include "mt/Runtime/Abi.h"
 
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
@@ -66,14 +67,12 @@ template <typename Fn> func::FuncOp declareRuntime(Operation *from, StringRef na
   return fn;
 }
 
-/// Collectives are numbered in the order they are lowered; every rank
-/// compiles the same program, so the numbers label matching calls.
-int64_t nextLabel(Operation *op) {
-  auto module = op->getParentOfType<ModuleOp>();
-  auto attr = module->getAttrOfType<IntegerAttr>("mt.collective_count");
-  int64_t label = attr ? attr.getInt() : 0;
-  module->setAttr("mt.collective_count", IntegerAttr::get(IntegerType::get(op->getContext(), 64), label + 1));
-  return label;
+/// The collective's label (mt-number-collectives).
+FailureOr<int64_t> labelOf(Operation *op) {
+  if (auto label = op->getAttrOfType<IntegerAttr>(kCollectiveAttrName))
+    return label.getInt();
+  return op->emitError() << "mt-lower-to-linalg: the collective has no `" << kCollectiveAttrName
+                         << "` label; run mt-number-collectives first";
 }
 
 /// The ABI's code of a collective's element type.
@@ -133,7 +132,8 @@ Lowered lowerAllReduce(AllReduceOp op, LinalgBuilder &lb) {
   auto mask = axisMask(op, op.getAxes());
   auto type = tensorOf(op.getInput());
   auto dtype = dtypeCode(op, type.getElementType());
-  if (failed(mask) || failed(dtype))
+  auto label = labelOf(op);
+  if (failed(mask) || failed(dtype) || failed(label))
     return failure();
   OpBuilder &b = lb.builder();
   Location loc = lb.location();
@@ -148,7 +148,7 @@ Lowered lowerAllReduce(AllReduceOp op, LinalgBuilder &lb) {
   func::CallOp::create(b, loc, fn,
                          ValueRange{data, i64(b, loc, type.getNumElements()),
                                     i64(b, loc, *dtype), i64(b, loc, reduction), i64(b, loc, *mask),
-                                    i64(b, loc, nextLabel(op))});
+                                    i64(b, loc, *label)});
   return SmallVector<Value>{tensorFrom(lb, buffer, type)};
 }
 
@@ -159,7 +159,8 @@ Lowered lowerResize(Operation *op, Value input, Value result, ArrayAttr axes, in
   auto mask = axisMask(op, axes);
   auto in = tensorOf(input), out = tensorOf(result);
   auto dtype = dtypeCode(op, in.getElementType());
-  if (failed(mask) || failed(dtype))
+  auto label = labelOf(op);
+  if (failed(mask) || failed(dtype) || failed(label))
     return failure();
   OpBuilder &b = lb.builder();
   Location loc = lb.location();
@@ -174,7 +175,7 @@ Lowered lowerResize(Operation *op, Value input, Value result, ArrayAttr axes, in
                  : (waited ? MT_RT_REDUCE_SCATTER_START : MT_RT_REDUCE_SCATTER));
   func::CallOp::create(b, loc, fn,
                          ValueRange{inAddress, outAddress, i64(b, loc, outer), i64(b, loc, inner),
-                                    i64(b, loc, *dtype), i64(b, loc, *mask), i64(b, loc, nextLabel(op))});
+                                    i64(b, loc, *dtype), i64(b, loc, *mask), i64(b, loc, *label)});
   return SmallVector<Value>{tensorFrom(lb, outBuffer, out)};
 }
 

@@ -1,5 +1,6 @@
 //===- DescribeKernels.cpp - kernel names and traffic for profiles ---------===//
 #include "mt/Conversion/Passes.h"
+#include "mt/Dialect/MT/IR/MTAttrNames.h"
 
 #include "mlir/Analysis/SliceAnalysis.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
@@ -147,7 +148,7 @@ struct DescribeKernelsPass : mt::impl::DescribeKernelsPassBase<DescribeKernelsPa
         launch.setKernelAttr(
             SymbolRefAttr::get(ref.getRootReference(), {FlatSymbolRefAttr::get(it->second)}));
     });
-    module->setAttr("mt.kernels", DictionaryAttr::get(ctx, described));
+    module->setAttr(mt::kKernelsAttrName, DictionaryAttr::get(ctx, described));
   }
 };
 

@@ -1,6 +1,8 @@
 //===- KernelImages.cpp - the GPU code of a plan ---------------------------===//
 #include "mt/Target/CUDA/KernelImages.h"
 
+#include "mt/Dialect/MT/IR/MTAttrNames.h"
+
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 
@@ -18,7 +20,7 @@ namespace mt {
 
 bool takeKernelImages(ModuleOp module, std::vector<KernelImage> &images, std::string &error) {
   std::vector<KernelTraffic> traffic;
-  if (auto described = module->getAttrOfType<DictionaryAttr>("mt.kernels"))
+  if (auto described = module->getAttrOfType<DictionaryAttr>(mt::kKernelsAttrName))
     for (NamedAttribute kernel : described) {
       auto fields = dyn_cast<DictionaryAttr>(kernel.getValue());
       auto bytes = fields ? fields.getAs<IntegerAttr>("bytes") : IntegerAttr();

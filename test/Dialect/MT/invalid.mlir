@@ -3687,3 +3687,37 @@ func.func @fused_attention_grad_c16_block_keys_zero(%do: tensor<2x8x16xf32>, %q:
   return %dq : tensor<2x4x8x4xf32>
 }
 
+
+// -----
+
+// Discardable attributes D1: a name the dialect does not define (a typo of mt.layer)
+func.func @discardable_d1_unknown_name(%x: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{violates D1: unknown attribute 'mt.layers'}}
+  %y = mt.relu %x {mt.layers = 3 : i64} : tensor<4xf32>
+  return %y : tensor<4xf32>
+}
+
+// -----
+
+// Discardable attributes D2: an op attribute on an argument
+// expected-error @+1 {{argument 0: violates D2: 'mt.layer' does not belong on an argument}}
+func.func @discardable_d2_wrong_place(%x: tensor<4xf32> {mt.layer = 0 : i64}) -> tensor<4xf32> {
+  return %x : tensor<4xf32>
+}
+
+// -----
+
+// Discardable attributes D3: a layer index that is not an integer
+func.func @discardable_d3_wrong_kind(%x: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{violates D3: 'mt.layer' must be an i64 integer, got "0"}}
+  %y = mt.relu %x {mt.layer = "0"} : tensor<4xf32>
+  return %y : tensor<4xf32>
+}
+
+// -----
+
+// Discardable attributes D3: a batch argument named by a non-string
+// expected-error @+1 {{argument 0: violates D3: 'mt.batch' must be a string, got 1 : i64}}
+func.func @discardable_d3_batch_not_string(%x: tensor<4xi32> {mt.batch = 1 : i64}) -> tensor<4xi32> {
+  return %x : tensor<4xi32>
+}

@@ -1,10 +1,11 @@
 //===- MTActivationOps.cpp - pointwise activations: verifiers, elements, VJPs ===//
 //
-// SiLU, ReLU and tanh: each verifies a float input, gives its element
+// GeLU, SiLU, ReLU and tanh: each verifies a float input, gives its element
 // function (PointwiseOpInterface: lowering, sharding, 16-bit activations
 // follow from it) and its vector-Jacobian product.
 //
 //===----------------------------------------------------------------------===//
+#include "mt/Dialect/MT/IR/ElementFunctions.h"
 #include "mt/Dialect/MT/IR/GradientBuilder.h"
 #include "mt/Dialect/MT/IR/MTOps.h"
 
@@ -29,6 +30,15 @@ LogicalResult SiluGradOp::verify() {
     return violates(*this, 1) << "the input must be floating-point, got "
                               << getInput().getType();
   return success();
+}
+
+Value GeluOp::buildScalar(OpBuilder &b, Location loc, ValueRange operands) {
+  return gelu(b, loc, operands[0], getApproximate() == GeluApproximation::tanh);
+}
+
+Value GeluGradOp::buildScalar(OpBuilder &b, Location loc, ValueRange operands) {
+  Value slope = geluDerivative(b, loc, operands[1], getApproximate() == GeluApproximation::tanh);
+  return arith::MulFOp::create(b, loc, operands[0], slope);
 }
 
 /// 1 / (1 + exp(-x)) in x's type.

@@ -180,6 +180,32 @@ int64_t AttentionContextOp::getContractionDepth() {
   return ShapedType::isDynamic(t.getShape().back()) ? 0 : t.getShape().back();
 }
 
+/// The multiply-adds of one score matrix, [batch, heads, Sq, Sk] x head_dim
+/// (0 when a size is unknown): fused attention's work in units of it.
+static int64_t scoreProducts(Value query, Value key) {
+  auto q = cast<RankedTensorType>(query.getType()), k = cast<RankedTensorType>(key.getType());
+  if (!q.hasStaticShape() || !k.hasStaticShape())
+    return 0;
+  return q.getNumElements() * k.getDimSize(2);
+}
+
+int64_t FusedAttentionOp::getContractionDepth() {
+  auto q = cast<RankedTensorType>(getQuery().getType());
+  return ShapedType::isDynamic(q.getShape().back()) ? 0 : q.getShape().back();
+}
+
+// Scores and context: two products of the score matrix's size (the softmax
+// and dropout, one per score, are small beside them).
+int64_t FusedAttentionOp::getFlops() { return 4 * scoreProducts(getQuery(), getKey()); }
+
+int64_t FusedAttentionGradOp::getContractionDepth() {
+  auto q = cast<RankedTensorType>(getQuery().getType());
+  return ShapedType::isDynamic(q.getShape().back()) ? 0 : q.getShape().back();
+}
+
+// FlashAttention's backward: the scores again, then dV, dP, dQ and dK.
+int64_t FusedAttentionGradOp::getFlops() { return 10 * scoreProducts(getQuery(), getKey()); }
+
 LogicalResult CacheInsertOp::verify() {
   auto cache = tensorType(getCache()), update = tensorType(getUpdate());
   if (cache.getRank() != 4 || !isFloatTensor(getCache()))

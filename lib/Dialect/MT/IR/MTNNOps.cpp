@@ -1,6 +1,8 @@
 //===- MTNNOps.cpp - verifiers of embeddings, linear algebra, norms, loss --===//
 #include "mt/Dialect/MT/IR/MTOps.h"
+#include "mt/Dialect/MT/IR/ElementFunctions.h"
 #include "mt/Dialect/MT/IR/GradientBuilder.h"
+#include "mt/Dialect/MT/IR/MTAttrNames.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Math/IR/Math.h"
@@ -282,6 +284,32 @@ static LogicalResult verifyBroadcastBinary(Operation *op, Value lhsValue, Value 
 
 LogicalResult AddOp::verify() { return verifyBroadcastBinary(*this, getLhs(), getRhs()); }
 LogicalResult MulOp::verify() { return verifyBroadcastBinary(*this, getLhs(), getRhs()); }
+
+Value DropoutOp::withoutDropout(OpBuilder &) { return getInput(); }
+
+Value BiasDropoutAddOp::withoutDropout(OpBuilder &b) {
+  // residual + (input + bias), in the order the fused kernel adds.
+  Type type = getType();
+  Value biased = AddOp::create(b, getLoc(), type, getInput(), getBias());
+  Value sum = AddOp::create(b, getLoc(), type, getResidual(), biased);
+  if (auto layer = (*this)->getAttr(kLayerAttrName))
+    for (Value v : {biased, sum})
+      v.getDefiningOp()->setAttr(kLayerAttrName, layer);
+  return sum;
+}
+
+Value AddOp::buildScalar(OpBuilder &b, Location loc, ValueRange operands) {
+  return arith::AddFOp::create(b, loc, operands[0], operands[1]);
+}
+bool AddOp::carriesSplit() { return false; }
+
+Value MulOp::buildScalar(OpBuilder &b, Location loc, ValueRange operands) {
+  return arith::MulFOp::create(b, loc, operands[0], operands[1]);
+}
+
+Value MaskedScaleOp::buildScalar(OpBuilder &b, Location loc, ValueRange operands) {
+  return keepScaled(b, loc, operands[1], operands[0], getScale().convertToDouble());
+}
 
 LogicalResult SplitOp::verify() {
   auto type = tensorType(getInput());

@@ -83,60 +83,6 @@ LogicalResult columnParallel(LinearOp op, const Layout &in, SmallVector<int64_t>
   return success();
 }
 
-/// residual + x or x * y with a trailing broadcast: rhs covers lhs's last
-/// rhs-rank dimensions.
-LogicalResult partitionBroadcastBinary(Operation *op, TensorParallelBuilder &tp) {
-  if (failed(tp.requireReplicatedParams(op)))
-    return failure();
-  tp.reducePartialOperands(op);
-  Layout in = tp.layoutOf(op->getOperand(0));
-  Value rhs = op->getOperand(1);
-  Layout r = tp.layoutOf(rhs);
-  int64_t offset = tensorOf(op->getOperand(0)).getRank() - tensorOf(rhs).getRank();
-  if (in.kind == Layout::Split) {
-    int64_t rhsDim = in.dim - offset;
-    if (r == Layout::split(in.dim) || (r.kind == Layout::Split && r.dim == rhsDim)) {
-      // both pieces of the same split
-    } else if (r.kind == Layout::Split) {
-      return tp.fail(op) << "operands split along different dimensions";
-    } else if (rhsDim >= 0 && tensorOf(rhs).getDimSize(rhsDim) != 1) {
-      // The replicated rhs covers the split dimension: take this rank's piece.
-      Value whole = r.kind == Layout::Replicated ? tp.vary(rhs, op->getLoc()) : rhs;
-      if (failed(tp.checkSplits(op, tensorOf(rhs).getDimSize(rhsDim), "dimension of size")))
-        return failure();
-      Layout piece = Layout::split(rhsDim);
-      OpBuilder &b = tp.builder();
-      auto slice = ShardSliceOp::create(b, op->getLoc(), tp.localType(tensorOf(rhs), piece), whole,
-                                        tp.axisIndex(op->getLoc()), b.getI64IntegerAttr(rhsDim),
-                                        b.getI64IntegerAttr(tp.ranks()));
-      tp.recordLayout(slice.getResult(), piece);
-      op->setOperand(1, slice.getResult());
-    } else {
-      tp.varyReplicatedOperands(op);
-    }
-  } else if (r.kind == Layout::Split && offset == 0) {
-    // The replicated lhs takes this rank's piece of the rhs's split.
-    Value lhs = op->getOperand(0);
-    Value whole = in.kind == Layout::Replicated ? tp.vary(lhs, op->getLoc()) : lhs;
-    if (failed(tp.checkSplits(op, tensorOf(lhs).getDimSize(r.dim), "dimension of size")))
-      return failure();
-    OpBuilder &b = tp.builder();
-    auto slice = ShardSliceOp::create(b, op->getLoc(), tp.localType(tensorOf(lhs), r), whole,
-                                      tp.axisIndex(op->getLoc()), b.getI64IntegerAttr(r.dim),
-                                      b.getI64IntegerAttr(tp.ranks()));
-    tp.recordLayout(slice.getResult(), r);
-    op->setOperand(0, slice.getResult());
-    in = r;
-  } else if (r.kind == Layout::Split) {
-    return tp.fail(op) << "a replicated value plus a split one is not supported";
-  } else if (in.varies() || r.varies()) {
-    tp.varyReplicatedOperands(op);
-    in = Layout::of(Layout::Varying);
-  }
-  tp.setLayout(op->getResult(0), in);
-  return success();
-}
-
 /// Norms over the last dimension: rows stay where they are.
 LogicalResult partitionNorm(Operation *op, TensorParallelBuilder &tp) {
   if (failed(tp.requireReplicatedParams(op, /*firstOperand=*/1)))
@@ -315,20 +261,6 @@ LogicalResult RmsNormOp::partitionTensorParallel(TensorParallelBuilder &tp) {
   return partitionNorm(*this, tp);
 }
 
-LogicalResult AddOp::partitionTensorParallel(TensorParallelBuilder &tp) {
-  return partitionBroadcastBinary(*this, tp);
-}
-
-LogicalResult MulOp::partitionTensorParallel(TensorParallelBuilder &tp) {
-  return partitionBroadcastBinary(*this, tp);
-}
-
-int64_t MulOp::splitThrough(unsigned operand, int64_t dim) {
-  // A broadcast rhs's dimension d is the result's d + (rank difference).
-  return operand == 0 ? dim
-                      : dim + tensorOf(getLhs()).getRank() - tensorOf(getRhs()).getRank();
-}
-
 LogicalResult DropoutOp::partitionTensorParallel(TensorParallelBuilder &tp) {
   if (failed(tp.requireReplicatedParams(*this)) || failed(tp.partitionElementwise(*this)))
     return failure();
@@ -344,14 +276,6 @@ LogicalResult DropoutOp::partitionTensorParallel(TensorParallelBuilder &tp) {
 }
 
 int64_t DropoutOp::splitThrough(unsigned, int64_t dim) { return dim; }
-
-LogicalResult GeluOp::partitionTensorParallel(TensorParallelBuilder &tp) {
-  if (failed(tp.requireReplicatedParams(*this)))
-    return failure();
-  return tp.partitionElementwise(*this);
-}
-
-int64_t GeluOp::splitThrough(unsigned, int64_t dim) { return dim; }
 
 LogicalResult SoftmaxOp::partitionTensorParallel(TensorParallelBuilder &tp) {
   if (failed(tp.requireReplicatedParams(*this)) || failed(tp.partitionElementwise(*this)))

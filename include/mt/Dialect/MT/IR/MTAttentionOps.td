@@ -7,7 +7,7 @@ include "mt/Dialect/MT/IR/MTAttrs.td"
 include "mlir/Interfaces/SideEffectInterfaces.td"
 include "mt/Dialect/MT/IR/MTInterfaces.td"
 
-def MT_SplitHeadsOp : MT_Op<"split_heads", [MT_Differentiable, MT_SplitFlow, Pure,
+def MT_SplitHeadsOp : MT_Op<"split_heads", [MT_RunsIn16Bits, MT_Differentiable, MT_SplitFlow, Pure,
     DeclareOpInterfaceMethods<MT_ShapeInferenceOpInterface, ["inferResultTypes"]>]> {
   let summary = "[batch, seq, heads*head_dim] -> [batch, heads, seq, head_dim]";
   let description = [{
@@ -25,7 +25,7 @@ def MT_SplitHeadsOp : MT_Op<"split_heads", [MT_Differentiable, MT_SplitFlow, Pur
   let hasVerifier = 1;
 }
 
-def MT_MergeHeadsOp : MT_Op<"merge_heads", [MT_Differentiable, MT_SplitFlow, Pure,
+def MT_MergeHeadsOp : MT_Op<"merge_heads", [MT_RunsIn16Bits, MT_Differentiable, MT_SplitFlow, Pure,
     DeclareOpInterfaceMethods<MT_ShapeInferenceOpInterface, ["inferResultTypes"]>]> {
   let summary = "[batch, heads, seq, head_dim] -> [batch, seq, heads*head_dim]";
   let description = [{
@@ -41,7 +41,7 @@ def MT_MergeHeadsOp : MT_Op<"merge_heads", [MT_Differentiable, MT_SplitFlow, Pur
   let hasVerifier = 1;
 }
 
-def MT_AttentionScoresOp : MT_Op<"attention_scores", [MT_Differentiable, MT_SplitFlow, Pure, DeclareOpInterfaceMethods<MT_ContractionOpInterface>, 
+def MT_AttentionScoresOp : MT_Op<"attention_scores", [MT_RunsIn16Bits, MT_Differentiable, MT_SplitFlow, Pure, DeclareOpInterfaceMethods<MT_ContractionOpInterface>, 
     DeclareOpInterfaceMethods<MT_ShapeInferenceOpInterface, ["inferResultTypes"]>]> {
   let summary = "raw attention scores Q K^T per head";
   let description = [{
@@ -62,7 +62,7 @@ def MT_AttentionScoresOp : MT_Op<"attention_scores", [MT_Differentiable, MT_Spli
   let hasVerifier = 1;
 }
 
-def MT_AttentionContextOp : MT_Op<"attention_context", [MT_Differentiable, MT_SplitFlow, Pure, DeclareOpInterfaceMethods<MT_ContractionOpInterface>, 
+def MT_AttentionContextOp : MT_Op<"attention_context", [MT_RunsIn16Bits, MT_Differentiable, MT_SplitFlow, Pure, DeclareOpInterfaceMethods<MT_ContractionOpInterface>, 
     DeclareOpInterfaceMethods<MT_ShapeInferenceOpInterface, ["inferResultTypes"]>]> {
   let summary = "attention-weighted sum of values per head";
   let description = [{
@@ -82,7 +82,7 @@ def MT_AttentionContextOp : MT_Op<"attention_context", [MT_Differentiable, MT_Sp
   let hasVerifier = 1;
 }
 
-def MT_RotaryOp : MT_Op<"rotary", [MT_Differentiable, MT_SplitFlow, Pure, MT_ShapeInferenceOpInterface, AllTypesMatch<["input", "result"]>]> {
+def MT_RotaryOp : MT_Op<"rotary", [MT_RunsIn16Bits, MT_Differentiable, MT_SplitFlow, Pure, MT_ShapeInferenceOpInterface, AllTypesMatch<["input", "result"]>]> {
   let summary = "rotary position embedding of queries or keys";
   let description = [{
     Rotates consecutive pairs `(x[2i], x[2i+1])` of the first `rotary_dim`
@@ -109,7 +109,7 @@ def MT_RotaryOp : MT_Op<"rotary", [MT_Differentiable, MT_SplitFlow, Pure, MT_Sha
   let hasVerifier = 1;
 }
 
-def MT_AlibiOp : MT_Op<"alibi", [MT_Differentiable, MT_SplitFlow, Pure, AttrSizedOperandSegments, MT_ShapeInferenceOpInterface, AllTypesMatch<["input", "result"]>]> {
+def MT_AlibiOp : MT_Op<"alibi", [MT_RunsIn16Bits, MT_Differentiable, MT_SplitFlow, Pure, AttrSizedOperandSegments, MT_ShapeInferenceOpInterface, AllTypesMatch<["input", "result"]>]> {
   let summary = "adds ALiBi linear position biases to attention scores";
   let description = [{
     `result[b, h, i, j] = scores[b, h, i, j] - m_h * (i + Sk - Sq - j)`, with
@@ -137,7 +137,7 @@ def MT_AlibiOp : MT_Op<"alibi", [MT_Differentiable, MT_SplitFlow, Pure, AttrSize
   let hasVerifier = 1;
 }
 
-def MT_RelativePositionBiasOp : MT_Op<"relative_position_bias", [MT_Differentiable, MT_SplitFlow, Pure,
+def MT_RelativePositionBiasOp : MT_Op<"relative_position_bias", [MT_RunsIn16Bits, MT_Differentiable, MT_SplitFlow, Pure,
     MT_ShapeInferenceOpInterface, AllTypesMatch<["input", "result"]>]> {
   let summary = "adds T5's bucketed relative position biases to attention scores";
   let description = [{
@@ -168,6 +168,7 @@ def MT_RelativePositionBiasOp : MT_Op<"relative_position_bias", [MT_Differentiab
 
 // Pure: the dropout mask is a function of the key, as in mt.dropout.
 def MT_FusedAttentionOp : MT_Op<"fused_attention", [MT_Differentiable, MT_DropoutKeyedOpInterface, Pure,
+    DeclareOpInterfaceMethods<MT_ContractionOpInterface, ["getFlops"]>,
     AttrSizedOperandSegments, DeclareOpInterfaceMethods<MT_ShapeInferenceOpInterface, ["inferResultTypes"]>]> {
   let summary = "scores, masked softmax, dropout and context in one kernel";
   let description = [{

@@ -22,6 +22,10 @@ def MT_Dialect : Dialect {
   }];
   let useDefaultAttributePrinterParser = 1;
   let usePropertiesForAttributes = 1;
+  // The discardable `mt.*` attributes (MTAttrNames.h, MTAttrVerifier.cpp).
+  let hasOperationAttrVerify = 1;
+  let hasRegionArgAttrVerify = 1;
+  let hasRegionResultAttrVerify = 1;
   let extraClassDeclaration = [{
     void registerAttributes();
   }];

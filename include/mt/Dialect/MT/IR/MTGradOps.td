@@ -105,7 +105,7 @@ def MT_RmsNormGradOp : MT_Op<"rms_norm_grad", [Pure,
   let hasVerifier = 1;
 }
 
-def MT_GeluGradOp : MT_Op<"gelu_grad", [Pure, MT_ShapeInferenceOpInterface,
+def MT_GeluGradOp : MT_Op<"gelu_grad", [MT_Pointwise, Pure, MT_ShapeInferenceOpInterface,
     AllTypesMatch<["grad", "input", "result"]>]> {
   let summary = "grad * gelu'(input)";
   let description = [{
@@ -143,6 +143,7 @@ def MT_BiasGeluGradOp : MT_Op<"bias_gelu_grad", [Pure, MT_ShapeInferenceOpInterf
 }
 
 def MT_FusedAttentionGradOp : MT_Op<"fused_attention_grad", [Pure, MT_DropoutKeyedOpInterface, AttrSizedOperandSegments,
+    DeclareOpInterfaceMethods<MT_ContractionOpInterface, ["getFlops"]>,
     AllTypesMatch<["grad_output", "output"]>, AllTypesMatch<["query", "grad_query"]>,
     AllTypesMatch<["key", "grad_key"]>, AllTypesMatch<["value", "grad_value"]>]> {
   let summary = "gradient of mt.fused_attention from its output and log-sum-exp";

@@ -10,6 +10,13 @@
 
 namespace mt {
 class GradientBuilder;
+
+/// An op that stores its activations in 16 bits under --bf16/--fp16
+/// (mt-cast-activations) and computes in fp32 inside its kernel, so the
+/// 16-bit program loses only the rounding of what it stores. Pointwise ops
+/// (PointwiseOpInterface) always do and need not say so.
+template <typename ConcreteType>
+class RunsIn16Bits : public mlir::OpTrait::TraitBase<ConcreteType, RunsIn16Bits> {};
 } // namespace mt
 
 #include "mt/Dialect/MT/IR/MTInterfaces.h.inc"

@@ -70,21 +70,34 @@ def MT_PointwiseOpInterface : OpInterface<"PointwiseOpInterface"> {
   let cppNamespace = "::mt";
   let description = [{
     An op whose result element at each position is a function of its
-    operands' elements at the same position (operands and result have one
-    shape). Only that function is the op's own: the passes treat every such
-    op alike. It lowers to one linalg.generic (computing in f32 for 16-bit
-    tensors), keeps whatever tensor-parallel layout its operands have, and
-    runs on 16-bit activations under --bf16/--fp16.
+    operands' elements at the same position. An operand has the result's
+    shape or a suffix of it, and is broadcast over the leading dimensions
+    (a bias). Only that function is the op's own: the passes treat every
+    such op alike. It lowers to one linalg.generic (computing in f32 for
+    16-bit tensors), keeps whatever tensor-parallel layout its operands
+    have (a whole operand takes this rank's piece of a split one), and runs
+    on 16-bit activations under --bf16/--fp16.
   }];
   let methods = [
     InterfaceMethod<"The result element from the operands' elements (f32 scalars).",
       "::mlir::Value", "buildScalar",
       (ins "::mlir::OpBuilder &":$b, "::mlir::Location":$loc, "::mlir::ValueRange":$operands)>,
+    InterfaceMethod<[{Whether a feature split entering the op leaves through its result:
+      mt-partition-tensor-parallel makes a linear column-parallel only when
+      its split output reaches ops that consume or carry the split. A residual
+      sum does not carry it, so the residual stream stays whole.}],
+      "bool", "carriesSplit", (ins), [{}], [{ return true; }]>,
   ];
 }
 
 /// The trait list entry of a pointwise op (its buildScalar beside its verifier).
 def MT_Pointwise : DeclareOpInterfaceMethods<MT_PointwiseOpInterface>;
+
+/// The trait of an op whose activations may be 16-bit (mt::RunsIn16Bits,
+/// MTInterfaces.h): it computes in fp32 inside its kernel.
+def MT_RunsIn16Bits : NativeOpTrait<"RunsIn16Bits"> {
+  let cppNamespace = "::mt";
+}
 
 def MT_TensorParallelOpInterface : OpInterface<"TensorParallelOpInterface"> {
   let cppNamespace = "::mt";
@@ -120,16 +133,25 @@ def MT_SplitFlow : DeclareOpInterfaceMethods<MT_TensorParallelOpInterface, ["spl
 def MT_ContractionOpInterface : OpInterface<"ContractionOpInterface"> {
   let cppNamespace = "::mt";
   let description = [{
-    An op whose every result element is a sum of products over one
-    dimension of length k (a linear, a matmul, attention scores and
-    context). Its work is 2k operations per result element; every other op
-    counts one per result element, being bound by memory rather than
-    arithmetic. The recompute planner and the memory report weigh
-    recomputation with it (mt/Analysis/OpCost.h).
+    An op whose result elements are sums of products over one dimension of
+    length k (a linear, a matmul, attention scores and context, fused
+    attention). Its work is, unless the op says otherwise, 2k operations
+    per result element; every other op counts one per result element,
+    being bound by memory rather than arithmetic. The recompute planner and
+    the memory report weigh recomputation with it (mt/Analysis/OpCost.h).
   }];
   let methods = [
     InterfaceMethod<"The length k of the summed dimension (0 when unknown).",
       "int64_t", "getContractionDepth">,
+    InterfaceMethod<[{The floating-point operations of one execution (0 when a size is
+      unknown): 2k per element of the first result unless the op holds
+      several contractions (fused attention: scores and context).}],
+      "int64_t", "getFlops", (ins), [{}],
+      [{
+        auto out = ::llvm::dyn_cast<::mlir::RankedTensorType>($_op->getResult(0).getType());
+        int64_t k = $_op.getContractionDepth();
+        return out && out.hasStaticShape() ? 2 * k * out.getNumElements() : 0;
+      }]>,
   ];
 }
 
@@ -169,7 +191,18 @@ def MT_DropoutKeyedOpInterface : OpInterface<"DropoutKeyedOpInterface"> {
       "void", "setKeyLayer", (ins "int64_t":$layer), [{}],
       [{ $_op.setLayerAttr(::mlir::IntegerAttr::get(
              ::mlir::IntegerType::get($_op->getContext(), 64), layer)); }]>,
+    InterfaceMethod<[{Turns the op's dropout off (evaluation and inference programs):
+      returns the value that replaces the op's result, built before it with
+      `b`, or null when the op stays with its rate set to 0 (the default).}],
+      "::mlir::Value", "withoutDropout", (ins "::mlir::OpBuilder &":$b), [{}],
+      [{
+        $_op.setRate(::llvm::APFloat(0.0));
+        return {};
+      }]>,
   ];
 }
+
+/// The trait list entry of a keyed op that replaces itself when dropout is off.
+def MT_DropoutKeyedReplaced : DeclareOpInterfaceMethods<MT_DropoutKeyedOpInterface, ["withoutDropout"]>;
 
 #endif // MT_INTERFACES_TD

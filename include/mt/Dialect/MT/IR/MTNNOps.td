@@ -1,4 +1,4 @@
-//===- MTNNOps.td - embeddings, linear algebra, norms, activations, loss --===//
+//===- MTNNOps.td - embeddings, linear algebra, norms, dropout, sums -------===//
 #ifndef MT_NN_OPS_TD
 #define MT_NN_OPS_TD
 
@@ -63,7 +63,7 @@ def MT_PositionEmbeddingOp : MT_Op<"position_embedding", [MT_Differentiable, MT_
   let hasVerifier = 1;
 }
 
-def MT_LinearOp : MT_Op<"linear", [MT_Differentiable, MT_SplitFlow, Pure, DeclareOpInterfaceMethods<MT_ContractionOpInterface>, 
+def MT_LinearOp : MT_Op<"linear", [MT_RunsIn16Bits, MT_Differentiable, MT_SplitFlow, Pure, DeclareOpInterfaceMethods<MT_ContractionOpInterface>, 
     DeclareOpInterfaceMethods<MT_ShapeInferenceOpInterface, ["inferResultTypes"]>]> {
   let summary = "a dense layer: x W^T + b";
   let description = [{
@@ -86,7 +86,7 @@ def MT_LinearOp : MT_Op<"linear", [MT_Differentiable, MT_SplitFlow, Pure, Declar
   let hasVerifier = 1;
 }
 
-def MT_MatmulOp : MT_Op<"matmul", [MT_Differentiable, Pure, DeclareOpInterfaceMethods<MT_ContractionOpInterface>, DeclareOpInterfaceMethods<MT_InPlaceOpInterface>, 
+def MT_MatmulOp : MT_Op<"matmul", [MT_RunsIn16Bits, MT_Differentiable, Pure, DeclareOpInterfaceMethods<MT_ContractionOpInterface>, DeclareOpInterfaceMethods<MT_InPlaceOpInterface>, 
     DeclareOpInterfaceMethods<MT_ShapeInferenceOpInterface, ["inferResultTypes"]>]> {
   let summary = "batched matrix product with optional transposes";
   let description = [{
@@ -119,7 +119,7 @@ def MT_MatmulOp : MT_Op<"matmul", [MT_Differentiable, Pure, DeclareOpInterfaceMe
   let hasVerifier = 1;
 }
 
-def MT_LayerNormOp : MT_Op<"layer_norm", [MT_Differentiable, MT_TensorParallel, Pure, MT_ShapeInferenceOpInterface, AllTypesMatch<["gamma", "beta"]>,
+def MT_LayerNormOp : MT_Op<"layer_norm", [MT_RunsIn16Bits, MT_Differentiable, MT_TensorParallel, Pure, MT_ShapeInferenceOpInterface, AllTypesMatch<["gamma", "beta"]>,
     AllTypesMatch<["input", "result"]>]> {
   let summary = "layer normalization over the last dimension";
   let description = [{
@@ -139,7 +139,7 @@ def MT_LayerNormOp : MT_Op<"layer_norm", [MT_Differentiable, MT_TensorParallel, 
   let hasVerifier = 1;
 }
 
-def MT_AddLayerNormOp : MT_Op<"add_layer_norm", [MT_Differentiable, Pure,
+def MT_AddLayerNormOp : MT_Op<"add_layer_norm", [MT_RunsIn16Bits, MT_Differentiable, Pure,
     DeclareOpInterfaceMethods<MT_ShapeInferenceOpInterface, ["inferResultTypes"]>,
     AllTypesMatch<["input", "residual", "sum", "result"]>, AllTypesMatch<["gamma", "beta"]>]> {
   let summary = "residual add and the layer norm of the sum, in one kernel";
@@ -167,7 +167,7 @@ def MT_AddLayerNormOp : MT_Op<"add_layer_norm", [MT_Differentiable, Pure,
   let hasVerifier = 1;
 }
 
-def MT_RmsNormOp : MT_Op<"rms_norm", [MT_Differentiable, MT_TensorParallel, Pure, MT_ShapeInferenceOpInterface, AllTypesMatch<["input", "result"]>]> {
+def MT_RmsNormOp : MT_Op<"rms_norm", [MT_RunsIn16Bits, MT_Differentiable, MT_TensorParallel, Pure, MT_ShapeInferenceOpInterface, AllTypesMatch<["input", "result"]>]> {
   let summary = "RMS normalization over the last dimension";
   let description = [{
     `x / sqrt(mean(x^2) + epsilon) * gamma`, over the last dimension.
@@ -183,155 +183,7 @@ def MT_RmsNormOp : MT_Op<"rms_norm", [MT_Differentiable, MT_TensorParallel, Pure
   let hasVerifier = 1;
 }
 
-def MT_GeluOp : MT_Op<"gelu", [MT_Differentiable, MT_SplitFlow, Pure, MT_ShapeInferenceOpInterface, AllTypesMatch<["input", "result"]>]> {
-  let summary = "GeLU activation";
-  let description = [{
-    `x * Phi(x)`; with `approximate = tanh`, GPT-2's
-    `0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3)))`.
-
-    ```mlir
-    %y = mt.gelu %x approximate = tanh : tensor<8x1024x3072xf32>
-    ```
-  }];
-  let arguments = (ins AnyRankedTensor:$input,
-                       MT_GeluApproximationAttr:$approximate);
-  let results = (outs AnyRankedTensor:$result);
-  let assemblyFormat = "$input `approximate` `=` `` $approximate attr-dict `:` type($input)";
-  let hasVerifier = 1;
-}
-
-def MT_SiluOp : MT_Op<"silu", [MT_Differentiable, MT_Pointwise, Pure,
-    MT_ShapeInferenceOpInterface, AllTypesMatch<["input", "result"]>]> {
-  let summary = "SiLU (swish) activation";
-  let description = [{
-    `x * sigmoid(x)`, elementwise: the gate of SwiGLU MLPs (Llama-style).
-    Its gradient is `mt.silu_grad`. Pointwise, so it lowers, shards and runs
-    in 16 bits as every pointwise op does.
-
-    ```mlir
-    %y = mt.silu %x : tensor<8x1024x2816xf32>
-    ```
-  }];
-  let arguments = (ins AnyRankedTensor:$input);
-  let results = (outs AnyRankedTensor:$result);
-  let assemblyFormat = "$input attr-dict `:` type($input)";
-  let hasVerifier = 1;
-}
-
-def MT_SiluGradOp : MT_Op<"silu_grad", [MT_Pointwise, Pure, MT_ShapeInferenceOpInterface,
-    AllTypesMatch<["grad", "input", "result"]>]> {
-  let summary = "vector-Jacobian product of mt.silu";
-  let description = [{
-    `grad * s * (1 + input * (1 - s))` with `s = sigmoid(input)`: the
-    gradient reaching `mt.silu`'s input, given the gradient `grad` of its
-    result.
-
-    ```mlir
-    %dx = mt.silu_grad %dy, %x : tensor<8x1024x2816xf32>
-    ```
-  }];
-  let arguments = (ins AnyRankedTensor:$grad, AnyRankedTensor:$input);
-  let results = (outs AnyRankedTensor:$result);
-  let assemblyFormat = "$grad `,` $input attr-dict `:` type($input)";
-  let hasVerifier = 1;
-}
-
-def MT_ReluOp : MT_Op<"relu", [MT_Differentiable, MT_Pointwise, Pure,
-    MT_ShapeInferenceOpInterface, AllTypesMatch<["input", "result"]>]> {
-  let summary = "rectified linear unit";
-  let description = [{
-    `max(x, 0)`, elementwise: the feed-forward activation of the original
-    Transformer and of T5 v1.0. Its gradient is `mt.relu_grad` (0 at 0, as
-    PyTorch's). Pointwise, so it lowers, shards and runs in 16 bits as every
-    pointwise op does.
-
-    ```mlir
-    %y = mt.relu %x : tensor<8x512x2048xf32>
-    ```
-  }];
-  let arguments = (ins AnyRankedTensor:$input);
-  let results = (outs AnyRankedTensor:$result);
-  let assemblyFormat = "$input attr-dict `:` type($input)";
-  let hasVerifier = 1;
-}
-
-def MT_ReluGradOp : MT_Op<"relu_grad", [MT_Pointwise, Pure, MT_ShapeInferenceOpInterface,
-    AllTypesMatch<["grad", "input", "result"]>]> {
-  let summary = "vector-Jacobian product of mt.relu";
-  let description = [{
-    `grad` where `input > 0`, else 0: the gradient reaching `mt.relu`'s
-    input, given the gradient `grad` of its result.
-
-    ```mlir
-    %dx = mt.relu_grad %dy, %x : tensor<8x512x2048xf32>
-    ```
-  }];
-  let arguments = (ins AnyRankedTensor:$grad, AnyRankedTensor:$input);
-  let results = (outs AnyRankedTensor:$result);
-  let assemblyFormat = "$grad `,` $input attr-dict `:` type($input)";
-  let hasVerifier = 1;
-}
-
-def MT_TanhOp : MT_Op<"tanh", [MT_Differentiable, MT_Pointwise, Pure,
-    MT_ShapeInferenceOpInterface, AllTypesMatch<["input", "result"]>]> {
-  let summary = "hyperbolic tangent";
-  let description = [{
-    `tanh(x)`, elementwise: the activation of BERT's pooler (the dense layer
-    over the first token that feeds the sentence-order head). Its gradient is
-    `mt.tanh_grad`. Pointwise, so it lowers, shards and runs in 16 bits as
-    every pointwise op does.
-
-    ```mlir
-    %y = mt.tanh %x : tensor<8x512x768xf32>
-    ```
-  }];
-  let arguments = (ins AnyRankedTensor:$input);
-  let results = (outs AnyRankedTensor:$result);
-  let assemblyFormat = "$input attr-dict `:` type($input)";
-  let hasVerifier = 1;
-}
-
-def MT_TanhGradOp : MT_Op<"tanh_grad", [MT_Pointwise, Pure, MT_ShapeInferenceOpInterface,
-    AllTypesMatch<["grad", "input", "result"]>]> {
-  let summary = "vector-Jacobian product of mt.tanh";
-  let description = [{
-    `grad * (1 - tanh(input)^2)`: the gradient reaching `mt.tanh`'s input,
-    given the gradient `grad` of its result.
-
-    ```mlir
-    %dx = mt.tanh_grad %dy, %x : tensor<8x512x768xf32>
-    ```
-  }];
-  let arguments = (ins AnyRankedTensor:$grad, AnyRankedTensor:$input);
-  let results = (outs AnyRankedTensor:$result);
-  let assemblyFormat = "$grad `,` $input attr-dict `:` type($input)";
-  let hasVerifier = 1;
-}
-
-def MT_BiasGeluOp : MT_Op<"bias_gelu", [MT_Differentiable, Pure, MT_ShapeInferenceOpInterface,
-    AllTypesMatch<["input", "result"]>]> {
-  let summary = "GeLU of input plus a bias, in one kernel";
-  let description = [{
-    `gelu(input + bias)`, the bias broadcast over the last dimension, with
-    the approximations of `mt.gelu`. mt-fuse-bias-gelu makes it from a
-    linear's bias and the GeLU that follows, so the sum never goes to
-    memory: one pass over the data instead of two (Megatron's bias-GeLU
-    fusion).
-
-    ```mlir
-    %y = mt.bias_gelu %h, %b approximate = tanh : tensor<8x1024x3072xbf16>, tensor<3072xbf16>
-    ```
-  }];
-  let arguments = (ins AnyRankedTensor:$input, AnyRankedTensor:$bias,
-                       MT_GeluApproximationAttr:$approximate);
-  let results = (outs AnyRankedTensor:$result);
-  let assemblyFormat = [{
-    $input `,` $bias `approximate` `=` `` $approximate attr-dict `:` type($input) `,` type($bias)
-  }];
-  let hasVerifier = 1;
-}
-
-def MT_SoftmaxOp : MT_Op<"softmax", [MT_Differentiable, MT_SplitFlow, Pure, AttrSizedOperandSegments, MT_ShapeInferenceOpInterface, AllTypesMatch<["input", "result"]>]> {
+def MT_SoftmaxOp : MT_Op<"softmax", [MT_RunsIn16Bits, MT_Differentiable, MT_SplitFlow, Pure, AttrSizedOperandSegments, MT_ShapeInferenceOpInterface, AllTypesMatch<["input", "result"]>]> {
   let summary = "scaled, masked softmax over the last dimension";
   let description = [{
     `softmax(scale * x + mask)` over the last dimension. `mask = causal` hides
@@ -362,7 +214,7 @@ def MT_SoftmaxOp : MT_Op<"softmax", [MT_Differentiable, MT_SplitFlow, Pure, Attr
 
 // Pure: the mask is a function of the key, so equal inputs and keys give equal
 // results.
-def MT_DropoutOp : MT_Op<"dropout", [MT_Differentiable, MT_DropoutKeyedOpInterface, MT_SplitFlow, Pure, AttrSizedOperandSegments, MT_ShapeInferenceOpInterface, AllTypesMatch<["input", "result"]>]> {
+def MT_DropoutOp : MT_Op<"dropout", [MT_RunsIn16Bits, MT_Differentiable, MT_DropoutKeyedReplaced, MT_SplitFlow, Pure, AttrSizedOperandSegments, MT_ShapeInferenceOpInterface, AllTypesMatch<["input", "result"]>]> {
   let summary = "inverted dropout with a counter-based, position-keyed mask";
   let description = [{
     Zeroes each element with probability `rate` and scales the rest by
@@ -397,7 +249,7 @@ def MT_DropoutOp : MT_Op<"dropout", [MT_Differentiable, MT_DropoutKeyedOpInterfa
   let hasVerifier = 1;
 }
 
-def MT_BiasDropoutAddOp : MT_Op<"bias_dropout_add", [MT_Differentiable, MT_DropoutKeyedOpInterface, Pure, AttrSizedOperandSegments,
+def MT_BiasDropoutAddOp : MT_Op<"bias_dropout_add", [MT_RunsIn16Bits, MT_Differentiable, MT_DropoutKeyedReplaced, Pure, AttrSizedOperandSegments,
     MT_ShapeInferenceOpInterface, AllTypesMatch<["input", "residual", "result"]>]> {
   let summary = "residual + dropout(input + bias), in one kernel";
   let description = [{
@@ -448,7 +300,7 @@ def MT_DropoutMaskOp : MT_Op<"dropout_mask", [Pure, MT_DropoutKeyedOpInterface, 
   let hasVerifier = 1;
 }
 
-def MT_MaskedScaleOp : MT_Op<"masked_scale", [MT_Differentiable, Pure, MT_ShapeInferenceOpInterface,
+def MT_MaskedScaleOp : MT_Op<"masked_scale", [MT_Differentiable, MT_Pointwise, Pure, MT_ShapeInferenceOpInterface,
                                                AllTypesMatch<["input", "result"]>]> {
   let summary = "keeps the elements a mask selects, scaled; zeroes the rest";
   let description = [{
@@ -467,8 +319,8 @@ def MT_MaskedScaleOp : MT_Op<"masked_scale", [MT_Differentiable, Pure, MT_ShapeI
   let hasVerifier = 1;
 }
 
-class MT_BroadcastBinaryOp<string mnemonic, string formula, Trait parallel = MT_TensorParallel>
-    : MT_Op<mnemonic, [Pure, MT_Differentiable, parallel, MT_ShapeInferenceOpInterface,
+class MT_BroadcastBinaryOp<string mnemonic, string formula, Trait pointwise = MT_Pointwise>
+    : MT_Op<mnemonic, [Pure, MT_Differentiable, pointwise, MT_ShapeInferenceOpInterface,
                               AllTypesMatch<["lhs", "result"]>]> {
   let summary = "elementwise " # formula # " with trailing broadcast";
   let description = [{
@@ -486,12 +338,14 @@ class MT_BroadcastBinaryOp<string mnemonic, string formula, Trait parallel = MT_
   let hasVerifier = 1;
 }
 
-def MT_AddOp : MT_BroadcastBinaryOp<"add", "lhs + rhs">;
 // A product passes a feature split through (SwiGLU's gate times up, both
 // column-parallel); a sum does not, so a residual stream stays whole.
-def MT_MulOp : MT_BroadcastBinaryOp<"mul", "lhs * rhs", MT_SplitFlow>;
+def MT_AddOp : MT_BroadcastBinaryOp<"add", "lhs + rhs",
+    DeclareOpInterfaceMethods<MT_PointwiseOpInterface, ["carriesSplit"]>>;
 
-def MT_SplitOp : MT_Op<"split", [MT_Differentiable, MT_SplitFlow, Pure,
+def MT_MulOp : MT_BroadcastBinaryOp<"mul", "lhs * rhs">;
+
+def MT_SplitOp : MT_Op<"split", [MT_RunsIn16Bits, MT_Differentiable, MT_SplitFlow, Pure,
     DeclareOpInterfaceMethods<MT_ShapeInferenceOpInterface, ["inferResultTypes"]>]> {
   let summary = "splits a tensor into consecutive pieces along one dimension";
   let description = [{
@@ -507,152 +361,6 @@ def MT_SplitOp : MT_Op<"split", [MT_Differentiable, MT_SplitFlow, Pure,
                        DenseI64ArrayAttr:$sizes);
   let results = (outs Variadic<AnyRankedTensor>:$results);
   let assemblyFormat = "$input attr-dict `:` type($input) `->` type($results)";
-  let hasVerifier = 1;
-}
-
-def MT_CrossEntropyOp : MT_Op<"cross_entropy", [MT_Differentiable, MT_SplitFlow, Pure,
-    DeclareOpInterfaceMethods<MT_ShapeInferenceOpInterface, ["inferResultTypes"]>]> {
-  let summary = "mean token cross-entropy of logits against labels";
-  let description = [{
-    `sum(mask * (logsumexp(logits) - logits[label])) / sum(mask)` over every
-    token, in f32 whatever the logits' type. `loss_mask` (the labels' shape,
-    float) weights tokens; without it every token counts once. With
-    `num_classes` smaller than the last dimension (a padded vocabulary), the
-    classes past it are ignored.
-
-    ```mlir
-    %loss = mt.cross_entropy %logits, %labels mask %m : tensor<8x1024x50257xf32>, tensor<8x1024xi32>, tensor<8x1024xf32> -> tensor<f32>
-    ```
-  }];
-  let arguments = (ins AnyRankedTensor:$logits, AnyRankedTensor:$labels,
-                       Optional<AnyRankedTensor>:$loss_mask,
-                       OptionalAttr<I64Attr>:$num_classes);
-  let results = (outs AnyRankedTensor:$result);
-  let assemblyFormat = [{
-    $logits `,` $labels (`mask` $loss_mask^)? attr-dict `:` type($logits) `,`
-    type($labels) (`,` type($loss_mask)^)? `->` type($result)
-  }];
-  let hasVerifier = 1;
-}
-
-// Vocab-parallel cross-entropy: the logits are one rank's piece of the
-// vocabulary. The pieces' statistics are combined by explicit collectives
-// between these ops, so the plan checker sees every one of them.
-
-def MT_VocabParallelMaxOp : MT_Op<"vocab_parallel_max", [MT_Differentiable, Pure]> {
-  let summary = "per-token maximum over this rank's piece of the vocabulary";
-  let description = [{
-    `logits` `[..., V]` hold classes `[shard * V, (shard + 1) * V)` of the
-    whole vocabulary; the result `[...]` is each token's maximum logit over
-    those of them below `num_classes` (-inf when there are none). An
-    `mt.all_reduce` with `max` over the vocabulary's axis gives the global
-    maximum. The maximum only shifts the exponentials for range; the loss
-    does not depend on it, so it carries no gradient.
-
-    ```mlir
-    %m = mt.vocab_parallel_max %logits[%i : tensor<i64>] {num_classes = 50257 : i64} : tensor<8x1024x25216xf32> -> tensor<8x1024xf32>
-    ```
-  }];
-  let arguments = (ins AnyRankedTensor:$logits, AnyRankedTensor:$shard, I64Attr:$num_classes);
-  let results = (outs AnyRankedTensor:$result);
-  let assemblyFormat = [{
-    $logits `[` $shard `:` type($shard) `]` attr-dict `:` type($logits) `->` type($result)
-  }];
-  let hasVerifier = 1;
-}
-
-def MT_VocabParallelStatsOp : MT_Op<"vocab_parallel_stats", [MT_Differentiable, Pure]> {
-  let summary = "this rank's share of the softmax denominator and of the label's logit";
-  let description = [{
-    For logits `[..., V]` holding classes `[shard * V, (shard + 1) * V)`:
-    `sum_exp[...] = sum of exp(logits - max)` over this piece's classes below
-    `num_classes`, and `label_logit[...]` the logit of the token's label when
-    this piece holds it, else 0. Summed over the vocabulary's axis, they give
-    the whole row's values.
-
-    ```mlir
-    %se, %t = mt.vocab_parallel_stats %logits[%i : tensor<i64>], %labels, %max {num_classes = 50257 : i64}
-        : tensor<8x1024x25216xf32>, tensor<8x1024xi32>, tensor<8x1024xf32> -> tensor<8x1024xf32>, tensor<8x1024xf32>
-    ```
-  }];
-  let arguments = (ins AnyRankedTensor:$logits, AnyRankedTensor:$shard,
-                       AnyRankedTensor:$labels, AnyRankedTensor:$max, I64Attr:$num_classes);
-  let results = (outs AnyRankedTensor:$sum_exp, AnyRankedTensor:$label_logit);
-  let assemblyFormat = [{
-    $logits `[` $shard `:` type($shard) `]` `,` $labels `,` $max attr-dict `:` type($logits) `,` type($labels) `,`
-    type($max) `->` type($sum_exp) `,` type($label_logit)
-  }];
-  let hasVerifier = 1;
-}
-
-def MT_CrossEntropyFromStatsOp : MT_Op<"cross_entropy_from_stats", [MT_Differentiable, Pure]> {
-  let summary = "mean token cross-entropy from the whole rows' statistics";
-  let description = [{
-    `sum(mask * (log(sum_exp) + max - label_logit)) / sum(mask)`, the same
-    loss as `mt.cross_entropy`, from the reduced outputs of
-    `mt.vocab_parallel_stats` and `mt.vocab_parallel_max`. All operands
-    have the labels' shape; the result is `tensor<f32>`.
-
-    ```mlir
-    %loss = mt.cross_entropy_from_stats %se, %t, %max mask %m : tensor<8x1024xf32> : tensor<8x1024xf32>, tensor<8x1024xf32>, tensor<8x1024xf32> -> tensor<f32>
-    ```
-  }];
-  let arguments = (ins AnyRankedTensor:$sum_exp, AnyRankedTensor:$label_logit,
-                       AnyRankedTensor:$max, Optional<AnyRankedTensor>:$loss_mask);
-  let results = (outs AnyRankedTensor:$result);
-  let assemblyFormat = [{
-    $sum_exp `,` $label_logit `,` $max (`mask` $loss_mask^ `:` type($loss_mask))? attr-dict `:`
-    type($sum_exp) `,` type($label_logit) `,` type($max) `->` type($result)
-  }];
-  let hasVerifier = 1;
-}
-
-def MT_AccuracyOp : MT_Op<"accuracy", [MT_SplitFlow, Pure,
-    DeclareOpInterfaceMethods<MT_ShapeInferenceOpInterface, ["inferResultTypes"]>]> {
-  let summary = "share of tokens whose label has the largest logit";
-  let description = [{
-    `sum(mask * [logits[label] == max(logits)]) / sum(mask)` over every token,
-    in f32: a metric (BERT's masked-LM accuracy), not differentiable. A label
-    tied for the maximum counts as right. Operands as `mt.cross_entropy`'s:
-    `loss_mask` weighs tokens, classes from `num_classes` on are ignored.
-    Under tensor parallelism with vocab-split logits it becomes the
-    vocab-parallel maximum and label logit (all-reduced, shared with the
-    loss) and `mt.accuracy_from_stats`.
-
-    ```mlir
-    %acc = mt.accuracy %logits, %labels mask %m : tensor<8x512x30522xf32>, tensor<8x512xi32>, tensor<8x512xf32> -> tensor<f32>
-    ```
-  }];
-  let arguments = (ins AnyRankedTensor:$logits, AnyRankedTensor:$labels,
-                       Optional<AnyRankedTensor>:$loss_mask,
-                       OptionalAttr<I64Attr>:$num_classes);
-  let results = (outs AnyRankedTensor:$result);
-  let assemblyFormat = [{
-    $logits `,` $labels (`mask` $loss_mask^)? attr-dict `:` type($logits) `,`
-    type($labels) (`,` type($loss_mask)^)? `->` type($result)
-  }];
-  let hasVerifier = 1;
-}
-
-def MT_AccuracyFromStatsOp : MT_Op<"accuracy_from_stats", [Pure]> {
-  let summary = "share of tokens whose label logit reaches the row maximum";
-  let description = [{
-    `sum(mask * [label_logit >= max]) / sum(mask)`, the same metric as
-    `mt.accuracy`, from the reduced outputs of `mt.vocab_parallel_stats` and
-    `mt.vocab_parallel_max`. All operands have the labels' shape; the result
-    is `tensor<f32>`.
-
-    ```mlir
-    %acc = mt.accuracy_from_stats %t, %max mask %m : tensor<8x512xf32> : tensor<8x512xf32>, tensor<8x512xf32> -> tensor<f32>
-    ```
-  }];
-  let arguments = (ins AnyRankedTensor:$label_logit, AnyRankedTensor:$max,
-                       Optional<AnyRankedTensor>:$loss_mask);
-  let results = (outs AnyRankedTensor:$result);
-  let assemblyFormat = [{
-    $label_logit `,` $max (`mask` $loss_mask^ `:` type($loss_mask))? attr-dict `:`
-    type($label_logit) `,` type($max) `->` type($result)
-  }];
   let hasVerifier = 1;
 }
 

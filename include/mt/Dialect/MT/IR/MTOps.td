@@ -16,6 +16,8 @@
 
 include "mt/Dialect/MT/IR/MTStructureOps.td"
 include "mt/Dialect/MT/IR/MTNNOps.td"
+include "mt/Dialect/MT/IR/MTActivationOps.td"
+include "mt/Dialect/MT/IR/MTLossOps.td"
 include "mt/Dialect/MT/IR/MTAttentionOps.td"
 include "mt/Dialect/MT/IR/MTCollectiveOps.td"
 include "mt/Dialect/MT/IR/MTShardOps.td"

@@ -21,7 +21,7 @@ def MT_ZerosOp : MT_Op<"zeros", [MT_Differentiable, Pure, MT_ShapeInferenceOpInt
   let hasVerifier = 1;
 }
 
-def MT_ReshapeOp : MT_Op<"reshape", [MT_Differentiable, Pure]> {
+def MT_ReshapeOp : MT_Op<"reshape", [MT_RunsIn16Bits, MT_Differentiable, Pure]> {
   let summary = "the same elements in row-major order, another shape";
   let description = [{
     ```mlir
@@ -53,7 +53,7 @@ def MT_ConvertOp : MT_Op<"convert", [MT_Differentiable, Pure]> {
   let hasVerifier = 1;
 }
 
-def MT_ConcatOp : MT_Op<"concat", [MT_Differentiable, Pure,
+def MT_ConcatOp : MT_Op<"concat", [MT_RunsIn16Bits, MT_Differentiable, Pure,
     DeclareOpInterfaceMethods<MT_ShapeInferenceOpInterface, ["inferResultTypes"]>]> {
   let summary = "joins tensors along one dimension";
   let description = [{

@@ -1,0 +1,1 @@
+"""Emits the example models (examples/gen_*.py) as mt dialect text."""
