@@ -228,6 +228,46 @@ Lowered lowerSoftmaxGrad(SoftmaxGradOp op, LinalgBuilder &lb) {
   return SmallVector<Value>{lb.reshape(dx, type.getShape())};
 }
 
+/// y = x - max - log(sum(exp(x - max))) per row: the maximum, then the sum,
+/// then the row written once.
+Lowered lowerLogSoftmax(LogSoftmaxOp op, LinalgBuilder &lb) {
+  auto type = tensorOf(op.getInput());
+  int64_t w = type.getShape().back(), rows = type.getNumElements() / w;
+  Type t = type.getElementType(), ct = computeType(t);
+  Value x = lb.reshape(op.getInput(), {rows, w});
+  Value y = overRows(lb, rows, lb.empty({rows, w}, t), [&](Scalar s, Value r, ValueRange outs) {
+    Value max = alongRow(s, w, s.c(ct, negInfinity()), [&](Scalar q, Value j, ValueRange acc) {
+      return SmallVector<Value>{q.max(q.at(x, {r, j}), acc[0])};
+    })[0];
+    Value sum = alongRow(s, w, s.c(ct, 0.0), [&](Scalar q, Value j, ValueRange acc) {
+      return SmallVector<Value>{q.add(acc[0], q.exp(q.sub(q.at(x, {r, j}), max)))};
+    })[0];
+    Value shift = s.add(max, math::LogOp::create(s.b, s.l, sum));
+    return alongRow(s, w, outs, [&](Scalar q, Value j, ValueRange acc) {
+      return SmallVector<Value>{q.put(q.sub(q.at(x, {r, j}), shift), acc[0], {r, j})};
+    });
+  }, /*independent=*/true)[0];
+  return SmallVector<Value>{lb.reshape(y, type.getShape())};
+}
+
+/// dx = dy - exp(y) * sum(dy).
+Lowered lowerLogSoftmaxGrad(LogSoftmaxGradOp op, LinalgBuilder &lb) {
+  auto type = tensorOf(op.getOutput());
+  int64_t w = type.getShape().back(), rows = type.getNumElements() / w;
+  Type t = type.getElementType(), ct = computeType(t);
+  Value dy = lb.reshape(op.getGrad(), {rows, w}), y = lb.reshape(op.getOutput(), {rows, w});
+  Value dx = overRows(lb, rows, lb.empty({rows, w}, t), [&](Scalar s, Value r, ValueRange outs) {
+    Value sum = alongRow(s, w, s.c(ct, 0.0), [&](Scalar q, Value j, ValueRange acc) {
+      return SmallVector<Value>{q.add(acc[0], q.at(dy, {r, j}))};
+    })[0];
+    return alongRow(s, w, outs, [&](Scalar q, Value j, ValueRange acc) {
+      Value d = q.sub(q.at(dy, {r, j}), q.mul(q.exp(q.at(y, {r, j})), sum));
+      return SmallVector<Value>{q.put(d, acc[0], {r, j})};
+    });
+  }, /*independent=*/true)[0];
+  return SmallVector<Value>{lb.reshape(dx, type.getShape())};
+}
+
 /// The pieces cross_entropy and its gradient share: logits [R, V] with
 /// padded classes (>= num_classes) at -inf, labels [R], mask [R].
 struct LossRows {
@@ -376,6 +416,8 @@ void populateRowLoweringPatterns(RewritePatternSet &patterns) {
   });
   addLowering<SoftmaxOp>(patterns, lowerSoftmax);
   addLowering<SoftmaxGradOp>(patterns, lowerSoftmaxGrad);
+  addLowering<LogSoftmaxOp>(patterns, lowerLogSoftmax);
+  addLowering<LogSoftmaxGradOp>(patterns, lowerLogSoftmaxGrad);
   addLowering<CrossEntropyOp>(patterns, lowerCrossEntropy);
   addLowering<CrossEntropyGradOp>(patterns, lowerCrossEntropyGrad);
   addLowering<AccuracyOp>(patterns, lowerAccuracy);

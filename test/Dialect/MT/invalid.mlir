@@ -3721,3 +3721,21 @@ func.func @discardable_d3_wrong_kind(%x: tensor<4xf32>) -> tensor<4xf32> {
 func.func @discardable_d3_batch_not_string(%x: tensor<4xi32> {mt.batch = 1 : i64}) -> tensor<4xi32> {
   return %x : tensor<4xi32>
 }
+
+// -----
+
+// mt.log_softmax C1: an integer input
+func.func @log_softmax_c1_integer_input(%x: tensor<2x4xi32>) -> tensor<2x4xi32> {
+  // expected-error @+1 {{violates C1: the input must be a floating-point tensor of rank >= 1, got 'tensor<2x4xi32>'}}
+  %y = mt.log_softmax %x : tensor<2x4xi32>
+  return %y : tensor<2x4xi32>
+}
+
+// -----
+
+// mt.log_softmax_grad C1: a rank-0 output
+func.func @log_softmax_grad_c1_rank_zero(%dy: tensor<f32>, %y: tensor<f32>) -> tensor<f32> {
+  // expected-error @+1 {{violates C1: the output must be a floating-point tensor of rank >= 1, got 'tensor<f32>'}}
+  %dx = mt.log_softmax_grad %dy, %y : tensor<f32>
+  return %dx : tensor<f32>
+}

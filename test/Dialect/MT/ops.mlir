@@ -98,6 +98,10 @@ func.func @attention(%q: tensor<2x8x16x4xf32>, %k: tensor<2x2x16x4xf32>, %v: ten
   %p = mt.softmax %a key_mask %keep : tensor<2x16xi1> {mask = #mt<mask causal>, scale = 0.5 : f64} : tensor<2x8x16x16xf32>
   // CHECK: mt.softmax %[[P]] : tensor<2x8x16x16xf32>
   %p2 = mt.softmax %p : tensor<2x8x16x16xf32>
+  // CHECK: %[[LP:.*]] = mt.log_softmax %[[A]] : tensor<2x8x16x16xf32>
+  %lp = mt.log_softmax %a : tensor<2x8x16x16xf32>
+  // CHECK: mt.log_softmax_grad %[[P]], %[[LP]] : tensor<2x8x16x16xf32>
+  %dlp = mt.log_softmax_grad %p, %lp : tensor<2x8x16x16xf32>
   // CHECK: %[[C:.*]] = mt.attention_context %{{.*}}, %{{.*}} : tensor<2x8x16x16xf32>, tensor<2x2x16x4xf32> -> tensor<2x8x16x4xf32>
   %c = mt.attention_context %p2, %v : tensor<2x8x16x16xf32>, tensor<2x2x16x4xf32> -> tensor<2x8x16x4xf32>
   // CHECK: %[[M:.*]] = mt.merge_heads %[[C]] : tensor<2x8x16x4xf32> -> tensor<2x16x32xf32>

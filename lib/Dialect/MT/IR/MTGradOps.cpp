@@ -66,6 +66,13 @@ LogicalResult GeluGradOp::verify() {
   return success();
 }
 
+LogicalResult LogSoftmaxGradOp::verify() {
+  if (tensorType(getOutput()).getRank() < 1 || !isFloatTensor(getOutput()))
+    return violates(*this, 1) << "the output must be a floating-point tensor of rank >= 1, got "
+                              << getOutput().getType();
+  return success();
+}
+
 LogicalResult SoftmaxGradOp::verify() {
   if (tensorType(getOutput()).getRank() < 1 || !isFloatTensor(getOutput()))
     return violates(*this, 1) << "the output must be a floating-point tensor of rank >= 1, "

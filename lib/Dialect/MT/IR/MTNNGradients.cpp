@@ -135,6 +135,13 @@ LogicalResult SoftmaxOp::buildVjp(GradientBuilder &grad) {
   return success();
 }
 
+LogicalResult LogSoftmaxOp::buildVjp(GradientBuilder &grad) {
+  Value dy = grad.resultAdjoint(*this);
+  grad.accumulate(getInput(), LogSoftmaxGradOp::create(grad.builder(), grad.loc(), dy.getType(),
+                                                       dy, getResult()));
+  return success();
+}
+
 LogicalResult DropoutOp::buildVjp(GradientBuilder &grad) {
   // The mask is a function of the key, so applying the same dropout to the
   // gradient multiplies it by exactly the forward mask.

@@ -202,6 +202,13 @@ template <typename OpT> LogicalResult verifyBiasGelu(OpT op) {
 LogicalResult BiasGeluOp::verify() { return verifyBiasGelu(*this); }
 LogicalResult BiasGeluGradOp::verify() { return verifyBiasGelu(*this); }
 
+LogicalResult LogSoftmaxOp::verify() {
+  if (tensorType(getInput()).getRank() < 1 || !isFloatTensor(getInput()))
+    return violates(*this, 1) << "the input must be a floating-point tensor of rank >= 1, got "
+                              << getInput().getType();
+  return success();
+}
+
 LogicalResult SoftmaxOp::verify() {
   auto type = tensorType(getInput());
   if (type.getRank() < 1 || !isFloatTensor(getInput()))

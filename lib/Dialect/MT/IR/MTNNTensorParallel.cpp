@@ -289,6 +289,18 @@ int64_t SoftmaxOp::splitThrough(unsigned, int64_t dim) {
   return dim != lastDim(getResult()) ? dim : kSplitBlocked;
 }
 
+LogicalResult LogSoftmaxOp::partitionTensorParallel(TensorParallelBuilder &tp) {
+  if (failed(tp.requireReplicatedParams(*this)) || failed(tp.partitionElementwise(*this)))
+    return failure();
+  if (tp.layoutOf(getResult()).isSplit(lastDim(getResult())))
+    return tp.fail(*this) << "a log-softmax over a split dimension is not supported";
+  return success();
+}
+
+int64_t LogSoftmaxOp::splitThrough(unsigned, int64_t dim) {
+  return dim != lastDim(getResult()) ? dim : kSplitBlocked;
+}
+
 LogicalResult SplitOp::partitionTensorParallel(TensorParallelBuilder &tp) {
   Layout in = tp.layoutOf(getInput());
   int64_t dim = getDimAttr().getInt();

@@ -181,6 +181,24 @@ def MT_FusedAttentionGradOp : MT_Op<"fused_attention_grad", [Pure, MT_DropoutKey
   let hasVerifier = 1;
 }
 
+def MT_LogSoftmaxGradOp : MT_Op<"log_softmax_grad", [MT_RunsIn16Bits, Pure,
+    MT_ShapeInferenceOpInterface, AllTypesMatch<["grad", "output", "result"]>]> {
+  let summary = "vector-Jacobian product of mt.log_softmax";
+  let description = [{
+    `grad - exp(output) * sum(grad)` along the last dimension: the gradient
+    reaching `mt.log_softmax`'s input, given the gradient `grad` of its
+    result `output` (whose exponential is the softmax).
+
+    ```mlir
+    %dx = mt.log_softmax_grad %dlp, %lp : tensor<8x1024x50304xf32>
+    ```
+  }];
+  let arguments = (ins AnyRankedTensor:$grad, AnyRankedTensor:$output);
+  let results = (outs AnyRankedTensor:$result);
+  let assemblyFormat = "$grad `,` $output attr-dict `:` type($output)";
+  let hasVerifier = 1;
+}
+
 def MT_SoftmaxGradOp : MT_Op<"softmax_grad", [Pure, MT_ShapeInferenceOpInterface,
     AllTypesMatch<["grad", "output", "result"]>]> {
   let summary = "gradient of mt.softmax from its output";

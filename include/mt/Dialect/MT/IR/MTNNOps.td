@@ -214,6 +214,26 @@ def MT_SoftmaxOp : MT_Op<"softmax", [MT_RunsIn16Bits, MT_Differentiable, MT_Spli
 
 // Pure: the mask is a function of the key, so equal inputs and keys give equal
 // results.
+def MT_LogSoftmaxOp : MT_Op<"log_softmax", [MT_RunsIn16Bits, MT_Differentiable, MT_SplitFlow, Pure,
+    MT_ShapeInferenceOpInterface, AllTypesMatch<["input", "result"]>]> {
+  let summary = "logarithm of the softmax over the last dimension";
+  let description = [{
+    `result = input - max - log(sum(exp(input - max)))` along the last
+    dimension, without forming the probabilities: a classifier's
+    log-probabilities, which sampling and beam search score with. Its
+    gradient is `mt.log_softmax_grad`. Tensor parallelism may split any
+    dimension but the last.
+
+    ```mlir
+    %lp = mt.log_softmax %logits : tensor<8x1024x50304xf32>
+    ```
+  }];
+  let arguments = (ins AnyRankedTensor:$input);
+  let results = (outs AnyRankedTensor:$result);
+  let assemblyFormat = "$input attr-dict `:` type($input)";
+  let hasVerifier = 1;
+}
+
 def MT_DropoutOp : MT_Op<"dropout", [MT_RunsIn16Bits, MT_Differentiable, MT_DropoutKeyedReplaced, MT_SplitFlow, Pure, AttrSizedOperandSegments, MT_ShapeInferenceOpInterface, AllTypesMatch<["input", "result"]>]> {
   let summary = "inverted dropout with a counter-based, position-keyed mask";
   let description = [{

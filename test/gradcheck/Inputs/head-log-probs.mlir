@@ -1,0 +1,10 @@
+// The same head, the loss taken of the log-softmax of its logits: the
+// same value, since softmax(log_softmax(z)) = softmax(z).
+func.func @head(
+    %x: tensor<3x4x6xf64>, %labels: tensor<3x4xi64>, %mask: tensor<3x4xf64>,
+    %w1: tensor<5x6xf64> {mt.param = #mt.param<name = "w1", init = normal, std = 0.5>}) -> tensor<f64> {
+  %logits = mt.linear %x, %w1 : tensor<3x4x6xf64>, tensor<5x6xf64> -> tensor<3x4x5xf64>
+  %lp = mt.log_softmax %logits : tensor<3x4x5xf64>
+  %loss = mt.cross_entropy %lp, %labels mask %mask : tensor<3x4x5xf64>, tensor<3x4xi64>, tensor<3x4xf64> -> tensor<f64>
+  return %loss : tensor<f64>
+}
