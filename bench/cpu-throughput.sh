@@ -20,10 +20,11 @@ print(' '.join(str(random.randrange(50257)) for _ in range(200000)))" > "$work/r
 "$build/bin/mtc" "$root/examples/gpt2-tiny.mlir" --micro-batch-size=$micro --seq-length=$seq \
   --train-iters="$steps" --lr=1e-3 -o "$work/plan"
 OPENBLAS_NUM_THREADS=$threads "$build/bin/mt-run" "$work/plan" --data "$work/random.tokens" \
-  --split 100,0,0 --log-interval 1 > "$work/mt.log"
-python3 - "$work/mt.log" "$threads" <<'PY'
-import re, sys
-rates = [float(m) for m in re.findall(r"\| ([0-9.]+) tokens/s", open(sys.argv[1]).read())]
+  --split 100,0,0 --log-interval 1 --metrics-file "$work/mt.jsonl" > "$work/mt.log"
+PYTHONPATH="$root/bench" python3 - "$work/mt.jsonl" "$threads" <<'PY'
+import sys
+import metrics  # bench/metrics.py: mt-run --metrics-file
+rates = metrics.tokens_per_s(sys.argv[1])
 timed = rates[1:] if len(rates) > 1 else rates
 print(f"mtc: {sum(timed) / len(timed):.1f} tokens/s ({sys.argv[2]} threads, {len(timed)} timed steps)")
 PY

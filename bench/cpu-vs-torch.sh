@@ -49,15 +49,16 @@ for r in $(seq "$rounds"); do
     read -r name file layers hidden heads vocab seq micro <<< "$m"
     OPENBLAS_NUM_THREADS=$threads "$build/bin/mt-run" "$work/$name.plan" \
       --data "$work/random.tokens" --split 100,0,0 --log-interval 1 \
-      > "$work/mt-$name-$r.log"
+      --metrics-file "$work/mt-$name-$r.jsonl" > "$work/mt-$name-$r.log"
     /usr/bin/python3 "$root/bench/torch_idiomatic_gpt.py" "$layers" "$hidden" "$heads" "$vocab" \
       "$seq" "$micro" "$steps" "$threads" > "$work/torch-$name-$r.log"
   done
   OPENBLAS_NUM_THREADS=$threads "$work/sgemm_rate" 1024 15 >> "$work/sgemm.txt"
 done
 
-python3 - "$work" "$rounds" "$threads" "${models[@]}" <<'PY'
+PYTHONPATH="$root/bench" python3 - "$work" "$rounds" "$threads" "${models[@]}" <<'PY'
 import re, statistics, sys
+import metrics  # bench/metrics.py: mt-run --metrics-file
 work, rounds, threads = sys.argv[1], int(sys.argv[2]), sys.argv[3]
 sgemm = statistics.median(float(x) for x in open(f"{work}/sgemm.txt").read().split())
 print(f"sgemm (OpenBLAS, {threads} threads, 1024^3): {sgemm:.1f} GFLOP/s (median of {rounds} runs)")
@@ -67,8 +68,9 @@ for spec in sys.argv[4:]:
     mt, pt = [], []
     for r in range(1, rounds + 1):
         # mt-run's per-step seconds from its tokens/s, the first step left out
-        rates = [float(x) for x in re.findall(r"\| ([0-9.]+) tokens/s", open(f"{work}/mt-{name}-{r}.log").read())]
+        rates = metrics.tokens_per_s(f"{work}/mt-{name}-{r}.jsonl")
         mt += [micro * seq / x for x in rates[1:]]
+        # PyTorch's per-step seconds from its own output (torch_idiomatic_gpt.py)
         pt += [float(x) for x in re.findall(r"step \d+: ([0-9.]+) s", open(f"{work}/torch-{name}-{r}.log").read())][1:]
     mt_rate, pt_rate = micro * seq / statistics.median(mt), micro * seq / statistics.median(pt)
     params = (vocab + seq) * hidden + layers * (12 * hidden * hidden + 13 * hidden) + 2 * hidden

@@ -34,21 +34,21 @@ for round in $(seq "$rounds"); do
   for seq in $seqs; do
     for fuse in false true; do
       mt-run "$work/plan-$seq-$fuse" --data "$work/random.tokens" --split 100,0,0 \
-        --log-interval 1 >> "$work/log-$seq-$fuse"
+        --log-interval 1 --metrics-file "$work/metrics-$seq-$fuse-$round.jsonl" \
+        >> "$work/log-$seq-$fuse"
     done
   done
 done
-python3 - "$work" $seqs <<'PY'
-import re, statistics, sys
-work = sys.argv[1]
-for seq in [int(x) for x in sys.argv[2:]]:
+PYTHONPATH="$root/bench" python3 - "$work" "$rounds" $seqs <<'PY'
+import statistics, sys
+import metrics  # bench/metrics.py: mt-run --metrics-file
+work, rounds = sys.argv[1], int(sys.argv[2])
+for seq in [int(x) for x in sys.argv[3:]]:
     med = {}
     for fuse in ("false", "true"):
-        text = open(f"{work}/log-{seq}-{fuse}").read()
-        runs = re.split(r"iteration +1/", text)[1:]
-        rates = []
-        for run in runs:  # the first step of each run warms up
-            rates += [float(r) for r in re.findall(r"\| ([0-9.]+) tokens/s", run)][1:]
+        runs = [f"{work}/metrics-{seq}-{fuse}-{r}.jsonl" for r in range(1, rounds + 1)]
+        # the first step of each run warms up
+        rates = metrics.tokens_per_s(runs, skip_first=1)
         med[fuse] = statistics.median(rates)
     print(f"seq {seq:5d}: unfused {med['false']:7.0f} tokens/s, fused {med['true']:7.0f} "
           f"tokens/s ({med['true'] / med['false']:.2f}x)")
@@ -57,7 +57,10 @@ for fuse in false true; do
   mtc "$work/gpt-long-1k.mlir" --micro-batch-size=1 --seq-length=1024 --global-batch-size=1 \
     --fuse-attention=$fuse --report-memory > "$work/report-$fuse"
   act=$(grep -o "activations the backward reads, per micro-batch: [0-9]*" "$work/report-$fuse" | grep -o "[0-9]*$")
-  arena=$(mt-run "$work/plan-1024-$fuse" --data "$work/random.tokens" --split 100,0,0 \
-    --measure-arena 2>&1 | grep -o "arena of rank 0: [0-9]* bytes" | grep -o "[0-9]* bytes")
+  mt-run "$work/plan-1024-$fuse" --data "$work/random.tokens" --split 100,0,0 \
+    --measure-arena --metrics-file "$work/arena-$fuse.jsonl" > /dev/null
+  # The planned arena of rank 0 in bytes (memory.arena_mb is in 10^6 bytes).
+  arena="$(PYTHONPATH="$root/bench" python3 -c 'import metrics, sys
+print(round(metrics.values(sys.argv[1], "memory.arena_mb")[0] * 1e6))' "$work/arena-$fuse.jsonl") bytes"
   echo "seq 1024, fuse-attention=$fuse: activations per micro-batch $act bytes, arena $arena"
 done

@@ -25,31 +25,29 @@ for r in $(seq "$rounds"); do
   for setting in plain zero pipe; do
     for mode in true false; do
       OPENBLAS_NUM_THREADS=1 "$build/bin/mt-run" "$work/plan-$setting" --data "$work/random.tokens" \
-        --split 100,0,0 --overlap-grad-reduce="$mode" >> "$work/log-$setting-$mode.txt"
+        --split 100,0,0 --overlap-grad-reduce="$mode" \
+        --metrics-file "$work/metrics-$setting-$mode-$r.jsonl" >> "$work/log-$setting-$mode.txt"
     done
   done
   if [ -n "$mpi" ]; then
     for mode in true false; do
       $mpi -np 4 "$build/bin/mt-run" "$work/plan-plain" --data "$work/random.tokens" \
-        --split 100,0,0 --overlap-grad-reduce="$mode" >> "$work/log-mpi-$mode.txt" 2>&1
+        --split 100,0,0 --overlap-grad-reduce="$mode" \
+        --metrics-file "$work/metrics-mpi-$mode-$r.jsonl" >> "$work/log-mpi-$mode.txt" 2>&1
     done
   fi
 done
-python3 - "$work" <<'PY'
-import os, re, statistics, sys
+PYTHONPATH="$root/bench" python3 - "$work" "$rounds" <<'PY'
+import os, statistics, sys
+import metrics  # bench/metrics.py: mt-run --metrics-file
+work, rounds = sys.argv[1], int(sys.argv[2])
 for setting, reduction in (("plain", "all-reduce"), ("zero", "distributed optimizer"),
                            ("pipe", "pp 2 x dp 2 all-reduce"), ("mpi", "MPI dp 4 all-reduce")):
     for mode, name in (("true", "overlapped"), ("false", "after the backward")):
-        path = f"{sys.argv[1]}/log-{setting}-{mode}.txt"
-        if not os.path.exists(path):
+        runs = [f"{work}/metrics-{setting}-{mode}-{r}.jsonl" for r in range(1, rounds + 1)]
+        if not runs or not os.path.exists(runs[0]):
             continue
-        comm, rate = [], []
-        # MPI's output carries the progress bar's carriage returns.
-        for line in open(path, errors="replace").read().replace("\r", "\n").split("\n"):
-            m = re.search(r"iteration +(\d+)/\d+ .*\| (\d+) tokens/s .*exposed comm ([0-9.]+) ms", line)
-            if m and int(m.group(1)) >= 3:
-                rate.append(int(m.group(2)))
-                comm.append(float(m.group(3)))
+        rate, comm = metrics.columns(runs, ("tokens_per_s", "exposed_comm_ms"), from_step=3)
         print(f"{reduction:24s} {name:20s} exposed comm {statistics.median(comm):7.2f} ms/step, "
               f"{statistics.median(rate):6.0f} tokens/s (median of {len(comm)} steps)")
 PY

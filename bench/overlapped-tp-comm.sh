@@ -20,27 +20,27 @@ done
 for r in $(seq "$rounds"); do
   for mode in true false; do
     OPENBLAS_NUM_THREADS=1 "$build/bin/mt-run" "$work/plan-$mode" --data "$work/random.tokens" \
-      --split 100,0,0 --overlap-tp-comm="$mode" >> "$work/log-threads-$mode.txt"
+      --split 100,0,0 --overlap-tp-comm="$mode" \
+      --metrics-file "$work/metrics-threads-$mode-$r.jsonl" >> "$work/log-threads-$mode.txt"
     if [ -n "$mpi" ]; then
       $mpi -np 2 "$build/bin/mt-run" "$work/plan-$mode" --data "$work/random.tokens" \
-        --split 100,0,0 --overlap-tp-comm="$mode" >> "$work/log-mpi-$mode.txt" 2>&1
+        --split 100,0,0 --overlap-tp-comm="$mode" \
+        --metrics-file "$work/metrics-mpi-$mode-$r.jsonl" >> "$work/log-mpi-$mode.txt" 2>&1
     fi
   done
 done
-python3 - "$work" <<'PY'
-import os, re, statistics, sys
+PYTHONPATH="$root/bench" python3 - "$work" "$rounds" <<'PY'
+import os, statistics, sys
+import metrics  # bench/metrics.py: mt-run --metrics-file
+work, rounds = sys.argv[1], int(sys.argv[2])
 for ranks in ("threads", "mpi"):
     for mode, name in (("true", "collectives beside the GEMMs"), ("false", "collectives in place")):
-        path = f"{sys.argv[1]}/log-{ranks}-{mode}.txt"
-        if not os.path.exists(path):
+        runs = [f"{work}/metrics-{ranks}-{mode}-{r}.jsonl" for r in range(1, rounds + 1)]
+        if not runs or not os.path.exists(runs[0]):
             continue
-        rate, comm = [], []
-        # MPI's output carries the progress bar's carriage returns.
-        for line in open(path, errors="replace").read().replace("\r", "\n").split("\n"):
-            m = re.search(r"iteration +(\d+)/\d+ .*\| (\d+) tokens/s .*in-step comm ([0-9.]+) ms", line)
-            if m and int(m.group(1)) >= 3:
-                rate.append(int(m.group(2)))
-                comm.append(float(m.group(3)))
+        rate, comm = metrics.columns(runs, ("tokens_per_s", "in_step_comm_ms"), from_step=3)
+        # The log printed in-step comm only when above 0: those steps, as before.
+        rate, comm = [x for x, c in zip(rate, comm) if c > 0], [c for c in comm if c > 0]
         print(f"{ranks:8s} {name:30s} {statistics.median(rate):6.0f} tokens/s, in-step comm "
               f"{statistics.median(comm):6.1f} ms (median of {len(rate)} steps)")
 PY

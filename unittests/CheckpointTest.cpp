@@ -78,8 +78,8 @@ std::map<std::pair<std::string, int>, std::map<int64_t, int>> savedElements(cons
 
 TEST(CheckpointLayout, EveryElementSavedExactlyOnce) {
   for (bool distributed : {false, true})
-    for (auto [tp, pp, dp] : std::vector<std::array<int64_t, 3>>{{1, 1, 1}, {2, 1, 1}, {2, 2, 2},
-                                                                 {1, 4, 1}, {2, 1, 3}}) {
+    for (auto [tp, pp, dp] : std::vector<std::array<int64_t, 3>>{
+             {1, 1, 1}, {2, 1, 1}, {2, 2, 2}, {1, 4, 1}, {2, 1, 3}}) {
       plan::Plan p = tinyPlan(tp, pp, dp, distributed, 8, 8);
       auto saved = savedElements(p);
       ASSERT_EQ(saved.size(), 6u) << tp << pp << dp;
@@ -87,8 +87,8 @@ TEST(CheckpointLayout, EveryElementSavedExactlyOnce) {
         int64_t total = tensor.first == "wte" ? 32 : 16;
         EXPECT_EQ(static_cast<int64_t>(elements.size()), total) << tensor.first;
         for (auto &[g, n] : elements)
-          EXPECT_EQ(n, 1) << tensor.first << " element " << g << " tp" << tp << " pp" << pp
-                          << " dp" << dp << (distributed ? " zero" : "");
+          EXPECT_EQ(n, 1) << tensor.first << " element " << g << " tp" << tp << " pp" << pp << " dp"
+                          << dp << (distributed ? " zero" : "");
       }
     }
 }
@@ -155,9 +155,10 @@ protected:
           v.push_back(valueOf(param.name(), s.held.role, shard.globalIndex(i)));
         data.push_back(v);
       }
-      ASSERT_TRUE(writeRankFile(dir_, iteration, r, pieces,
-                                [&](size_t i) { return static_cast<const void *>(data[i].data()); },
-                                sums[static_cast<size_t>(r)], error))
+      ASSERT_TRUE(writeRankFile(
+          dir_, iteration, r, pieces,
+          [&](size_t i) { return static_cast<const void *>(data[i].data()); },
+          sums[static_cast<size_t>(r)], error))
           << error;
     }
     ckpt::TrainingState state;

@@ -41,7 +41,8 @@ TEST(Communicator, AllReduceSumsInGroupOrderOnEveryRank) {
   onRanks(4, 10, [&](int r, Communicator &c) {
     std::vector<float> x = {1.0f * r, 1e8f, -1e8f, 0.1f * r};
     std::string error;
-    ASSERT_TRUE(c.allReduce(world(4), x.data(), 4, ElementType::F32, ReduceOp::Sum, "x", error)) << error;
+    ASSERT_TRUE(c.allReduce(world(4), x.data(), 4, ElementType::F32, ReduceOp::Sum, "x", error))
+        << error;
     results[r] = x;
   });
   for (int r = 0; r < 4; ++r) {
@@ -88,7 +89,8 @@ TEST(Communicator, MaxAllGatherReduceScatterAndSubgroups) {
     EXPECT_EQ(all[0], 10 * pair.ranks[0]);
     EXPECT_EQ(all[3], 10 * pair.ranks[1] + 1);
     float in[4] = {1, 2, 3, 4}, out[2];
-    ASSERT_TRUE(c.reduceScatter(pair, in, out, 2, ElementType::F32, ReduceOp::Sum, "rs", error)) << error;
+    ASSERT_TRUE(c.reduceScatter(pair, in, out, 2, ElementType::F32, ReduceOp::Sum, "rs", error))
+        << error;
     int index = r % 2;
     EXPECT_EQ(out[0], 2 * in[2 * index]);
     EXPECT_EQ(out[1], 2 * in[2 * index + 1]);
@@ -102,8 +104,8 @@ TEST(Communicator, ReduceScatterWithUnevenAndEmptyPieces) {
     std::string error;
     float in[5] = {1.0f * r, 2, 3, 10.0f * r, 5}, out[3] = {-1, -1, -1};
     std::vector<int64_t> counts = {3, 0, 2};
-    ASSERT_TRUE(c.reduceScatter(world(3), in, counts, out, ElementType::F32, ReduceOp::Sum, "rs",
-                                error))
+    ASSERT_TRUE(
+        c.reduceScatter(world(3), in, counts, out, ElementType::F32, ReduceOp::Sum, "rs", error))
         << error;
     if (r == 0) {
       EXPECT_EQ(out[0], 3.0f);
@@ -154,7 +156,8 @@ TEST(Communicator, MismatchedCollectivesNameBothSides) {
       c.allGather(world(2), x, y, 4, ElementType::F32, "param_shard:wte", errors[r]);
   });
   EXPECT_NE(errors[0].find("mismatched communication: rank 0 is in all_reduce 'grad:wte'"),
-            std::string::npos) << errors[0];
+            std::string::npos)
+      << errors[0];
   EXPECT_NE(errors[0].find("rank 1 is in all_gather 'param_shard:wte'"), std::string::npos)
       << errors[0];
 }
@@ -167,8 +170,10 @@ TEST(Communicator, SilentPeerTimesOutWithTheOperationNamed) {
       EXPECT_FALSE(c.allReduce(world(2), &v, 1, ElementType::F64, ReduceOp::Sum, "loss", error));
     }
   });
-  EXPECT_NE(error.find("rank 0 waited 0.2 s for rank 1 in all_reduce 'loss' over the world group [0, 1]"),
-            std::string::npos) << error;
+  EXPECT_NE(
+      error.find("rank 0 waited 0.2 s for rank 1 in all_reduce 'loss' over the world group [0, 1]"),
+      std::string::npos)
+      << error;
 }
 
 TEST(Communicator, FailedPeerStopsWaitersAtOnce) {
@@ -187,7 +192,8 @@ TEST(Communicator, NonMemberIsRefused) {
   onRanks(1, 1, [&](int, Communicator &c) {
     std::string error;
     double v = 0;
-    EXPECT_FALSE(c.allReduce(Group{{1, 2}, "tp"}, &v, 1, ElementType::F64, ReduceOp::Sum, "v", error));
+    EXPECT_FALSE(
+        c.allReduce(Group{{1, 2}, "tp"}, &v, 1, ElementType::F64, ReduceOp::Sum, "v", error));
     EXPECT_NE(error.find("is not a member"), std::string::npos) << error;
   });
 }

@@ -41,8 +41,11 @@ TEST(KernelProfile, BandwidthIsBytesOverTimePerOp) {
   // Two softmax kernels: 2 launches x 1 MB and 1 x 3 MB in 2.5 ms over two
   // steps: 5 MB / 2.5 ms = 2 GB/s, 2.5 MB and 1.25 ms per step.
   std::vector<mt::CudaBackend::ProfileEntry> entries{
-      {"softmax", 2, 1.5, 0}, {"softmax_1", 1, 1.0, 0}, {"embedding", 2, 0.5, 0},
-      {"gemm bf16>f32 1000x1000x1000 NN", 4, 4.0, 8e9}, {"unnamed", 1, 1.0, 0}};
+      {"softmax", 2, 1.5, 0},
+      {"softmax_1", 1, 1.0, 0},
+      {"embedding", 2, 0.5, 0},
+      {"gemm bf16>f32 1000x1000x1000 NN", 4, 4.0, 8e9},
+      {"unnamed", 1, 1.0, 0}};
   std::string report = mt::profileReport(entries, planWithTraffic(), 2, "NVIDIA H100 80GB HBM3",
                                          mt::peaksOf("NVIDIA H100 80GB HBM3"));
   EXPECT_NE(report.find("profile of 2 training step(s) on NVIDIA H100 80GB HBM3"),

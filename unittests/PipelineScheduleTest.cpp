@@ -14,10 +14,10 @@ TEST(Schedule1F1B, StageOrderFollowsThePaper) {
   // 4 stages, 8 micro-batches: stage 0 warms up with 3 forwards.
   auto s = mt::schedule1F1B(4, 8);
   ASSERT_EQ(s.size(), 4u);
-  std::vector<PipelineOp> expect0 = {
-      {PipelineOp::Forward, 0, 0}, {PipelineOp::Forward, 1, 0}, {PipelineOp::Forward, 2, 0},
-      {PipelineOp::Forward, 3, 0}, {PipelineOp::Backward, 0, 0}, {PipelineOp::Forward, 4, 0},
-      {PipelineOp::Backward, 1, 0}};
+  std::vector<PipelineOp> expect0 = {{PipelineOp::Forward, 0, 0},  {PipelineOp::Forward, 1, 0},
+                                     {PipelineOp::Forward, 2, 0},  {PipelineOp::Forward, 3, 0},
+                                     {PipelineOp::Backward, 0, 0}, {PipelineOp::Forward, 4, 0},
+                                     {PipelineOp::Backward, 1, 0}};
   for (size_t i = 0; i < expect0.size(); ++i)
     EXPECT_EQ(s[0][i], expect0[i]) << "op " << i;
   // The last stage alternates from the start.

@@ -40,7 +40,8 @@ std::string openError(const std::string &path) {
 TEST(SafeTensors, WritesWhatTheReferenceWriterWrites) {
   mt::testing::TempDir dir;
   std::string path = dir.file("model.safetensors");
-  ASSERT_FALSE(st::write(path, {{"b", {2}, {3.0f, 4.0f}}, {"a", {1, 1}, {1.5f}}}, {{"format", "pt"}}));
+  ASSERT_FALSE(
+      st::write(path, {{"b", {2}, {3.0f, 4.0f}}, {"a", {1, 1}, {1.5f}}}, {{"format", "pt"}}));
   std::string header = "{\"__metadata__\":{\"format\":\"pt\"},"
                        "\"a\":{\"dtype\":\"F32\",\"shape\":[1,1],\"data_offsets\":[0,4]},"
                        "\"b\":{\"dtype\":\"F32\",\"shape\":[2],\"data_offsets\":[4,12]}}";
@@ -148,8 +149,8 @@ TEST(SafeTensors, RefusesDamagedFilesSayingWhatIsWrong) {
 TEST(SafeTensors, RefusesIntegerTensorsAsParameters) {
   mt::testing::TempDir dir;
   std::string path = dir.write(
-      "i.safetensors",
-      fileBytes("{\"i\":{\"dtype\":\"I64\",\"shape\":[1],\"data_offsets\":[0,8]}}", std::string(8, '\0')));
+      "i.safetensors", fileBytes("{\"i\":{\"dtype\":\"I64\",\"shape\":[1],\"data_offsets\":[0,8]}}",
+                                 std::string(8, '\0')));
   llvm::Expected<st::Reader> r = st::Reader::open(path);
   ASSERT_TRUE(bool(r));
   llvm::Expected<std::vector<float>> v = r->readF32(*r->find("i"));

@@ -24,7 +24,8 @@ std::set<int32_t> topK(const std::vector<float> &logits, size_t k) {
   std::vector<int32_t> order(logits.size());
   for (size_t i = 0; i < order.size(); ++i)
     order[i] = static_cast<int32_t>(i);
-  std::stable_sort(order.begin(), order.end(), [&](int32_t a, int32_t b) { return logits[a] > logits[b]; });
+  std::stable_sort(order.begin(), order.end(),
+                   [&](int32_t a, int32_t b) { return logits[a] > logits[b]; });
   return std::set<int32_t>(order.begin(), order.begin() + static_cast<std::ptrdiff_t>(k));
 }
 

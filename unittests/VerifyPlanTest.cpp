@@ -74,7 +74,9 @@ struct Corruption {
 
 const Corruption kCorruptions[] = {
     {"negative tensor-parallel size",
-     [](mt::plan::Plan &p) { p.mutable_config()->mutable_parallel()->set_tensor_parallel_size(-2); },
+     [](mt::plan::Plan &p) {
+       p.mutable_config()->mutable_parallel()->set_tensor_parallel_size(-2);
+     },
      "tensor-parallel size is -2"},
     {"a million pipeline stages",
      [](mt::plan::Plan &p) {
@@ -83,7 +85,9 @@ const Corruption kCorruptions[] = {
      },
      "ranks"},
     {"pipelined layout, one stage",
-     [](mt::plan::Plan &p) { p.mutable_config()->mutable_parallel()->set_pipeline_parallel_size(2); },
+     [](mt::plan::Plan &p) {
+       p.mutable_config()->mutable_parallel()->set_pipeline_parallel_size(2);
+     },
      "1 pipeline stages but its layout asks for 2 x 1"},
     {"global batch not a multiple of the micro-batch",
      [](mt::plan::Plan &p) { p.mutable_config()->set_global_batch_size(5); },
@@ -92,13 +96,11 @@ const Corruption kCorruptions[] = {
      [](mt::plan::Plan &p) { p.mutable_config()->set_padded_vocab_size(10); },
      "vocabulary of 50 is padded to 10 rows"},
     {"parameter named twice",
-     [](mt::plan::Plan &p) { p.mutable_parameters(1)->set_name("h.weight"); },
-     "named twice"},
+     [](mt::plan::Plan &p) { p.mutable_parameters(1)->set_name("h.weight"); }, "named twice"},
     {"16-bit parameter",
      [](mt::plan::Plan &p) { p.mutable_parameters(0)->set_dtype(mt::plan::BF16); },
      "stored in BF16"},
-    {"zero-sized dimension",
-     [](mt::plan::Plan &p) { p.mutable_parameters(0)->set_shape(1, 0); },
+    {"zero-sized dimension", [](mt::plan::Plan &p) { p.mutable_parameters(0)->set_shape(1, 0); },
      "dimension of size 0"},
     {"overflowing element count",
      [](mt::plan::Plan &p) {
@@ -107,27 +109,26 @@ const Corruption kCorruptions[] = {
      },
      "more than 2^48 elements"},
     {"stacking more layers than the shape has",
-     [](mt::plan::Plan &p) { p.mutable_parameters(0)->set_stacked_layers(3); },
-     "stacks 3 layers"},
+     [](mt::plan::Plan &p) { p.mutable_parameters(0)->set_stacked_layers(3); }, "stacks 3 layers"},
     {"split along a dimension the tensor lacks",
      [](mt::plan::Plan &p) { p.mutable_parameters(0)->mutable_tp_shard()->set_dim(5); },
      "split along dimension 5"},
     {"more unpadded rows than rows",
-     [](mt::plan::Plan &p) { p.mutable_parameters(1)->set_unpadded_rows(65); },
-     "65 unpadded rows"},
+     [](mt::plan::Plan &p) { p.mutable_parameters(1)->set_unpadded_rows(65); }, "65 unpadded rows"},
     {"unknown function role",
      [](mt::plan::Plan &p) {
        p.mutable_functions(0)->set_role(static_cast<mt::plan::Function::Role>(99));
      },
      "unknown role 99"},
     {"function of a stage that does not exist",
-     [](mt::plan::Plan &p) { p.mutable_functions(0)->set_stage(1); },
-     "belongs to stage 1 of 1"},
+     [](mt::plan::Plan &p) { p.mutable_functions(0)->set_stage(1); }, "belongs to stage 1 of 1"},
     {"missing code object",
      [](mt::plan::Plan &p) { p.mutable_functions(1)->set_code_object("elsewhere"); },
      "code object 'elsewhere'"},
     {"tensor without an element type",
-     [](mt::plan::Plan &p) { p.mutable_functions(0)->mutable_inputs(0)->set_dtype(mt::plan::DTYPE_UNSPECIFIED); },
+     [](mt::plan::Plan &p) {
+       p.mutable_functions(0)->mutable_inputs(0)->set_dtype(mt::plan::DTYPE_UNSPECIFIED);
+     },
      "no element type"},
     {"integer loss mask",
      [](mt::plan::Plan &p) { p.mutable_functions(0)->mutable_inputs(0)->set_dtype(mt::plan::I32); },
@@ -179,8 +180,7 @@ TEST(VerifyPlan, RefusesEachCorruptionWithWhatIsWrong) {
     mt::plan::Plan plan = validPlan();
     c.apply(plan);
     std::string error = failure(plan);
-    EXPECT_NE(error.find(c.expected), std::string::npos)
-        << c.what << ": got '" << error << "'";
+    EXPECT_NE(error.find(c.expected), std::string::npos) << c.what << ": got '" << error << "'";
   }
 }
 

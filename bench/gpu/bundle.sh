@@ -67,6 +67,8 @@ cp "$build/lib/libmt-cuda-runtime.so" "$out/lib/"
 for f in $(ldd "$build/bin/mt-run" | awk '/=>/ {print $3}') /lib64/ld-linux-x86-64.so.2; do
   cp -L "$f" "$out/lib/"
 done
-cp "$root/test/parallel/Inputs/compare_runs.py" "$root/bench/gpu/mfu.py" "$out/bin/"
+# mfu.py imports bench/metrics.py (the --metrics-file reader) from beside it.
+cp "$root/test/parallel/Inputs/compare_runs.py" "$root/bench/gpu/mfu.py" "$root/bench/metrics.py" \
+  "$out/bin/"
 tar -C "$(dirname "$out")" -czf "$out.tar.gz" "$(basename "$out")"
 du -sh "$out" "$out.tar.gz"

@@ -59,14 +59,15 @@ micro() {
   tail -3 "$results/$1.log"
   python3 "$bundle/bin/compare_runs.py" "$bundle/cpu/micro" "$results/$1" --rtol 1e-2 --param-tol "$3"
 }
-# gpt NAME PLAN SECONDS LAYERS HIDDEN [ARGS]: 10 training steps, tokens/s, MFU.
+# gpt NAME PLAN SECONDS LAYERS HIDDEN [ARGS]: 10 training steps, tokens/s, MFU
+# (mfu.py reads the run's --metrics-file, NAME.jsonl).
 gpt() {
   local name=$1 plan=$2 seconds=$3 layers=$4 hidden=$5
   shift 5
   mtrun_limited "$seconds" "$results/$name.log" "$bundle/plans/$plan" \
-    --data "$bundle/data/random.tokens" "$@"
+    --data "$bundle/data/random.tokens" --metrics-file "$results/$name.jsonl" "$@"
   tail -4 "$results/$name.log"
-  python3 "$bundle/bin/mfu.py" "$results/$name.log" --layers "$layers" --hidden "$hidden" \
+  python3 "$bundle/bin/mfu.py" "$results/$name.jsonl" --layers "$layers" --hidden "$hidden" \
     --peak-tflops "$peak"
 }
 mtrun_limited() {

@@ -144,13 +144,15 @@ ActivationMemory analyzeActivations(func::FuncOp grad) {
       return;
     SavedTensor t;
     t.layer = layer;
-    auto from = def ? StringAttr() : grad.getArgAttrOfType<StringAttr>(argNumber, kSavedFromAttrName);
+    auto from =
+        def ? StringAttr() : grad.getArgAttrOfType<StringAttr>(argNumber, kSavedFromAttrName);
     // A collective split by mt-overlap-collectives is named by what it is.
     Operation *named = def;
     if (auto wait = dyn_cast_or_null<CollectiveWaitOp>(def))
       named = wait.getPending().getDefiningOp();
-    t.producer = named ? named->getName().getStringRef().str()
-                       : from ? from.getValue().str() : "stage input";
+    t.producer = named  ? named->getName().getStringRef().str()
+                 : from ? from.getValue().str()
+                        : "stage input";
     t.type = typeText(v);
     t.bytes = bytesOf(v);
     result.savedBytes += t.bytes;

@@ -9,8 +9,8 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
-#include <filesystem>
 #include <fcntl.h>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <sys/stat.h>
@@ -85,8 +85,8 @@ bool writeManifest(const ckpt::Manifest &manifest, const std::string &path, std:
 bool readManifest(const std::string &path, ckpt::Manifest &manifest, std::string &error) {
   FrameHeader header;
   std::string payload;
-  if (!readFrame(path, kMagic, "the checkpoint manifest",
-                 "an mt checkpoint manifest (bad magic)", header, payload, error))
+  if (!readFrame(path, kMagic, "the checkpoint manifest", "an mt checkpoint manifest (bad magic)",
+                 header, payload, error))
     return false;
   uint64_t version = header.version;
   if (version > kCheckpointFormatVersion) {

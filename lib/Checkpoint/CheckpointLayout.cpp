@@ -1,8 +1,8 @@
 //===- CheckpointLayout.cpp - which pieces of which tensors a rank holds ---===//
 #include "mt/Checkpoint/CheckpointLayout.h"
 
-#include "mt/Plan/PlanFile.h"
 #include "mt/Plan/BufferNames.h"
+#include "mt/Plan/PlanFile.h"
 
 #include <llvm/Support/xxhash.h>
 
@@ -155,9 +155,9 @@ bool heldPieces(const plan::Plan &plan, int64_t rank, std::vector<HeldPiece> &ou
       // One copy of each element is saved: tp rank 0 of a parameter
       // replicated over tp, the first stage of a tied one, dp rank 0 of
       // whatever the data-parallel ranks replicate.
-      bool unique = (split || tpIndex == 0) &&
-                    (sp.layer_end() > 0 || !firstHolder.count(p.name()) ||
-                     firstHolder[p.name()] == k);
+      bool unique =
+          (split || tpIndex == 0) &&
+          (sp.layer_end() > 0 || !firstHolder.count(p.name()) || firstHolder[p.name()] == k);
       for (ckpt::Role role : {ckpt::PARAM, ckpt::EXP_AVG, ckpt::EXP_AVG_SQ}) {
         HeldPiece h;
         h.param = &p;

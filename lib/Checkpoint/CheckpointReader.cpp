@@ -43,8 +43,7 @@ bool CheckpointReader::open(const std::string &path, std::string &error) {
   for (const ckpt::Tensor &t : tensors) {
     for (int64_t d : t.shape())
       if (d < 0 || d > (int64_t(1) << 40)) {
-        error = where + " is corrupt: tensor '" + t.name() + "' has shape " +
-                shapeText(shapeOf(t));
+        error = where + " is corrupt: tensor '" + t.name() + "' has shape " + shapeText(shapeOf(t));
         return false;
       }
     if (t.dtype() != plan::F32 && t.dtype() != plan::F64) {
@@ -61,8 +60,8 @@ bool CheckpointReader::open(const std::string &path, std::string &error) {
     std::string file = dir_ + "/" + f.name();
     int fd = ::open(file.c_str(), O_RDONLY | O_CLOEXEC);
     if (fd < 0) {
-      error = where + " is incomplete: cannot open its file '" + f.name() + "': " +
-              std::strerror(errno);
+      error = where + " is incomplete: cannot open its file '" + f.name() +
+              "': " + std::strerror(errno);
       return false;
     }
     fds_.push_back(fd);
@@ -147,8 +146,8 @@ bool CheckpointReader::readAt(size_t file, uint64_t offset, void *dst, size_t by
 bool CheckpointReader::readWhole(int64_t tensor, std::vector<unsigned char> &out,
                                  std::string &error) {
   const ckpt::Tensor &t = manifest_.tensors(static_cast<int>(tensor));
-  std::string what = "tensor '" + t.name() + "' (" + roleName(t.role()) + ") of checkpoint '" +
-                     dir_ + "'";
+  std::string what =
+      "tensor '" + t.name() + "' (" + roleName(t.role()) + ") of checkpoint '" + dir_ + "'";
   std::vector<int64_t> shape = shapeOf(t);
   int64_t total = product(shape), eb = dtypeBytes(t.dtype());
   out.assign(static_cast<size_t>(total * eb), 0);
@@ -188,8 +187,8 @@ bool CheckpointReader::readWhole(int64_t tensor, std::vector<unsigned char> &out
   }
   auto missing = std::find(covered.begin(), covered.end(), 0);
   if (missing != covered.end()) {
-    error = what + " is incomplete: element " + std::to_string(missing - covered.begin()) +
-            " of " + std::to_string(total) + " is in no file";
+    error = what + " is incomplete: element " + std::to_string(missing - covered.begin()) + " of " +
+            std::to_string(total) + " is in no file";
     return false;
   }
   return true;
@@ -199,7 +198,8 @@ bool CheckpointReader::fill(const plan::Parameter &param, ckpt::Role role, const
                             void *dst, std::string &error) {
   int64_t index = tensorIndex(param.name(), role);
   if (index < 0) {
-    error = "checkpoint '" + dir_ + "' has no tensor '" + param.name() + "' (" + roleName(role) + ")";
+    error =
+        "checkpoint '" + dir_ + "' has no tensor '" + param.name() + "' (" + roleName(role) + ")";
     return false;
   }
   const ckpt::Tensor &t = manifest_.tensors(static_cast<int>(index));
@@ -221,7 +221,8 @@ bool CheckpointReader::fill(const plan::Parameter &param, ckpt::Role role, const
   int64_t realRows = 0, rowElements = 1;
   if (from != to) {
     int64_t sourceReal = t.unpadded_rows() > 0 ? t.unpadded_rows() : (from.empty() ? 0 : from[0]);
-    int64_t targetReal = param.unpadded_rows() > 0 ? param.unpadded_rows() : (to.empty() ? 0 : to[0]);
+    int64_t targetReal =
+        param.unpadded_rows() > 0 ? param.unpadded_rows() : (to.empty() ? 0 : to[0]);
     bool sameRest = from.size() == to.size() && !from.empty() &&
                     std::equal(from.begin() + 1, from.end(), to.begin() + 1);
     if (!sameRest || sourceReal != targetReal || sourceReal > from[0] || targetReal > to[0]) {

@@ -7,8 +7,8 @@
 #include <cerrno>
 #include <cstring>
 #include <ctime>
-#include <filesystem>
 #include <fcntl.h>
+#include <filesystem>
 #include <map>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -124,8 +124,8 @@ bool writeRankFile(const std::string &dir, int64_t iteration, int64_t rank,
 }
 
 bool describeCheckpoint(const plan::Plan &plan, const ckpt::TrainingState &state,
-                        const std::vector<std::vector<uint64_t>> &checksums,
-                        ckpt::Manifest &out, std::string &error) {
+                        const std::vector<std::vector<uint64_t>> &checksums, ckpt::Manifest &out,
+                        std::string &error) {
   out.Clear();
   out.set_format_version(kCheckpointFormatVersion);
   out.set_producer("mt (checkpoint format " + std::to_string(kCheckpointFormatVersion) + ")");

@@ -110,7 +110,8 @@ llvm::Expected<std::string> huggingFaceGpt2Config(const plan::Config &c) {
   // json.dumps(sort_keys=True, indent=2) does.
   auto integer = [](int64_t v) { return std::to_string(v); };
   std::map<std::string, std::string> config = {
-      {"activation_function", quoted(a.activation() == plan::ModelArchitecture::GELU_TANH ? "gelu_new" : "gelu")},
+      {"activation_function",
+       quoted(a.activation() == plan::ModelArchitecture::GELU_TANH ? "gelu_new" : "gelu")},
       {"architectures", "[\n    \"GPT2LMHeadModel\"\n  ]"},
       {"attn_pdrop", pythonFloat(a.attention_dropout())},
       {"embd_pdrop", pythonFloat(a.hidden_dropout())},
@@ -153,12 +154,12 @@ Error exportHuggingFaceGpt2(CheckpointReader &reader, const std::string &dir) {
   for (const hf_gpt2::Name &n : hf_gpt2::kNames)
     if (!params.count(n.ours))
       return errorf("checkpoint '{0}' has no parameter '{1}', which GPT-2's {2} needs",
-                     reader.directory(), n.ours, n.theirs);
+                    reader.directory(), n.ours, n.theirs);
   for (const auto &[name, index] : params)
     if (std::none_of(std::begin(hf_gpt2::kNames), std::end(hf_gpt2::kNames),
                      [&](const hf_gpt2::Name &n) { return name == n.ours; }))
-      return errorf("parameter '{0}' of checkpoint '{1}' has no place in Hugging Face GPT-2",
-                     name, reader.directory());
+      return errorf("parameter '{0}' of checkpoint '{1}' has no place in Hugging Face GPT-2", name,
+                    reader.directory());
 
   std::vector<safetensors::TensorToWrite> tensors;
   for (const hf_gpt2::Name &n : hf_gpt2::kNames) {
@@ -181,7 +182,7 @@ Error exportHuggingFaceGpt2(CheckpointReader &reader, const std::string &dir) {
     }
     if (n.perLayer && (shape.empty() || shape[0] != a.layers()))
       return errorf("parameter '{0}' stacks {1} layers, but the model has {2}", n.ours,
-                     shape.empty() ? 0 : shape[0], a.layers());
+                    shape.empty() ? 0 : shape[0], a.layers());
     // The vocabulary's padding rows are ours, not the model's.
     int64_t keepRows = t.unpadded_rows() > 0 ? t.unpadded_rows() : -1;
     for (int64_t l = 0; l < (n.perLayer ? a.layers() : 1); ++l) {
@@ -194,8 +195,8 @@ Error exportHuggingFaceGpt2(CheckpointReader &reader, const std::string &dir) {
   }
   if (std::error_code ec = llvm::sys::fs::create_directories(dir))
     return errorf("cannot create '{0}': {1}", dir, ec.message());
-  if (Error e = safetensors::write(dir + "/model.safetensors", std::move(tensors),
-                                   {{"format", "pt"}}))
+  if (Error e =
+          safetensors::write(dir + "/model.safetensors", std::move(tensors), {{"format", "pt"}}))
     return e;
   std::string path = dir + "/config.json";
   std::error_code ec;

@@ -57,16 +57,16 @@ Error checkConfig(const std::string &path, const plan::Config &c, int64_t &confi
   std::optional<double> eps = o->getNumber("layer_norm_epsilon");
   if (eps && std::abs(*eps - a.norm_epsilon()) > 1e-12 * std::abs(a.norm_epsilon()))
     return errorf("'{0}' has layer_norm_epsilon = {1}, but the plan's model has {2}", path, *eps,
-                   a.norm_epsilon());
+                  a.norm_epsilon());
   std::string act = o->getString("activation_function").value_or("gelu_new").str();
   std::string ours = act == "gelu_new" ? "gelu_tanh" : act;
   if (ours != nameOf(a.activation()))
     return errorf("'{0}' has activation_function = {1}, but the plan's model uses {2}", path, act,
-                   nameOf(a.activation()));
+                  nameOf(a.activation()));
   configVocab = o->getInteger("vocab_size").value_or(c.vocab_size());
   if (std::optional<int64_t> inner = o->getInteger("n_inner"); inner && *inner != a.ffn_hidden())
     return errorf("'{0}' has n_inner = {1}, but the plan's model has {2}", path, *inner,
-                   a.ffn_hidden());
+                  a.ffn_hidden());
   return Error::success();
 }
 
@@ -84,7 +84,7 @@ llvm::Expected<std::vector<float>> readTensor(const safetensors::Reader &file,
     for (int64_t d : shape)
       want += (want.empty() ? "" : ", ") + std::to_string(d);
     return errorf("'{0}': tensor '{1}' has shape [{2}], but the plan's model needs [{3}]",
-                   file.path(), name, have, want);
+                  file.path(), name, have, want);
   }
   return file.readF32(*t);
 }
@@ -119,7 +119,7 @@ importHuggingFaceGpt2(const std::string &dir, const plan::Plan &plan, std::strin
       continue;
     }
     return errorf("'{0}' has a tensor '{1}' that Hugging Face GPT-2 of the plan's shape does not",
-                   file->path(), t.name);
+                  file->path(), t.name);
   }
   if (skipped)
     notes += formatv("skipped {0} attention-mask buffers; ", skipped).str();
@@ -132,7 +132,7 @@ importHuggingFaceGpt2(const std::string &dir, const plan::Plan &plan, std::strin
         m = &candidate;
     if (!m)
       return errorf("the plan's parameter '{0}' has no counterpart in Hugging Face GPT-2",
-                     p.name());
+                    p.name());
     std::vector<int64_t> shape(p.shape().begin(), p.shape().end());
     int64_t elements = 1;
     for (int64_t d : shape)
@@ -144,15 +144,15 @@ importHuggingFaceGpt2(const std::string &dir, const plan::Plan &plan, std::strin
       // The real rows; another converter may have padded the file's.
       const safetensors::TensorInfo *t = file->find(prefix + "wte.weight");
       if (!t || t->shape.size() != 2 || t->shape[0] < vocab || t->shape[1] != shape[1])
-        return errorf("'{0}': the token embedding must have at least {1} rows of {2}",
-                       file->path(), vocab, shape[1]);
+        return errorf("'{0}': the token embedding must have at least {1} rows of {2}", file->path(),
+                      vocab, shape[1]);
       // Rows beyond the plan's vocabulary are dropped only when they are a
       // converter's padding: config.json names the plan's vocabulary or the
       // padded row count, never a third size.
       if (configVocab != vocab && configVocab != t->shape[0])
         return errorf("'{0}/config.json' has vocab_size = {1}, but the plan's model has {2} "
-                       "tokens (and the file's embedding {3} rows)",
-                       dir, configVocab, vocab, t->shape[0]);
+                      "tokens (and the file's embedding {3} rows)",
+                      dir, configVocab, vocab, t->shape[0]);
       llvm::Expected<std::vector<float>> v = file->readF32(*t);
       if (!v)
         return v.takeError();
@@ -167,8 +167,8 @@ importHuggingFaceGpt2(const std::string &dir, const plan::Plan &plan, std::strin
           return h.takeError();
         if (head->shape != t->shape || *h != *v)
           return errorf("'{0}': lm_head.weight differs from the token embedding; the plan's "
-                         "model ties them",
-                         file->path());
+                        "model ties them",
+                        file->path());
       }
       continue;
     }
@@ -218,7 +218,7 @@ Error writeImportedCheckpoint(const plan::Plan &plan,
         continue;
       if (held.param->dtype() != plan::F32)
         return errorf("parameter '{0}' is {1}; Hugging Face files are imported into F32 plans",
-                       held.param->name(), plan::DType_Name(held.param->dtype()));
+                      held.param->name(), plan::DType_Name(held.param->dtype()));
       const std::vector<float> &whole = values.at(held.param->name());
       std::vector<int64_t> shape(held.param->shape().begin(), held.param->shape().end());
       TensorShard shard = held.shape.shard(shape);
@@ -227,9 +227,10 @@ Error writeImportedCheckpoint(const plan::Plan &plan,
         data[i][static_cast<size_t>(k - held.shape.flatBegin)] =
             whole[static_cast<size_t>(whole_ ? k : shard.globalIndex(k))];
     }
-    if (!writeRankFile(saveDir, 0, r, pieces,
-                       [&](size_t i) { return static_cast<const void *>(data[i].data()); },
-                       sums[static_cast<size_t>(r)], error))
+    if (!writeRankFile(
+            saveDir, 0, r, pieces,
+            [&](size_t i) { return static_cast<const void *>(data[i].data()); },
+            sums[static_cast<size_t>(r)], error))
       return errorf("{0}", error);
   }
   ckpt::TrainingState state;

@@ -40,8 +40,7 @@ Expected<int64_t> nonNegative(const llvm::json::Value &v, StringRef where, Strin
 }
 
 /// One entry of the header: {"dtype": ..., "shape": [...], "data_offsets": [b, e]}.
-Expected<TensorInfo> parseTensor(StringRef name, const llvm::json::Value &value,
-                                 StringRef where) {
+Expected<TensorInfo> parseTensor(StringRef name, const llvm::json::Value &value, StringRef where) {
   std::string at = formatv("{0}: tensor '{1}'", where, name).str();
   const llvm::json::Object *entry = value.getAsObject();
   if (!entry)
@@ -72,8 +71,8 @@ Expected<TensorInfo> parseTensor(StringRef name, const llvm::json::Value &value,
   if (!offsets || offsets->size() != 2)
     return errorf("{0} needs data_offsets [begin, end]", at);
   Expected<int64_t> begin = nonNegative((*offsets)[0], at, "data_offsets");
-  Expected<int64_t> end = begin ? nonNegative((*offsets)[1], at, "data_offsets")
-                                : Expected<int64_t>(begin.takeError());
+  Expected<int64_t> end =
+      begin ? nonNegative((*offsets)[1], at, "data_offsets") : Expected<int64_t>(begin.takeError());
   if (!end)
     return end.takeError();
   t.begin = static_cast<uint64_t>(*begin);
@@ -81,9 +80,9 @@ Expected<TensorInfo> parseTensor(StringRef name, const llvm::json::Value &value,
   uint64_t expected = static_cast<uint64_t>(elements * dtypeBytes(t.dtype));
   if (t.end < t.begin || t.end - t.begin != expected)
     return errorf("{0}: data_offsets [{1}, {2}] hold {3} bytes, but {4} elements of {5} "
-                   "need {6}",
-                   at, t.begin, t.end, t.end < t.begin ? 0 : t.end - t.begin, elements, t.dtype,
-                   expected);
+                  "need {6}",
+                  at, t.begin, t.end, t.end < t.begin ? 0 : t.end - t.begin, elements, t.dtype,
+                  expected);
   return t;
 }
 
@@ -144,8 +143,7 @@ int64_t dtypeBytes(StringRef dtype) {
 Expected<Header> parseHeader(StringRef json, uint64_t dataBytes, StringRef where) {
   Expected<llvm::json::Value> parsed = llvm::json::parse(json.rtrim(' '));
   if (!parsed)
-    return errorf("{0}: the header is not JSON: {1}", where,
-                   llvm::toString(parsed.takeError()));
+    return errorf("{0}: the header is not JSON: {1}", where, llvm::toString(parsed.takeError()));
   const llvm::json::Object *root = parsed->getAsObject();
   if (!root)
     return errorf("{0}: the header is not a JSON object", where);
@@ -177,14 +175,14 @@ Expected<Header> parseHeader(StringRef json, uint64_t dataBytes, StringRef where
   for (const TensorInfo &t : header.tensors) {
     if (t.begin != covered)
       return errorf("{0}: tensor '{1}' starts at byte {2} of the data, but the tensors before "
-                     "it end at {3} ({4})",
-                     where, t.name, t.begin, covered, t.begin > covered ? "a hole" : "an overlap");
+                    "it end at {3} ({4})",
+                    where, t.name, t.begin, covered, t.begin > covered ? "a hole" : "an overlap");
     covered = t.end;
   }
   if (covered != dataBytes)
     return errorf("{0}: the tensors cover {1} bytes of data, but the file holds {2} after its "
-                   "header",
-                   where, covered, dataBytes);
+                  "header",
+                  where, covered, dataBytes);
   return header;
 }
 
@@ -202,8 +200,8 @@ Expected<Reader> Reader::open(const std::string &path) {
   uint64_t size = static_cast<uint64_t>(st.st_size);
   if (size < 8)
     return fail(errorf("'{0}' holds {1} bytes: a safetensors file starts with an 8-byte header "
-                        "length",
-                        path, size));
+                       "length",
+                       path, size));
   unsigned char lengthBytes[8];
   if (Error e = readFully(fd, 0, lengthBytes, 8, path))
     return fail(std::move(e));
@@ -212,8 +210,8 @@ Expected<Reader> Reader::open(const std::string &path) {
     length = length << 8 | lengthBytes[i];
   if (length > kMaxHeaderBytes || length > size - 8)
     return fail(errorf("'{0}': the header length at offset 0 says {1} bytes, but the file "
-                        "holds {2} after it (and headers stop at {3})",
-                        path, length, size - 8, kMaxHeaderBytes));
+                       "holds {2} after it (and headers stop at {3})",
+                       path, length, size - 8, kMaxHeaderBytes));
   std::string json(length, '\0');
   if (Error e = readFully(fd, 8, json.data(), length, path))
     return fail(std::move(e));
@@ -270,7 +268,7 @@ Expected<std::vector<float>> Reader::readF32(const TensorInfo &t) const {
     }
   } else {
     return errorf("'{0}': tensor '{1}' is {2}; parameters are read from F32, F16, BF16 or F64",
-                   path_, t.name, t.dtype);
+                  path_, t.name, t.dtype);
   }
   return out;
 }
@@ -303,13 +301,13 @@ Error write(const std::string &path, std::vector<TensorToWrite> tensors,
       n *= d;
     if (n != static_cast<int64_t>(t.values.size()))
       return errorf("tensor '{0}' has {1} values for a shape of {2} elements", t.name,
-                     t.values.size(), n);
+                    t.values.size(), n);
     json += (json.size() > 1 ? "," : "") + quoted(t.name) + ":{\"dtype\":\"F32\",\"shape\":[";
     for (size_t i = 0; i < t.shape.size(); ++i)
       json += (i ? "," : "") + std::to_string(t.shape[i]);
     uint64_t bytes = static_cast<uint64_t>(n) * 4;
-    json += "],\"data_offsets\":[" + std::to_string(offset) + "," +
-            std::to_string(offset + bytes) + "]}";
+    json += "],\"data_offsets\":[" + std::to_string(offset) + "," + std::to_string(offset + bytes) +
+            "]}";
     offset += bytes;
   }
   json += "}";

@@ -6,7 +6,8 @@ namespace mt {
 bool DocumentTokenizer::load(const TokenizerChoice &choice, std::string &error) {
   if (choice.type == "SentencePieceTokenizer" || choice.type == "Llama2Tokenizer") {
     if (choice.model.empty() || !choice.vocabFile.empty() || !choice.mergeFile.empty()) {
-      error = "--tokenizer-type " + choice.type + " takes --tokenizer-model (a SentencePiece "
+      error = "--tokenizer-type " + choice.type +
+              " takes --tokenizer-model (a SentencePiece "
               "model), not --vocab-file or --merge-file";
       return false;
     }
@@ -15,7 +16,8 @@ bool DocumentTokenizer::load(const TokenizerChoice &choice, std::string &error) 
   }
   if (choice.type == "BertWordPieceLowerCase" || choice.type == "BertWordPieceCase") {
     if (choice.vocabFile.empty() || !choice.mergeFile.empty() || !choice.model.empty()) {
-      error = "--tokenizer-type " + choice.type + " takes --vocab-file (a WordPiece vocabulary, "
+      error = "--tokenizer-type " + choice.type +
+              " takes --vocab-file (a WordPiece vocabulary, "
               "one token per line), not --merge-file or --tokenizer-model";
       return false;
     }
@@ -23,7 +25,8 @@ bool DocumentTokenizer::load(const TokenizerChoice &choice, std::string &error) 
     return wordPiece_.load(choice.vocabFile, choice.type == "BertWordPieceLowerCase", error);
   }
   if (choice.type != "GPT2BPETokenizer") {
-    error = "--tokenizer-type " + choice.type + " is not supported; GPT2BPETokenizer, "
+    error = "--tokenizer-type " + choice.type +
+            " is not supported; GPT2BPETokenizer, "
             "SentencePieceTokenizer, Llama2Tokenizer, BertWordPieceLowerCase and "
             "BertWordPieceCase are";
     return false;
@@ -64,17 +67,23 @@ void DocumentTokenizer::encodeDocument(std::string_view text, std::vector<int32_
 bool DocumentTokenizer::decode(const std::vector<int32_t> &ids, std::string &text,
                                std::string &error) const {
   switch (kind_) {
-  case Kind::SentencePiece: return pieces_.decode(ids, text, error);
-  case Kind::WordPiece: return wordPiece_.decode(ids, text, error);
-  default: return gpt2_.decode(ids, text, error);
+  case Kind::SentencePiece:
+    return pieces_.decode(ids, text, error);
+  case Kind::WordPiece:
+    return wordPiece_.decode(ids, text, error);
+  default:
+    return gpt2_.decode(ids, text, error);
   }
 }
 
 int32_t DocumentTokenizer::vocabSize() const {
   switch (kind_) {
-  case Kind::SentencePiece: return pieces_.vocabSize();
-  case Kind::WordPiece: return wordPiece_.vocabSize();
-  default: return gpt2_.vocabSize();
+  case Kind::SentencePiece:
+    return pieces_.vocabSize();
+  case Kind::WordPiece:
+    return wordPiece_.vocabSize();
+  default:
+    return gpt2_.vocabSize();
   }
 }
 
@@ -82,17 +91,23 @@ int32_t DocumentTokenizer::vocabSize() const {
 /// BERT tokenizers answer eod with [SEP] too).
 int32_t DocumentTokenizer::endOfText() const {
   switch (kind_) {
-  case Kind::SentencePiece: return pieces_.endOfText();
-  case Kind::WordPiece: return wordPiece_.sep();
-  default: return gpt2_.endOfText();
+  case Kind::SentencePiece:
+    return pieces_.endOfText();
+  case Kind::WordPiece:
+    return wordPiece_.sep();
+  default:
+    return gpt2_.endOfText();
   }
 }
 
 bool DocumentTokenizer::loaded() const {
   switch (kind_) {
-  case Kind::SentencePiece: return pieces_.loaded();
-  case Kind::WordPiece: return wordPiece_.loaded();
-  default: return gpt2_.loaded();
+  case Kind::SentencePiece:
+    return pieces_.loaded();
+  case Kind::WordPiece:
+    return wordPiece_.loaded();
+  default:
+    return gpt2_.loaded();
   }
 }
 

@@ -115,8 +115,8 @@ bool Gpt2Tokenizer::loadVocabulary(const std::string &vocabPath,
     return false;
   }
   if (ids.size() != static_cast<size_t>(kVocabSize)) {
-    error = vocabPath + ": has " + std::to_string(ids.size()) +
-            " tokens; GPT-2's vocabulary has " + std::to_string(kVocabSize);
+    error = vocabPath + ": has " + std::to_string(ids.size()) + " tokens; GPT-2's vocabulary has " +
+            std::to_string(kVocabSize);
     return false;
   }
   if (strings[kEndOfText] != "<|endoftext|>") {
@@ -149,7 +149,8 @@ bool Gpt2Tokenizer::loadVocabulary(const std::string &vocabPath,
     utf8::append(single, byteToUnicode(b));
     auto it = ids.find(single);
     if (it == ids.end()) {
-      error = vocabPath + ": no token for byte " + std::to_string(b) + " (" + jsonQuote(single) + ")";
+      error =
+          vocabPath + ": no token for byte " + std::to_string(b) + " (" + jsonQuote(single) + ")";
       return false;
     }
     byteToken_[b] = it->second;
@@ -193,11 +194,12 @@ bool Gpt2Tokenizer::loadMerges(const std::string &mergesPath,
     }
     auto where = mergesPath + ":" + std::to_string(lineNumber) + ": ";
     if (parts.size() != 2) {
-      error = where + "expected two tokens separated by a space, found " +
-              std::to_string(parts.size());
+      error =
+          where + "expected two tokens separated by a space, found " + std::to_string(parts.size());
       return false;
     }
-    auto left = ids.find(parts[0]), right = ids.find(parts[1]), result = ids.find(parts[0] + parts[1]);
+    auto left = ids.find(parts[0]), right = ids.find(parts[1]),
+         result = ids.find(parts[0] + parts[1]);
     for (auto [it, name] : {std::pair{left, &parts[0]}, std::pair{right, &parts[1]}}) {
       if (it == ids.end()) {
         error = where + "token " + jsonQuote(*name) + " is not in the vocabulary";
@@ -205,7 +207,8 @@ bool Gpt2Tokenizer::loadMerges(const std::string &mergesPath,
       }
     }
     if (result == ids.end()) {
-      error = where + "the merged token " + jsonQuote(parts[0] + parts[1]) + " is not in the vocabulary";
+      error = where + "the merged token " + jsonQuote(parts[0] + parts[1]) +
+              " is not in the vocabulary";
       return false;
     }
     if (!merges.emplace(pairKey(left->second, right->second), Merge{rank, result->second}).second) {

@@ -54,23 +54,28 @@ void IndexedDocuments::copyTokens(int64_t document, int64_t offset, int64_t coun
 
 const char *splitName(Split split) {
   switch (split) {
-  case Split::Train: return "train";
-  case Split::Valid: return "valid";
-  case Split::Test: return "test";
+  case Split::Train:
+    return "train";
+  case Split::Valid:
+    return "valid";
+  case Split::Test:
+    return "test";
   }
   return "?";
 }
 
 bool parseSplit(const std::string &text, std::array<double, 3> &weights, std::string &error) {
   auto fail = [&](const std::string &message) {
-    error = "bad split '" + text + "': " + message + " (expected up to three weights, e.g. 949,50,1)";
+    error =
+        "bad split '" + text + "': " + message + " (expected up to three weights, e.g. 949,50,1)";
     return false;
   };
   std::vector<double> values;
   size_t start = 0;
   while (true) {
     size_t comma = text.find(',', start);
-    std::string item = text.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+    std::string item =
+        text.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
     size_t first = item.find_first_not_of(' '), last = item.find_last_not_of(' ');
     item = first == std::string::npos ? "" : item.substr(first, last - first + 1);
     if (item.empty())
@@ -105,8 +110,8 @@ bool parseSplit(const std::string &text, std::array<double, 3> &weights, std::st
 std::array<int64_t, 4> splitBounds(const std::array<double, 3> &weights, int64_t numDocuments) {
   std::array<int64_t, 4> bounds{0, 0, 0, 0};
   for (int i = 0; i < 3; ++i) // nearbyint rounds half to even, like Python's round
-    bounds[i + 1] =
-        bounds[i] + static_cast<int64_t>(std::nearbyint(weights[i] * static_cast<double>(numDocuments)));
+    bounds[i + 1] = bounds[i] + static_cast<int64_t>(
+                                    std::nearbyint(weights[i] * static_cast<double>(numDocuments)));
   int64_t excess = bounds[3] - numDocuments;
   for (int i = 1; i < 4; ++i)
     // Megatron can shift the first bound below 0 (e.g. 0,1,1 over 3
@@ -136,7 +141,8 @@ bool GptDataset::build(const DocumentSource &source, int64_t begin, int64_t end,
   tokensPerEpoch_ = 0;
   for (int64_t d = begin; d < end; ++d)
     tokensPerEpoch_ += source.documentLength(d);
-  if (tokensPerEpoch_ > 0 && options.numEpochs > std::numeric_limits<int64_t>::max() / tokensPerEpoch_) {
+  if (tokensPerEpoch_ > 0 &&
+      options.numEpochs > std::numeric_limits<int64_t>::max() / tokensPerEpoch_) {
     error = std::to_string(options.numEpochs) + " epochs of " + std::to_string(tokensPerEpoch_) +
             " tokens overflow a 64-bit count";
     return false;

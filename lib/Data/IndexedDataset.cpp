@@ -33,11 +33,16 @@ bool isIntegerDType(TokenDType dtype) {
 /// The range of token values the dtype can hold (int32 tokens in, so at most int32's).
 std::pair<int64_t, int64_t> representable(TokenDType dtype) {
   switch (dtype) {
-  case TokenDType::UInt8: return {0, 255};
-  case TokenDType::Int8: return {-128, 127};
-  case TokenDType::Int16: return {-32768, 32767};
-  case TokenDType::UInt16: return {0, 65535};
-  default: return {std::numeric_limits<int32_t>::min(), std::numeric_limits<int32_t>::max()};
+  case TokenDType::UInt8:
+    return {0, 255};
+  case TokenDType::Int8:
+    return {-128, 127};
+  case TokenDType::Int16:
+    return {-32768, 32767};
+  case TokenDType::UInt16:
+    return {0, 65535};
+  default:
+    return {std::numeric_limits<int32_t>::min(), std::numeric_limits<int32_t>::max()};
   }
 }
 
@@ -75,27 +80,39 @@ std::optional<TokenDType> tokenDTypeFromCode(uint8_t code) {
 int64_t tokenDTypeSize(TokenDType dtype) {
   switch (dtype) {
   case TokenDType::UInt8:
-  case TokenDType::Int8: return 1;
+  case TokenDType::Int8:
+    return 1;
   case TokenDType::Int16:
-  case TokenDType::UInt16: return 2;
+  case TokenDType::UInt16:
+    return 2;
   case TokenDType::Int32:
-  case TokenDType::Float32: return 4;
+  case TokenDType::Float32:
+    return 4;
   case TokenDType::Int64:
-  case TokenDType::Float64: return 8;
+  case TokenDType::Float64:
+    return 8;
   }
   return 0;
 }
 
 const char *tokenDTypeName(TokenDType dtype) {
   switch (dtype) {
-  case TokenDType::UInt8: return "uint8";
-  case TokenDType::Int8: return "int8";
-  case TokenDType::Int16: return "int16";
-  case TokenDType::Int32: return "int32";
-  case TokenDType::Int64: return "int64";
-  case TokenDType::Float64: return "float64";
-  case TokenDType::Float32: return "float32";
-  case TokenDType::UInt16: return "uint16";
+  case TokenDType::UInt8:
+    return "uint8";
+  case TokenDType::Int8:
+    return "int8";
+  case TokenDType::Int16:
+    return "int16";
+  case TokenDType::Int32:
+    return "int32";
+  case TokenDType::Int64:
+    return "int64";
+  case TokenDType::Float64:
+    return "float64";
+  case TokenDType::Float32:
+    return "float32";
+  case TokenDType::UInt16:
+    return "uint16";
   }
   return "?";
 }
@@ -118,7 +135,8 @@ IndexedDatasetWriter::~IndexedDatasetWriter() {
 
 bool IndexedDatasetWriter::open(const std::string &prefix, TokenDType dtype, std::string &error) {
   if (!isIntegerDType(dtype)) {
-    error = std::string("cannot write tokens as ") + tokenDTypeName(dtype) + ": not an integer type";
+    error =
+        std::string("cannot write tokens as ") + tokenDTypeName(dtype) + ": not an integer type";
     return false;
   }
   if (bin_) { // reopened: the previous dataset is abandoned as it is
@@ -144,8 +162,8 @@ bool IndexedDatasetWriter::addSequence(const int32_t *tokens, size_t count, std:
     return false;
   }
   if (count > static_cast<size_t>(std::numeric_limits<int32_t>::max())) {
-    error = "a sequence of " + std::to_string(count) +
-            " tokens does not fit the index's int32 lengths";
+    error =
+        "a sequence of " + std::to_string(count) + " tokens does not fit the index's int32 lengths";
     return false;
   }
   auto [low, high] = representable(dtype_);
@@ -159,10 +177,18 @@ bool IndexedDatasetWriter::addSequence(const int32_t *tokens, size_t count, std:
       return false;
     }
     switch (tokenDTypeSize(dtype_)) {
-    case 1: buffer_.push_back(static_cast<unsigned char>(t)); break;
-    case 2: appendLE<int16_t>(buffer_, static_cast<int16_t>(t)); break;
-    case 4: appendLE<int32_t>(buffer_, t); break;
-    default: appendLE<int64_t>(buffer_, t); break;
+    case 1:
+      buffer_.push_back(static_cast<unsigned char>(t));
+      break;
+    case 2:
+      appendLE<int16_t>(buffer_, static_cast<int16_t>(t));
+      break;
+    case 4:
+      appendLE<int32_t>(buffer_, t);
+      break;
+    default:
+      appendLE<int64_t>(buffer_, t);
+      break;
     }
   }
   if (!buffer_.empty() && std::fwrite(buffer_.data(), 1, buffer_.size(), bin_) != buffer_.size()) {
@@ -315,7 +341,8 @@ bool IndexedDataset::open(const std::string &prefix, std::string &error) {
     int32_t length = readLE<int32_t>(lengths_ + 4 * s);
     int64_t pointer = readLE<int64_t>(pointers_ + 8 * s);
     if (length < 0)
-      return fail("sequence " + std::to_string(s) + " has negative length " + std::to_string(length));
+      return fail("sequence " + std::to_string(s) + " has negative length " +
+                  std::to_string(length));
     if (pointer != expectedPointer)
       return fail("sequence " + std::to_string(s) + " starts at byte " + std::to_string(pointer) +
                   " of the .bin, expected " + std::to_string(expectedPointer) +
@@ -358,17 +385,25 @@ int64_t IndexedDataset::sequencePointer(int64_t sequence) const {
   return readLE<int64_t>(pointers_ + 8 * sequence);
 }
 
-int64_t IndexedDataset::documentIndex(int64_t i) const { return readLE<int64_t>(documents_ + 8 * i); }
+int64_t IndexedDataset::documentIndex(int64_t i) const {
+  return readLE<int64_t>(documents_ + 8 * i);
+}
 
 int64_t IndexedDataset::token(int64_t sequence, int64_t k) const {
   const char *p = data_.bytes().data() + sequencePointer(sequence) + k * tokenDTypeSize(dtype_);
   switch (dtype_) {
-  case TokenDType::UInt8: return static_cast<unsigned char>(*p);
-  case TokenDType::Int8: return static_cast<signed char>(*p);
-  case TokenDType::Int16: return readLE<int16_t>(p);
-  case TokenDType::UInt16: return readLE<uint16_t>(p);
-  case TokenDType::Int32: return readLE<int32_t>(p);
-  case TokenDType::Int64: return readLE<int64_t>(p);
+  case TokenDType::UInt8:
+    return static_cast<unsigned char>(*p);
+  case TokenDType::Int8:
+    return static_cast<signed char>(*p);
+  case TokenDType::Int16:
+    return readLE<int16_t>(p);
+  case TokenDType::UInt16:
+    return readLE<uint16_t>(p);
+  case TokenDType::Int32:
+    return readLE<int32_t>(p);
+  case TokenDType::Int64:
+    return readLE<int64_t>(p);
   case TokenDType::Float32: {
     float f;
     uint32_t bits = readLE<uint32_t>(p);
@@ -385,8 +420,10 @@ int64_t IndexedDataset::token(int64_t sequence, int64_t k) const {
   return 0;
 }
 
-void IndexedDataset::copyTokens(int64_t sequence, int64_t offset, int64_t count, int32_t *out) const {
-  const char *p = data_.bytes().data() + sequencePointer(sequence) + offset * tokenDTypeSize(dtype_);
+void IndexedDataset::copyTokens(int64_t sequence, int64_t offset, int64_t count,
+                                int32_t *out) const {
+  const char *p =
+      data_.bytes().data() + sequencePointer(sequence) + offset * tokenDTypeSize(dtype_);
   switch (dtype_) {
   case TokenDType::UInt16:
     for (int64_t i = 0; i < count; ++i)

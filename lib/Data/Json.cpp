@@ -159,20 +159,37 @@ bool JsonParser::parseString(std::string &out) {
       return fail("unterminated string");
     char e = text_[pos_++];
     switch (e) {
-    case '"': out += '"'; break;
-    case '\\': out += '\\'; break;
-    case '/': out += '/'; break;
-    case 'b': out += '\b'; break;
-    case 'f': out += '\f'; break;
-    case 'n': out += '\n'; break;
-    case 'r': out += '\r'; break;
-    case 't': out += '\t'; break;
+    case '"':
+      out += '"';
+      break;
+    case '\\':
+      out += '\\';
+      break;
+    case '/':
+      out += '/';
+      break;
+    case 'b':
+      out += '\b';
+      break;
+    case 'f':
+      out += '\f';
+      break;
+    case 'n':
+      out += '\n';
+      break;
+    case 'r':
+      out += '\r';
+      break;
+    case 't':
+      out += '\t';
+      break;
     case 'u': {
       uint32_t unit;
       if (!parseHex4(unit))
         return false;
       if (unit >= 0xDC00 && unit <= 0xDFFF)
-        return failAt(escapeStart, "unpaired low surrogate \\u" + utf8::codePointName(unit).substr(2));
+        return failAt(escapeStart,
+                      "unpaired low surrogate \\u" + utf8::codePointName(unit).substr(2));
       if (unit >= 0xD800 && unit <= 0xDBFF) {
         // A high surrogate must be followed by an escaped low one.
         if (pos_ + 1 >= text_.size() || text_[pos_] != '\\' || text_[pos_ + 1] != 'u')
@@ -356,11 +373,21 @@ std::string jsonQuote(std::string_view text) {
   for (char ch : text) {
     unsigned char c = static_cast<unsigned char>(ch);
     switch (c) {
-    case '"': out += "\\\""; break;
-    case '\\': out += "\\\\"; break;
-    case '\n': out += "\\n"; break;
-    case '\r': out += "\\r"; break;
-    case '\t': out += "\\t"; break;
+    case '"':
+      out += "\\\"";
+      break;
+    case '\\':
+      out += "\\\\";
+      break;
+    case '\n':
+      out += "\\n";
+      break;
+    case '\r':
+      out += "\\r";
+      break;
+    case '\t':
+      out += "\\t";
+      break;
     default:
       if (c < 0x20 || c == 0x7F) {
         char buffer[8];

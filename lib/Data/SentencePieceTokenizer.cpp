@@ -48,7 +48,8 @@ bool SentencePieceTokenizer::load(const std::string &path, std::string &error) {
   }
   if (!library) {
     error = "cannot load SentencePiece (libmt-sentencepiece.so, which needs Debian's "
-            "libsentencepiece0):" + tried;
+            "libsentencepiece0):" +
+            tried;
     return false;
   }
   api_ = std::make_unique<Api>();
@@ -80,7 +81,9 @@ bool SentencePieceTokenizer::load(const std::string &path, std::string &error) {
 void SentencePieceTokenizer::encodeInto(std::string_view text, std::vector<int32_t> &out) const {
   api_->encode(
       model_, text.data(), text.size(),
-      [](void *context, int32_t id) { static_cast<std::vector<int32_t> *>(context)->push_back(id); },
+      [](void *context, int32_t id) {
+        static_cast<std::vector<int32_t> *>(context)->push_back(id);
+      },
       &out);
 }
 

@@ -11,11 +11,13 @@ namespace {
 
 /// Words after which a period is part of the word, lower-cased, without it.
 constexpr std::array<std::string_view, 28> kAbbreviations = {
-    "mr",  "mrs", "ms",  "dr",  "prof", "sr",  "jr",  "st",   "vs",  "etc",
-    "e.g", "i.e", "cf",  "al",  "inc",  "ltd", "co",  "corp", "no",  "vol",
+    "mr",  "mrs", "ms",  "dr",  "prof", "sr",  "jr",   "st",   "vs", "etc",
+    "e.g", "i.e", "cf",  "al",  "inc",  "ltd", "co",   "corp", "no", "vol",
     "fig", "u.s", "u.k", "jan", "feb",  "aug", "sept", "oct"};
 
-bool isSpace(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v'; }
+bool isSpace(char c) {
+  return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v';
+}
 
 bool isClosing(char c) { return c == '"' || c == '\'' || c == ')' || c == ']' || c == '}'; }
 
@@ -50,7 +52,8 @@ bool blankLine(std::string_view text, size_t i, size_t j) {
                     text.begin() + static_cast<std::ptrdiff_t>(j), '\n') >= 2;
 }
 
-void addTrimmed(std::string_view text, size_t begin, size_t end, std::vector<std::string_view> &out) {
+void addTrimmed(std::string_view text, size_t begin, size_t end,
+                std::vector<std::string_view> &out) {
   while (begin < end && isSpace(text[begin]))
     ++begin;
   while (end > begin && isSpace(text[end - 1]))
@@ -84,7 +87,8 @@ std::vector<std::string_view> splitSentences(std::string_view text) {
     bool split = false;
     if (c == '\n')
       split = blankLine(text, i, next);
-    else if (next > end && (next == text.size() || canStart(static_cast<unsigned char>(text[next]))))
+    else if (next > end &&
+             (next == text.size() || canStart(static_cast<unsigned char>(text[next]))))
       split = !(c == '.' && end == i + 1 && abbreviationDot(text, i)) || blankLine(text, end, next);
     if (split) {
       addTrimmed(text, start, end, sentences);

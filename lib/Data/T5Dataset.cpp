@@ -31,15 +31,14 @@ std::vector<int64_t> randomComposition(int64_t total, int64_t parts, SplitMix64 
 
 void T5Dataset::noiseShape(int64_t n, const T5SampleOptions &options, int64_t &noise,
                            int64_t &spans) {
-  noise = std::clamp<int64_t>(std::llround(static_cast<double>(n) * options.noiseDensity), 1,
-                              n - 1);
+  noise =
+      std::clamp<int64_t>(std::llround(static_cast<double>(n) * options.noiseDensity), 1, n - 1);
   spans = std::max<int64_t>(1, std::llround(static_cast<double>(noise) / options.meanSpanLength));
   spans = std::min(spans, n - noise);
 }
 
 bool T5Dataset::build(const DocumentSource &documents, int64_t begin, int64_t end,
-                      const T5SpecialIds &ids, const T5SampleOptions &options,
-                      std::string &error) {
+                      const T5SpecialIds &ids, const T5SampleOptions &options, std::string &error) {
   documents_ = &documents;
   ids_ = ids;
   options_ = options;
@@ -59,8 +58,7 @@ bool T5Dataset::build(const DocumentSource &documents, int64_t begin, int64_t en
   }
   if (chunk_ < 2) {
     error = "T5 samples need an encoder of at least 3 and a decoder of at least 3 tokens, got " +
-            std::to_string(options.encoderLength) + " and " +
-            std::to_string(options.decoderLength);
+            std::to_string(options.encoderLength) + " and " + std::to_string(options.decoderLength);
     return false;
   }
   int32_t token = 0;

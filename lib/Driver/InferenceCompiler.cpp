@@ -4,8 +4,8 @@
 #include "mt/Analysis/ModelInfo.h"
 #include "mt/Driver/ModelArchitecture.h"
 #include "mt/Driver/PlanBuilder.h"
-#include "mt/Plan/PlanEnums.h"
 #include "mt/Pipelines/Pipelines.h"
+#include "mt/Plan/PlanEnums.h"
 
 using namespace mlir;
 
@@ -54,8 +54,10 @@ bool compileInference(ModuleOp module, const InferenceSettings &s, plan::Plan &p
   }
   int64_t prefill = s.prefillLength ? s.prefillLength : std::min<int64_t>(128, capacity);
   if (prefill > capacity) {
-    error = "--seq-length " + std::to_string(prefill) + " (the prompt tokens a prefill call "
-            "takes) exceeds the KV cache's " + std::to_string(capacity) + " positions";
+    error = "--seq-length " + std::to_string(prefill) +
+            " (the prompt tokens a prefill call "
+            "takes) exceeds the KV cache's " +
+            std::to_string(capacity) + " positions";
     return false;
   }
   std::string name = model.getSymName().str();

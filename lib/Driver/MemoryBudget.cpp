@@ -37,11 +37,12 @@ struct Change {
 std::vector<Change> changesOf(const CompileSettings &s) {
   std::vector<Change> changes;
   if (s.granularity != RecomputeGranularity::Selective)
-    changes.push_back({"--recompute-granularity=selective",
-                       [](CompileSettings &c) { c.granularity = RecomputeGranularity::Selective; }});
+    changes.push_back({"--recompute-granularity=selective", [](CompileSettings &c) {
+                         c.granularity = RecomputeGranularity::Selective;
+                       }});
   if (s.granularity != RecomputeGranularity::Auto)
-    changes.push_back(
-        {"--recompute-granularity=auto", [](CompileSettings &c) { c.granularity = RecomputeGranularity::Auto; }});
+    changes.push_back({"--recompute-granularity=auto",
+                       [](CompileSettings &c) { c.granularity = RecomputeGranularity::Auto; }});
   if (s.granularity != RecomputeGranularity::Full || s.method != RecomputeMethod::Uniform ||
       s.numLayers != 1)
     changes.push_back({"--recompute-granularity=full", [](CompileSettings &c) {
@@ -58,11 +59,11 @@ std::vector<Change> changesOf(const CompileSettings &s) {
                          c.recomputeAllGathers = true;
                        }});
   if (s.tp > 1 && s.sequenceParallel && !s.recomputeAllGathers)
-    changes.push_back({"--recompute-all-gathers",
-                       [](CompileSettings &c) { c.recomputeAllGathers = true; }});
+    changes.push_back(
+        {"--recompute-all-gathers", [](CompileSettings &c) { c.recomputeAllGathers = true; }});
   if (s.dp > 1 && !s.distributedOptimizer)
-    changes.push_back({"--distributed-optimizer",
-                       [](CompileSettings &c) { c.distributedOptimizer = true; }});
+    changes.push_back(
+        {"--distributed-optimizer", [](CompileSettings &c) { c.distributedOptimizer = true; }});
   for (int64_t m = s.microBatchSize / 2; m >= 1; m /= 2)
     changes.push_back({"--micro-batch-size=" + std::to_string(m),
                        [m](CompileSettings &c) { c.microBatchSize = m; }});
@@ -73,8 +74,8 @@ std::vector<Change> changesOf(const CompileSettings &s) {
                        c.recomputeAllGathers = true;
                      },
                      true});
-  changes.push_back({"--pp=" + std::to_string(2 * s.pp),
-                     [](CompileSettings &c) { c.pp *= 2; }, true});
+  changes.push_back(
+      {"--pp=" + std::to_string(2 * s.pp), [](CompileSettings &c) { c.pp *= 2; }, true});
   return changes;
 }
 
@@ -137,9 +138,9 @@ std::string budgetRefusal(const std::string &report, const MemoryPeaks &peaks,
               std::to_string(peaks.perPipelineRank[s] - settings.memoryBudget) + " over";
   if (over.empty())
     return "";
-  std::string out = "the plan does not fit --memory-budget=" +
-                    std::to_string(settings.memoryBudget) + " bytes per rank:" + over +
-                    "\nwhat each rank holds:\n" + report;
+  std::string out =
+      "the plan does not fit --memory-budget=" + std::to_string(settings.memoryBudget) +
+      " bytes per rank:" + over + "\nwhat each rank holds:\n" + report;
   std::vector<std::string> options = optionsThatFit(parsed, settings);
   if (options.empty())
     return out + "no option tried makes it fit (recomputation, dropout masks, micro-batch "

@@ -5,8 +5,8 @@
 #include "mt/Analysis/ModelInfo.h"
 #include "mt/Analysis/OpCost.h"
 #include "mt/Plan/BufferNames.h"
-#include "mt/Plan/PlanEnums.h"
 #include "mt/Plan/ParallelReport.h"
+#include "mt/Plan/PlanEnums.h"
 #include "mt/Schedule/PipelineSchedule.h"
 
 #include "mt/Pipelines/Pipelines.h"
@@ -27,7 +27,7 @@ namespace mt {
 namespace {
 
 int64_t bytesOf(const plan::TensorSpec &s) {
-  int64_t n = s.dtype() == plan::F64 || s.dtype() == plan::I64  ? 8
+  int64_t n = s.dtype() == plan::F64 || s.dtype() == plan::I64    ? 8
               : s.dtype() == plan::BF16 || s.dtype() == plan::F16 ? 2
               : s.dtype() == plan::I1                             ? 1
                                                                   : 4;
@@ -57,8 +57,8 @@ std::string describeLayer(const ActivationMemory &a, std::optional<int64_t> laye
   std::string s;
   for (const std::string &what : order) {
     auto [count, bytes] = groups[what];
-    s += (s.empty() ? "" : ", ") + what + (count > 1 ? " x" + std::to_string(count) : "") +
-         " (" + std::to_string(bytes * count) + ")";
+    s += (s.empty() ? "" : ", ") + what + (count > 1 ? " x" + std::to_string(count) : "") + " (" +
+         std::to_string(bytes * count) + ")";
   }
   return s;
 }
@@ -68,7 +68,7 @@ std::string describeLayer(const ActivationMemory &a, std::optional<int64_t> laye
 struct Recomputation {
   int64_t flops = 0, forwardFlops = 0;
   std::map<std::optional<int64_t>, std::string> byLayer; // "mt.softmax x2, mt.linear"
-  std::string plan;                                       // auto's choice, if any
+  std::string plan;                                      // auto's choice, if any
 };
 
 Recomputation recomputationOf(func::FuncOp fn) {
@@ -105,7 +105,8 @@ Recomputation recomputationOf(func::FuncOp fn) {
     };
     r.plan = "chosen by --recompute-granularity=auto for " + std::to_string(get("budget")) +
              " bytes of live activations (the budget less what this rank holds otherwise), "
-             "from " + std::to_string(get("cuts")) + " minimum cuts: step peak " +
+             "from " +
+             std::to_string(get("cuts")) + " minimum cuts: step peak " +
              std::to_string(get("peak"));
     auto fits = plan.getAs<BoolAttr>("fits");
     r.plan += fits && fits.getValue() ? ", fits" : ", the least any cut reaches: does not fit";
@@ -138,7 +139,8 @@ bool analyzeStages(ModuleOp module, const plan::Plan &plan, int64_t stages, Stag
   for (int64_t k = 0; k < stages; ++k) {
     bool found = false;
     for (const plan::Function &f : plan.functions()) {
-      if (f.stage() != k || (f.role() != plan::Function::TRAIN_STEP && f.role() != plan::Function::FORWARD))
+      if (f.stage() != k ||
+          (f.role() != plan::Function::TRAIN_STEP && f.role() != plan::Function::FORWARD))
         continue;
       auto fn = module.lookupSymbol<func::FuncOp>(f.name());
       if (!fn) {
@@ -207,9 +209,10 @@ void describeStageActivations(std::ostringstream &r, int64_t k, const Activation
   auto flush = [&] {
     if (!runStart)
       return;
-    r << "      " << (*runStart == runEnd ? "layer " + std::to_string(runEnd)
-                                           : "layers " + std::to_string(*runStart) + "-" +
-                                                 std::to_string(runEnd) + ", each")
+    r << "      "
+      << (*runStart == runEnd
+              ? "layer " + std::to_string(runEnd)
+              : "layers " + std::to_string(*runStart) + "-" + std::to_string(runEnd) + ", each")
       << ": " << runBytes << " = " << runText << "\n";
     runStart.reset();
   };
@@ -234,11 +237,11 @@ void describeStageActivations(std::ostringstream &r, int64_t k, const Activation
       << describeLayer(a, std::nullopt) << "\n";
   char share[32];
   std::snprintf(share, sizeof share, "%.1f%%",
-                rc.forwardFlops ? 100.0 * static_cast<double>(rc.flops) /
-                                      static_cast<double>(rc.forwardFlops)
-                                : 0.0);
-  r << "    virtual stage " << k << ": recomputed in the backward, per micro-batch: "
-    << rc.flops << " FLOPs (" << share << " of the forward's " << rc.forwardFlops << ")\n";
+                rc.forwardFlops
+                    ? 100.0 * static_cast<double>(rc.flops) / static_cast<double>(rc.forwardFlops)
+                    : 0.0);
+  r << "    virtual stage " << k << ": recomputed in the backward, per micro-batch: " << rc.flops
+    << " FLOPs (" << share << " of the forward's " << rc.forwardFlops << ")\n";
   if (!rc.plan.empty())
     r << "      " << rc.plan << "\n";
   // Identical consecutive layers once, as above.
@@ -246,10 +249,11 @@ void describeStageActivations(std::ostringstream &r, int64_t k, const Activation
   std::string text;
   auto flushRecomputed = [&] {
     if (!text.empty())
-      r << "      " << (!from ? std::string("outside the layers")
-                              : *from == *to ? "layer " + std::to_string(*from)
-                                             : "layers " + std::to_string(*from) + "-" +
-                                                   std::to_string(*to) + ", each")
+      r << "      "
+        << (!from ? std::string("outside the layers")
+            : *from == *to
+                ? "layer " + std::to_string(*from)
+                : "layers " + std::to_string(*from) + "-" + std::to_string(*to) + ", each")
         << ": " << text << "\n";
     text.clear();
   };
@@ -337,9 +341,9 @@ int64_t savedInFlight(const StageActivations &stage, const PipelineSchedule &sch
     int64_t bytes = stage.stash[static_cast<size_t>(k)];
     held += n * bytes;
     sets += n;
-    r << "    virtual stage " << k << " keeps what its backward reads from its forward: "
-      << bytes << " per micro-batch x " << n << " in flight = " << n * bytes << " ("
-      << mb(n * bytes) << ")\n";
+    r << "    virtual stage " << k << " keeps what its backward reads from its forward: " << bytes
+      << " per micro-batch x " << n << " in flight = " << n * bytes << " (" << mb(n * bytes)
+      << ")\n";
   }
   return held;
 }
@@ -353,8 +357,8 @@ void describeRank(std::ostringstream &r, int64_t s, int64_t pp, int64_t stages, 
   r << "  pipeline stage " << s << " (virtual stages " << held << "):\n";
   r << "    buffers held throughout: " << resident << " (" << mb(resident) << "):";
   const char *sep = " ";
-  for (const char *cat : {"parameters", "gradients", "optimizer state",
-                          "batch, stage and loss tensors"}) {
+  for (const char *cat :
+       {"parameters", "gradients", "optimizer state", "batch, stage and loss tensors"}) {
     r << sep << cat << " " << byCategory[cat];
     sep = ", ";
   }
@@ -394,9 +398,9 @@ bool memoryReport(ModuleOp module, const plan::Plan &plan, std::string &out, Mem
     return false;
   PipelineSchedule schedule;
   std::string scheduleError;
-  if (stages > 1 &&
-      (schedule = v > 1 ? scheduleInterleaved(pp, v, micro, scheduleError) : schedule1F1B(pp, micro))
-          .empty()) {
+  if (stages > 1 && (schedule = v > 1 ? scheduleInterleaved(pp, v, micro, scheduleError)
+                                      : schedule1F1B(pp, micro))
+                        .empty()) {
     error = "the pipeline schedule cannot run: " + scheduleError;
     return false;
   }
@@ -407,16 +411,19 @@ bool memoryReport(ModuleOp module, const plan::Plan &plan, std::string &out, Mem
 
     for (int64_t k = s; k < stages; k += pp) {
       const ActivationMemory &a = step[static_cast<size_t>(k)];
-      r << "    virtual stage " << k << ": activations the backward reads, per micro-batch: "
-        << a.savedBytes << " (" << mb(a.savedBytes) << ")\n";
+      r << "    virtual stage " << k
+        << ": activations the backward reads, per micro-batch: " << a.savedBytes << " ("
+        << mb(a.savedBytes) << ")\n";
       describeStageActivations(r, k, a, stage.recomputed[static_cast<size_t>(k)]);
     }
 
     int64_t arena = rankArena(plan, s, pp, stages, arenas, r);
     for (int64_t k = s; k < stages; k += pp) {
       const ActivationMemory &a = step[static_cast<size_t>(k)];
-      r << "    virtual stage " << k << ": live activations of the training step at their "
-           "most (in the arena): " << a.peakBytes << ", after " << a.peakAt << "\n";
+      r << "    virtual stage " << k
+        << ": live activations of the training step at their "
+           "most (in the arena): "
+        << a.peakBytes << ", after " << a.peakAt << "\n";
       for (const plan::Function &f : plan.functions())
         if (f.stage() == k && f.role() == plan::Function::TRAIN_STEP && arenas.count(f.name()))
           peaks.arenaOverhead[static_cast<size_t>(k)] =

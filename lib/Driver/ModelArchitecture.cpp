@@ -45,7 +45,7 @@ void describeLayer(Block &body, plan::ModelArchitecture &a) {
                              : plan::ModelArchitecture::GELU);
       else
         a.set_activation(isa<SiluOp>(op) ? plan::ModelArchitecture::SILU
-                                          : plan::ModelArchitecture::RELU);
+                                         : plan::ModelArchitecture::RELU);
       // The feed-forward width: what the activation runs over.
       a.set_ffn_hidden(cast<RankedTensorType>(op->getResult(0).getType()).getShape().back());
     } else if (isa<RotaryOp>(op)) {

@@ -3,9 +3,9 @@
 
 #include "mt/Analysis/ModelInfo.h"
 #include "mt/Conversion/Passes.h"
+#include "mt/Pipelines/Pipelines.h"
 #include "mt/Plan/BufferNames.h"
 #include "mt/Plan/PlanEnums.h"
-#include "mt/Pipelines/Pipelines.h"
 #include "mt/Target/CPU/SharedObject.h"
 #include "mt/Target/CUDA/KernelImages.h"
 
@@ -24,13 +24,20 @@ namespace mt {
 namespace {
 
 plan::DType dtypeOf(Type t) {
-  if (t.isF32()) return plan::F32;
-  if (t.isF64()) return plan::F64;
-  if (t.isBF16()) return plan::BF16;
-  if (t.isF16()) return plan::F16;
-  if (t.isInteger(32)) return plan::I32;
-  if (t.isInteger(64)) return plan::I64;
-  if (t.isInteger(1)) return plan::I1;
+  if (t.isF32())
+    return plan::F32;
+  if (t.isF64())
+    return plan::F64;
+  if (t.isBF16())
+    return plan::BF16;
+  if (t.isF16())
+    return plan::F16;
+  if (t.isInteger(32))
+    return plan::I32;
+  if (t.isInteger(64))
+    return plan::I64;
+  if (t.isInteger(1))
+    return plan::I1;
   return plan::DTYPE_UNSPECIFIED;
 }
 
@@ -328,8 +335,7 @@ void describeGradientsReady(func::FuncOp fn, plan::Function &f) {
   });
 }
 
-bool describeFunctions(ModuleOp module, bool pipelined, plan::Plan &out,
-                       std::string &error) {
+bool describeFunctions(ModuleOp module, bool pipelined, plan::Plan &out, std::string &error) {
   for (auto fn : module.getOps<func::FuncOp>()) {
     std::optional<FunctionRole> role = roleOf(fn);
     if (!role)
@@ -382,9 +388,9 @@ bool describePlan(ModuleOp module, plan::Plan &out, std::string &error) {
   }
   // One model, or the pipeline stages of one model.
   bool pipelined = models.front()->hasAttr(kStageAttrName);
-  std::string modelName = pipelined
-      ? models.front()->getAttrOfType<StringAttr>(kPipelineOfAttrName).getValue().str()
-      : models.front().getSymName().str();
+  std::string modelName =
+      pipelined ? models.front()->getAttrOfType<StringAttr>(kPipelineOfAttrName).getValue().str()
+                : models.front().getSymName().str();
   if (!pipelined && models.size() != 1) {
     error = "a plan holds exactly one model function, found " + std::to_string(models.size());
     return false;
@@ -439,8 +445,8 @@ bool recordSharedCode(ModuleOp module, plan::Plan &out, std::string &error) {
     for (NamedAttribute caller : callers) {
       auto it = byName.find(caller.getName().str());
       if (it == byName.end()) {
-        error = "@" + fn.getSymName().str() + " shares its code with @" +
-                caller.getName().str() + ", which the plan does not describe";
+        error = "@" + fn.getSymName().str() + " shares its code with @" + caller.getName().str() +
+                ", which the plan does not describe";
         return false;
       }
       plan::Function &f = *it->second;
@@ -450,7 +456,8 @@ bool recordSharedCode(ModuleOp module, plan::Plan &out, std::string &error) {
         continue;
       f.set_layer_offset(cast<IntegerAttr>(caller.getValue()).getInt());
       plan::TensorSpec &offset = *f.add_inputs();
-      offset.set_name(stageName(std::string(buffers::kLayerOffset), f.stage(), out.stages_size() > 0));
+      offset.set_name(
+          stageName(std::string(buffers::kLayerOffset), f.stage(), out.stages_size() > 0));
       offset.set_dtype(plan::I64);
     }
   }
@@ -492,7 +499,7 @@ bool attachNativeCode(ModuleOp module, plan::Plan &out, std::string &error, unsi
   GpuOptions gpu;
   gpu.chips = target.chips;
   if (failed(target.cuda ? buildGpuBuffersToLLVMPipeline(pm, gpu)
-                              : buildBuffersToLLVMPipeline(pm, !target.emulateGpuKernels)) ||
+                         : buildBuffersToLLVMPipeline(pm, !target.emulateGpuKernels)) ||
       failed(pm.run(module))) {
     error = target.cuda ? "lowering to CUDA failed" : "lowering to native code failed";
     return false;
@@ -570,7 +577,8 @@ bool checkCudaChips(const std::vector<std::string> &chips, std::string &error) {
     if (chip.size() < 5 || chip.compare(0, 3, "sm_") != 0 ||
         !llvm::to_integer(llvm::StringRef(chip).drop_front(3), version) || version < 80) {
       error = "--cuda-arch takes architectures sm_80 or newer (sm_80, sm_86, sm_89, sm_90, ...), "
-              "got '" + chip + "'";
+              "got '" +
+              chip + "'";
       return false;
     }
   }

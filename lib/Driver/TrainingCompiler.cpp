@@ -21,13 +21,13 @@ bool CompileSettings::resolveDataParallel(int64_t tp, int64_t pp, int64_t dp, in
   out = dp;
   if (worldSize > 0) {
     if (worldSize % (tp * pp) != 0) {
-      error = "--world-size " + std::to_string(worldSize) + " is not a multiple of --tp x --pp = " +
-              std::to_string(tp * pp);
+      error = "--world-size " + std::to_string(worldSize) +
+              " is not a multiple of --tp x --pp = " + std::to_string(tp * pp);
       return false;
     }
     if (dp && dp * tp * pp != worldSize) {
-      error = "--world-size " + std::to_string(worldSize) + " differs from --tp x --pp x --dp = " +
-              std::to_string(tp * pp * dp);
+      error = "--world-size " + std::to_string(worldSize) +
+              " differs from --tp x --pp x --dp = " + std::to_string(tp * pp * dp);
       return false;
     }
     out = worldSize / (tp * pp);
@@ -49,8 +49,7 @@ bool CompileSettings::check(std::string &error) const {
     error = "--make-vocab-size-divisible-by must be >= 1, got " + text(vocabMultiple);
   else if (tp < 1 || pp < 1 || dp < 1 || virtualStages < 1)
     error = "--tp, --pp and --virtual-stages must be >= 1, --dp and --world-size >= 0";
-  else if (schedule != plan::Parallelism::ONE_F_ONE_B &&
-           schedule != plan::Parallelism::INTERLEAVED)
+  else if (schedule != plan::Parallelism::ONE_F_ONE_B && schedule != plan::Parallelism::INTERLEAVED)
     error = "--schedule must be 1f1b or interleaved";
   else if (schedule == plan::Parallelism::INTERLEAVED && (pp < 2 || virtualStages < 2))
     error = "--schedule=interleaved needs --pp >= 2 and --virtual-stages >= 2";
@@ -178,8 +177,7 @@ bool compileTraining(ModuleOp module, bool runFrontend, const CompileSettings &s
     // the step's share is the rest over that many.
     for (size_t k = 0; k < peaks.stepBase.size(); ++k)
       budgets.push_back(std::max<int64_t>(
-          (settings.memoryBudget - peaks.stepBase[k] - peaks.arenaOverhead[k]) /
-              peaks.savedSets[k],
+          (settings.memoryBudget - peaks.stepBase[k] - peaks.arenaOverhead[k]) / peaks.savedSets[k],
           0));
   }
   plan::ModelArchitecture architecture;

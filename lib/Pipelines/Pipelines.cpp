@@ -14,9 +14,8 @@ void mt::buildFrontendPipeline(OpPassManager &pm, const FrontendOptions &options
   pm.addPass(createVerifyModelPass());
   if (options.makeVocabSizeDivisibleBy > 1)
     pm.addPass(createPadVocabPass(PadVocabPassOptions{options.makeVocabSizeDivisibleBy}));
-  pm.addPass(createSpecializeShapesPass(
-      SpecializeShapesPassOptions{options.microBatchSize, options.seqLength,
-                                  options.decoderSeqLength}));
+  pm.addPass(createSpecializeShapesPass(SpecializeShapesPassOptions{
+      options.microBatchSize, options.seqLength, options.decoderSeqLength}));
 }
 
 void mt::buildInferencePipeline(OpPassManager &pm, const InferenceOptions &options) {
@@ -28,8 +27,8 @@ void mt::buildInferencePipeline(OpPassManager &pm, const InferenceOptions &optio
   pm.addPass(createBuildInferencePass(BuildInferencePassOptions{options.capacity}));
   // The decode's tokens are [?, 1] already: only the prefill takes the length.
   int64_t prefill = options.prefillLength ? options.prefillLength : options.capacity;
-  pm.addPass(createSpecializeShapesPass(
-      SpecializeShapesPassOptions{options.batchSize, prefill, 0}));
+  pm.addPass(
+      createSpecializeShapesPass(SpecializeShapesPassOptions{options.batchSize, prefill, 0}));
   pm.addNestedPass<mlir::func::FuncOp>(createFuseBiasGeluPass());
   pm.addNestedPass<mlir::func::FuncOp>(createFuseAddLayerNormPass());
 }
@@ -52,9 +51,8 @@ void mt::buildTrainingPipeline(OpPassManager &pm, const TrainingOptions &options
   bool recomputeAllGathers = options.recomputeAllGathers && sequenceParallel;
   pm.addPass(createPartitionTensorParallelPass(
       PartitionTensorParallelPassOptions{options.tensorParallel, sequenceParallel}));
-  pm.addPass(createSplitPipelinePass(
-      SplitPipelinePassOptions{options.pipelineStages, options.virtualStages,
-                               options.pipelineSplitRank}));
+  pm.addPass(createSplitPipelinePass(SplitPipelinePassOptions{
+      options.pipelineStages, options.virtualStages, options.pipelineSplitRank}));
   pm.addPass(createUnrollLayersPass());
   if (options.fuseBiasGelu)
     pm.addNestedPass<mlir::func::FuncOp>(createFuseBiasGeluPass());
@@ -101,8 +99,8 @@ void mt::buildTrainingPipeline(OpPassManager &pm, const TrainingOptions &options
   // keeps the rest from its forward.
   if (options.pipelineStages > 1)
     pm.addPass(createSplitStageStepPass());
-  pm.addPass(createBuildOptimizerPass(
-      BuildOptimizerPassOptions{options.distributedOptimizerShards}));
+  pm.addPass(
+      createBuildOptimizerPass(BuildOptimizerPassOptions{options.distributedOptimizerShards}));
   if (options.signalGradientsReady)
     pm.addPass(createSignalGradientsReadyPass());
   pm.addPass(createCheckCollectivesPass());
@@ -159,14 +157,15 @@ LogicalResult mt::buildGpuBuffersToLLVMPipeline(OpPassManager &pm, const GpuOpti
   std::vector<std::string> chips(options.chips.begin(), options.chips.end());
   if (chips.empty())
     chips = {"sm_80", "sm_90"};
-  std::string kernels =
-      "convert-parallel-loops-to-gpu,gpu-kernel-outlining,mt-merge-kernel-modules,mt-describe-kernels,"
-      "lower-affine,convert-scf-to-cf";
+  std::string kernels = "convert-parallel-loops-to-gpu,gpu-kernel-outlining,mt-merge-kernel-"
+                        "modules,mt-describe-kernels,"
+                        "lower-affine,convert-scf-to-cf";
   // sm_90 needs PTX 8.0; sm_80's code is the same at that version.
   for (const std::string &chip : chips)
     kernels += ",nvvm-attach-target{chip=" + chip + " features=+ptx80 O=3" +
                (libdevice.empty() ? "" : " l=" + libdevice) + "}";
-  kernels += ",gpu.module(mt-lower-warp-reductions,convert-gpu-to-nvvm),gpu-module-to-binary{format=isa}";
+  kernels +=
+      ",gpu.module(mt-lower-warp-reductions,convert-gpu-to-nvvm),gpu-module-to-binary{format=isa}";
   const char *host = "convert-bufferization-to-memref,"
                      "expand-strided-metadata,"
                      "lower-affine,"
@@ -197,25 +196,24 @@ LogicalResult mt::buildBuffersToLLVMPipeline(OpPassManager &pm, bool parallelTas
                       "convert-async-to-llvm";
   if (parallelTasks && failed(parsePassPipeline(tasks, pm)))
     return failure();
-  const char *upstream =
-      "convert-linalg-to-loops,"
-      "expand-strided-metadata,"
-      "lower-affine,"
-      "convert-scf-to-cf,"
-      // Vector ops come only from GPU kernels emulated on the CPU.
-      "convert-vector-to-llvm,"
-      "finalize-memref-to-llvm{use-generic-functions},"
-      // f32 exp, log, tanh, erf inline instead of libm calls.
-      "mt-approximate-math,"
-      "convert-math-to-llvm,"
-      "convert-math-to-libm,"
-      // math-to-libm scalarizes vector math without an intrinsic (erf, for
-      // exact GeLU in emulated kernels) into vector.extract/insert.
-      "convert-vector-to-llvm,"
-      "convert-arith-to-llvm,"
-      "convert-func-to-llvm,"
-      "convert-cf-to-llvm,"
-      "reconcile-unrealized-casts";
+  const char *upstream = "convert-linalg-to-loops,"
+                         "expand-strided-metadata,"
+                         "lower-affine,"
+                         "convert-scf-to-cf,"
+                         // Vector ops come only from GPU kernels emulated on the CPU.
+                         "convert-vector-to-llvm,"
+                         "finalize-memref-to-llvm{use-generic-functions},"
+                         // f32 exp, log, tanh, erf inline instead of libm calls.
+                         "mt-approximate-math,"
+                         "convert-math-to-llvm,"
+                         "convert-math-to-libm,"
+                         // math-to-libm scalarizes vector math without an intrinsic (erf, for
+                         // exact GeLU in emulated kernels) into vector.extract/insert.
+                         "convert-vector-to-llvm,"
+                         "convert-arith-to-llvm,"
+                         "convert-func-to-llvm,"
+                         "convert-cf-to-llvm,"
+                         "reconcile-unrealized-casts";
   if (failed(parsePassPipeline(upstream, pm)))
     return failure();
   pm.addPass(createExportEntryPointsPass());
@@ -228,19 +226,21 @@ LogicalResult mt::buildLowerToLLVMPipeline(OpPassManager &pm) {
 }
 
 void mt::registerPipelines() {
-  PassPipelineRegistration<TrainingOptions>("mt-training-step",
-                             "derive the training step: unroll, gradients, optimizer",
-                             buildTrainingPipeline);
+  PassPipelineRegistration<TrainingOptions>(
+      "mt-training-step", "derive the training step: unroll, gradients, optimizer",
+      buildTrainingPipeline);
   PassPipelineRegistration<>(
       "mt-lower-to-llvm", "lower mt (static, unrolled) to the LLVM dialect with mt_entry_* points",
       [](OpPassManager &pm) { (void)buildLowerToLLVMPipeline(pm); });
   PassPipelineRegistration<>(
-      "mt-bufferize", "lower mt to linalg on buffers, with each function's temporaries planned "
-                      "into one arena (the first half of mt-lower-to-llvm)",
+      "mt-bufferize",
+      "lower mt to linalg on buffers, with each function's temporaries planned "
+      "into one arena (the first half of mt-lower-to-llvm)",
       [](OpPassManager &pm) { (void)buildBufferizePipeline(pm); });
   PassPipelineRegistration<>(
-      "mt-bufferize-gpu", "mt-bufferize for the GPU: loop nests become GPU-mapped loops and "
-                          "single-thread kernels (mt-map-to-gpu) before the arena is planned",
+      "mt-bufferize-gpu",
+      "mt-bufferize for the GPU: loop nests become GPU-mapped loops and "
+      "single-thread kernels (mt-map-to-gpu) before the arena is planned",
       [](OpPassManager &pm) { (void)buildBufferizePipeline(pm, /*forGpu=*/true); });
   PassPipelineRegistration<GpuOptions>(
       "mt-lower-gpu-to-llvm",

@@ -1,60 +1,33 @@
 //===- TrainingChoices.cpp - the training pipeline's closed choices --------===//
 #include "mt/Pipelines/TrainingChoices.h"
 
+#include "llvm/Support/CommandLine.h"
+
+#include <initializer_list>
+
 namespace mt {
+namespace {
 
-llvm::StringRef nameOf(TargetKind target) {
-  switch (target) {
-  case TargetKind::Cpu:
-    return "cpu";
-  case TargetKind::Cuda:
-    return "cuda";
-  case TargetKind::EmulatedGpu:
-    return "emulated-gpu";
-  }
+/// A choice's name, from the table the command line declares it with (one
+/// list of names per choice, MT_*_VALUES).
+template <typename E>
+llvm::StringRef nameIn(std::initializer_list<llvm::cl::OptionEnumValue> values, E value) {
+  for (const llvm::cl::OptionEnumValue &v : values)
+    if (v.Value == static_cast<int>(value))
+      return v.Name;
   return "?";
 }
 
-llvm::StringRef nameOf(ActivationType type) {
-  switch (type) {
-  case ActivationType::F32:
-    return "f32";
-  case ActivationType::BF16:
-    return "bf16";
-  case ActivationType::F16:
-    return "f16";
-  }
-  return "?";
-}
+} // namespace
 
-llvm::StringRef nameOf(FuseAttention fuse) {
-  switch (fuse) {
-  case FuseAttention::Auto:
-    return "auto";
-  case FuseAttention::On:
-    return "true";
-  case FuseAttention::Off:
-    return "false";
-  }
-  return "?";
-}
-
+llvm::StringRef nameOf(TargetKind target) { return nameIn({MT_TARGET_KIND_VALUES}, target); }
+llvm::StringRef nameOf(ActivationType type) { return nameIn({MT_ACTIVATION_TYPE_VALUES}, type); }
+llvm::StringRef nameOf(FuseAttention fuse) { return nameIn({MT_FUSE_ATTENTION_VALUES}, fuse); }
 llvm::StringRef nameOf(RecomputeGranularity granularity) {
-  switch (granularity) {
-  case RecomputeGranularity::None:
-    return "none";
-  case RecomputeGranularity::Selective:
-    return "selective";
-  case RecomputeGranularity::Full:
-    return "full";
-  case RecomputeGranularity::Auto:
-    return "auto";
-  }
-  return "?";
+  return nameIn({MT_RECOMPUTE_GRANULARITY_VALUES}, granularity);
 }
-
 llvm::StringRef nameOf(RecomputeMethod method) {
-  return method == RecomputeMethod::Block ? "block" : "uniform";
+  return nameIn({MT_RECOMPUTE_METHOD_VALUES}, method);
 }
 
 } // namespace mt

@@ -41,8 +41,7 @@ std::string megabytes(double bytes) {
 
 } // namespace
 
-bool stageParameterBytes(const plan::Plan &plan, std::vector<int64_t> &bytes,
-                         std::string &error) {
+bool stageParameterBytes(const plan::Plan &plan, std::vector<int64_t> &bytes, std::string &error) {
   int64_t tp = std::max<int64_t>(plan.config().parallel().tensor_parallel_size(), 1);
   int64_t stages = plan.stages_size() ? plan.stages_size() : 1;
   std::map<std::string, const plan::Parameter *> byName;
@@ -99,9 +98,10 @@ bool bubbleLine(int64_t pp, int64_t v, int64_t micro, std::string &out, std::str
 /// Collectives in the compiled code of pipeline rank `s`, "kind over axes"
 /// -> (calls, ring bytes) per step: the stage's forward (pipelined, not
 /// last) and training step run once per micro-batch, the rest once per step.
-std::map<std::string, std::pair<int64_t, double>>
-compiledCollectives(const plan::Plan &plan, int64_t s, int64_t pp, int64_t dp, int64_t tp,
-                    int64_t micro) {
+std::map<std::string, std::pair<int64_t, double>> compiledCollectives(const plan::Plan &plan,
+                                                                      int64_t s, int64_t pp,
+                                                                      int64_t dp, int64_t tp,
+                                                                      int64_t micro) {
   int64_t stages = plan.stages_size() ? plan.stages_size() : 1;
   std::map<std::string, std::pair<int64_t, double>> compiled;
   for (int64_t k = s; k < stages; k += pp)
@@ -124,8 +124,8 @@ compiledCollectives(const plan::Plan &plan, int64_t s, int64_t pp, int64_t dp, i
         std::replace(kind.begin(), kind.end(), '_', '-');
         auto &[calls, bytes] = compiled[kind + " over " + over];
         calls += cv.calls() * times;
-        bytes += ringBytes(cv.kind(), static_cast<double>(cv.bytes()), n) *
-                 static_cast<double>(times);
+        bytes +=
+            ringBytes(cv.kind(), static_cast<double>(cv.bytes()), n) * static_cast<double>(times);
       }
     }
   return compiled;
@@ -237,15 +237,17 @@ bool parallelReport(const plan::Plan &plan, std::string &out, std::string &error
         compiledCollectives(plan, s, pp, dp, tp, micro);
     r << "  pipeline stage " << s << " (virtual stages " << held << "): parameters "
       << megabytes(static_cast<double>(params)) << ", gradients "
-      << megabytes(static_cast<double>(params)) << ", optimizer state "
-      << megabytes(optimizerState) << "\n";
+      << megabytes(static_cast<double>(params)) << ", optimizer state " << megabytes(optimizerState)
+      << "\n";
     r << "    sends per step: pipeline send/recv " << megabytes(static_cast<double>(p2p))
-      << ", data-parallel " << (par.distributed_optimizer() ? "reduce-scatter + all-gather " : "all-reduce ")
+      << ", data-parallel "
+      << (par.distributed_optimizer() ? "reduce-scatter + all-gather " : "all-reduce ")
       << megabytes(dpBytes) << ", tied-embedding all-reduce "
       << megabytes(static_cast<double>(tied));
     if (partial)
       r << ", sequence-parallel gradient all-reduce over tp "
-        << megabytes(ringBytes(plan::CollectiveVolume::ALL_REDUCE, static_cast<double>(partial), tp));
+        << megabytes(
+               ringBytes(plan::CollectiveVolume::ALL_REDUCE, static_cast<double>(partial), tp));
     r << "\n";
     if (!compiled.empty()) {
       double total = 0;

@@ -14,19 +14,24 @@ using plan::ModelArchitecture;
 using plan::Optimizer;
 using plan::Parallelism;
 
-const Names<Function::Role> kRoles = {
-    {Function::FORWARD, "forward"},         {Function::TRAIN_STEP, "train_step"},
-    {Function::EVAL, "eval"},               {Function::ACCUMULATE, "accumulate"},
-    {Function::GRAD_SQ_NORM, "grad_sq_norm"}, {Function::OPTIMIZER, "optimizer"},
-    {Function::PREFILL, "prefill"},         {Function::DECODE, "decode"}};
+const Names<Function::Role> kRoles = {{Function::FORWARD, "forward"},
+                                      {Function::TRAIN_STEP, "train_step"},
+                                      {Function::EVAL, "eval"},
+                                      {Function::ACCUMULATE, "accumulate"},
+                                      {Function::GRAD_SQ_NORM, "grad_sq_norm"},
+                                      {Function::OPTIMIZER, "optimizer"},
+                                      {Function::PREFILL, "prefill"},
+                                      {Function::DECODE, "decode"}};
 const Names<Parallelism::Schedule> kSchedules = {{Parallelism::ONE_F_ONE_B, "1f1b"},
                                                  {Parallelism::INTERLEAVED, "interleaved"}};
-const Names<Optimizer::LrDecayStyle> kDecayStyles = {
-    {Optimizer::CONSTANT, "constant"}, {Optimizer::LINEAR, "linear"}, {Optimizer::COSINE, "cosine"}};
-const Names<ModelArchitecture::Positions> kPositions = {
-    {ModelArchitecture::LEARNED, "learned"},   {ModelArchitecture::ROTARY, "rotary"},
-    {ModelArchitecture::ALIBI, "alibi"},       {ModelArchitecture::RELATIVE, "relative"},
-    {ModelArchitecture::NO_POSITIONS, "none"}};
+const Names<Optimizer::LrDecayStyle> kDecayStyles = {{Optimizer::CONSTANT, "constant"},
+                                                     {Optimizer::LINEAR, "linear"},
+                                                     {Optimizer::COSINE, "cosine"}};
+const Names<ModelArchitecture::Positions> kPositions = {{ModelArchitecture::LEARNED, "learned"},
+                                                        {ModelArchitecture::ROTARY, "rotary"},
+                                                        {ModelArchitecture::ALIBI, "alibi"},
+                                                        {ModelArchitecture::RELATIVE, "relative"},
+                                                        {ModelArchitecture::NO_POSITIONS, "none"}};
 const Names<ModelArchitecture::Norm> kNorms = {{ModelArchitecture::LAYER_NORM, "layer_norm"},
                                                {ModelArchitecture::RMS_NORM, "rms_norm"}};
 const Names<ModelArchitecture::Activation> kActivations = {
@@ -34,10 +39,10 @@ const Names<ModelArchitecture::Activation> kActivations = {
     {ModelArchitecture::GELU, "gelu"},
     {ModelArchitecture::SILU, "silu"},
     {ModelArchitecture::RELU, "relu"}};
-const Names<CollectiveVolume::Kind> kCollectives = {{CollectiveVolume::ALL_REDUCE, "all_reduce"},
-                                                    {CollectiveVolume::ALL_GATHER, "all_gather"},
-                                                    {CollectiveVolume::REDUCE_SCATTER,
-                                                     "reduce_scatter"}};
+const Names<CollectiveVolume::Kind> kCollectives = {
+    {CollectiveVolume::ALL_REDUCE, "all_reduce"},
+    {CollectiveVolume::ALL_GATHER, "all_gather"},
+    {CollectiveVolume::REDUCE_SCATTER, "reduce_scatter"}};
 
 template <typename E> std::string_view find(const Names<E> &names, E value) {
   for (const auto &[v, name] : names)
@@ -83,18 +88,12 @@ std::string_view activationTypeName(plan::DType type) {
   return type == plan::BF16 ? "bf16" : type == plan::F16 ? "f16" : "f32";
 }
 
-std::optional<Function::Role> roleNamed(std::string_view name) { return find(kRoles, name); }
-std::optional<Parallelism::Schedule> scheduleNamed(std::string_view name) {
-  return find(kSchedules, name);
-}
-std::optional<Optimizer::LrDecayStyle> lrDecayStyleNamed(std::string_view name) {
-  return find(kDecayStyles, name);
-}
 std::optional<CollectiveVolume::Kind> collectiveKindNamed(std::string_view name) {
   return find(kCollectives, name);
 }
 
-std::optional<plan::DType> activationTypeNamed(std::string_view name) {
+/// The activation type a legacy name ("f32", "bf16", "f16") stands for.
+static std::optional<plan::DType> activationTypeNamed(std::string_view name) {
   for (plan::DType t : {plan::F32, plan::BF16, plan::F16})
     if (activationTypeName(t) == name)
       return t;

@@ -64,9 +64,8 @@ bool writePlanFile(const plan::Plan &plan, const std::string &path, std::string 
 bool readPlanFile(const std::string &path, plan::Plan &plan, std::string &error) {
   FrameHeader header;
   std::string payload;
-  if (!readFrame(path, kMagic, "plan",
-                 "an mtc plan (bad magic; compile one with mtc ... -o PLAN)", header, payload,
-                 error))
+  if (!readFrame(path, kMagic, "plan", "an mtc plan (bad magic; compile one with mtc ... -o PLAN)",
+                 header, payload, error))
     return false;
   if (header.version != kPlanFormatVersion) {
     error = "'" + path + "' has plan format version " + std::to_string(header.version) +
@@ -93,12 +92,12 @@ std::string dumpPlan(const plan::Plan &original) {
   plan::Plan copy = original;
   std::ostringstream summary;
   for (plan::CodeObject &code : *copy.mutable_code()) {
-    summary << "# code object '" << code.name() << "' ("
-            << plan::CodeObject::Kind_Name(code.kind()) << " for " << code.cpu();
+    summary << "# code object '" << code.name() << "' (" << plan::CodeObject::Kind_Name(code.kind())
+            << " for " << code.cpu();
     if (code.kernels())
       summary << ", " << code.kernels() << " kernels";
-    summary << "): " << code.data().size() << " bytes, fnv1a64 " << std::hex
-            << fnv1a64(code.data()) << std::dec << "\n";
+    summary << "): " << code.data().size() << " bytes, fnv1a64 " << std::hex << fnv1a64(code.data())
+            << std::dec << "\n";
     code.clear_data();
   }
   std::string text;

@@ -54,11 +54,12 @@ Error checkLayout(const plan::Plan &plan) {
   }
   if (ranks > kMaxRanks)
     return corrupt("its layout needs {0} ranks", ranks);
-  int64_t stages = std::max<int64_t>(p.pipeline_parallel_size(), 1) *
-                   std::max<int64_t>(p.virtual_stages(), 1);
+  int64_t stages =
+      std::max<int64_t>(p.pipeline_parallel_size(), 1) * std::max<int64_t>(p.virtual_stages(), 1);
   if (std::max(plan.stages_size(), 1) != stages)
     return corrupt("it has {0} pipeline stages but its layout asks for {1} x {2}",
-                   std::max(plan.stages_size(), 1), std::max<int64_t>(p.pipeline_parallel_size(), 1),
+                   std::max(plan.stages_size(), 1),
+                   std::max<int64_t>(p.pipeline_parallel_size(), 1),
                    std::max<int64_t>(p.virtual_stages(), 1));
   std::vector<bool> seen(plan.stages_size(), false);
   for (const plan::Stage &s : plan.stages()) {
@@ -80,8 +81,8 @@ Error checkBatch(const plan::Config &c, bool inference) {
                    "global batch {2}, data-parallel {3}, iterations {4})",
                    c.micro_batch_size(), c.seq_length(), c.global_batch_size(), dp,
                    c.train_iters());
-  if (c.decoder_seq_length() < 0 || c.micro_batch_size() > kMaxElements / std::max<int64_t>(
-                                                               c.decoder_seq_length(), 1))
+  if (c.decoder_seq_length() < 0 ||
+      c.micro_batch_size() > kMaxElements / std::max<int64_t>(c.decoder_seq_length(), 1))
     return corrupt("its decoder sequence length {0} is impossible", c.decoder_seq_length());
   if (c.vocab_size() < 0 || c.padded_vocab_size() < c.vocab_size())
     return corrupt("its vocabulary of {0} is padded to {1} rows", c.vocab_size(),
@@ -105,12 +106,15 @@ Error checkParameters(const plan::Plan &plan, llvm::StringMap<const plan::Parame
     if (Error e = checkShape(p.shape(), what, /*allowEmptyDims=*/false))
       return e;
     int64_t rank = p.shape_size();
-    if (p.stacked_layers() < 0 || (p.stacked_layers() > 0 && (rank == 0 || p.shape(0) != p.stacked_layers())))
-      return corrupt("{0} stacks {1} layers but has shape of rank {2}", what, p.stacked_layers(), rank);
-    if (p.has_tp_shard() && (p.tp_shard().dim() < 0 || p.tp_shard().dim() >= rank ||
-                             p.tp_shard().segments() < 0))
+    if (p.stacked_layers() < 0 ||
+        (p.stacked_layers() > 0 && (rank == 0 || p.shape(0) != p.stacked_layers())))
+      return corrupt("{0} stacks {1} layers but has shape of rank {2}", what, p.stacked_layers(),
+                     rank);
+    if (p.has_tp_shard() &&
+        (p.tp_shard().dim() < 0 || p.tp_shard().dim() >= rank || p.tp_shard().segments() < 0))
       return corrupt("{0} is split along dimension {1} of {2}", what, p.tp_shard().dim(), rank);
-    if (p.unpadded_rows() < 0 || (p.unpadded_rows() > 0 && (rank == 0 || p.unpadded_rows() > p.shape(0))))
+    if (p.unpadded_rows() < 0 ||
+        (p.unpadded_rows() > 0 && (rank == 0 || p.unpadded_rows() > p.shape(0))))
       return corrupt("{0} has {1} unpadded rows", what, p.unpadded_rows());
   }
   return Error::success();
@@ -160,8 +164,8 @@ Error checkFunctions(const plan::Plan &plan, bool &takesLossScale) {
     if (f.stage() < 0 || f.stage() >= stages)
       return corrupt("function {0} belongs to stage {1} of {2}", f.name(), f.stage(), stages);
     if (!f.code_object().empty() && !code.contains(f.code_object()))
-      return corrupt("function {0} is in code object '{1}', which the plan does not have",
-                     f.name(), f.code_object());
+      return corrupt("function {0} is in code object '{1}', which the plan does not have", f.name(),
+                     f.code_object());
     if (f.arena_bytes() < 0 || f.arena_bytes() > kMaxElements)
       return corrupt("function {0} asks for an arena of {1} bytes", f.name(), f.arena_bytes());
     if (Error e = checkTensorSpecs(f))
@@ -174,13 +178,14 @@ Error checkFunctions(const plan::Plan &plan, bool &takesLossScale) {
         else if (seen->dtype() != t.dtype() ||
                  !std::equal(seen->shape().begin(), seen->shape().end(), t.shape().begin(),
                              t.shape().end()))
-          return corrupt("buffer '{0}' has two shapes or element types (function {1})",
-                         t.name(), f.name());
+          return corrupt("buffer '{0}' has two shapes or element types (function {1})", t.name(),
+                         f.name());
         if (Error e = checkRuntimeBuffer(t))
           return e;
       }
     for (const plan::TensorSpec &in : f.inputs()) {
-      if (in.name() == buffers::batch("loss_mask") && in.dtype() != plan::F32 && in.dtype() != plan::F64)
+      if (in.name() == buffers::batch("loss_mask") && in.dtype() != plan::F32 &&
+          in.dtype() != plan::F64)
         return llvm::createStringError(llvm::inconvertibleErrorCode(),
                                        "function %s takes the loss mask in %s: mt-run fills it "
                                        "in F32 or F64",
@@ -258,17 +263,16 @@ Error checkSharedCode(const plan::Plan &plan) {
   return Error::success();
 }
 
-Error checkStages(const plan::Plan &plan,
-                  const llvm::StringMap<const plan::Parameter *> &byName) {
+Error checkStages(const plan::Plan &plan, const llvm::StringMap<const plan::Parameter *> &byName) {
   for (const plan::Stage &s : plan.stages())
     for (const plan::StageParameter &sp : s.parameters()) {
       const plan::Parameter *p = byName.lookup(sp.name());
       if (!p)
-        return corrupt("stage {0} holds parameter '{1}', which the plan does not have",
-                       s.index(), sp.name());
+        return corrupt("stage {0} holds parameter '{1}', which the plan does not have", s.index(),
+                       sp.name());
       int64_t layers = p->stacked_layers();
-      if (layers > 0 && (sp.layer_begin() < 0 || sp.layer_end() > layers ||
-                         sp.layer_begin() > sp.layer_end()))
+      if (layers > 0 &&
+          (sp.layer_begin() < 0 || sp.layer_end() > layers || sp.layer_begin() > sp.layer_end()))
         return corrupt("stage {0} holds layers [{1}, {2}) of '{3}', which has {4}", s.index(),
                        sp.layer_begin(), sp.layer_end(), sp.name(), layers);
     }
@@ -277,8 +281,8 @@ Error checkStages(const plan::Plan &plan,
 
 Error checkLossScaling(const plan::LossScaling &ls, bool scaled) {
   if (scaled == (ls.initial_scale() > 0) &&
-      (!scaled || (ls.min_scale() > 0 && ls.min_scale() <= ls.initial_scale() &&
-                   ls.window() >= 0 && ls.hysteresis() >= 1)))
+      (!scaled || (ls.min_scale() > 0 && ls.min_scale() <= ls.initial_scale() && ls.window() >= 0 &&
+                   ls.hysteresis() >= 1)))
     return Error::success();
   return corrupt("its loss scaling (initial {0}, min {1}, window {2}, hysteresis {3}) does not "
                  "match its functions ({4} a loss scale)",
@@ -293,8 +297,9 @@ Error verifyPlan(const plan::Plan &plan) {
   bool scaled = false;
   if (Error e = checkLayout(plan))
     return e;
-  bool inference = std::any_of(plan.functions().begin(), plan.functions().end(),
-                               [](const plan::Function &f) { return f.role() == plan::Function::PREFILL; });
+  bool inference =
+      std::any_of(plan.functions().begin(), plan.functions().end(),
+                  [](const plan::Function &f) { return f.role() == plan::Function::PREFILL; });
   if (Error e = checkBatch(plan.config(), inference))
     return e;
   if (Error e = checkParameters(plan, params))

@@ -1,5 +1,6 @@
 //===- Checkpointing.cpp - saves and restores a trainer's state ------------===//
 #include "mt/Runtime/Checkpointing.h"
+#include "mt/Runtime/Trainer.h"
 
 #include "mt/Checkpoint/CheckpointReader.h"
 #include "mt/Checkpoint/CheckpointWriter.h"
@@ -40,8 +41,8 @@ bool agree(Communicator &comm, bool ok, const std::string &what, std::string &er
 
 std::string layoutText(const plan::Config &c) {
   const plan::Parallelism &p = c.parallel();
-  std::string s = "tp " + std::to_string(std::max<int64_t>(p.tensor_parallel_size(), 1)) +
-                  ", pp " + std::to_string(std::max<int64_t>(p.pipeline_parallel_size(), 1));
+  std::string s = "tp " + std::to_string(std::max<int64_t>(p.tensor_parallel_size(), 1)) + ", pp " +
+                  std::to_string(std::max<int64_t>(p.pipeline_parallel_size(), 1));
   if (p.virtual_stages() > 1)
     s += " (" + std::to_string(p.virtual_stages()) + " virtual stages)";
   s += ", dp " + std::to_string(std::max<int64_t>(p.data_parallel_size(), 1));
@@ -128,9 +129,9 @@ bool CheckpointSaver::save(Trainer &trainer, Communicator &comm, const RunPositi
 
 void CheckpointSaver::write() {
   std::string error;
-  bool ok = writeRankFile(dir_, iteration_, rank_, pieces_,
-                          [&](size_t i) { return static_cast<const void *>(sources_[i]); }, sums_,
-                          error);
+  bool ok = writeRankFile(
+      dir_, iteration_, rank_, pieces_,
+      [&](size_t i) { return static_cast<const void *>(sources_[i]); }, sums_, error);
   writeOk_ = ok;
   if (!ok)
     writeError_ = error;
@@ -145,8 +146,8 @@ bool CheckpointSaver::finish(Communicator &comm, bool wait, std::string &error) 
     // Finish only once every rank has written its file; all ranks decide
     // alike.
     int64_t busy = written_ || !background_ ? 0 : 1;
-    if (comm.size() > 1 && !comm.allReduce(world(comm), &busy, 1, ElementType::I64,
-                                           ReduceOp::Max, "progress of " + what, error))
+    if (comm.size() > 1 && !comm.allReduce(world(comm), &busy, 1, ElementType::I64, ReduceOp::Max,
+                                           "progress of " + what, error))
       return false;
     if (busy)
       return true;
@@ -165,8 +166,8 @@ bool CheckpointSaver::finish(Communicator &comm, bool wait, std::string &error) 
   std::string sumsWhat = "checksums of " + what;
   if (rank_ != 0) {
     if (!comm.send(0, kChecksumChannel, &count, 1, ElementType::I64, sumsWhat, error) ||
-        (count > 0 && !comm.send(0, kChecksumChannel, sums_.data(), count, ElementType::I64,
-                                 sumsWhat, error)))
+        (count > 0 &&
+         !comm.send(0, kChecksumChannel, sums_.data(), count, ElementType::I64, sumsWhat, error)))
       return false;
   } else {
     all[0] = sums_;
@@ -245,9 +246,8 @@ bool loadCheckpoint(Trainer &trainer, Communicator &comm, const std::string &pat
     notes.push_back("vocabulary padding " + std::to_string(saved.padded_vocab_size()) + " -> " +
                     std::to_string(c.padded_vocab_size()) + " rows (padding rows start at zero)");
   if (s.seed() != c.seed())
-    notes.push_back("the checkpoint's run used seed " + std::to_string(s.seed()) +
-                    ", this plan " + std::to_string(c.seed()) +
-                    ": dropout masks from here on follow this plan's");
+    notes.push_back("the checkpoint's run used seed " + std::to_string(s.seed()) + ", this plan " +
+                    std::to_string(c.seed()) + ": dropout masks from here on follow this plan's");
   if (LossScaler *scaler = trainer.lossScaler()) {
     if (s.loss_scaler().scale() > 0)
       scaler->restore({s.loss_scaler().scale(), s.loss_scaler().good_steps(),

@@ -20,11 +20,16 @@ struct Header {
 
 const char *kindName(uint32_t kind) {
   switch (kind) {
-  case 1: return "all_reduce";
-  case 2: return "all_gather";
-  case 3: return "reduce_scatter";
-  case 4: return "send/recv";
-  default: return "an unknown operation";
+  case 1:
+    return "all_reduce";
+  case 2:
+    return "all_gather";
+  case 3:
+    return "reduce_scatter";
+  case 4:
+    return "send/recv";
+  default:
+    return "an unknown operation";
   }
 }
 
@@ -85,10 +90,18 @@ void combine(void *acc, const void *in, int64_t n, ElementType type, ReduceOp op
     combine16(static_cast<uint16_t *>(acc), static_cast<const uint16_t *>(in), n, op, f16ToFloat,
               floatToF16);
     break;
-  case ElementType::F32: combine(static_cast<float *>(acc), static_cast<const float *>(in), n, op); break;
-  case ElementType::F64: combine(static_cast<double *>(acc), static_cast<const double *>(in), n, op); break;
-  case ElementType::I64: combine(static_cast<int64_t *>(acc), static_cast<const int64_t *>(in), n, op); break;
-  case ElementType::I32: combine(static_cast<int32_t *>(acc), static_cast<const int32_t *>(in), n, op); break;
+  case ElementType::F32:
+    combine(static_cast<float *>(acc), static_cast<const float *>(in), n, op);
+    break;
+  case ElementType::F64:
+    combine(static_cast<double *>(acc), static_cast<const double *>(in), n, op);
+    break;
+  case ElementType::I64:
+    combine(static_cast<int64_t *>(acc), static_cast<const int64_t *>(in), n, op);
+    break;
+  case ElementType::I32:
+    combine(static_cast<int32_t *>(acc), static_cast<const int32_t *>(in), n, op);
+    break;
   }
 }
 
@@ -147,7 +160,8 @@ bool Communicator::take(int64_t peer, int tag, Kind kind, void *data, int64_t co
   std::vector<char> message;
   std::string peerError;
   std::string me = "rank " + std::to_string(rank());
-  std::string doing = std::string(kindName(static_cast<uint32_t>(kind))) + " '" + what + "'" + where;
+  std::string doing =
+      std::string(kindName(static_cast<uint32_t>(kind))) + " '" + what + "'" + where;
   switch (transport_.recv(static_cast<int>(peer), tag, message, timeout_, peerError)) {
   case Transport::RecvStatus::TimedOut: {
     char seconds[32];
@@ -191,7 +205,8 @@ bool Communicator::allReduce(const Group &group, void *data, int64_t count, Elem
     return false;
   std::string where = " over the " + groupText(group);
   for (int64_t peer : group.ranks)
-    if (peer != rank() && !post(peer, kCollectiveTag, Kind::AllReduce, data, count, type, op, what, error))
+    if (peer != rank() &&
+        !post(peer, kCollectiveTag, Kind::AllReduce, data, count, type, op, what, error))
       return false;
   size_t bytes = static_cast<size_t>(count * elementBytes(type));
   std::vector<char> mine(static_cast<const char *>(data), static_cast<const char *>(data) + bytes);

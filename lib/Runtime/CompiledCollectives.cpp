@@ -71,8 +71,8 @@ struct Codes {
 
 /// Reads a call's codes; false, with the context's error, for a code the
 /// ABI does not define (the plan's code and this runtime disagree).
-bool decode(CollectiveContext &c, const char *op, int64_t number, int64_t dtype,
-            int64_t reduction, int64_t mask, Codes &codes) {
+bool decode(CollectiveContext &c, const char *op, int64_t number, int64_t dtype, int64_t reduction,
+            int64_t mask, Codes &codes) {
   if (elementTypeOfCode(dtype, codes.type) && reduceOpOfCode(reduction, codes.op) &&
       meshAxesOfMask(mask, codes.axes))
     return true;
@@ -82,7 +82,6 @@ bool decode(CollectiveContext &c, const char *op, int64_t number, int64_t dtype,
               std::to_string(mask) + "): the plan was compiled by another mtc; recompile it";
   return false;
 }
-
 
 int64_t axisIndex(int64_t mask) {
   CollectiveContext *c = current;
@@ -143,8 +142,8 @@ struct Resize {
       std::memcpy(out, staged.data(), piece());
       return true;
     }
-    return comm->reduceScatter(group, staged.data(), out, static_cast<int64_t>(outer * inner),
-                               type, ReduceOp::Sum, what, error);
+    return comm->reduceScatter(group, staged.data(), out, static_cast<int64_t>(outer * inner), type,
+                               ReduceOp::Sum, what, error);
   }
 };
 
@@ -179,8 +178,7 @@ void allGather(int64_t in, int64_t out, int64_t outer, int64_t inner, int64_t dt
   CollectiveContext *c = withBuffersReady();
   Blocked blocked(c);
   Codes codes;
-  if (c && drained(*c) &&
-      decode(*c, "all_gather", number, dtype, MT_ABI_REDUCE_SUM, mask, codes))
+  if (c && drained(*c) && decode(*c, "all_gather", number, dtype, MT_ABI_REDUCE_SUM, mask, codes))
     stage(*c, true, in, out, outer, inner, codes, number).gather(c->error);
 }
 
@@ -199,8 +197,8 @@ void reduceScatter(int64_t in, int64_t out, int64_t outer, int64_t inner, int64_
 /// not queued behind its kernels yet, and a transport only one thread may
 /// use (MPI without MPI_THREAD_MULTIPLE) cannot lend it: there they run
 /// whole here.
-void startResize(bool gather, int64_t in, int64_t out, int64_t outer, int64_t inner,
-                 int64_t dtype, int64_t mask, int64_t number) {
+void startResize(bool gather, int64_t in, int64_t out, int64_t outer, int64_t inner, int64_t dtype,
+                 int64_t mask, int64_t number) {
   CollectiveContext *c = usable();
   if (!c)
     return;
@@ -288,8 +286,8 @@ bool installCollectiveHooks(CpuModule &module, std::string &error) {
     setAsync(&async);
   }
   // Plans from before mt.gradient_ready lack the setter: no signals to take.
-  if (auto setReady = reinterpret_cast<MtSetGradientReadyHookFn>(
-          module.symbol(MT_SET_GRADIENT_READY_HOOK)))
+  if (auto setReady =
+          reinterpret_cast<MtSetGradientReadyHookFn>(module.symbol(MT_SET_GRADIENT_READY_HOOK)))
     setReady(gradientReady);
   return true;
 }

@@ -79,7 +79,7 @@ std::unique_ptr<CudaBackend> CudaBackend::load(const plan::Plan &plan, std::stri
   for (const plan::CodeObject &code : plan.code())
     if (code.kind() == plan::CodeObject::PTX || code.kind() == plan::CodeObject::CUBIN)
       api.add_image(code.name().c_str(), code.kind() == plan::CodeObject::CUBIN, code.cpu().c_str(),
-                   code.data().data(), code.data().size());
+                    code.data().data(), code.data().size());
   return backend;
 }
 

@@ -26,8 +26,7 @@ std::vector<float> logitsOf(const float *row, int64_t vocab) {
 /// row's logits at the last prompt position.
 bool runPrompt(InferenceSession &s, const std::vector<std::vector<int32_t>> &rows,
                const GenerationOptions &o, const GenerationObserver &observer,
-               std::vector<std::vector<float>> &last, GenerationStats &stats,
-               std::string &error) {
+               std::vector<std::vector<float>> &last, GenerationStats &stats, std::string &error) {
   int64_t n = static_cast<int64_t>(rows.front().size()), batch = s.batch(), pos = 0;
   int64_t vocab = s.vocabSize();
   last.assign(static_cast<size_t>(batch), {});
@@ -83,8 +82,8 @@ bool sampleRows(InferenceSession &s, std::vector<std::vector<int32_t>> rows,
         next[i] = o.eos >= 0 ? o.eos : 0;
         continue;
       }
-      next[i] = chooseToken(logits[i], rows[i], o.sampling,
-                            static_cast<uint64_t>(step * batch + r));
+      next[i] =
+          chooseToken(logits[i], rows[i], o.sampling, static_cast<uint64_t>(step * batch + r));
       rows[i].push_back(next[i]);
       out[i].push_back(next[i]);
       if (observer.onToken)
@@ -140,9 +139,8 @@ bool beamSearch(InferenceSession &s, const std::vector<int32_t> &prompt,
   auto keep = [&](double score, std::vector<int32_t> tokens) {
     kept.push_back({score, std::move(tokens)});
     if (static_cast<int64_t>(kept.size()) > width) {
-      auto worst = std::min_element(kept.begin(), kept.end(), [](const auto &a, const auto &b) {
-        return a.score < b.score;
-      });
+      auto worst = std::min_element(kept.begin(), kept.end(),
+                                    [](const auto &a, const auto &b) { return a.score < b.score; });
       kept.erase(worst);
     }
   };
@@ -161,8 +159,7 @@ bool beamSearch(InferenceSession &s, const std::vector<int32_t> &prompt,
       penalizeRepetition(l, seen, o.sampling.repetitionPenalty);
       std::vector<double> lp = logSoftmax(l);
       for (size_t t = 0; t < lp.size(); ++t)
-        candidates.emplace_back(scores[static_cast<size_t>(b)] + lp[t], b,
-                                static_cast<int32_t>(t));
+        candidates.emplace_back(scores[static_cast<size_t>(b)] + lp[t], b, static_cast<int32_t>(t));
     }
     auto better = [](const auto &a, const auto &c) {
       if (std::get<0>(a) != std::get<0>(c))
@@ -249,10 +246,13 @@ bool generate(InferenceSession &s, const std::vector<std::vector<int32_t>> &prom
   int64_t batch = s.batch();
   bool beam = o.beams > 1;
   if (beam && (o.beams != batch || prompts.size() != 1)) {
-    error = "beam search over " + std::to_string(o.beams) + " beams needs one prompt and a plan "
-            "compiled for a batch of " + std::to_string(o.beams) + " (mtc --inference "
-            "--micro-batch-size=" + std::to_string(o.beams) + "); this plan's batch is " +
-            std::to_string(batch);
+    error = "beam search over " + std::to_string(o.beams) +
+            " beams needs one prompt and a plan "
+            "compiled for a batch of " +
+            std::to_string(o.beams) +
+            " (mtc --inference "
+            "--micro-batch-size=" +
+            std::to_string(o.beams) + "); this plan's batch is " + std::to_string(batch);
     return false;
   }
   if (prompts.empty() || (prompts.size() != 1 && static_cast<int64_t>(prompts.size()) != batch)) {
@@ -269,10 +269,10 @@ bool generate(InferenceSession &s, const std::vector<std::vector<int32_t>> &prom
     }
   int64_t n = static_cast<int64_t>(rows.front().size());
   if (n + o.maxNewTokens > s.capacity() + 1) {
-    error = "a prompt of " + std::to_string(n) + " tokens and " +
-            std::to_string(o.maxNewTokens) + " new ones need " +
-            std::to_string(n + o.maxNewTokens - 1) + " positions; the KV cache holds " +
-            std::to_string(s.capacity()) + " (mtc --inference-max-seq-length)";
+    error = "a prompt of " + std::to_string(n) + " tokens and " + std::to_string(o.maxNewTokens) +
+            " new ones need " + std::to_string(n + o.maxNewTokens - 1) +
+            " positions; the KV cache holds " + std::to_string(s.capacity()) +
+            " (mtc --inference-max-seq-length)";
     return false;
   }
   if (o.maxNewTokens < 0 || !(o.sampling.temperature > 0) || o.sampling.topK < 0 ||

@@ -27,7 +27,7 @@ struct Row {
   std::string name;
   int64_t calls = 0;
   double ms = 0, flops = 0;
-  int64_t bytes = 0;  // per call summed over calls; -1 unknown
+  int64_t bytes = 0; // per call summed over calls; -1 unknown
   bool indirect = false;
 };
 
@@ -122,8 +122,8 @@ std::string profileReport(const std::vector<CudaBackend::ProfileEntry> &entries,
     std::string name = row.name + (row.indirect ? "*" : "");
     anyIndirect = anyIndirect || row.indirect;
     if (row.bytes < 0) {
-      out += format("%-28s %10.0f %10.3f %12s %10s %8s\n", name.c_str(), row.calls / n,
-                    row.ms / n, "-", "-", "-");
+      out += format("%-28s %10.0f %10.3f %12s %10s %8s\n", name.c_str(), row.calls / n, row.ms / n,
+                    "-", "-", "-");
       continue;
     }
     double gbs = row.ms > 0 ? static_cast<double>(row.bytes) / (row.ms * 1e6) : 0;
@@ -143,10 +143,10 @@ std::string profileReport(const std::vector<CudaBackend::ProfileEntry> &entries,
       // "gemm bf16>f32 ...": the operands' type decides the peak.
       std::string types = row.name.substr(5, row.name.find(' ', 5) - 5);
       double peak = types.rfind("bf16", 0) == 0 || types.rfind("f16", 0) == 0 ? peaks.tflops16
-                    : types.rfind("f32", 0) == 0                            ? peaks.tflops32
-                                                                            : 0;
-      out += format("%-44s %8.0f %10.3f %10.1f %8s\n", row.name.c_str(), row.calls / n,
-                    row.ms / n, tflops, ofPeak(tflops, peak).c_str());
+                    : types.rfind("f32", 0) == 0                              ? peaks.tflops32
+                                                                              : 0;
+      out += format("%-44s %8.0f %10.3f %10.1f %8s\n", row.name.c_str(), row.calls / n, row.ms / n,
+                    tflops, ofPeak(tflops, peak).c_str());
     }
   }
   return out;

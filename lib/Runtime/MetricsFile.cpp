@@ -7,6 +7,7 @@
 #include <cerrno>
 #include <cmath>
 #include <cstring>
+#include <sys/resource.h>
 
 namespace mt {
 namespace {
@@ -14,6 +15,21 @@ namespace {
 /// JSON has no NaN or infinity: those are null.
 llvm::json::Value number(double v) {
   return std::isfinite(v) ? llvm::json::Value(v) : llvm::json::Value(nullptr);
+}
+
+/// Megabytes (10^6 bytes), as the memory report prints them.
+double megabytes(double bytes) { return bytes / 1e6; }
+
+/// The memory a step used: the process's peak resident set (every rank
+/// thread of this process) and the reporting rank's arena and saved
+/// activations.
+llvm::json::Object memoryOf(const StepStats &s) {
+  rusage usage{};
+  getrusage(RUSAGE_SELF, &usage);
+  return llvm::json::Object{
+      {"peak_rss_mb", megabytes(static_cast<double>(usage.ru_maxrss) * 1024)},
+      {"arena_mb", megabytes(static_cast<double>(s.arenaBytes))},
+      {"saved_activations_mb", megabytes(static_cast<double>(s.savedActivationBytes))}};
 }
 
 llvm::json::Object metricsOf(const std::vector<std::pair<std::string, double>> &metrics) {
@@ -37,8 +53,7 @@ bool MetricsFile::open(const std::string &path, std::string &error) {
   return file_ != nullptr;
 }
 
-void MetricsFile::train(int64_t step, const StepStats &s, double tokensPerSecond,
-                        double elapsed) {
+void MetricsFile::train(int64_t step, const StepStats &s, double tokensPerSecond, double elapsed) {
   llvm::json::Object line{{"kind", "train"},
                           {"step", step},
                           {"loss", number(s.loss)},
@@ -47,6 +62,7 @@ void MetricsFile::train(int64_t step, const StepStats &s, double tokensPerSecond
                           {"tokens_per_s", number(tokensPerSecond)},
                           {"elapsed_s", number(elapsed)},
                           {"skipped", s.skipped},
+                          {"memory", memoryOf(s)},
                           {"metrics", metricsOf(s.metrics)}};
   if (s.lossScale > 0)
     line["loss_scale"] = number(s.lossScale);

@@ -110,8 +110,7 @@ bool OverlappedReduction::finish(double &waited, std::string &error) {
   }
   if (missing) {
     error = "the step signalled " + std::to_string(total - missing) + " of the " +
-            std::to_string(total) +
-            " gradient slices it should (a plan out of step with its code)";
+            std::to_string(total) + " gradient slices it should (a plan out of step with its code)";
     return false;
   }
   return true;

@@ -14,11 +14,16 @@ namespace {
 bool hostHas(const std::string &feature) {
 #if defined(__x86_64__)
   __builtin_cpu_init();
-  if (feature == "sse4.2") return __builtin_cpu_supports("sse4.2");
-  if (feature == "avx") return __builtin_cpu_supports("avx");
-  if (feature == "avx2") return __builtin_cpu_supports("avx2");
-  if (feature == "fma") return __builtin_cpu_supports("fma");
-  if (feature == "avx512f") return __builtin_cpu_supports("avx512f");
+  if (feature == "sse4.2")
+    return __builtin_cpu_supports("sse4.2");
+  if (feature == "avx")
+    return __builtin_cpu_supports("avx");
+  if (feature == "avx2")
+    return __builtin_cpu_supports("avx2");
+  if (feature == "fma")
+    return __builtin_cpu_supports("fma");
+  if (feature == "avx512f")
+    return __builtin_cpu_supports("avx512f");
 #endif
   return false;
 }
@@ -77,8 +82,8 @@ bool loadPlanCode(const plan::Plan &plan, CpuModule &module, std::unique_ptr<Cud
     written += static_cast<size_t>(n);
   }
   if (fd < 0 || written < bytes.size()) {
-    error = "cannot stage the plan's native code (" + std::to_string(bytes.size()) +
-            " bytes) in " + dir + ": " + std::strerror(errno ? errno : ENOSPC) +
+    error = "cannot stage the plan's native code (" + std::to_string(bytes.size()) + " bytes) in " +
+            dir + ": " + std::strerror(errno ? errno : ENOSPC) +
             " (TMPDIR names another directory)";
     if (fd >= 0) {
       close(fd);

@@ -2,6 +2,7 @@
 #include "mt/Runtime/RunRecorder.h"
 #include "mt/Plan/BufferNames.h"
 #include "mt/Plan/PlanEnums.h"
+#include "mt/Runtime/Trainer.h"
 
 #include <cerrno>
 #include <cstring>
@@ -58,7 +59,6 @@ private:
     return true;
   }
 
-
   BatchSource &inner_;
   std::string dir_;
   int64_t count_ = 0;
@@ -107,14 +107,14 @@ bool RunRecorder::begin(Trainer &trainer, std::string &error) {
   json << "{\n  \"micro_batch_size\": " << c.micro_batch_size()
        << ",\n  \"global_batch_size\": " << c.global_batch_size()
        << ",\n  \"seq_length\": " << c.seq_length()
-       << ",\n  \"decoder_seq_length\": " << c.decoder_seq_length() << ",\n  \"vocab_size\": " << c.vocab_size()
-       << ",\n  \"lr\": " << o.lr() << ",\n  \"min_lr\": " << o.min_lr()
-       << ",\n  \"lr_warmup_iters\": " << o.lr_warmup_iters()
+       << ",\n  \"decoder_seq_length\": " << c.decoder_seq_length()
+       << ",\n  \"vocab_size\": " << c.vocab_size() << ",\n  \"lr\": " << o.lr()
+       << ",\n  \"min_lr\": " << o.min_lr() << ",\n  \"lr_warmup_iters\": " << o.lr_warmup_iters()
        << ",\n  \"lr_decay_iters\": " << o.lr_decay_iters() << ",\n  \"lr_decay_style\": \""
        << nameOf(o.lr_decay_style()) << "\",\n  \"clip_grad\": " << o.clip_grad()
-       << ",\n  \"weight_decay\": " << o.weight_decay() << ",\n  \"adam_beta1\": "
-       << o.adam_beta1() << ",\n  \"adam_beta2\": " << o.adam_beta2()
-       << ",\n  \"adam_eps\": " << o.adam_eps() << ",\n  \"parameters\": [";
+       << ",\n  \"weight_decay\": " << o.weight_decay() << ",\n  \"adam_beta1\": " << o.adam_beta1()
+       << ",\n  \"adam_beta2\": " << o.adam_beta2() << ",\n  \"adam_eps\": " << o.adam_eps()
+       << ",\n  \"parameters\": [";
   bool first = true;
   for (const plan::Parameter &p : trainer.plan().parameters()) {
     json << (first ? "\n" : ",\n") << "    {\"name\": \"" << p.name() << "\", \"shape\": [";
@@ -143,14 +143,15 @@ bool RunRecorder::step(Trainer &trainer, int64_t iteration, const StepStats &sta
   if (lead_) {
     // Every digit (17 significant), so resumed runs can be compared exactly;
     // then the step and the loss scale (fp16; 0 without).
-    std::fprintf(losses_, "%.17g %.17g %.17g %d %lld %.17g\n", stats.loss, stats.gradNorm,
-                 stats.lr, stats.skipped ? 1 : 0, static_cast<long long>(iteration),
-                 stats.lossScale);
+    std::fprintf(losses_, "%.17g %.17g %.17g %d %lld %.17g\n", stats.loss, stats.gradNorm, stats.lr,
+                 stats.skipped ? 1 : 0, static_cast<long long>(iteration), stats.lossScale);
     std::fflush(losses_);
     std::fprintf(cpu_, "%lld %.6f\n", static_cast<long long>(iteration), stats.cpuSeconds);
     std::fflush(cpu_);
   }
-  return iteration != 1 || writeParams(trainer, "grads_step1", std::string(buffers::prefixOf(buffers::Role::GradAccumulator)), error);
+  return iteration != 1 ||
+         writeParams(trainer, "grads_step1",
+                     std::string(buffers::prefixOf(buffers::Role::GradAccumulator)), error);
 }
 
 bool RunRecorder::end(Trainer &trainer, std::string &error) {

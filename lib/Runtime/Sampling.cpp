@@ -29,8 +29,8 @@ Candidates candidatesOf(const std::vector<float> &logits, const SamplingOptions 
   auto before = [&](int32_t a, int32_t b) {
     return logits[a] > logits[b] || (logits[a] == logits[b] && a < b);
   };
-  size_t keep = o.topK > 0 ? std::min<size_t>(static_cast<size_t>(o.topK), order.size())
-                           : order.size();
+  size_t keep =
+      o.topK > 0 ? std::min<size_t>(static_cast<size_t>(o.topK), order.size()) : order.size();
   std::partial_sort(order.begin(), order.begin() + static_cast<std::ptrdiff_t>(keep), order.end(),
                     before);
   order.resize(keep);

@@ -35,8 +35,9 @@ std::string timelineText(const std::vector<TimelineEntry> &timeline, int64_t sta
     for (const TimelineEntry &e : timeline)
       if (e.stage == s)
         row.push_back(e);
-    std::stable_sort(row.begin(), row.end(),
-                     [](const TimelineEntry &a, const TimelineEntry &b) { return a.start < b.start; });
+    std::stable_sort(row.begin(), row.end(), [](const TimelineEntry &a, const TimelineEntry &b) {
+      return a.start < b.start;
+    });
     out << "stage " << s << ":";
     for (const TimelineEntry &e : row)
       out << " " << label(e.op, chunks);
@@ -62,29 +63,29 @@ std::string timelineSvg(const std::vector<TimelineEntry> &timeline, int64_t stag
   const double left = 70, top = 40, rowHeight = 32, width = 900;
   double scale = t1 > t0 ? width / (t1 - t0) : 1;
   std::ostringstream svg;
-  svg << "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" << left + width + 20
-      << "\" height=\"" << top + rowHeight * static_cast<double>(stages) + 40
+  svg << "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" << left + width + 20 << "\" height=\""
+      << top + rowHeight * static_cast<double>(stages) + 40
       << "\" font-family=\"sans-serif\" font-size=\"11\">\n";
   svg << "<text x=\"" << left << "\" y=\"20\" font-size=\"14\">" << title << "</text>\n";
   for (int64_t s = 0; s < stages; ++s)
-    svg << "<text x=\"5\" y=\"" << top + rowHeight * static_cast<double>(s) + 20
-        << "\">stage " << s << "</text>\n";
+    svg << "<text x=\"5\" y=\"" << top + rowHeight * static_cast<double>(s) + 20 << "\">stage " << s
+        << "</text>\n";
   for (const TimelineEntry &e : timeline) {
     double x = left + (e.start - t0) * scale, w = std::max(1.0, (e.end - e.start) * scale);
     double y = top + rowHeight * static_cast<double>(e.stage);
     bool fwd = e.op.kind == PipelineOp::Forward;
     // Later chunks are drawn darker, as in the paper's interleaved figure.
-    const char *fill = fwd ? (e.op.chunk % 2 ? "#2b5fa8" : "#7fa7e0")
-                           : (e.op.chunk % 2 ? "#2f8a4a" : "#8fd19e");
+    const char *fill =
+        fwd ? (e.op.chunk % 2 ? "#2b5fa8" : "#7fa7e0") : (e.op.chunk % 2 ? "#2f8a4a" : "#8fd19e");
     svg << "<rect x=\"" << x << "\" y=\"" << y << "\" width=\"" << w << "\" height=\""
         << rowHeight - 6 << "\" fill=\"" << fill << "\" stroke=\"#333\" stroke-width=\"0.5\"/>\n";
-    svg << "<text x=\"" << x + w / 2 << "\" y=\"" << y + 17
-        << "\" text-anchor=\"middle\">" << label(e.op, chunks) << "</text>\n";
+    svg << "<text x=\"" << x + w / 2 << "\" y=\"" << y + 17 << "\" text-anchor=\"middle\">"
+        << label(e.op, chunks) << "</text>\n";
   }
   svg << "<text x=\"" << left << "\" y=\"" << top + rowHeight * static_cast<double>(stages) + 25
       << "\">time (s): " << 0 << " .. " << t1 - t0
-      << "; F = forward, B = backward, number = micro-batch"
-      << (chunks ? ".chunk" : "") << "</text>\n";
+      << "; F = forward, B = backward, number = micro-batch" << (chunks ? ".chunk" : "")
+      << "</text>\n";
   svg << "</svg>\n";
   return svg.str();
 }

@@ -5,8 +5,8 @@
 
 #include "mt/Plan/PlanEnums.h"
 #include "mt/Plan/VerifyPlan.h"
-#include "mt/Runtime/PlanCode.h"
 #include "mt/Runtime/Initializer.h"
+#include "mt/Runtime/PlanCode.h"
 #include "mt/Schedule/PipelineSchedule.h"
 
 #include <algorithm>
@@ -19,7 +19,6 @@
 #include <unistd.h>
 
 namespace mt {
-
 
 using namespace trainer;
 
@@ -150,8 +149,8 @@ bool Trainer::buildStages(std::string &error) {
       sl.layout = shardOf(p, begin, end, tpIndex_);
       std::string bad = sl.layout.check();
       if (!bad.empty()) {
-        error = "parameter '" + p.name() + "' cannot be laid out on rank " +
-                std::to_string(rank_) + ": " + bad;
+        error = "parameter '" + p.name() + "' cannot be laid out on rank " + std::to_string(rank_) +
+                ": " + bad;
         return false;
       }
       sl.shape = sl.layout.localShape();
@@ -174,7 +173,8 @@ bool Trainer::buildStages(std::string &error) {
         for (int64_t h : holders->second)
           sl.tiedRanks.push_back(stageRank(h));
         std::sort(sl.tiedRanks.begin(), sl.tiedRanks.end());
-        sl.tiedRanks.erase(std::unique(sl.tiedRanks.begin(), sl.tiedRanks.end()), sl.tiedRanks.end());
+        sl.tiedRanks.erase(std::unique(sl.tiedRanks.begin(), sl.tiedRanks.end()),
+                           sl.tiedRanks.end());
       }
       st.slices.push_back(sl);
       return true;
@@ -195,8 +195,8 @@ bool Trainer::buildStages(std::string &error) {
       for (const plan::StageParameter &sp : desc->parameters()) {
         auto it = byName.find(sp.name());
         if (it == byName.end() || sp.layer_begin() < 0 || sp.layer_end() < sp.layer_begin() ||
-            (sp.layer_end() > 0 && (it->second->shape_size() == 0 ||
-                                    sp.layer_end() > it->second->shape(0)))) {
+            (sp.layer_end() > 0 &&
+             (it->second->shape_size() == 0 || sp.layer_end() > it->second->shape(0)))) {
           error = "stage " + std::to_string(k) + " holds an unknown or out-of-range parameter '" +
                   sp.name() + "'";
           return false;
@@ -212,7 +212,8 @@ bool Trainer::buildStages(std::string &error) {
     std::set<std::string> inPlace(st.trainStep->updated_in_place().begin(),
                                   st.trainStep->updated_in_place().end());
     for (const Slice &sl : st.slices) {
-      bool byStep = inPlace.count(st.prefix + buffers::of(buffers::Role::GradAccumulator, sl.param->name())) > 0;
+      bool byStep = inPlace.count(st.prefix + buffers::of(buffers::Role::GradAccumulator,
+                                                          sl.param->name())) > 0;
       if (byStep == (st.accumulate != nullptr)) {
         error = "the plan is corrupt: the gradient of '" + sl.param->name() + "' on stage " +
                 std::to_string(k) + " is accumulated " + (byStep ? "twice" : "by nothing") +
@@ -245,7 +246,8 @@ bool Trainer::allocate(std::string &error) {
       // values the unsplit tensor has there.
       uint64_t key = parameterKey(c.seed(), p.name());
       for (int64_t i = 0; i < sl.elements; ++i) {
-        double v = initialValue(kind, p.init().std(), key, static_cast<uint64_t>(sl.layout.globalIndex(i)));
+        double v = initialValue(kind, p.init().std(), key,
+                                static_cast<uint64_t>(sl.layout.globalIndex(i)));
         if (p.dtype() == plan::F64)
           b.as<double>()[i] = v;
         else
@@ -285,18 +287,18 @@ bool Trainer::allocate(std::string &error) {
   // keep nothing in it between calls.
   arena_ = std::make_unique<Buffer>(std::vector<int64_t>{arenaBytes_}, 1, cuda_.get());
   if (!arena_->allocated() && allocationError_.empty())
-    allocationError_ = "the arena of " + std::to_string(arenaBytes_) + " bytes: " +
-                       arena_->allocationError();
+    allocationError_ =
+        "the arena of " + std::to_string(arenaBytes_) + " bytes: " + arena_->allocationError();
   if (!allocationError_.empty()) {
     error = "out of GPU memory: " + allocationError_;
     return false;
   }
   const plan::Optimizer &o = c.optimizer();
   // Unspecified (plans of tools that set no schedule): cosine, mtc's default.
-  LrSchedule::Decay decay = o.lr_decay_style() == plan::Optimizer::CONSTANT ? LrSchedule::Decay::Constant
-                            : o.lr_decay_style() == plan::Optimizer::LINEAR
-                                ? LrSchedule::Decay::Linear
-                                : LrSchedule::Decay::Cosine;
+  LrSchedule::Decay decay =
+      o.lr_decay_style() == plan::Optimizer::CONSTANT ? LrSchedule::Decay::Constant
+      : o.lr_decay_style() == plan::Optimizer::LINEAR ? LrSchedule::Decay::Linear
+                                                      : LrSchedule::Decay::Cosine;
   schedule_ = LrSchedule{o.lr(), o.min_lr(), o.lr_warmup_iters(), o.lr_decay_iters(), decay};
   return true;
 }
@@ -394,9 +396,9 @@ bool Trainer::setBatch(const MicroBatch &batch, int64_t iteration, int64_t micro
             std::to_string(targets) + " labels and mask values";
     return false;
   }
-  for (const auto &[name, values] :
-       {std::pair<std::string, const std::vector<int32_t> *>{buffers::batch("tokens"), &batch.tokens},
-        {buffers::batch("labels"), &batch.labels}}) {
+  for (const auto &[name, values] : {std::pair<std::string, const std::vector<int32_t> *>{
+                                         buffers::batch("tokens"), &batch.tokens},
+                                     {buffers::batch("labels"), &batch.labels}}) {
     Buffer *b = buffer(name);
     if (!b)
       continue;
@@ -453,11 +455,21 @@ bool Trainer::setModelInputs(const MicroBatch &batch, std::string &error) {
     plan::DType type = dtypes_[name];
     for (size_t i = 0; i < values.size(); ++i) {
       switch (type) {
-      case plan::I32: b.as<int32_t>()[i] = values[i]; break;
-      case plan::I64: b.as<int64_t>()[i] = values[i]; break;
-      case plan::I1: b.as<uint8_t>()[i] = values[i] != 0; break;
-      case plan::F64: b.as<double>()[i] = values[i]; break;
-      case plan::F32: b.as<float>()[i] = static_cast<float>(values[i]); break;
+      case plan::I32:
+        b.as<int32_t>()[i] = values[i];
+        break;
+      case plan::I64:
+        b.as<int64_t>()[i] = values[i];
+        break;
+      case plan::I1:
+        b.as<uint8_t>()[i] = values[i] != 0;
+        break;
+      case plan::F64:
+        b.as<double>()[i] = values[i];
+        break;
+      case plan::F32:
+        b.as<float>()[i] = static_cast<float>(values[i]);
+        break;
       default:
         error = "batch input '" + what + "' is " + plan::DType_Name(type) +
                 ": mt-run fills batch inputs as integers, flags or f32/f64 weights";
@@ -509,7 +521,6 @@ bool Trainer::sumOver(const Group &group, double &value, const std::string &what
     return true;
   return comm_->allReduce(group, &value, 1, ElementType::F64, ReduceOp::Sum, what, error);
 }
-
 
 TensorShard Trainer::shardOf(const plan::Parameter &p, int64_t begin, int64_t end,
                              int64_t tpIndex) const {

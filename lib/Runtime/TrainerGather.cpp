@@ -56,7 +56,8 @@ bool Trainer::gather(const std::string &prefix, const plan::Parameter &param,
             !comm_->send(0, kGatherChannel, piece.data(), count, ElementType::F64, name, error))
           return false;
       } else if (rank_ == 0) {
-        if (!comm_->recv(holder, kGatherChannel, piece.data(), count, ElementType::F64, name, error))
+        if (!comm_->recv(holder, kGatherChannel, piece.data(), count, ElementType::F64, name,
+                         error))
           return false;
       }
       if (rank_ == 0)
@@ -97,10 +98,11 @@ bool Trainer::gatherTimeline(std::vector<TimelineEntry> &out, std::string &error
       return false;
     for (int64_t i = 0; i < n; ++i) {
       const double *e = &v[static_cast<size_t>(6 * i)];
-      out.push_back(TimelineEntry{static_cast<int64_t>(e[0]),
-                                  PipelineOp{e[1] == 0 ? PipelineOp::Forward : PipelineOp::Backward,
-                                             static_cast<int64_t>(e[2]), static_cast<int64_t>(e[3])},
-                                  e[4], e[5]});
+      out.push_back(
+          TimelineEntry{static_cast<int64_t>(e[0]),
+                        PipelineOp{e[1] == 0 ? PipelineOp::Forward : PipelineOp::Backward,
+                                   static_cast<int64_t>(e[2]), static_cast<int64_t>(e[3])},
+                        e[4], e[5]});
     }
   }
   return true;

@@ -2,9 +2,9 @@
 #ifndef MT_LIB_RUNTIME_TRAINERINTERNALS_H
 #define MT_LIB_RUNTIME_TRAINERINTERNALS_H
 
+#include "mt/Plan/BufferNames.h"
 #include "mt/Runtime/Communicator.h"
 #include "mt/Runtime/CpuModule.h"
-#include "mt/Plan/BufferNames.h"
 
 #include "plan.pb.h"
 

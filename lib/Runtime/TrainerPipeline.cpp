@@ -44,8 +44,7 @@ std::map<int64_t, size_t> lastBackwardOf(const std::vector<PipelineOp> &order) {
 
 } // namespace
 
-bool Trainer::takeFreeSet(Stage &st, const std::string &micro, SavedSet &set,
-                          std::string &error) {
+bool Trainer::takeFreeSet(Stage &st, const std::string &micro, SavedSet &set, std::string &error) {
   if (st.freeSets.empty()) {
     error = "stage " + std::to_string(st.index) + " has no free set of saved activations for" +
             micro + ": the schedule holds more micro-batches than were planned";
@@ -66,13 +65,14 @@ bool Trainer::runPipeline(int64_t iteration, const std::vector<MicroBatch> &batc
   // A stage that keeps its activations holds each micro-batch's set from
   // its forward to its backward; a stage whose step computes its forward
   // again (the last) keeps its input instead.
-  std::map<std::pair<int64_t, int64_t>, SavedSet> held;                      // (chunk, micro)
+  std::map<std::pair<int64_t, int64_t>, SavedSet> held;                    // (chunk, micro)
   std::map<std::pair<int64_t, int64_t>, std::vector<unsigned char>> stash; // (chunk, micro)
   timeline_.clear();
   const std::vector<PipelineOp> &order = pipelineSchedule_[static_cast<size_t>(ppIndex_)];
   std::map<int64_t, size_t> lastBackward = lastBackwardOf(order);
   auto now = [] {
-    return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+    return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch())
+        .count();
   };
   for (size_t n = 0; n < order.size(); ++n) {
     const PipelineOp &op = order[n];
@@ -198,8 +198,7 @@ bool Trainer::evaluate(BatchSource &data, int64_t batches, double &loss, std::st
       if (k > 0) {
         Buffer &in = *buffer(st.prefix + std::string(buffers::kStageInput));
         if (!comm_->recv(stageRank(k - 1), kEvalChannelBase + static_cast<int>(k - 1), in.data(),
-                         in.numElements(),
-                         stageType(dtypes_, st.prefix, buffers::kStageInput),
+                         in.numElements(), stageType(dtypes_, st.prefix, buffers::kStageInput),
                          what + std::to_string(k), error))
           return false;
       }
@@ -211,8 +210,7 @@ bool Trainer::evaluate(BatchSource &data, int64_t batches, double &loss, std::st
       } else {
         Buffer &out = *buffer(st.prefix + std::string(buffers::kStageOutput));
         if (!comm_->send(stageRank(k + 1), kEvalChannelBase + static_cast<int>(k), out.data(),
-                         out.numElements(),
-                         stageType(dtypes_, st.prefix, buffers::kStageOutput),
+                         out.numElements(), stageType(dtypes_, st.prefix, buffers::kStageOutput),
                          what + std::to_string(k + 1), error))
           return false;
       }

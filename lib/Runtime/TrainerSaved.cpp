@@ -46,9 +46,9 @@ bool Trainer::allocateSaved(std::string &error) {
     for (int64_t n = 0; n < sets; ++n) {
       SavedSet set;
       for (const plan::TensorSpec &spec : st.saved) {
-        set.push_back(std::make_unique<Buffer>(
-            std::vector<int64_t>(spec.shape().begin(), spec.shape().end()),
-            dtypeBytes(spec.dtype()), cuda_.get()));
+        set.push_back(
+            std::make_unique<Buffer>(std::vector<int64_t>(spec.shape().begin(), spec.shape().end()),
+                                     dtypeBytes(spec.dtype()), cuda_.get()));
         if (!set.back()->allocated() && allocationError_.empty())
           allocationError_ = "saved activation '" + spec.name() + "' of micro-batch set " +
                              std::to_string(n) + ": " + set.back()->allocationError();

@@ -19,9 +19,11 @@ bool Trainer::reducePartialGradients(std::string &error) {
     for (const Slice &sl : st.slices) {
       if (!sl.partialOverTp)
         continue;
-      Buffer &acc = *buffer(st.prefix + buffers::of(buffers::Role::GradAccumulator, sl.param->name()));
-      if (!comm_->allReduce(tpGroup_, acc.data(), acc.numElements(), commType(sl.param->dtype()),
-                            ReduceOp::Sum, st.prefix + buffers::of(buffers::Role::GradAccumulator, sl.param->name()), error))
+      Buffer &acc =
+          *buffer(st.prefix + buffers::of(buffers::Role::GradAccumulator, sl.param->name()));
+      if (!comm_->allReduce(
+              tpGroup_, acc.data(), acc.numElements(), commType(sl.param->dtype()), ReduceOp::Sum,
+              st.prefix + buffers::of(buffers::Role::GradAccumulator, sl.param->name()), error))
         return false;
     }
   return true;
@@ -41,7 +43,8 @@ bool Trainer::reduceTiedGradients(std::string &error) {
     for (Stage &st : stages_)
       for (const Slice &sl : st.slices)
         if (sl.param == &p && !sl.tiedRanks.empty()) {
-          copies.push_back(buffer(st.prefix + buffers::of(buffers::Role::GradAccumulator, p.name())));
+          copies.push_back(
+              buffer(st.prefix + buffers::of(buffers::Role::GradAccumulator, p.name())));
           tied = &sl;
         }
     if (copies.empty())
@@ -57,8 +60,8 @@ bool Trainer::reduceTiedGradients(std::string &error) {
       }
     std::string what = buffers::of(buffers::Role::GradAccumulator, p.name());
     if (tied->tiedRanks.size() > 1 &&
-        !comm_->allReduce(Group{tied->tiedRanks, "tied " + p.name()}, sum.data(),
-                          sum.numElements(), commType(p.dtype()), ReduceOp::Sum, what, error))
+        !comm_->allReduce(Group{tied->tiedRanks, "tied " + p.name()}, sum.data(), sum.numElements(),
+                          commType(p.dtype()), ReduceOp::Sum, what, error))
       return false;
     for (size_t c = 1; c < copies.size(); ++c)
       std::memcpy(copies[c]->data(), sum.data(),
@@ -88,8 +91,8 @@ bool Trainer::reduceGradients(std::string &error) {
       Buffer *shard = buffer(st.prefix + buffers::of(buffers::Role::GradShard, p.name()));
       int64_t s = shardElements(sl), bytes = dtypeBytes(p.dtype());
       if (!shard || shard->numElements() != s) {
-        error = "the plan's optimizer does not take " + std::to_string(s) +
-                "-element shards of '" + st.prefix + p.name() + "'";
+        error = "the plan's optimizer does not take " + std::to_string(s) + "-element shards of '" +
+                st.prefix + p.name() + "'";
         return false;
       }
       // Zero-padded to dp equal pieces; rank i keeps the sum of piece i.
@@ -97,8 +100,8 @@ bool Trainer::reduceGradients(std::string &error) {
       std::memcpy(padded.data(), acc.data(), static_cast<size_t>(acc.numElements() * bytes));
       if (dp_ == 1)
         std::memcpy(shard->data(), padded.data(), padded.size());
-      else if (!comm_->reduceScatter(dpGroup_, padded.data(), shard->data(), s, type,
-                                     ReduceOp::Sum, what, error))
+      else if (!comm_->reduceScatter(dpGroup_, padded.data(), shard->data(), s, type, ReduceOp::Sum,
+                                     what, error))
         return false;
     }
   return true;
@@ -132,9 +135,9 @@ bool Trainer::optimize(std::string &error) {
       std::vector<unsigned char> padded(static_cast<size_t>(s * dp_ * bytes));
       if (dp_ == 1)
         std::memcpy(padded.data(), shard.data(), padded.size());
-      else if (!comm_->allGather(dpGroup_, shard.data(), padded.data(), s,
-                                 commType(sl.param->dtype()),
-                                 st.prefix + buffers::of(buffers::Role::ParamShard, sl.param->name()), error))
+      else if (!comm_->allGather(
+                   dpGroup_, shard.data(), padded.data(), s, commType(sl.param->dtype()),
+                   st.prefix + buffers::of(buffers::Role::ParamShard, sl.param->name()), error))
         return false;
       std::memcpy(param.data(), padded.data(), static_cast<size_t>(param.numElements() * bytes));
     }
@@ -143,6 +146,8 @@ bool Trainer::optimize(std::string &error) {
 }
 
 bool Trainer::step(int64_t iteration, BatchSource &data, StepStats &stats, std::string &error) {
+  stats.arenaBytes = arenaBytes_;
+  stats.savedActivationBytes = savedBytes_;
   const plan::Config &c = plan_.config();
   const plan::Optimizer &o = c.optimizer();
   // `micro` counts the global batch's micro-batches over all data-parallel
@@ -152,7 +157,8 @@ bool Trainer::step(int64_t iteration, BatchSource &data, StepStats &stats, std::
   int64_t micro = c.global_batch_size() / c.micro_batch_size();
   for (Stage &st : stages_)
     for (const Slice &sl : st.slices) {
-      Buffer &acc = *buffer(st.prefix + buffers::of(buffers::Role::GradAccumulator, sl.param->name()));
+      Buffer &acc =
+          *buffer(st.prefix + buffers::of(buffers::Role::GradAccumulator, sl.param->name()));
       size_t bytes = static_cast<size_t>(acc.numElements() * dtypeBytes(sl.param->dtype()));
       if (cuda_)
         cuda_->zero(acc.data(), bytes); // on the GPU: the pages stay there

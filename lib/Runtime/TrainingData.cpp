@@ -19,12 +19,12 @@ bool exists(const std::string &path) {
 }
 
 bool endsWith(const std::string &s, const std::string &suffix) {
-  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+  return s.size() >= suffix.size() &&
+         s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
 }
 
 /// One document of whitespace-separated ids per non-empty line.
-bool readIds(const std::string &path, std::vector<std::vector<int32_t>> &docs,
-             std::string &error) {
+bool readIds(const std::string &path, std::vector<std::vector<int32_t>> &docs, std::string &error) {
   std::ifstream in(path);
   if (!in) {
     error = "cannot open data '" + path + "'";
@@ -58,9 +58,9 @@ bool checkVocabulary(const DocumentSource &docs, int64_t vocab, const std::strin
     docs.copyTokens(d, 0, static_cast<int64_t>(buffer.size()), buffer.data());
     for (size_t i = 0; i < buffer.size(); ++i)
       if (buffer[i] < 0 || buffer[i] >= vocab) {
-        error = "'" + path + "': document " + std::to_string(d) + ", token " +
-                std::to_string(i) + " ('" + std::to_string(buffer[i]) +
-                "') is not an id in [0, " + std::to_string(vocab) + ")";
+        error = "'" + path + "': document " + std::to_string(d) + ", token " + std::to_string(i) +
+                " ('" + std::to_string(buffer[i]) + "') is not an id in [0, " +
+                std::to_string(vocab) + ")";
         return false;
       }
   }
@@ -98,7 +98,8 @@ bool SplitSource::next(int64_t rows, int64_t seq, MicroBatch &batch, std::string
     error = "the " + name_ + " split holds no sample of " +
             (isBert_ ? "two segments in " + std::to_string(seq)
              : isT5_ ? "span-corrupted text in " + std::to_string(seq)
-                     : std::to_string(seq + 1)) + " tokens";
+                     : std::to_string(seq + 1)) +
+            " tokens";
     return false;
   }
   size_t n = static_cast<size_t>(rows * seq);
@@ -134,8 +135,7 @@ void SplitSource::nextBert(int64_t row, int64_t seq, MicroBatch &batch) {
   std::copy(sample.labels.begin(), sample.labels.end(), at(batch.labels));
   std::copy(sample.lossMask.begin(), sample.lossMask.end(), batch.lossMask.begin() + row * seq);
   std::copy(sample.tokenTypes.begin(), sample.tokenTypes.end(), at(batch.inputs["token_types"]));
-  std::copy(sample.paddingMask.begin(), sample.paddingMask.end(),
-            at(batch.inputs["padding_mask"]));
+  std::copy(sample.paddingMask.begin(), sample.paddingMask.end(), at(batch.inputs["padding_mask"]));
   // The sentence-order label weighs in at the first position only.
   *at(batch.inputs["sop_labels"]) = sample.sentenceOrder;
   *at(batch.inputs["sop_mask"]) = 1;
@@ -166,8 +166,10 @@ bool TrainingData::openT5(const std::string &path, int64_t vocab, const T5Specia
   int64_t needed = static_cast<int64_t>(ids.firstSentinel) + ids.numSentinels;
   if (needed > vocab) {
     error = "the tokenizer's " + std::to_string(ids.firstSentinel) + " ids and " +
-            std::to_string(ids.numSentinels) + " sentinels (--vocab-extra-ids) need a vocabulary "
-            "of " + std::to_string(needed) + "; the model's holds " + std::to_string(vocab);
+            std::to_string(ids.numSentinels) +
+            " sentinels (--vocab-extra-ids) need a vocabulary "
+            "of " +
+            std::to_string(needed) + "; the model's holds " + std::to_string(vocab);
     return false;
   }
   if (ids.numSentinels < 1) {
@@ -233,15 +235,17 @@ bool TrainingData::open(const std::string &path, int64_t vocab, std::string &err
       return false;
     documents_ = std::make_unique<InMemoryDocuments>(std::move(documents));
   } else {
-    error = "no data at '" + path + "': expected a text file, a .tokens file, or an indexed "
-            "dataset prefix with '" + indexPath(path) + "' and '" + dataPath(path) + "'";
+    error = "no data at '" + path +
+            "': expected a text file, a .tokens file, or an indexed "
+            "dataset prefix with '" +
+            indexPath(path) + "' and '" + dataPath(path) + "'";
     return false;
   }
   return checkVocabulary(*documents_, vocab, path, error);
 }
 
-bool TrainingData::build(const std::string &split, int64_t seq, uint64_t seed,
-                         int64_t trainSamples, std::string &error) {
+bool TrainingData::build(const std::string &split, int64_t seq, uint64_t seed, int64_t trainSamples,
+                         std::string &error) {
   std::array<double, 3> weights;
   if (!parseSplit(split, weights, error))
     return false;

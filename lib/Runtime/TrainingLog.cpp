@@ -49,16 +49,16 @@ void TrainingLog::emit(const std::string &line) {
 void TrainingLog::header(const plan::Config &c, int64_t trainSamples, int64_t validSamples,
                          const std::string &device) {
   char line[512];
-  std::string decoder = c.decoder_seq_length() > 0
-                            ? " (decoder " + std::to_string(c.decoder_seq_length()) + ")"
-                            : "";
+  std::string decoder =
+      c.decoder_seq_length() > 0 ? " (decoder " + std::to_string(c.decoder_seq_length()) + ")" : "";
   std::snprintf(line, sizeof line,
                 "model %s: micro-batch %lld, global batch %lld, seq %lld%s, %lld steps; data: %lld "
                 "training and %lld validation samples",
                 c.model().c_str(), static_cast<long long>(c.micro_batch_size()),
                 static_cast<long long>(c.global_batch_size()),
-                static_cast<long long>(c.seq_length()), decoder.c_str(), static_cast<long long>(total_),
-                static_cast<long long>(trainSamples), static_cast<long long>(validSamples));
+                static_cast<long long>(c.seq_length()), decoder.c_str(),
+                static_cast<long long>(total_), static_cast<long long>(trainSamples),
+                static_cast<long long>(validSamples));
   emit(line);
   if (!device.empty())
     emit("device: " + device);
@@ -115,12 +115,12 @@ void TrainingLog::step(int64_t it, const StepStats &s, double tokensPerSecond, d
         comm += buf;
       }
     }
-    std::snprintf(line, sizeof line,
-                  "iteration %6lld/%lld | loss %.6f%s | lr %.4e | grad norm %.4f%s | %.0f tokens/s | "
-                  "elapsed %.1f s%s%s",
-                  static_cast<long long>(it), static_cast<long long>(total_), s.loss,
-                  metrics.c_str(), s.lr, s.gradNorm, scale.c_str(), tokensPerSecond, elapsed,
-                  comm.c_str(), note.c_str());
+    std::snprintf(
+        line, sizeof line,
+        "iteration %6lld/%lld | loss %.6f%s | lr %.4e | grad norm %.4f%s | %.0f tokens/s | "
+        "elapsed %.1f s%s%s",
+        static_cast<long long>(it), static_cast<long long>(total_), s.loss, metrics.c_str(), s.lr,
+        s.gradNorm, scale.c_str(), tokensPerSecond, elapsed, comm.c_str(), note.c_str());
     emit(line);
   }
   if (print_ && terminal_ && it < total_) {

@@ -53,8 +53,7 @@ int64_t MeshShape::groupSize(const std::vector<std::string> &axes) const {
   return n;
 }
 
-int64_t MeshShape::indexInGroup(int64_t rank,
-                                const std::vector<std::string> &axes) const {
+int64_t MeshShape::indexInGroup(int64_t rank, const std::vector<std::string> &axes) const {
   std::vector<int64_t> c = coords(rank);
   int64_t index = 0;
   for (const auto &a : axes) {
@@ -64,8 +63,7 @@ int64_t MeshShape::indexInGroup(int64_t rank,
   return index;
 }
 
-std::vector<int64_t>
-MeshShape::groupOf(int64_t rank, const std::vector<std::string> &axes) const {
+std::vector<int64_t> MeshShape::groupOf(int64_t rank, const std::vector<std::string> &axes) const {
   std::vector<int64_t> base = coords(rank);
   int64_t n = groupSize(axes);
   std::vector<int64_t> ranks;

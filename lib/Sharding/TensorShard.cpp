@@ -24,7 +24,8 @@ TensorShard &TensorShard::split(int64_t dim, int64_t parts, int64_t index, int64
 }
 
 std::string TensorShard::check() const {
-  if (!global_.empty() && (layerBegin_ < 0 || local_[0] < 0 || layerBegin_ + local_[0] > global_[0]))
+  if (!global_.empty() &&
+      (layerBegin_ < 0 || local_[0] < 0 || layerBegin_ + local_[0] > global_[0]))
     return "layers outside the tensor";
   if (splitDim_ < 0)
     return "";

@@ -16,8 +16,7 @@ int createFile(const std::string &path, std::string &error) {
   return fd;
 }
 
-bool writeAll(int fd, const void *data, size_t bytes, const std::string &path,
-              std::string &error) {
+bool writeAll(int fd, const void *data, size_t bytes, const std::string &path, std::string &error) {
   const char *p = static_cast<const char *>(data);
   while (bytes > 0) {
     ssize_t n = ::write(fd, p, bytes);

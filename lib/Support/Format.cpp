@@ -52,17 +52,28 @@ namespace mt {
 bool parseByteSize(const std::string &text, int64_t &bytes, std::string &error) {
   error = "'" + text + "' is not a size in bytes (examples: 2500000, 80GB, 1.5GiB, 512KiB)";
   size_t end = 0;
-  while (end < text.size() && (std::isdigit(static_cast<unsigned char>(text[end])) || text[end] == '.'))
+  while (end < text.size() &&
+         (std::isdigit(static_cast<unsigned char>(text[end])) || text[end] == '.'))
     ++end;
   if (end == 0 || std::count(text.begin(), text.begin() + static_cast<long>(end), '.') > 1)
     return false;
   double number = std::strtod(text.substr(0, end).c_str(), nullptr);
   std::string unit = text.substr(end);
   unit.erase(0, unit.find_first_not_of(' '));
-  static const std::pair<const char *, double> units[] = {
-      {"", 1},       {"B", 1},      {"K", 1e3},       {"KB", 1e3},       {"M", 1e6},
-      {"MB", 1e6},   {"G", 1e9},    {"GB", 1e9},      {"T", 1e12},       {"TB", 1e12},
-      {"KiB", 1024}, {"MiB", 1048576.0}, {"GiB", 1073741824.0}, {"TiB", 1099511627776.0}};
+  static const std::pair<const char *, double> units[] = {{"", 1},
+                                                          {"B", 1},
+                                                          {"K", 1e3},
+                                                          {"KB", 1e3},
+                                                          {"M", 1e6},
+                                                          {"MB", 1e6},
+                                                          {"G", 1e9},
+                                                          {"GB", 1e9},
+                                                          {"T", 1e12},
+                                                          {"TB", 1e12},
+                                                          {"KiB", 1024},
+                                                          {"MiB", 1048576.0},
+                                                          {"GiB", 1073741824.0},
+                                                          {"TiB", 1099511627776.0}};
   for (auto [name, scale] : units)
     if (unit == name) {
       double value = number * scale;

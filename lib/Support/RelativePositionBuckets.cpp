@@ -44,8 +44,8 @@ int64_t relativePositionBucket(int64_t distance, int64_t numBuckets, bool bidire
   // In f32 and truncated, as Hugging Face's T5Attention does: a distance on a
   // bucket boundary lands where its reference implementation puts it.
   float ratio = std::log(static_cast<float>(distance) / static_cast<float>(exact));
-  float scale = static_cast<float>(std::log(static_cast<double>(maxDistance) /
-                                            static_cast<double>(exact)));
+  float scale =
+      static_cast<float>(std::log(static_cast<double>(maxDistance) / static_cast<double>(exact)));
   float grown = ratio / scale * static_cast<float>(n - exact);
   int64_t large = exact + static_cast<int64_t>(grown);
   return base + std::min(large, n - 1);
@@ -56,8 +56,8 @@ std::vector<int32_t> relativePositionBuckets(int64_t queries, int64_t keys, int6
   std::vector<int32_t> buckets;
   buckets.reserve(static_cast<size_t>(queries + keys - 1));
   for (int64_t d = -(queries - 1); d < keys; ++d)
-    buckets.push_back(static_cast<int32_t>(
-        relativePositionBucket(d, numBuckets, bidirectional, maxDistance)));
+    buckets.push_back(
+        static_cast<int32_t>(relativePositionBucket(d, numBuckets, bidirectional, maxDistance)));
   return buckets;
 }
 

@@ -78,8 +78,8 @@ LogicalResult cacheSite(func::FuncOp fn, AttentionScoresOp scores, size_t n, int
   if (failed(keyCache) || failed(valueCache))
     return failure();
   OpBuilder b(scores);
-  auto keys = CacheInsertOp::create(b, scores.getLoc(), cacheType, *keyCache, scores.getKey(),
-                                    position);
+  auto keys =
+      CacheInsertOp::create(b, scores.getLoc(), cacheType, *keyCache, scores.getKey(), position);
   b.setInsertionPoint(context);
   auto values = CacheInsertOp::create(b, context.getLoc(), cacheType, *valueCache,
                                       context.getValue(), position);
@@ -135,8 +135,8 @@ FailureOr<func::FuncOp> buildFunction(func::FuncOp model, int64_t capacity, bool
     return failure();
   }
   if (decode)
-    tokens.setType(RankedTensorType::get({tokensType.getDimSize(0), 1},
-                                         tokensType.getElementType()));
+    tokens.setType(
+        RankedTensorType::get({tokensType.getDimSize(0), 1}, tokensType.getElementType()));
 
   for (Operation &op : entry) {
     if (auto rotary = dyn_cast<RotaryOp>(op); rotary && rotary.getPosition()) {
@@ -151,8 +151,8 @@ FailureOr<func::FuncOp> buildFunction(func::FuncOp model, int64_t capacity, bool
 
   Type i64 = RankedTensorType::get({}, IntegerType::get(ctx, 64));
   auto batchAttr = [&](StringRef what) {
-    return DictionaryAttr::get(ctx, {NamedAttribute(StringAttr::get(ctx, kBatchAttrName),
-                                                    StringAttr::get(ctx, what))});
+    return DictionaryAttr::get(
+        ctx, {NamedAttribute(StringAttr::get(ctx, kBatchAttrName), StringAttr::get(ctx, what))});
   };
   unsigned positionIndex = fn.getNumArguments();
   if (failed(fn.insertArgument(positionIndex, i64, batchAttr("position"), fn.getLoc())))
@@ -183,8 +183,8 @@ FailureOr<func::FuncOp> buildFunction(func::FuncOp model, int64_t capacity, bool
   // What the loss and dropout needed is gone.
   llvm::BitVector unused(fn.getNumArguments());
   for (BlockArgument arg : fn.getArguments())
-    if (arg.use_empty() && fn.getArgAttr(arg.getArgNumber(), kBatchAttrName) &&
-        arg != tokens && arg != position)
+    if (arg.use_empty() && fn.getArgAttr(arg.getArgNumber(), kBatchAttrName) && arg != tokens &&
+        arg != position)
       unused.set(arg.getArgNumber());
   unsigned dropped = unused.count();
   if (failed(fn.eraseArguments(unused)))

@@ -36,8 +36,8 @@ func::FuncOp makeFunction(OpBuilder &b, func::FuncOp anchor, func::FuncOp model,
                           ArrayRef<Type> resultTypes,
                           function_ref<SmallVector<Value>(OpBuilder &, ValueRange)> body) {
   b.setInsertionPointAfter(anchor);
-  auto fn = func::FuncOp::create(b, anchor.getLoc(), name,
-                                 b.getFunctionType(inputTypes, resultTypes));
+  auto fn =
+      func::FuncOp::create(b, anchor.getLoc(), name, b.getFunctionType(inputTypes, resultTypes));
   setRole(fn, role);
   for (auto [i, buffer] : llvm::enumerate(inputs))
     fn.setArgAttr(i, kBufferAttrName, buffer);
@@ -104,14 +104,14 @@ LogicalResult build(ModuleOp module, func::FuncOp model, int64_t shards) {
   BufferRole gradRole = sharded ? BufferRole::grad_shard : BufferRole::grad_accumulator;
   auto norm = makeFunction(b, grad, model, name + "_grad_sq_norm", FunctionRole::grad_sq_norm,
                            buffers({gradRole}), buffers({BufferRole::grad_square}), types, scalars,
-               [&](OpBuilder &fb, ValueRange args) {
-                 SmallVector<Value> sums;
-                 for (size_t i = 0; i < n; ++i) {
-                   Value sq = MulOp::create(fb, loc, types[i], args[i], args[i]);
-                   sums.push_back(SumToOp::create(fb, loc, scalar, sq));
-                 }
-                 return sums;
-               });
+                           [&](OpBuilder &fb, ValueRange args) {
+                             SmallVector<Value> sums;
+                             for (size_t i = 0; i < n; ++i) {
+                               Value sq = MulOp::create(fb, loc, types[i], args[i], args[i]);
+                               sums.push_back(SumToOp::create(fb, loc, scalar, sq));
+                             }
+                             return sums;
+                           });
 
   auto hyper = RankedTensorType::get({MT_ABI_HYPER_COUNT}, Float32Type::get(module.getContext()));
   SmallVector<Type> inputs;
@@ -126,22 +126,22 @@ LogicalResult build(ModuleOp module, func::FuncOp model, int64_t shards) {
   inputBuffers.push_back(BufferAttr::get(context, BufferRole::hyper, StringAttr()));
   auto adamw = makeFunction(b, grad, model, name + "_adamw", FunctionRole::optimizer, inputBuffers,
                             buffers({paramRole, BufferRole::exp_avg, BufferRole::exp_avg_sq}),
-                            inputs, results,
-               [&](OpBuilder &fb, ValueRange args) {
-                 SmallVector<Value> p, m, v;
-                 for (size_t i = 0; i < n; ++i) {
-                   auto step = AdamWOp::create(fb, loc, types[i], types[i], types[i], args[i],
-                                                  args[n + i], args[2 * n + i], args[3 * n + i],
-                                                  args[4 * n], params[i].decays());
-                   p.push_back(step.getNewParam());
-                   m.push_back(step.getNewExpAvg());
-                   v.push_back(step.getNewExpAvgSq());
-                 }
-                 SmallVector<Value> all(p);
-                 all.append(m);
-                 all.append(v);
-                 return all;
-               });
+                            inputs, results, [&](OpBuilder &fb, ValueRange args) {
+                              SmallVector<Value> p, m, v;
+                              for (size_t i = 0; i < n; ++i) {
+                                auto step =
+                                    AdamWOp::create(fb, loc, types[i], types[i], types[i], args[i],
+                                                    args[n + i], args[2 * n + i], args[3 * n + i],
+                                                    args[4 * n], params[i].decays());
+                                p.push_back(step.getNewParam());
+                                m.push_back(step.getNewExpAvg());
+                                v.push_back(step.getNewExpAvgSq());
+                              }
+                              SmallVector<Value> all(p);
+                              all.append(m);
+                              all.append(v);
+                              return all;
+                            });
   return success();
 }
 

@@ -132,8 +132,8 @@ struct CheckCollectivesPass : mt::impl::CheckCollectivesPassBase<CheckCollective
             cast<RankedTensorType>(f.getResultTypes()[0]).getRank() != 0)
           sent = f.getResultTypes()[0];
         if (sent && received && *sent != *received) {
-          f.emitError() << "mt-check-collectives: stage " << k << " sends " << *sent
-                        << " to stage " << k + 1 << ", which receives " << *received
+          f.emitError() << "mt-check-collectives: stage " << k << " sends " << *sent << " to stage "
+                        << k + 1 << ", which receives " << *received
                         << "; the send has no matching recv";
           ok = false;
         }

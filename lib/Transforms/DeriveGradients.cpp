@@ -14,8 +14,8 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/IRMapping.h"
-#include "mlir/Transforms/RegionUtils.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "mlir/Transforms/RegionUtils.h"
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/MapVector.h"
@@ -42,8 +42,8 @@ LogicalResult visit(GradientBuilder &grad, Operation *op) {
     return success();
   auto rule = dyn_cast<DifferentiableOpInterface>(op);
   if (!rule)
-    return op->emitError() << "mt-derive-gradients: no vector-Jacobian rule for '"
-                           << op->getName() << "'";
+    return op->emitError() << "mt-derive-gradients: no vector-Jacobian rule for '" << op->getName()
+                           << "'";
   return rule.buildVjp(grad);
 }
 
@@ -83,8 +83,8 @@ void stackLayerAdjoints(GradientBuilder &diff, Location loc) {
     for (Value &v : perLayer)
       if (!v)
         v = diff.zeros(layerType);
-    diff.accumulate(stacked, StackLayersOp::create(diff.builder(), loc, stacked.getType(),
-                                                   perLayer));
+    diff.accumulate(stacked,
+                    StackLayersOp::create(diff.builder(), loc, stacked.getType(), perLayer));
   }
 }
 

@@ -57,8 +57,8 @@ struct FuseAddLayerNorm : OpRewritePattern<LayerNormOp> {
       return rewriter.notifyMatchFailure(norm, "no place where the sum and the norm can be made");
     rewriter.setInsertionPoint(at);
     auto fused = AddLayerNormOp::create(rewriter, norm.getLoc(), add.getType(), norm.getType(),
-                                        add.getLhs(), add.getRhs(), norm.getGamma(),
-                                        norm.getBeta(), norm.getEpsilonAttr());
+                                        add.getLhs(), add.getRhs(), norm.getGamma(), norm.getBeta(),
+                                        norm.getEpsilonAttr());
     carryAttributes(norm, fused);
     rewriter.replaceOp(norm, fused.getResult());
     rewriter.replaceOp(add, fused.getSum());

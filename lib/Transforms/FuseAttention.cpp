@@ -98,8 +98,7 @@ struct FuseAttentionPass : mt::impl::FuseAttentionPassBase<FuseAttentionPass> {
 
   void runOnOperation() override {
     if (blockKeys < 1) {
-      getOperation().emitError() << "mt-fuse-attention: block-keys must be >= 1, got "
-                                 << blockKeys;
+      getOperation().emitError() << "mt-fuse-attention: block-keys must be >= 1, got " << blockKeys;
       return signalPassFailure();
     }
     RewritePatternSet patterns(&getContext());

@@ -38,8 +38,8 @@ struct FuseBiasDropoutAdd : OpRewritePattern<DropoutOp> {
     if (auto linear = dyn_cast<LinearOp>(biasOp);
         linear && linear.getBias() && isRank1(linear.getBias())) {
       rewriter.setInsertionPoint(linear);
-      auto plain = LinearOp::create(rewriter, linear.getLoc(), linear.getType(),
-                                    linear.getInput(), linear.getWeight(), Value());
+      auto plain = LinearOp::create(rewriter, linear.getLoc(), linear.getType(), linear.getInput(),
+                                    linear.getWeight(), Value());
       carryAttributes(linear, plain);
       input = plain.getResult();
       bias = linear.getBias();
@@ -51,10 +51,10 @@ struct FuseBiasDropoutAdd : OpRewritePattern<DropoutOp> {
       return rewriter.notifyMatchFailure(d, "input is not a sum with a vector bias");
     }
     rewriter.setInsertionPoint(add);
-    auto fused = BiasDropoutAddOp::create(
-        rewriter, add.getLoc(), add.getType(), input, bias, residual, d.getSeed(), d.getShard(),
-        d.getRateAttr(), d.getStreamAttr(), d.getLayerAttr(), d.getShardDimAttr(),
-        d.getShardPartsAttr());
+    auto fused =
+        BiasDropoutAddOp::create(rewriter, add.getLoc(), add.getType(), input, bias, residual,
+                                 d.getSeed(), d.getShard(), d.getRateAttr(), d.getStreamAttr(),
+                                 d.getLayerAttr(), d.getShardDimAttr(), d.getShardPartsAttr());
     carryAttributes(add, fused);
     rewriter.replaceOp(add, fused.getResult());
     rewriter.eraseOp(d);

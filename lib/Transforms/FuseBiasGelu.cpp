@@ -23,7 +23,8 @@ struct FuseBiasGelu : OpRewritePattern<GeluOp> {
     auto linear = gelu.getInput().getDefiningOp<LinearOp>();
     if (!linear || !linear.getBias() || !linear->hasOneUse() ||
         cast<RankedTensorType>(linear.getBias().getType()).getRank() != 1)
-      return rewriter.notifyMatchFailure(gelu, "not the only reader of a linear with a vector bias");
+      return rewriter.notifyMatchFailure(gelu,
+                                         "not the only reader of a linear with a vector bias");
     rewriter.setInsertionPoint(linear);
     auto plain = LinearOp::create(rewriter, linear.getLoc(), linear.getType(), linear.getInput(),
                                   linear.getWeight(), Value());

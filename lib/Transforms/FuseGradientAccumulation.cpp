@@ -66,7 +66,8 @@ Value accumulate(OpBuilder &b, Value v, Value target, SmallVectorImpl<Operation 
       auto m = widen.getInput().getDefiningOp<MatmulOp>();
       auto t = cast<RankedTensorType>(target.getType());
       if (m && !m.getPlus() && m->hasOneUse() && t.getElementType().isF32() &&
-          cast<RankedTensorType>(m.getLhs().getType()).getElementType().getIntOrFloatBitWidth() == 16) {
+          cast<RankedTensorType>(m.getLhs().getType()).getElementType().getIntOrFloatBitWidth() ==
+              16) {
         auto fused = cast<MatmulOp>(b.clone(*m));
         fused.getResult().setType(t);
         fused.getPlusMutable().assign(target);
@@ -129,9 +130,9 @@ void fuse(func::FuncOp fn) {
     Type type = g.getType();
     unsigned argNumber = fn.getNumArguments();
     OpBuilder ab(fn.getContext());
-    if (failed(fn.insertArgument(argNumber, type,
-                                 ab.getDictionaryAttr(ab.getNamedAttr(kAccumulatorOfAttrName, param)),
-                                 fn.getLoc())))
+    if (failed(fn.insertArgument(
+            argNumber, type, ab.getDictionaryAttr(ab.getNamedAttr(kAccumulatorOfAttrName, param)),
+            fn.getLoc())))
       continue;
     fn.setResultAttr(i, kInPlaceOfAttrName, ab.getI64IntegerAttr(argNumber));
     Value acc = fn.getArgument(argNumber);
@@ -165,8 +166,8 @@ void fuse(func::FuncOp fn) {
         layer = *c.layer + firstLayerOf(fn, param);
       if (c.layer) {
         auto stacked = cast<RankedTensorType>(type);
-        auto sliceType = RankedTensorType::get(stacked.getShape().drop_front(),
-                                               stacked.getElementType());
+        auto sliceType =
+            RankedTensorType::get(stacked.getShape().drop_front(), stacked.getElementType());
         auto slice = SliceLayerOp::create(b, loc, sliceType, acc, b.getI64IntegerAttr(*c.layer));
         markBackward(slice, layer);
         target = slice;

@@ -95,8 +95,7 @@ struct PadVocabPass : mt::impl::PadVocabPassBase<PadVocabPass> {
                         IntegerAttr::get(IntegerType::get(&getContext(), 64), vocab));
       }
       SmallVector<Type> inputs(func.getBody().getArgumentTypes());
-      func.setType(FunctionType::get(&getContext(), inputs,
-                                     func.getFunctionType().getResults()));
+      func.setType(FunctionType::get(&getContext(), inputs, func.getFunctionType().getResults()));
     }
   }
 };

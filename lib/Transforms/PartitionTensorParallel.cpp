@@ -163,14 +163,15 @@ LogicalResult Partitioner::run() {
       continue;
     SmallVector<ArrayAttr> dims;
     for (int64_t d = 0; d < tensorOf(arg).getRank(); ++d)
-      dims.push_back(d == layout.dim ? b.getStrArrayAttr({kTensorParallelAxis}) : b.getStrArrayAttr({}));
+      dims.push_back(d == layout.dim ? b.getStrArrayAttr({kTensorParallelAxis})
+                                     : b.getStrArrayAttr({}));
     func.setArgAttr(arg.getArgNumber(), kShardingAttrName, ShardingAttr::get(ctx, mesh, dims, {}));
     if (layout.segments.size() > 1)
       func.setArgAttr(arg.getArgNumber(), kSegmentsAttrName,
                       b.getI64IntegerAttr(static_cast<int64_t>(layout.segments.size())));
   }
-  func.setType(FunctionType::get(ctx, entry.getArgumentTypes(),
-                                 entry.getTerminator()->getOperandTypes()));
+  func.setType(
+      FunctionType::get(ctx, entry.getArgumentTypes(), entry.getTerminator()->getOperandTypes()));
   return success();
 }
 
@@ -187,7 +188,8 @@ struct PartitionTensorParallelPass
   void runOnOperation() override {
     ModuleOp module = getOperation();
     if (tp < 1) {
-      module.emitError("mt-partition-tensor-parallel: tp must be >= 1, got ") << static_cast<int64_t>(tp);
+      module.emitError("mt-partition-tensor-parallel: tp must be >= 1, got ")
+          << static_cast<int64_t>(tp);
       return signalPassFailure();
     }
     if (tp == 1)
@@ -199,8 +201,8 @@ struct PartitionTensorParallelPass
     }
     OpBuilder b(module.getBodyRegion());
     b.setInsertionPointToStart(module.getBody());
-    MeshOp::create(b, module.getLoc(), kTensorParallelMesh, b.getStrArrayAttr({kTensorParallelAxis}),
-                     b.getDenseI64ArrayAttr({tp}));
+    MeshOp::create(b, module.getLoc(), kTensorParallelMesh,
+                   b.getStrArrayAttr({kTensorParallelAxis}), b.getDenseI64ArrayAttr({tp}));
     for (func::FuncOp func : modelFunctions(module))
       if (failed(Partitioner(func, tp, sequenceParallel).run()))
         return signalPassFailure();

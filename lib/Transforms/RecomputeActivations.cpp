@@ -134,8 +134,7 @@ std::vector<Unit> attentionCores(Block &block) {
   return units;
 }
 
-struct RecomputeActivationsPass
-    : mt::impl::RecomputeActivationsPassBase<RecomputeActivationsPass> {
+struct RecomputeActivationsPass : mt::impl::RecomputeActivationsPassBase<RecomputeActivationsPass> {
   using Base::Base;
 
   /// granularity=auto: the planner chooses under the stage's budget and the
@@ -151,12 +150,13 @@ struct RecomputeActivationsPass
     int64_t budget = activationBudgets[activationBudgets.size() > 1 ? stage : 0];
     RecomputeChoice choice = planRecomputation(fn, budget);
     Builder b(fn.getContext());
-    fn->setAttr(kRecomputePlanAttrName,
-                b.getDictionaryAttr({b.getNamedAttr("budget", b.getI64IntegerAttr(budget)),
-                                     b.getNamedAttr("peak", b.getI64IntegerAttr(choice.peakBytes)),
-                                     b.getNamedAttr("flops", b.getI64IntegerAttr(choice.flops)),
-                                     b.getNamedAttr("fits", b.getBoolAttr(choice.fits)),
-                                     b.getNamedAttr("cuts", b.getI64IntegerAttr(choice.cutsTried))}));
+    fn->setAttr(
+        kRecomputePlanAttrName,
+        b.getDictionaryAttr({b.getNamedAttr("budget", b.getI64IntegerAttr(budget)),
+                             b.getNamedAttr("peak", b.getI64IntegerAttr(choice.peakBytes)),
+                             b.getNamedAttr("flops", b.getI64IntegerAttr(choice.flops)),
+                             b.getNamedAttr("fits", b.getBoolAttr(choice.fits)),
+                             b.getNamedAttr("cuts", b.getI64IntegerAttr(choice.cutsTried))}));
     return success();
   }
 
@@ -180,7 +180,8 @@ struct RecomputeActivationsPass
       return signalPassFailure();
     }
     if (granularity == "auto" &&
-        (activationBudgets.empty() || llvm::any_of(activationBudgets, [](int64_t b) { return b < 0; }))) {
+        (activationBudgets.empty() ||
+         llvm::any_of(activationBudgets, [](int64_t b) { return b < 0; }))) {
       getOperation().emitError() << "mt-recompute-activations: granularity=auto needs "
                                     "activation-budgets (bytes >= 0, one for every stage or one "
                                     "per virtual stage)";

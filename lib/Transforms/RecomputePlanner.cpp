@@ -56,13 +56,13 @@ int64_t bytesOf(Value v) {
 
 /// The forward graph, built once per function.
 struct ForwardGraph {
-  std::vector<Operation *> ops;                 // forward ops with activation results
-  llvm::DenseMap<Operation *, size_t> index;    // op -> position in ops
+  std::vector<Operation *> ops;              // forward ops with activation results
+  llvm::DenseMap<Operation *, size_t> index; // op -> position in ops
   std::vector<int64_t> flops, bytes;
   std::vector<bool> needed, pinned;
-  std::vector<std::vector<size_t>> operands;    // node -> nodes it reads
-  std::vector<Operation *> aliases;             // rate-0 dropouts
-  llvm::DenseMap<Operation *, size_t> aliasOf;  // alias -> node it forwards
+  std::vector<std::vector<size_t>> operands;   // node -> nodes it reads
+  std::vector<Operation *> aliases;            // rate-0 dropouts
+  llvm::DenseMap<Operation *, size_t> aliasOf; // alias -> node it forwards
 
   explicit ForwardGraph(func::FuncOp fn);
   /// The ops recomputed at price `lambda` (node indices, ascending).
@@ -200,11 +200,11 @@ RecomputeChoice planRecomputation(func::FuncOp grad, int64_t budget) {
     int64_t peak = analyzeActivations(copy).peakBytes;
     copy.erase();
     bool fits = peak <= budget;
-    bool better = !haveBest || (fits && !best.fits) ||
-                  (fits == best.fits && (fits ? flops < best.flops ||
-                                                    (flops == best.flops && peak < best.peakBytes)
-                                              : peak < best.peakBytes ||
-                                                    (peak == best.peakBytes && flops < best.flops)));
+    bool better =
+        !haveBest || (fits && !best.fits) ||
+        (fits == best.fits &&
+         (fits ? flops < best.flops || (flops == best.flops && peak < best.peakBytes)
+               : peak < best.peakBytes || (peak == best.peakBytes && flops < best.flops)));
     if (better) {
       haveBest = true;
       best.flops = flops;

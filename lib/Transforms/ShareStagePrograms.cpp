@@ -85,10 +85,10 @@ void share(Group &group, MLIRContext *context) {
     makeLayersRelative(kept, keptBase);
     auto offsetType = RankedTensorType::get({}, b.getI64Type());
     unsigned index = kept.getNumArguments();
-    if (failed(kept.insertArgument(index, offsetType,
-                                   b.getDictionaryAttr(b.getNamedAttr(kLayerOffsetAttrName,
-                                                                      b.getUnitAttr())),
-                                   kept.getLoc())))
+    if (failed(kept.insertArgument(
+            index, offsetType,
+            b.getDictionaryAttr(b.getNamedAttr(kLayerOffsetAttrName, b.getUnitAttr())),
+            kept.getLoc())))
       llvm_unreachable("a function without a body cannot be shared");
   }
   kept->setAttr(kSharedCodeAttrName, b.getDictionaryAttr(callers));

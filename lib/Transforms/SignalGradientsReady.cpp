@@ -43,8 +43,7 @@ void collect(func::FuncOp fn, unsigned arg, Value returned, SmallVectorImpl<Read
   }
 }
 
-struct SignalGradientsReadyPass
-    : mt::impl::SignalGradientsReadyPassBase<SignalGradientsReadyPass> {
+struct SignalGradientsReadyPass : mt::impl::SignalGradientsReadyPassBase<SignalGradientsReadyPass> {
   void runOnOperation() override {
     for (auto fn : getOperation().getOps<func::FuncOp>()) {
       if (roleOf(fn) != FunctionRole::train_step || fn.isExternal())
@@ -62,11 +61,10 @@ struct SignalGradientsReadyPass
       int64_t index = 0;
       for (const ReadyPoint &p : points) {
         builder.setInsertionPointAfter(p.value.getDefiningOp());
-        auto ready = GradientReadyOp::create(builder, p.value.getLoc(), p.value,
-                                             builder.getI64IntegerAttr(index++),
-                                             builder.getI64IntegerAttr(p.accumulator),
-                                             p.layer ? builder.getI64IntegerAttr(*p.layer)
-                                                     : IntegerAttr());
+        auto ready = GradientReadyOp::create(
+            builder, p.value.getLoc(), p.value, builder.getI64IntegerAttr(index++),
+            builder.getI64IntegerAttr(p.accumulator),
+            p.layer ? builder.getI64IntegerAttr(*p.layer) : IntegerAttr());
         ready->setAttr(kBackwardAttrName, builder.getUnitAttr());
       }
     }

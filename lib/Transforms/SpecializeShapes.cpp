@@ -33,9 +33,8 @@ LogicalResult setResultTypes(Operation *op, ArrayRef<Type> inferred) {
   for (auto [result, type] : llvm::zip(op->getResults(), inferred)) {
     FailureOr<Type> refined = refine(result.getType(), type);
     if (failed(refined))
-      return op->emitError() << "mt-specialize-shapes: the chosen sizes make this result "
-                             << type << ", which contradicts its declared type "
-                             << result.getType();
+      return op->emitError() << "mt-specialize-shapes: the chosen sizes make this result " << type
+                             << ", which contradicts its declared type " << result.getType();
     result.setType(*refined);
   }
   return success();
@@ -46,13 +45,12 @@ LogicalResult specializeBlock(Block &block);
 LogicalResult specializeLayerStack(LayerStackOp stack) {
   Block &body = stack.getBody().front();
   unsigned numCarried = stack.getCarried().size();
-  for (auto [arg, value] : llvm::zip(body.getArguments().take_front(numCarried),
-                                     stack.getCarried()))
+  for (auto [arg, value] :
+       llvm::zip(body.getArguments().take_front(numCarried), stack.getCarried()))
     arg.setType(value.getType());
   if (failed(specializeBlock(body)))
     return failure();
-  return setResultTypes(stack, SmallVector<Type>(
-                                   body.getTerminator()->getOperandTypes()));
+  return setResultTypes(stack, SmallVector<Type>(body.getTerminator()->getOperandTypes()));
 }
 
 LogicalResult specializeBlock(Block &block) {
@@ -80,8 +78,7 @@ struct SpecializeShapesPass : mt::impl::SpecializeShapesPassBase<SpecializeShape
     if (microBatchSize < 1 || seqLength < 0 || decoderSeqLength < 0)
       return func.emitError() << "mt-specialize-shapes: micro-batch-size must be >= 1 and "
                                  "seq-length and decoder-seq-length >= 0, got "
-                              << microBatchSize << ", " << seqLength << " and "
-                              << decoderSeqLength;
+                              << microBatchSize << ", " << seqLength << " and " << decoderSeqLength;
     // Default sequence length: the longest the position table allows.
     int64_t seq = seqLength;
     if (seq == 0)
@@ -125,16 +122,15 @@ struct SpecializeShapesPass : mt::impl::SpecializeShapesPassBase<SpecializeShape
     WalkResult dynamic = func.walk([&](Operation *op) {
       for (Type t : op->getResultTypes())
         if (hasDynamicShape(t)) {
-          op->emitError() << "mt-specialize-shapes: size left open after specialization: "
-                          << t;
+          op->emitError() << "mt-specialize-shapes: size left open after specialization: " << t;
           return WalkResult::interrupt();
         }
       return WalkResult::advance();
     });
     if (dynamic.wasInterrupted())
       return failure();
-    func.setType(FunctionType::get(&getContext(), entry.getArgumentTypes(),
-                                   terminator->getOperandTypes()));
+    func.setType(
+        FunctionType::get(&getContext(), entry.getArgumentTypes(), terminator->getOperandTypes()));
     return success();
   }
 

@@ -62,8 +62,8 @@ FailureOr<SmallVector<StackShare>> findStacks(func::FuncOp model) {
                              "between layers, it carries ")
              << stack.getCarried().size();
     for (Value w : stack.getStacked())
-      if (!isa<BlockArgument>(w) || !model.getArgAttr(cast<BlockArgument>(w).getArgNumber(),
-                                                      kParamAttrName))
+      if (!isa<BlockArgument>(w) ||
+          !model.getArgAttr(cast<BlockArgument>(w).getArgNumber(), kParamAttrName))
         return stack.emitError("mt-split-pipeline: every stacked operand must be a parameter "
                                "of the model");
   }
@@ -99,7 +99,8 @@ LogicalResult shareStages(func::FuncOp model, SmallVector<StackShare> &stacks, i
     while (given < numStages) {
       size_t best = 0;
       for (size_t i = 1; i < parts.size(); ++i)
-        if (exact[i] - static_cast<double>(parts[i]) > exact[best] - static_cast<double>(parts[best]))
+        if (exact[i] - static_cast<double>(parts[i]) >
+            exact[best] - static_cast<double>(parts[best]))
           best = i;
       ++parts[best];
       ++given;
@@ -111,12 +112,11 @@ LogicalResult shareStages(func::FuncOp model, SmallVector<StackShare> &stacks, i
     s.counts = splitLayers(layers, p);
     if (s.counts.empty())
       return model.emitError("mt-split-pipeline: cannot cut ")
-             << layers << " layers into " << p
-             << " pipeline stages (pipeline size x virtual stages"
+             << layers << " layers into " << p << " pipeline stages (pipeline size x virtual stages"
              << (n > 1 ? ", this stack's share" : "")
              << "); every stage needs at least one layer: lower --pp or --virtual-stages"
-             << (n > 1 ? " or move the split rank" : "") << " to at most " << layers
-             << " stages" << (n > 1 ? " for this stack" : " in all");
+             << (n > 1 ? " or move the split rank" : "") << " to at most " << layers << " stages"
+             << (n > 1 ? " for this stack" : " in all");
     s.firstStage = first;
     first += p;
   }
@@ -160,8 +160,8 @@ void planStages(func::FuncOp model, StagePlan &plan) {
     if (!def || def->getBlock() != &entry || clonedWhereUsed(def))
       return; // function arguments are everywhere; constants are cloned
     auto it = plan.stackIndex.find(def);
-    int64_t defined = it != plan.stackIndex.end() ? plan.stacks[it->second].firstStage
-                                                  : plan.stageOf[def];
+    int64_t defined =
+        it != plan.stackIndex.end() ? plan.stacks[it->second].firstStage : plan.stageOf[def];
     auto [entryIt, inserted] = plan.live.try_emplace(v, defined, user);
     entryIt->second.second = std::max(entryIt->second.second, user);
   };
@@ -211,8 +211,7 @@ Type packedType(ArrayRef<Value> values) {
                                cast<RankedTensorType>(values.front().getType()).getElementType());
 }
 
-void unpack(OpBuilder &b, Location loc, Value packed, ArrayRef<Value> values,
-            IRMapping &mapping) {
+void unpack(OpBuilder &b, Location loc, Value packed, ArrayRef<Value> values, IRMapping &mapping) {
   if (values.size() == 1) {
     mapping.map(values.front(), packed);
     return;
@@ -272,15 +271,15 @@ void StageBuilder::cloneStackPiece(OpBuilder &fb, const StackShare &s, int64_t k
   for (int64_t i = 0; i < local; ++i)
     first += s.counts[static_cast<size_t>(i)];
   int64_t base = stack.getFirstLayerAttr() ? stack.getFirstLayerAttr().getInt() : 0;
-  Value carriedIn = local == 0 ? mapping.lookup(stack.getCarried().front())
-                               : mapping.lookup(stack.getResult(0));
+  Value carriedIn =
+      local == 0 ? mapping.lookup(stack.getCarried().front()) : mapping.lookup(stack.getResult(0));
   SmallVector<Value> stacked;
   for (Value w : stack.getStacked())
     stacked.push_back(mapping.lookup(w));
   cloneConstants(fb, stack, mapping);
-  auto part = LayerStackOp::create(fb, stack.getLoc(), stack.getResultTypes(),
-                                   ValueRange{carriedIn}, stacked,
-                                   fb.getI64IntegerAttr(base + first));
+  auto part =
+      LayerStackOp::create(fb, stack.getLoc(), stack.getResultTypes(), ValueRange{carriedIn},
+                           stacked, fb.getI64IntegerAttr(base + first));
   stack.getBody().cloneInto(&part.getBody(), mapping);
   mapping.map(stack.getResult(0), part.getResult(0));
 }
@@ -324,8 +323,8 @@ LogicalResult StageBuilder::build(OpBuilder &moduleBuilder, int64_t k) {
       argTypes.push_back(t);
     }
   }
-  SmallVector<Type> resultTypes = last ? SmallVector<Type>(model.getResultTypes())
-                                       : SmallVector<Type>{packedType(out)};
+  SmallVector<Type> resultTypes =
+      last ? SmallVector<Type>(model.getResultTypes()) : SmallVector<Type>{packedType(out)};
   auto fn = func::FuncOp::create(moduleBuilder, model.getLoc(),
                                  (model.getSymName() + "_stage" + Twine(k)).str(),
                                  moduleBuilder.getFunctionType(argTypes, resultTypes));

@@ -126,18 +126,17 @@ LogicalResult split(func::FuncOp forward, func::FuncOp grad) {
   auto ret = cast<func::ReturnOp>(entry.getTerminator());
   unsigned numForwardArgs = forward.getNumArguments();
   if (grad.getNumArguments() < numForwardArgs ||
-      !llvm::equal(forward.getArgumentTypes(),
-                   grad.getArgumentTypes().take_front(numForwardArgs)))
-    return grad.emitError("mt-split-stage-step: @")
-           << grad.getSymName() << " does not start with @" << forward.getSymName()
-           << "'s arguments";
+      !llvm::equal(forward.getArgumentTypes(), grad.getArgumentTypes().take_front(numForwardArgs)))
+    return grad.emitError("mt-split-stage-step: @") << grad.getSymName() << " does not start with @"
+                                                    << forward.getSymName() << "'s arguments";
   std::optional<unsigned> outputIndex;
   for (unsigned i = 0; i < grad.getNumResults(); ++i)
     if (grad.getResultAttr(i, kStageOutputAttrName))
       outputIndex = i;
   if (!outputIndex)
     return grad.emitError("mt-split-stage-step: @")
-           << grad.getSymName() << " returns no stage output (mt.stage_output); run "
+           << grad.getSymName()
+           << " returns no stage output (mt.stage_output); run "
               "mt-derive-gradients first";
   for (Operation &op : entry.without_terminator())
     if (!isBackward(&op))

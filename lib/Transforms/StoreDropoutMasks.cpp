@@ -33,11 +33,11 @@ struct StoreDropoutMasksPass : mt::impl::StoreDropoutMasksPassBase<StoreDropoutM
       auto input = cast<RankedTensorType>(d.getInput().getType());
       auto maskType = RankedTensorType::get(input.getShape(), b.getI1Type());
       auto mask = DropoutMaskOp::create(b, d.getLoc(), maskType, d.getSeed(), d.getShard(),
-                                          d.getRateAttr(), d.getStreamAttr(), d.getLayerAttr(),
-                                          d.getShardDimAttr(), d.getShardPartsAttr());
+                                        d.getRateAttr(), d.getStreamAttr(), d.getLayerAttr(),
+                                        d.getShardDimAttr(), d.getShardPartsAttr());
       double scale = 1.0 / (1.0 - d.getRate().convertToDouble());
-      auto apply = MaskedScaleOp::create(b, d.getLoc(), input, d.getInput(), mask,
-                                           b.getF64FloatAttr(scale));
+      auto apply =
+          MaskedScaleOp::create(b, d.getLoc(), input, d.getInput(), mask, b.getF64FloatAttr(scale));
       if (auto layer = d->getAttr(kLayerAttrName)) {
         mask->setAttr(kLayerAttrName, layer);
         apply->setAttr(kLayerAttrName, layer);

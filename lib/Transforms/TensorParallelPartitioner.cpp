@@ -12,8 +12,8 @@ namespace tensor_parallel {
 
 Value Partitioner::axisIndex(Location loc) {
   return AxisIndexOp::create(b, loc, RankedTensorType::get({}, b.getI64Type()),
-                               FlatSymbolRefAttr::get(b.getContext(), kTensorParallelMesh),
-                               b.getStringAttr(kTensorParallelAxis));
+                             FlatSymbolRefAttr::get(b.getContext(), kTensorParallelMesh),
+                             b.getStringAttr(kTensorParallelAxis));
 }
 
 Value Partitioner::vary(Value v, Location loc) {
@@ -23,8 +23,9 @@ Value Partitioner::vary(Value v, Location loc) {
         (b.getInsertionPoint() == here->end() || made->isBeforeInBlock(&*b.getInsertionPoint())))
       return made.getResult();
   }
-  auto op = VaryOp::create(b, loc, v.getType(), v, FlatSymbolRefAttr::get(b.getContext(), kTensorParallelMesh),
-                             b.getStrArrayAttr({kTensorParallelAxis}));
+  auto op = VaryOp::create(b, loc, v.getType(), v,
+                           FlatSymbolRefAttr::get(b.getContext(), kTensorParallelMesh),
+                           b.getStrArrayAttr({kTensorParallelAxis}));
   layouts[op.getResult()] = Layout::of(Layout::Varying);
   varied[v] = op;
   return op.getResult();
@@ -42,11 +43,13 @@ Value Partitioner::reduce(Value partial, Location loc) {
   if (sp && type.getRank() == 3 && !sequenceError) {
     Layout l = Layout::split(1);
     auto rs = ReduceScatterOp::create(b, loc, localType(type, l), partial, mesh, axes,
-                                        b.getI64IntegerAttr(1), ReductionKindAttr::get(b.getContext(), ReductionKind::sum));
+                                      b.getI64IntegerAttr(1),
+                                      ReductionKindAttr::get(b.getContext(), ReductionKind::sum));
     layouts[rs.getResult()] = l;
     return rs.getResult();
   }
-  auto ar = AllReduceOp::create(b, loc, type, partial, mesh, axes, ReductionKindAttr::get(b.getContext(), ReductionKind::sum));
+  auto ar = AllReduceOp::create(b, loc, type, partial, mesh, axes,
+                                ReductionKindAttr::get(b.getContext(), ReductionKind::sum));
   layouts[ar.getResult()] = Layout();
   return ar.getResult();
 }
@@ -71,8 +74,8 @@ LogicalResult Partitioner::requireParamLayout(Operation *user, Value param, cons
   paramLayouts[arg] = rootLayout;
   paramDecidedBy[arg] = user;
   if (l.kind == Layout::Split)
-    for (int64_t s : l.segments.empty() ? SmallVector<int64_t>{tensorOf(param).getDimSize(l.dim)}
-                                        : l.segments)
+    for (int64_t s :
+         l.segments.empty() ? SmallVector<int64_t>{tensorOf(param).getDimSize(l.dim)} : l.segments)
       if (failed(checkSplits(user, s, "a parameter dimension of size")))
         return failure();
   setLayout(param, l);

@@ -35,7 +35,7 @@ LogicalResult unroll(LayerStackOp stack) {
     for (auto [arg, stacked] :
          llvm::zip(body.getArguments().drop_front(numCarried), stack.getStacked())) {
       auto slice = SliceLayerOp::create(builder, stack.getLoc(), arg.getType(), stacked,
-                                                builder.getI64IntegerAttr(layer));
+                                        builder.getI64IntegerAttr(layer));
       mapping.map(arg, slice.getResult());
     }
     for (Operation &op : body.without_terminator()) {

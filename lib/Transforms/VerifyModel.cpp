@@ -49,8 +49,7 @@ LogicalResult verifyModel(func::FuncOp func) {
     auto [it, inserted] = names.try_emplace(p.name, p.argNumber);
     if (!inserted)
       return emitError(loc) << "model violates M1: parameter name '" << p.name
-                            << "' is used by arguments " << it->second << " and "
-                            << p.argNumber;
+                            << "' is used by arguments " << it->second << " and " << p.argNumber;
     if (!p.type || !p.type.hasStaticShape() || !isSupportedFloatType(p.type.getElementType()))
       return emitError(loc) << "model violates M2: parameter '" << p.name
                             << "' must be a statically shaped floating-point tensor, got "
@@ -69,7 +68,8 @@ LogicalResult verifyModel(func::FuncOp func) {
   for (unsigned i = 1; i < results.size(); ++i) {
     auto name = func.getResultAttrOfType<StringAttr>(i, kMetricAttrName);
     if (!scalar(results[i]) || !name || name.getValue().empty())
-      return func.emitError() << "model violates M5: result " << i << " after the loss must be a "
+      return func.emitError() << "model violates M5: result " << i
+                              << " after the loss must be a "
                                  "tensor<f32> (or tensor<f64>) named by {mt.metric = \"...\"}; got "
                               << results[i];
     if (!metrics.insert(name.getValue().str()).second)

@@ -13,8 +13,8 @@
 #include "mt/Checkpoint/CheckpointReader.h"
 #include "mt/Checkpoint/CheckpointWriter.h"
 #include "mt/Checkpoint/HuggingFaceGpt2.h"
-#include "mt/Plan/PlanFile.h"
 #include "mt/Plan/PlanEnums.h"
+#include "mt/Plan/PlanFile.h"
 
 #include <llvm/Support/CommandLine.h>
 
@@ -27,9 +27,11 @@ namespace {
 
 cl::SubCommand showCmd("show", "List a checkpoint's tensors, shapes, step, layout and files");
 cl::SubCommand verifyCmd("verify", "Read every file of a checkpoint against its checksums");
-cl::SubCommand convertCmd("convert", "Write a checkpoint in another plan's layout (offline reshape)");
+cl::SubCommand convertCmd("convert",
+                          "Write a checkpoint in another plan's layout (offline reshape)");
 cl::SubCommand exportCmd("export", "Write a checkpoint's model in another framework's files");
-cl::SubCommand importCmd("import", "Make a checkpoint of a plan's model from Hugging Face GPT-2 files");
+cl::SubCommand importCmd("import",
+                         "Make a checkpoint of a plan's model from Hugging Face GPT-2 files");
 
 cl::opt<std::string> showPath(cl::Positional, cl::Required, cl::desc("<checkpoint>"),
                               cl::sub(showCmd));
@@ -100,8 +102,7 @@ int show(const std::string &path) {
               layoutOf(c).c_str(), static_cast<long long>(c.vocab_size()),
               static_cast<long long>(c.padded_vocab_size()),
               static_cast<long long>(c.micro_batch_size()),
-              static_cast<long long>(c.global_batch_size()),
-              static_cast<long long>(c.seq_length()),
+              static_cast<long long>(c.global_batch_size()), static_cast<long long>(c.seq_length()),
               std::string(mt::activationTypeName(c.activation_type())).c_str());
   const mt::plan::ModelArchitecture &a = c.architecture();
   if (a.layers() > 0)
@@ -109,10 +110,11 @@ int show(const std::string &path) {
                 "%s positions, %s (eps %g), %s, %s head, %s\n",
                 static_cast<long long>(a.layers()), static_cast<long long>(a.hidden()),
                 static_cast<long long>(a.heads()), static_cast<long long>(a.kv_heads()),
-                static_cast<long long>(a.ffn_hidden()), std::string(mt::nameOf(a.positions())).c_str(),
+                static_cast<long long>(a.ffn_hidden()),
+                std::string(mt::nameOf(a.positions())).c_str(),
                 std::string(mt::nameOf(a.norm())).c_str(), a.norm_epsilon(),
-                std::string(mt::nameOf(a.activation())).c_str(), a.tied_embeddings() ? "tied" : "untied",
-                a.biases() ? "biases" : "no biases");
+                std::string(mt::nameOf(a.activation())).c_str(),
+                a.tied_embeddings() ? "tied" : "untied", a.biases() ? "biases" : "no biases");
   std::printf("tensors (%d):\n", m.tensors_size());
   for (const mt::ckpt::Tensor &t : m.tensors()) {
     std::string pad = t.unpadded_rows() > 0
@@ -168,9 +170,10 @@ int convert(const std::string &path, const std::string &planFile, const std::str
                        data[i].data(), error))
         return fail(error);
     }
-    if (!mt::writeRankFile(dir, iteration, r, pieces,
-                           [&](size_t i) { return static_cast<const void *>(data[i].data()); },
-                           sums[static_cast<size_t>(r)], error))
+    if (!mt::writeRankFile(
+            dir, iteration, r, pieces,
+            [&](size_t i) { return static_cast<const void *>(data[i].data()); },
+            sums[static_cast<size_t>(r)], error))
       return fail(error);
   }
   mt::ckpt::Manifest manifest;

@@ -24,18 +24,28 @@ std::string escaped(const std::string &text) {
   std::string out;
   for (char c : text) {
     switch (c) {
-    case '\n': out += "\\n"; break;
-    case '\t': out += "\\t"; break;
-    case '\r': out += "\\r"; break;
-    case '\\': out += "\\\\"; break;
-    default: out += c;
+    case '\n':
+      out += "\\n";
+      break;
+    case '\t':
+      out += "\\t";
+      break;
+    case '\r':
+      out += "\\r";
+      break;
+    case '\\':
+      out += "\\\\";
+      break;
+    default:
+      out += c;
     }
   }
   return out;
 }
 
 bool endsWith(const std::string &s, const std::string &suffix) {
-  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+  return s.size() >= suffix.size() &&
+         s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
 }
 
 } // namespace
@@ -146,15 +156,13 @@ int runSamples(const SamplesOptions &options) {
     std::fprintf(stderr, "mt-data: error: %s\n", error.c_str());
     return 1;
   }
-  std::printf("split %s: documents [%lld, %lld) of %lld, %lld tokens per epoch, %lld epochs, "
-              "%lld samples of %lld tokens\n",
-              splitName(split), static_cast<long long>(bounds[index]),
-              static_cast<long long>(bounds[index + 1]),
-              static_cast<long long>(source->numDocuments()),
-              static_cast<long long>(samples.tokensPerEpoch()),
-              static_cast<long long>(options.numEpochs),
-              static_cast<long long>(samples.numSamples()),
-              static_cast<long long>(options.seqLength));
+  std::printf(
+      "split %s: documents [%lld, %lld) of %lld, %lld tokens per epoch, %lld epochs, "
+      "%lld samples of %lld tokens\n",
+      splitName(split), static_cast<long long>(bounds[index]),
+      static_cast<long long>(bounds[index + 1]), static_cast<long long>(source->numDocuments()),
+      static_cast<long long>(samples.tokensPerEpoch()), static_cast<long long>(options.numEpochs),
+      static_cast<long long>(samples.numSamples()), static_cast<long long>(options.seqLength));
   int64_t count = options.numSamples < 0 ? samples.numSamples()
                                          : std::min(options.numSamples, samples.numSamples());
   GptSample sample;

@@ -40,7 +40,8 @@ struct Tokenized {
 };
 
 bool endsWith(const std::string &s, const std::string &suffix) {
-  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+  return s.size() >= suffix.size() &&
+         s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
 }
 
 void tokenizeItem(const Item &item, InputFormat format, const PreprocessOptions &options,
@@ -109,8 +110,9 @@ bool inputFormatOf(const PreprocessOptions &options, InputFormat &format) {
   } else if (endsWith(options.input, ".txt")) {
     format = InputFormat::Text;
     if (options.jsonKeys.size() != 1) {
-      std::fprintf(stderr, "mt-data: error: a .txt input has one text per document; give one key "
-                           "(it names the output), not %zu\n",
+      std::fprintf(stderr,
+                   "mt-data: error: a .txt input has one text per document; give one key "
+                   "(it names the output), not %zu\n",
                    options.jsonKeys.size());
       return false;
     }

@@ -262,7 +262,8 @@ int main(int argc, char **argv) {
     return usageError("nothing to do: give --input, --inspect or --samples");
   case Mode::Preprocess:
     if (!only({"--input", "--output-prefix", "--json-keys", "--json-key", "--append-eod",
-               "--split-sentences", "--workers", "--vocab-file", "--merge-file", "--tokenizer-type", "--tokenizer-model"},
+               "--split-sentences", "--workers", "--vocab-file", "--merge-file", "--tokenizer-type",
+               "--tokenizer-model"},
               "--input"))
       return usageError(error);
     if (preprocess.outputPrefix.empty())

@@ -7,10 +7,10 @@
 // prompt's and the decode's tokens per second.
 //
 //===----------------------------------------------------------------------===//
-#include "mt/Support/HelpOptions.h"
 #include "mt/Data/DocumentTokenizer.h"
 #include "mt/Plan/InferenceMemory.h"
 #include "mt/Runtime/Generation.h"
+#include "mt/Support/HelpOptions.h"
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/CommandLine.h"
@@ -38,7 +38,8 @@ static cl::list<std::string> prompts("prompt",
 static cl::opt<std::string> promptFile("prompt-file", cl::desc("read the prompt from a file"),
                                        cl::cat(category));
 static cl::list<std::string> promptIds(
-    "prompt-ids", cl::desc("the prompt as token ids, separated by commas or spaces (repeatable, as --prompt)"),
+    "prompt-ids",
+    cl::desc("the prompt as token ids, separated by commas or spaces (repeatable, as --prompt)"),
     cl::cat(category));
 static cl::opt<int64_t> maxNewTokens("max-new-tokens", cl::desc("tokens to generate at most"),
                                      cl::init(32), cl::cat(category));
@@ -48,16 +49,17 @@ static cl::opt<bool> sample("sample",
                             cl::cat(category));
 static cl::opt<double> temperature("temperature", cl::desc("divides the logits (default 1)"),
                                    cl::init(1.0), cl::cat(category));
-static cl::opt<int64_t> topK("top-k", cl::desc("draw from the k most likely (0: all)"),
-                             cl::init(0), cl::cat(category));
+static cl::opt<int64_t> topK("top-k", cl::desc("draw from the k most likely (0: all)"), cl::init(0),
+                             cl::cat(category));
 static cl::opt<double> topP("top-p",
                             cl::desc("draw from the smallest set of most likely tokens whose "
                                      "probability reaches p (1: all)"),
                             cl::init(1.0), cl::cat(category));
-static cl::opt<double> repetitionPenalty(
-    "repetition-penalty", cl::desc("divide seen tokens' positive logits by this, multiply "
-                                   "negative ones (CTRL; 1: off)"),
-    cl::init(1.0), cl::cat(category));
+static cl::opt<double>
+    repetitionPenalty("repetition-penalty",
+                      cl::desc("divide seen tokens' positive logits by this, multiply "
+                               "negative ones (CTRL; 1: off)"),
+                      cl::init(1.0), cl::cat(category));
 static cl::opt<int64_t> beams("beams",
                               cl::desc("beam search over N beams (the plan's batch must be N)"),
                               cl::init(1), cl::cat(category));
@@ -77,17 +79,18 @@ static cl::opt<int64_t> eos("eos",
 static cl::opt<bool> ignoreEos("ignore-eos", cl::desc("generate --max-new-tokens regardless"),
                                cl::cat(category));
 static cl::opt<std::string> tokenizerDir(
-    "tokenizer", cl::desc("directory of encoder.json and vocab.bpe (default: the installed GPT-2 files)"),
+    "tokenizer",
+    cl::desc("directory of encoder.json and vocab.bpe (default: the installed GPT-2 files)"),
     cl::cat(category));
 static cl::opt<std::string> tokenizerType(
     "tokenizer-type",
     cl::desc("GPT2BPETokenizer (default) or SentencePieceTokenizer (Llama2Tokenizer) with "
              "--tokenizer-model"),
     cl::init("GPT2BPETokenizer"), cl::cat(category));
-static cl::opt<std::string> tokenizerModel("tokenizer-model",
-                                           cl::desc("the SentencePiece model file"),
-                                           cl::cat(category));
-static cl::opt<bool> printIds("ids", cl::desc("print token ids instead of text"), cl::cat(category));
+static cl::opt<std::string>
+    tokenizerModel("tokenizer-model", cl::desc("the SentencePiece model file"), cl::cat(category));
+static cl::opt<bool> printIds("ids", cl::desc("print token ids instead of text"),
+                              cl::cat(category));
 static cl::opt<bool> promptByDecode(
     "prompt-by-decode",
     cl::desc("run the prompt one token at a time through the decode function (a check of the "
@@ -123,7 +126,8 @@ static bool parseIds(const std::string &text, std::vector<int32_t> &ids, std::st
 /// The prompts (one per row, or one for all) as token ids.
 static bool readPrompts(DocumentTokenizer &tokenizer, std::vector<std::vector<int32_t>> &rows,
                         std::string &error) {
-  int inputs = (prompts.empty() ? 0 : 1) + (promptFile.empty() ? 0 : 1) + (promptIds.empty() ? 0 : 1);
+  int inputs =
+      (prompts.empty() ? 0 : 1) + (promptFile.empty() ? 0 : 1) + (promptIds.empty() ? 0 : 1);
   if (inputs != 1) {
     error = "give the prompt once: --prompt, --prompt-file or --prompt-ids";
     return false;

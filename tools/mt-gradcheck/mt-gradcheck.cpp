@@ -6,10 +6,10 @@
 // (examples/gen_gpt.py gpt-micro-f64); exits 1 when any element disagrees.
 //
 //===----------------------------------------------------------------------===//
-#include "mt/Support/HelpOptions.h"
 #include "mt/Analysis/ModelInfo.h"
 #include "mt/Pipelines/Pipelines.h"
 #include "mt/Runtime/CpuModule.h"
+#include "mt/Support/HelpOptions.h"
 #include "mt/Target/CPU/SharedObject.h"
 #include "mt/Tools/Registration.h"
 #include "mt/Transforms/Passes.h"
@@ -35,21 +35,21 @@ namespace cl = llvm::cl;
 static cl::OptionCategory category("mt-gradcheck options");
 static cl::opt<std::string> inputFilename(cl::Positional, cl::desc("<model.mlir>"), cl::Required,
                                           cl::cat(category));
-static cl::opt<int64_t> microBatch("micro-batch-size", cl::desc("the batch checked"),
-                                   cl::init(2), cl::cat(category));
+static cl::opt<int64_t> microBatch("micro-batch-size", cl::desc("the batch checked"), cl::init(2),
+                                   cl::cat(category));
 static cl::opt<int64_t> seqLength("seq-length",
-                                  cl::desc("tokens per sequence (0: the position table's size)"), cl::init(0),
-                                  cl::cat(category));
-static cl::opt<unsigned> seed("seed", cl::desc("seed of the random inputs"),
-                              cl::init(1), cl::cat(category));
+                                  cl::desc("tokens per sequence (0: the position table's size)"),
+                                  cl::init(0), cl::cat(category));
+static cl::opt<unsigned> seed("seed", cl::desc("seed of the random inputs"), cl::init(1),
+                              cl::cat(category));
 static cl::opt<unsigned> samples("samples", cl::desc("elements checked per parameter (0: all)"),
                                  cl::init(0), cl::cat(category));
 static cl::opt<double> epsilon("epsilon", cl::desc("finite-difference step"), cl::init(1e-5),
                                cl::cat(category));
 static cl::opt<double> tolerance("tolerance", cl::desc("relative tolerance"), cl::init(1e-6),
                                  cl::cat(category));
-static cl::opt<double> absTolerance("abs-tolerance", cl::desc("absolute tolerance"),
-                                    cl::init(1e-9), cl::cat(category));
+static cl::opt<double> absTolerance("abs-tolerance", cl::desc("absolute tolerance"), cl::init(1e-9),
+                                    cl::cat(category));
 static cl::opt<bool> printValues("print-values",
                                  cl::desc("print each checked element's two gradients"),
                                  cl::cat(category));
@@ -78,8 +78,6 @@ int fail(const llvm::Twine &message) {
   llvm::errs() << "mt-gradcheck: error: " << message << "\n";
   return 1;
 }
-
-
 
 /// Lowers the module to native code and loads it; `arenaBytes` receives
 /// the largest arena a function takes. False after printing why.
@@ -112,8 +110,8 @@ bool compileModule(MLIRContext &context, ModuleOp module, int64_t &arenaBytes,
 
 /// Parameters from their initializers (ones/zeros perturbed so no gradient
 /// is special), random tokens and labels, a random loss mask.
-std::vector<std::unique_ptr<mt::Buffer>> makeInputs(const std::vector<ArgInfo> &args,
-                                                    int64_t vocab, std::mt19937_64 &rng) {
+std::vector<std::unique_ptr<mt::Buffer>> makeInputs(const std::vector<ArgInfo> &args, int64_t vocab,
+                                                    std::mt19937_64 &rng) {
   std::normal_distribution<double> normal(0.0, 1.0);
   std::vector<std::unique_ptr<mt::Buffer>> inputs;
   for (const ArgInfo &a : args) {
@@ -173,7 +171,7 @@ bool checkParameter(const std::string &name, mt::Buffer &value, mt::Buffer &g, T
     // Tiny gradients are judged by absolute error; the rest by relative.
     ok &= diff <= absTolerance || rel <= tolerance;
   }
-std::printf("%-22s %8zu %14.3e %14.3e  %s\n", name.c_str(), indices.size(), worst, largest,
+  std::printf("%-22s %8zu %14.3e %14.3e  %s\n", name.c_str(), indices.size(), worst, largest,
               ok ? "ok" : "FAIL");
   return ok;
 }
@@ -222,8 +220,8 @@ int main(int argc, char **argv) {
   auto params = mt::collectParams(model);
   for (BlockArgument a : model.getArguments()) {
     auto t = cast<RankedTensorType>(a.getType());
-    ArgInfo info{std::vector<int64_t>(t.getShape().begin(), t.getShape().end()),
-                 t.getElementType(), std::nullopt};
+    ArgInfo info{std::vector<int64_t>(t.getShape().begin(), t.getShape().end()), t.getElementType(),
+                 std::nullopt};
     for (const auto &p : params)
       if (p.argNumber == a.getArgNumber())
         info.param = p;
@@ -232,8 +230,9 @@ int main(int argc, char **argv) {
   // Integer inputs are ids: below the vocabulary, or the classes of the loss.
   int64_t vocab = 0;
   model.walk([&](mt::CrossEntropyOp c) {
-    vocab = c.getNumClassesAttr() ? c.getNumClassesAttr().getInt()
-                                  : cast<RankedTensorType>(c.getLogits().getType()).getShape().back();
+    vocab = c.getNumClassesAttr()
+                ? c.getNumClassesAttr().getInt()
+                : cast<RankedTensorType>(c.getLogits().getType()).getShape().back();
   });
   model.walk([&](mt::EmbeddingOp e) {
     vocab = cast<RankedTensorType>(e.getTable().getType()).getDimSize(0);

@@ -8,6 +8,5 @@ int main(int argc, char **argv) {
   mlir::DialectRegistry registry;
   mt::registerDialects(registry);
   mt::registerPassesAndPipelines();
-  return mlir::asMainReturnCode(
-      mlir::MlirOptMain(argc, argv, "mt optimizer driver\n", registry));
+  return mlir::asMainReturnCode(mlir::MlirOptMain(argc, argv, "mt optimizer driver\n", registry));
 }

@@ -73,8 +73,8 @@ cl::opt<std::string> save("save",
                                    "--save-interval steps); each rank writes its own file"),
                           cl::value_desc("dir"), cl::cat(runCategory));
 cl::opt<int64_t> saveInterval("save-interval",
-                              cl::desc("also save every N steps (0: only at the end)"),
-                              cl::init(0), cl::cat(runCategory));
+                              cl::desc("also save every N steps (0: only at the end)"), cl::init(0),
+                              cl::cat(runCategory));
 cl::opt<int64_t> saveKeep("save-keep", cl::desc("keep the newest N checkpoints (0: all)"),
                           cl::init(0), cl::cat(runCategory));
 cl::opt<bool> asyncSave("async-save",
@@ -152,9 +152,9 @@ bool parseOptions(int argc, char **argv, Options &o) {
           "under mpirun -np N / srun.\n",
           &llvm::errs()))
     return false;
-  if ((trainIters.getNumOccurrences() && !atLeast(trainIters, 1)) || !atLeast(evalInterval, 0) || !atLeast(evalIters, 1) ||
-      !atLeast(logInterval, 1) || !atLeast(maxSkipped, 0) || !atLeast(saveInterval, 0) ||
-      !atLeast(saveKeep, 0))
+  if ((trainIters.getNumOccurrences() && !atLeast(trainIters, 1)) || !atLeast(evalInterval, 0) ||
+      !atLeast(evalIters, 1) || !atLeast(logInterval, 1) || !atLeast(maxSkipped, 0) ||
+      !atLeast(saveInterval, 0) || !atLeast(saveKeep, 0))
     return false;
   for (const cl::opt<double> *peak : {&peakBandwidth, &peakTflops})
     if (peak->getNumOccurrences() && !(*peak > 0)) {

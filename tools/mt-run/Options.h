@@ -9,8 +9,8 @@ namespace mtrun {
 
 struct Options {
   std::string plan, data, logDir, metricsFile, record, timeline;
-  std::string vocabFile; // BERT's WordPiece vocabulary
-  std::string tokenizerModel; // T5's SentencePiece model
+  std::string vocabFile;       // BERT's WordPiece vocabulary
+  std::string tokenizerModel;  // T5's SentencePiece model
   int64_t vocabExtraIds = 100; // T5's sentinels, after the SentencePiece vocabulary
   std::string save, load;
   int64_t saveInterval = 0, saveKeep = 0;

@@ -25,8 +25,7 @@ namespace mtrun {
 namespace {
 
 double now() {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch())
-      .count();
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
 }
 
 /// CPU time of every thread of this process so far: all rank threads of a
@@ -81,9 +80,9 @@ bool RankRun::prepare(std::string &error) {
   // schedule either way, so a resumed run continues the same order.
   iters_ = o_.trainIters ? o_.trainIters : c.train_iters();
   // --eval-only draws no training samples (an empty training split is fine).
-  int64_t trainSamples = o_.evalOnly ? 0 : std::max(iters_, c.train_iters()) * c.global_batch_size();
-  if (!openData(error) ||
-      !data_.build(o_.split, c.seq_length(), c.seed(), trainSamples, error))
+  int64_t trainSamples =
+      o_.evalOnly ? 0 : std::max(iters_, c.train_iters()) * c.global_batch_size();
+  if (!openData(error) || !data_.build(o_.split, c.seq_length(), c.seed(), trainSamples, error))
     return false;
   if (!o_.load.empty() && !resume(error))
     return false;
@@ -123,7 +122,8 @@ bool RankRun::openT5(std::string &error) {
   ids.eos = tokenizer.endOfText();
   ids.bos = tokenizer.beginOfText();
   if (ids.eos < 0) {
-    error = "the SentencePiece model '" + o_.tokenizerModel + "' has no </s> id, which T5 "
+    error = "the SentencePiece model '" + o_.tokenizerModel +
+            "' has no </s> id, which T5 "
             "sequences end with";
     return false;
   }
@@ -146,7 +146,8 @@ bool RankRun::openData(std::string &error) {
     }
   if (!t5 && !o_.tokenizerModel.empty()) {
     error = "--tokenizer-model is for T5 plans (span corruption needs its ids); this model "
-            "takes " + std::string(bert ? "BERT" : "GPT") + " batches";
+            "takes " +
+            std::string(bert ? "BERT" : "GPT") + " batches";
     return false;
   }
   if (t5 && !o_.vocabFile.empty()) {
@@ -192,8 +193,7 @@ bool RankRun::resume(std::string &error) {
   // A checkpoint that consumed nothing (an imported model) starts any data order.
   if (!o_.evalOnly && at.trainSamples > 0 && at.trainSplitSamples != train.numSamples())
     notes_.push_back("the training split holds " + std::to_string(train.numSamples()) +
-                     " samples, the checkpoint's run had " +
-                     std::to_string(at.trainSplitSamples) +
+                     " samples, the checkpoint's run had " + std::to_string(at.trainSplitSamples) +
                      " (other data, --split, sequence length or train iterations): the data "
                      "order does not continue exactly");
   train.seek(at.trainSamples);
@@ -385,8 +385,8 @@ void RankRun::reportSave(double writeSeconds) {
   if (o_.asyncSave)
     std::printf("saved checkpoint %s/iter_%07lld (rank 0 wrote %.1f MB in the background; "
                 "training held %.2f s for the copy)\n",
-                o_.save.c_str(), static_cast<long long>(saver_->published()),
-                saver_->bytes() / 1e6, saver_->holdSeconds());
+                o_.save.c_str(), static_cast<long long>(saver_->published()), saver_->bytes() / 1e6,
+                saver_->holdSeconds());
   else
     std::printf("saved checkpoint %s/iter_%07lld in %.2f s (rank 0 wrote %.1f MB)\n",
                 o_.save.c_str(), static_cast<long long>(saver_->published()), writeSeconds,
@@ -479,10 +479,9 @@ bool RankRun::writeTimeline(std::string &error) {
   std::string schedule = mt::timelineText(timeline, stages);
   if (lastExposedComm_ >= 0)
     schedule += "exposed communication after the schedule (loss and gradient reductions): " +
-            std::to_string(lastExposedComm_ * 1e3) + " ms\n";
-  for (const auto &[file, text] :
-       {std::pair<std::string, std::string>{"timeline.txt", schedule},
-        {"timeline.svg", mt::timelineSvg(timeline, stages, title)}}) {
+                std::to_string(lastExposedComm_ * 1e3) + " ms\n";
+  for (const auto &[file, text] : {std::pair<std::string, std::string>{"timeline.txt", schedule},
+                                   {"timeline.svg", mt::timelineSvg(timeline, stages, title)}}) {
     std::FILE *f = std::fopen((o_.timeline + "/" + file).c_str(), "w");
     if (!f || std::fputs(text.c_str(), f) < 0) {
       if (f)

@@ -80,7 +80,7 @@ private:
   mt::CudaBackend *profiled_ = nullptr; // --profile on rank 0
   int64_t profiledSteps_ = 0, skippedInARow_ = 0, skippedTotal_ = 0;
   double start_ = 0;
-  int stoppedBy_ = 0; // the signal the run stopped on, or 0
+  int stoppedBy_ = 0;           // the signal the run stopped on, or 0
   double lastExposedComm_ = -1; // seconds, the last step's; -1 on one rank
 };
 

@@ -113,7 +113,8 @@ int runAsThreads(const Options &o, const mt::plan::Plan &plan, int64_t ranks) {
     // A rank that died without a word (an injected fault) never finishes:
     // once the others are done, exit without waiting for it.
     std::unique_lock<std::mutex> lock(rankThreads.mutex);
-    rankThreads.changed.wait(lock, [&] { return rankThreads.finished + rankThreads.dead == ranks; });
+    rankThreads.changed.wait(lock,
+                             [&] { return rankThreads.finished + rankThreads.dead == ranks; });
     if (rankThreads.dead > 0) {
       std::fprintf(stderr, "mt-run: error: %lld rank(s) died during the run\n",
                    static_cast<long long>(rankThreads.dead));

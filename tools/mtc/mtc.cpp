@@ -6,20 +6,20 @@
 // ...) apply to its pass manager.
 //
 //===----------------------------------------------------------------------===//
-#include "mt/Support/HelpOptions.h"
-#include "mt/Driver/MemoryBudget.h"
-#include "mt/Driver/MemoryReport.h"
-#include "mt/Driver/InferenceCompiler.h"
-#include "mt/Driver/TrainingCompiler.h"
 #include "FusionFlags.h"
 #include "PrecisionFlags.h"
+#include "mt/Driver/InferenceCompiler.h"
+#include "mt/Driver/MemoryBudget.h"
+#include "mt/Driver/MemoryReport.h"
+#include "mt/Driver/ParamSummary.h"
+#include "mt/Driver/TrainingCompiler.h"
 #include "mt/Plan/InferenceMemory.h"
 #include "mt/Plan/PlanEnums.h"
-#include "mt/Driver/ParamSummary.h"
+#include "mt/Support/HelpOptions.h"
 
 #include "mt/Analysis/ModelInfo.h"
-#include "mt/Pipelines/Pipelines.h"
 #include "mt/Driver/PlanBuilder.h"
+#include "mt/Pipelines/Pipelines.h"
 #include "mt/Plan/ParallelReport.h"
 #include "mt/Support/Format.h"
 #include "mt/Target/CUDA/DetectGpu.h"
@@ -47,10 +47,11 @@ namespace cl = llvm::cl;
 
 static cl::OptionCategory mtcCategory("mtc options");
 
-static cl::opt<std::string> inputFilename(cl::Positional, cl::desc("<model.mlir>"),
-                                          cl::Required, cl::cat(mtcCategory));
-static cl::opt<std::string> outputFilename("o", cl::desc("write the plan (or, with --emit=mlir, the IR) here"),
-                                           cl::value_desc("file"), cl::cat(mtcCategory));
+static cl::opt<std::string> inputFilename(cl::Positional, cl::desc("<model.mlir>"), cl::Required,
+                                          cl::cat(mtcCategory));
+static cl::opt<std::string>
+    outputFilename("o", cl::desc("write the plan (or, with --emit=mlir, the IR) here"),
+                   cl::value_desc("file"), cl::cat(mtcCategory));
 enum class Emit { Plan, Mlir };
 static cl::opt<Emit> emit("emit", cl::desc("what -o writes"),
                           cl::values(clEnumValN(Emit::Plan, "plan", "the training plan (default)"),
@@ -62,56 +63,72 @@ static cl::OptionCategory memoryCategory("memory: what is kept, recomputed, budg
 
 // Training options, named like Megatron's.
 static cl::OptionCategory trainCategory("training options (stored in the plan)");
-static cl::opt<double> lr("lr", cl::desc("peak learning rate"), cl::init(6e-4), cl::cat(trainCategory));
-static cl::opt<double> minLr("min-lr", cl::desc("learning rate at the end of the decay"), cl::init(0.0), cl::cat(trainCategory));
-static cl::opt<int64_t> warmup("lr-warmup-iters", cl::desc("linear warm-up iterations"), cl::init(0), cl::cat(trainCategory));
+static cl::opt<double> lr("lr", cl::desc("peak learning rate"), cl::init(6e-4),
+                          cl::cat(trainCategory));
+static cl::opt<double> minLr("min-lr", cl::desc("learning rate at the end of the decay"),
+                             cl::init(0.0), cl::cat(trainCategory));
+static cl::opt<int64_t> warmup("lr-warmup-iters", cl::desc("linear warm-up iterations"),
+                               cl::init(0), cl::cat(trainCategory));
 static cl::opt<mt::plan::Optimizer::LrDecayStyle> decayStyle(
     "lr-decay-style", cl::desc("learning-rate decay after the warm-up"),
     cl::values(clEnumValN(mt::plan::Optimizer::CONSTANT, "constant", "the peak rate"),
                clEnumValN(mt::plan::Optimizer::LINEAR, "linear", "linearly to --min-lr"),
                clEnumValN(mt::plan::Optimizer::COSINE, "cosine", "a half cosine to --min-lr")),
     cl::init(mt::plan::Optimizer::COSINE), cl::cat(trainCategory));
-static cl::opt<int64_t> decayIters("lr-decay-iters", cl::desc("iterations of decay (default: --train-iters)"), cl::init(0), cl::cat(trainCategory));
-static cl::opt<double> clipGrad("clip-grad", cl::desc("global gradient-norm clip (0: off)"), cl::init(1.0), cl::cat(trainCategory));
-static cl::opt<double> weightDecay("weight-decay", cl::desc("AdamW weight decay (matrices only)"), cl::init(0.01), cl::cat(trainCategory));
-static cl::opt<double> beta1("adam-beta1", cl::desc("AdamW first-moment decay"), cl::init(0.9), cl::cat(trainCategory));
-static cl::opt<double> beta2("adam-beta2", cl::desc("AdamW second-moment decay"), cl::init(0.999), cl::cat(trainCategory));
-static cl::opt<double> adamEps("adam-eps", cl::desc("AdamW denominator epsilon"), cl::init(1e-8), cl::cat(trainCategory));
-static cl::opt<int64_t> globalBatch("global-batch-size", cl::desc("sequences per step (default: --micro-batch-size)"), cl::init(0), cl::cat(trainCategory));
-static cl::opt<int64_t> trainIters("train-iters", cl::desc("optimizer steps"), cl::init(100), cl::cat(trainCategory));
-static cl::opt<uint64_t> seed("seed", cl::desc("seed of initialization, data order and dropout"), cl::init(1234), cl::cat(trainCategory));
-static cl::opt<bool> summary("summary",
-                             cl::desc("print every parameter and the total, then exit"),
+static cl::opt<int64_t> decayIters("lr-decay-iters",
+                                   cl::desc("iterations of decay (default: --train-iters)"),
+                                   cl::init(0), cl::cat(trainCategory));
+static cl::opt<double> clipGrad("clip-grad", cl::desc("global gradient-norm clip (0: off)"),
+                                cl::init(1.0), cl::cat(trainCategory));
+static cl::opt<double> weightDecay("weight-decay", cl::desc("AdamW weight decay (matrices only)"),
+                                   cl::init(0.01), cl::cat(trainCategory));
+static cl::opt<double> beta1("adam-beta1", cl::desc("AdamW first-moment decay"), cl::init(0.9),
+                             cl::cat(trainCategory));
+static cl::opt<double> beta2("adam-beta2", cl::desc("AdamW second-moment decay"), cl::init(0.999),
+                             cl::cat(trainCategory));
+static cl::opt<double> adamEps("adam-eps", cl::desc("AdamW denominator epsilon"), cl::init(1e-8),
+                               cl::cat(trainCategory));
+static cl::opt<int64_t> globalBatch("global-batch-size",
+                                    cl::desc("sequences per step (default: --micro-batch-size)"),
+                                    cl::init(0), cl::cat(trainCategory));
+static cl::opt<int64_t> trainIters("train-iters", cl::desc("optimizer steps"), cl::init(100),
+                                   cl::cat(trainCategory));
+static cl::opt<uint64_t> seed("seed", cl::desc("seed of initialization, data order and dropout"),
+                              cl::init(1234), cl::cat(trainCategory));
+static cl::opt<bool> summary("summary", cl::desc("print every parameter and the total, then exit"),
                              cl::cat(mtcCategory));
 static cl::opt<int64_t> vocabMultiple(
     "make-vocab-size-divisible-by",
     cl::desc("pad the vocabulary to a multiple of this, as Megatron does (default 1: none)"),
     cl::init(1), cl::cat(mtcCategory));
 
-static cl::opt<unsigned> optLevel(
-    "O", cl::desc("LLVM optimization level of the native code, 0-3 (default 3; tests use 1 "
-                  "to compile faster)"),
-    cl::Prefix, cl::init(3), cl::cat(mtcCategory));
+static cl::opt<unsigned>
+    optLevel("O",
+             cl::desc("LLVM optimization level of the native code, 0-3 (default 3; tests use 1 "
+                      "to compile faster)"),
+             cl::Prefix, cl::init(3), cl::cat(mtcCategory));
 
 // Flags with a few named values are enums (cl::values): a value not in the
 // list is refused as the command line is parsed. Each keeps its name for
 // the settings and the plan.
 enum class Target { Cpu, Cuda, Auto };
-static cl::opt<Target> target(
-    "target", cl::desc("what the plan's code runs on (default: cuda when this machine has a CUDA "
-                       "GPU, cpu otherwise)"),
-    cl::values(clEnumValN(Target::Cpu, "cpu", "x86 code"),
-               clEnumValN(Target::Cuda, "cuda", "PTX and cubins, cuBLAS"),
-               clEnumValN(Target::Auto, "auto", "cuda where a GPU is, else cpu")),
-    cl::init(Target::Auto), cl::cat(mtcCategory));
-static cl::list<std::string> cudaArch(
-    "cuda-arch", cl::desc("--target=cuda: GPU architectures to emit PTX for (default sm_80,sm_90)"),
-    cl::CommaSeparated, cl::cat(mtcCategory));
-static cl::opt<std::string> ptxasPath(
-    "ptxas",
-    cl::desc("--target=cuda: ptxas to assemble cubins with (default: the CUDA toolkit's; "
-             "'none': PTX only, compiled by the driver when the plan loads)"),
-    cl::init(""), cl::cat(mtcCategory));
+static cl::opt<Target>
+    target("target",
+           cl::desc("what the plan's code runs on (default: cuda when this machine has a CUDA "
+                    "GPU, cpu otherwise)"),
+           cl::values(clEnumValN(Target::Cpu, "cpu", "x86 code"),
+                      clEnumValN(Target::Cuda, "cuda", "PTX and cubins, cuBLAS"),
+                      clEnumValN(Target::Auto, "auto", "cuda where a GPU is, else cpu")),
+           cl::init(Target::Auto), cl::cat(mtcCategory));
+static cl::list<std::string>
+    cudaArch("cuda-arch",
+             cl::desc("--target=cuda: GPU architectures to emit PTX for (default sm_80,sm_90)"),
+             cl::CommaSeparated, cl::cat(mtcCategory));
+static cl::opt<std::string>
+    ptxasPath("ptxas",
+              cl::desc("--target=cuda: ptxas to assemble cubins with (default: the CUDA toolkit's; "
+                       "'none': PTX only, compiled by the driver when the plan loads)"),
+              cl::init(""), cl::cat(mtcCategory));
 
 static cl::opt<bool> emulateGpuKernels(
     "emulate-gpu-kernels",
@@ -120,11 +137,12 @@ static cl::opt<bool> emulateGpuKernels(
     cl::init(false), cl::cat(mtcCategory));
 
 static cl::opt<int64_t> microBatchSize("micro-batch-size",
-                                      cl::desc("sequences per micro-batch (default 1)"),
-                                      cl::init(1), cl::cat(mtcCategory));
-static cl::opt<int64_t> seqLength(
-    "seq-length", cl::desc("tokens per sequence (default: the model's position table size)"),
-    cl::init(0), cl::cat(mtcCategory));
+                                       cl::desc("sequences per micro-batch (default 1)"),
+                                       cl::init(1), cl::cat(mtcCategory));
+static cl::opt<int64_t>
+    seqLength("seq-length",
+              cl::desc("tokens per sequence (default: the model's position table size)"),
+              cl::init(0), cl::cat(mtcCategory));
 static cl::alias encoderSeqLength("encoder-seq-length", cl::desc("alias for --seq-length"),
                                   cl::aliasopt(seqLength));
 static cl::opt<int64_t> decoderSeqLength(
@@ -140,12 +158,14 @@ static cl::alias tpAlias("tensor-model-parallel-size", cl::aliasopt(tp));
 static cl::opt<int64_t> pp("pp", cl::desc("pipeline-parallel size (default 1)"), cl::init(1),
                            cl::cat(parallelCategory));
 static cl::alias ppAlias("pipeline-model-parallel-size", cl::aliasopt(pp));
-static cl::opt<int64_t> dp("dp", cl::desc("data-parallel size (default: --world-size / (tp x pp), else 1)"),
-                           cl::init(0), cl::cat(parallelCategory));
+static cl::opt<int64_t>
+    dp("dp", cl::desc("data-parallel size (default: --world-size / (tp x pp), else 1)"),
+       cl::init(0), cl::cat(parallelCategory));
 static cl::opt<int64_t> worldSize("world-size", cl::desc("number of ranks (default tp x pp x dp)"),
                                   cl::init(0), cl::cat(parallelCategory));
-static cl::opt<bool> sp("sp", cl::desc("sequence parallelism when tp > 1 (default on; --sp=false turns it off)"),
-                        cl::init(mt::TrainingDefaults::sequenceParallel), cl::cat(parallelCategory));
+static cl::opt<bool>
+    sp("sp", cl::desc("sequence parallelism when tp > 1 (default on; --sp=false turns it off)"),
+       cl::init(mt::TrainingDefaults::sequenceParallel), cl::cat(parallelCategory));
 static cl::alias spAlias("sequence-parallel", cl::aliasopt(sp));
 static cl::opt<bool> distributedOptimizer(
     "distributed-optimizer",
@@ -196,7 +216,8 @@ static cl::opt<DropoutMasks> dropoutMasks(
                clEnumValN(DropoutMasks::Stored, "stored",
                           "a one-byte mask per element, kept (Megatron)")),
     cl::init(mt::TrainingDefaults::storeDropoutMasks ? DropoutMasks::Stored
-                                                     : DropoutMasks::Regenerate), cl::cat(memoryCategory));
+                                                     : DropoutMasks::Regenerate),
+    cl::cat(memoryCategory));
 
 static cl::opt<bool> recomputeAllGathers(
     "recompute-all-gathers",
@@ -216,12 +237,14 @@ static cl::opt<mt::RecomputeGranularity> recomputeGranularity(
     "recompute-granularity", cl::desc("recompute in the backward instead of keeping"),
     cl::values(MT_RECOMPUTE_GRANULARITY_VALUES),
     cl::init(mt::TrainingDefaults::recomputeGranularity), cl::cat(memoryCategory));
-static cl::opt<mt::RecomputeMethod> recomputeMethod(
-    "recompute-method", cl::desc("with full"), cl::values(MT_RECOMPUTE_METHOD_VALUES),
-    cl::init(mt::TrainingDefaults::recomputeMethod), cl::cat(memoryCategory));
+static cl::opt<mt::RecomputeMethod> recomputeMethod("recompute-method", cl::desc("with full"),
+                                                    cl::values(MT_RECOMPUTE_METHOD_VALUES),
+                                                    cl::init(mt::TrainingDefaults::recomputeMethod),
+                                                    cl::cat(memoryCategory));
 static cl::opt<int64_t> recomputeNumLayers("recompute-num-layers",
                                            cl::desc("with full: see --recompute-method"),
-                                           cl::init(mt::TrainingDefaults::recomputeNumLayers), cl::cat(memoryCategory));
+                                           cl::init(mt::TrainingDefaults::recomputeNumLayers),
+                                           cl::cat(memoryCategory));
 
 static cl::opt<std::string> memoryBudget(
     "memory-budget",
@@ -287,8 +310,8 @@ static bool settingsFromFlags(mt::CompileSettings &settings, mt::CodeTarget &cod
   settings.dp = dataParallel;
   settings.virtualStages = virtualStages;
   settings.pipelineSplitRank = pipelineSplitRank;
-  settings.globalBatch = globalBatch ? static_cast<int64_t>(globalBatch)
-                                     : microBatchSize * dataParallel;
+  settings.globalBatch =
+      globalBatch ? static_cast<int64_t>(globalBatch) : microBatchSize * dataParallel;
   settings.sequenceParallel = sp && tp > 1;
   settings.distributedOptimizer = distributedOptimizer;
   settings.schedule = schedule;
@@ -301,16 +324,15 @@ static bool settingsFromFlags(mt::CompileSettings &settings, mt::CodeTarget &cod
   settings.granularity = recomputeGranularity;
   settings.method = recomputeMethod;
   settings.numLayers = recomputeNumLayers;
-  if (!memoryBudget.empty() &&
-      (!mt::parseByteSize(memoryBudget, settings.memoryBudget, error) ||
-       settings.memoryBudget <= 0))
+  if (!memoryBudget.empty() && (!mt::parseByteSize(memoryBudget, settings.memoryBudget, error) ||
+                                settings.memoryBudget <= 0))
     return refuse("--memory-budget: " + (error.empty() ? "must be more than 0 bytes" : error));
   if (!settings.check(error))
     return refuse(error);
   code.emulateGpuKernels = emulateGpuKernels;
   if (emulateGpuKernels && target == Target::Cuda)
     return refuse("--emulate-gpu-kernels makes a CPU plan that runs the GPU's kernels on the CPU; "
-                "drop --target=cuda");
+                  "drop --target=cuda");
   code.cuda = target == Target::Cuda ||
               (target == Target::Auto && !emulateGpuKernels && mt::countCudaDevices() > 0);
   // What depends on the target is resolved by the training pipeline
@@ -354,7 +376,7 @@ static bool trainingConfig(mt::plan::Plan &plan, const mt::CompileSettings &sett
   if (trainIters < 1 || warmup < 0 || lr < 0 || minLr < 0 || clipGrad < 0 || adamEps <= 0 ||
       beta1 < 0 || beta1 >= 1 || beta2 < 0 || beta2 >= 1)
     return refuse("invalid training options: need --train-iters >= 1, --lr-warmup-iters >= 0, "
-                "non-negative rates, --adam-eps > 0 and Adam betas in [0, 1)");
+                  "non-negative rates, --adam-eps > 0 and Adam betas in [0, 1)");
   config.set_train_iters(trainIters);
   config.set_seed(seed);
   precisionConfig(settings, config);
@@ -364,7 +386,8 @@ static bool trainingConfig(mt::plan::Plan &plan, const mt::CompileSettings &sett
   opt.set_min_lr(minLr);
   opt.set_lr_warmup_iters(warmup);
   opt.set_lr_decay_style(decayStyle);
-  opt.set_lr_decay_iters(decayIters ? static_cast<int64_t>(decayIters) : static_cast<int64_t>(trainIters));
+  opt.set_lr_decay_iters(decayIters ? static_cast<int64_t>(decayIters)
+                                    : static_cast<int64_t>(trainIters));
   opt.set_clip_grad(clipGrad);
   opt.set_weight_decay(weightDecay);
   opt.set_adam_beta1(beta1);
@@ -374,8 +397,7 @@ static bool trainingConfig(mt::plan::Plan &plan, const mt::CompileSettings &sett
 }
 
 /// mtc --inference: the prefill and decode functions, their memory, the plan.
-static int compileForInference(ModuleOp module, const mt::CodeTarget &code, int argc,
-                               char **argv,
+static int compileForInference(ModuleOp module, const mt::CodeTarget &code, int argc, char **argv,
                                const std::function<LogicalResult(PassManager &)> &configure) {
   if (tp > 1 || pp > 1 || dp > 1 || worldSize > 1 || reportParallel || !memoryBudget.empty() ||
       recomputeGranularity.getNumOccurrences())
@@ -432,9 +454,8 @@ static bool reportPlan(ModuleOp module, ModuleOp parsed, const mt::plan::Plan &p
       return fail(error), false;
     if (reportMemory)
       llvm::outs() << report;
-    std::string refusal = settings.memoryBudget
-                              ? mt::budgetRefusal(report, peaks, parsed, settings)
-                              : std::string();
+    std::string refusal =
+        settings.memoryBudget ? mt::budgetRefusal(report, peaks, parsed, settings) : std::string();
     if (!refusal.empty()) {
       llvm::errs() << "mtc: error: " << refusal;
       return false;
@@ -453,8 +474,9 @@ int main(int argc, char **argv) {
   // --help lists mtc's own options; LLVM's and MLIR's stay in --help-hidden.
   mt::showOnlyInHelp({&mtcCategory, &trainCategory, &parallelCategory, &memoryCategory,
                       &precisionCategory(), &fusionCategory(), &inferenceCategory});
-  cl::ParseCommandLineOptions(argc, argv, "mtc: compiles a transformer model written in "
-                                          "the mt dialect into a training plan\n");
+  cl::ParseCommandLineOptions(argc, argv,
+                              "mtc: compiles a transformer model written in "
+                              "the mt dialect into a training plan\n");
 
   mt::CompileSettings settings;
   mt::CodeTarget code;
@@ -482,7 +504,8 @@ int main(int argc, char **argv) {
     return 1; // the parser or verifier already printed file:line:col: error: ...
 
   if (mt::modelFunctions(*module).empty())
-    return fail("'" + inputFilename + "' has no model function (a func.func with an "
+    return fail("'" + inputFilename +
+                "' has no model function (a func.func with an "
                 "argument marked mt.param)");
 
   if (!outlineLayers)

@@ -175,7 +175,8 @@ TEST(BertDataset, Refusals) {
   BertDataset bert;
   std::string error;
   EXPECT_FALSE(bert.build(data, 0, 2, specialIds(), options, error));
-  EXPECT_EQ(error, "a BERT sample of 4 tokens cannot hold [CLS] A [SEP] B [SEP]: use --seq-length >= 5");
+  EXPECT_EQ(error,
+            "a BERT sample of 4 tokens cannot hold [CLS] A [SEP] B [SEP]: use --seq-length >= 5");
   options.seqLength = 16;
   BertSpecialIds ids = specialIds();
   ids.mask = 500;

@@ -53,7 +53,9 @@ TEST(Gpt2PreTokenizer, PiecesCoverEveryByteEvenWhenNotUtf8) {
   for (std::string_view piece : gpt2PreTokenize(text))
     joined += piece;
   EXPECT_EQ(joined, text);
-  EXPECT_EQ(split("a\xFF" "b"), (Pieces{"a", "\xFF", "b"}));
+  EXPECT_EQ(split("a\xFF"
+                  "b"),
+            (Pieces{"a", "\xFF", "b"}));
   EXPECT_TRUE(split("").empty());
 }
 

@@ -146,7 +146,8 @@ TEST_F(Gpt2TokenizerLoading, MissingFile) {
   Gpt2Tokenizer t;
   std::string error;
   EXPECT_FALSE(t.loadFromDirectory(dir_.file("nowhere"), error));
-  EXPECT_EQ(error, "cannot open '" + dir_.file("nowhere") + "/encoder.json': No such file or directory");
+  EXPECT_EQ(error,
+            "cannot open '" + dir_.file("nowhere") + "/encoder.json': No such file or directory");
 }
 
 TEST_F(Gpt2TokenizerLoading, MalformedJson) {
@@ -163,8 +164,9 @@ TEST_F(Gpt2TokenizerLoading, WrongVocabulary) {
             "encoder.json: has 50256 tokens; GPT-2's vocabulary has 50257");
   EXPECT_EQ(load(replaceOnce(vocab_, "\"!\": 0", "\"!\": 1"), merges_),
             "encoder.json: id 1 is given to both \"!\" and \"\\\"\"");
-  EXPECT_EQ(load(replaceOnce(vocab_, "\"<|endoftext|>\": 50256", "\"<|endoftext|>\": 50257"), merges_),
-            "encoder.json: token \"<|endoftext|>\" has id 50257, outside GPT-2's vocabulary of 50257");
+  EXPECT_EQ(
+      load(replaceOnce(vocab_, "\"<|endoftext|>\": 50256", "\"<|endoftext|>\": 50257"), merges_),
+      "encoder.json: token \"<|endoftext|>\" has id 50257, outside GPT-2's vocabulary of 50257");
 }
 
 TEST_F(Gpt2TokenizerLoading, WrongMergeCount) {

@@ -47,7 +47,8 @@ TEST(GptSplit, BadSplitStrings) {
   std::array<double, 3> weights;
   std::string error;
   EXPECT_FALSE(parseSplit("949,50,1,0", weights, error));
-  EXPECT_EQ(error, "bad split '949,50,1,0': 4 weights (expected up to three weights, e.g. 949,50,1)");
+  EXPECT_EQ(error,
+            "bad split '949,50,1,0': 4 weights (expected up to three weights, e.g. 949,50,1)");
   EXPECT_FALSE(parseSplit("0,0,0", weights, error));
   EXPECT_EQ(error, "bad split '0,0,0': the weights must add up to more than 0 (expected up to "
                    "three weights, e.g. 949,50,1)");

@@ -40,8 +40,8 @@ void writeTiny(const std::string &prefix, TokenDType dtype = TokenDType::UInt16)
 
 std::string tinyIndex() {
   return std::string("MMIDIDX\0\0", 9) + u64(1) /*version*/ + bytes({8}) /*uint16*/ +
-         u64(2) /*sequences*/ + u64(4) /*document indices*/ + i32(3) + i32(1) /*lengths*/ +
-         u64(0) + u64(6) /*pointers*/ + u64(0) + u64(1) + u64(1) + u64(2) /*documents*/;
+         u64(2) /*sequences*/ + u64(4) /*document indices*/ + i32(3) + i32(1) /*lengths*/ + u64(0) +
+         u64(6) /*pointers*/ + u64(0) + u64(1) + u64(1) + u64(2) /*documents*/;
 }
 
 TEST(IndexedDataset, MegatronDTypeCodes) {
@@ -67,7 +67,7 @@ TEST(IndexedDataset, Int32TokensAndPointersInBytes) {
   mt::testing::TempDir dir;
   writeTiny(dir.file("wide"), TokenDType::Int32);
   std::string idx = dir.read("wide.idx");
-  EXPECT_EQ(idx[17], 4);                      // int32
+  EXPECT_EQ(idx[17], 4);                         // int32
   EXPECT_EQ(idx.substr(34 + 8 + 8, 8), u64(12)); // second pointer: 3 tokens * 4 bytes
   EXPECT_EQ(dir.read("wide.bin").size(), 16u);
 }
@@ -192,8 +192,7 @@ TEST_F(IndexedDatasetValidation, SequencesAgainstTheBin) {
 
 TEST_F(IndexedDatasetValidation, DocumentIndices) {
   const size_t documents = 34 + 12 * 2;
-  EXPECT_EQ(openWith(patch(idx_, documents, u64(1))),
-            "d.idx: document index 0 is 1, expected 0");
+  EXPECT_EQ(openWith(patch(idx_, documents, u64(1))), "d.idx: document index 0 is 1, expected 0");
   EXPECT_EQ(openWith(patch(idx_, documents + 16, u64(0))),
             "d.idx: document index 2 is 0, less than the one before (1)");
   EXPECT_EQ(openWith(patch(idx_, documents + 24, u64(3))),

@@ -85,8 +85,6 @@ TEST(Json, IntegersForVocabularies) {
   EXPECT_FALSE(fraction.parseInteger(value, 0, 10));
 }
 
-TEST(Json, QuoteEscapes) {
-  EXPECT_EQ(jsonQuote("a\"b\\c\n\x01"), "\"a\\\"b\\\\c\\n\\u0001\"");
-}
+TEST(Json, QuoteEscapes) { EXPECT_EQ(jsonQuote("a\"b\\c\n\x01"), "\"a\\\"b\\\\c\\n\\u0001\""); }
 
 } // namespace

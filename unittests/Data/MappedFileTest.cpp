@@ -25,7 +25,8 @@ TEST(MappedFile, TruncatedUnderTheMappingEndsWithAnErrorNamingTheFile) {
         _exit(0);
       },
       ::testing::ExitedWithCode(1),
-      "data.bin' was truncated while it was being read \\(byte 8197 of the 12288 it had is gone\\)");
+      "data.bin' was truncated while it was being read \\(byte 8197 of the 12288 it had is "
+      "gone\\)");
 }
 
 TEST(MappedFile, RewrittenInPlaceIsReportedRemovedIsNot) {
@@ -42,8 +43,9 @@ TEST(MappedFile, RewrittenInPlaceIsReportedRemovedIsNot) {
   EXPECT_EQ(b.bytes(), "abcdefgh");
   dir.write("kept.bin", "abcdefghij"); // rewritten in place (same inode)
   EXPECT_FALSE(mappedFilesUnchanged(error));
-  EXPECT_NE(error.find("kept.bin' was modified while the run read it (8 bytes when opened, 10 now)"),
-            std::string::npos)
+  EXPECT_NE(
+      error.find("kept.bin' was modified while the run read it (8 bytes when opened, 10 now)"),
+      std::string::npos)
       << error;
 }
 

@@ -9,7 +9,8 @@ using Sentences = std::vector<std::string_view>;
 TEST(SentenceSplitter, EndsAtTerminalsBeforeACapital) {
   EXPECT_EQ(splitSentences("One here. Two there! Three? Four"),
             (Sentences{"One here.", "Two there!", "Three?", "Four"}));
-  EXPECT_EQ(splitSentences("  Trimmed.   Also trimmed.  "), (Sentences{"Trimmed.", "Also trimmed."}));
+  EXPECT_EQ(splitSentences("  Trimmed.   Also trimmed.  "),
+            (Sentences{"Trimmed.", "Also trimmed."}));
 }
 
 TEST(SentenceSplitter, KeepsClosingMarksWithTheSentence) {

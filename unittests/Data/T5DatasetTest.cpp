@@ -54,8 +54,8 @@ TEST(T5Dataset, SamplesReassembleTheirChunk) {
   ASSERT_GE(dataset.chunkLength(), 2);
   // 300 + 40 tokens in chunks of R; the one-token document gives none.
   int64_t r = dataset.chunkLength();
-  EXPECT_EQ(dataset.numSamples(), (300 + r - 1) / r + (40 + r - 1) / r -
-                                      (300 % r == 1) - (40 % r == 1));
+  EXPECT_EQ(dataset.numSamples(),
+            (300 + r - 1) / r + (40 + r - 1) / r - (300 % r == 1) - (40 % r == 1));
   int64_t covered = 0;
   for (int64_t i = 0; i < dataset.numSamples(); ++i) {
     T5Sample s;

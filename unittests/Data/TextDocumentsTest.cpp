@@ -75,7 +75,8 @@ TEST(TextDocuments, TokenizeTextFileEndsEachDocumentWithEod) {
   ASSERT_TRUE(tokenizeTextFile(dir.write("t.txt", "Hello world\n\nHello world\n"), tokenizer,
                                documents, error))
       << error;
-  EXPECT_EQ(documents, (std::vector<std::vector<int32_t>>{{15496, 995, 50256}, {15496, 995, 50256}}));
+  EXPECT_EQ(documents,
+            (std::vector<std::vector<int32_t>>{{15496, 995, 50256}, {15496, 995, 50256}}));
   EXPECT_FALSE(tokenizeTextFile(dir.write("b.txt", "x\n\xFF\n"), tokenizer, documents, error));
   EXPECT_EQ(error, dir.file("b.txt") + ":2:1: invalid UTF-8");
 }

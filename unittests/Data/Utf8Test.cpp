@@ -45,7 +45,11 @@ TEST(Utf8, ReplacesLikePython) {
   EXPECT_EQ(utf8::replaceInvalid("\xED\xA0\x80"), fffd + fffd + fffd);
   EXPECT_EQ(utf8::replaceInvalid("\xC0\x80"), fffd + fffd);
   EXPECT_EQ(utf8::replaceInvalid("\xF4\x90\x80\x80"), fffd + fffd + fffd + fffd);
-  EXPECT_EQ(utf8::replaceInvalid("a\xE2\x82\xAC" "b\xFF"), "a\xE2\x82\xAC" "b" + fffd);
+  EXPECT_EQ(utf8::replaceInvalid("a\xE2\x82\xAC"
+                                 "b\xFF"),
+            "a\xE2\x82\xAC"
+            "b" +
+                fffd);
   EXPECT_EQ(utf8::replaceInvalid("\xF0\x9F\x98"), fffd);
 }
 

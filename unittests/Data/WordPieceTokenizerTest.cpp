@@ -90,8 +90,9 @@ TEST(WordPieceTokenizer, LowerCasingAndWhiteSpace) {
 }
 
 TEST(WordPieceTokenizer, AccentsAreStrippedOnlyWhenLowerCasing) {
-  Tokens vocab{"hello", "Héllo", "nandu", "straße", "æsir", "istanbul", "cafe", "αλφα", "οδος",
-               "σας", "иод", "ежик", "viet", "か", "\u1112\u1161\u11AB"};
+  Tokens vocab{"hello",    "Héllo", "nandu", "straße", "æsir",
+               "istanbul", "cafe",  "αλφα",  "οδος",   "σας",
+               "иод",      "ежик",  "viet",  "か",     "\u1112\u1161\u11AB"};
   WordPieceTokenizer lower = make(vocab, true), cased = make(vocab, false);
   EXPECT_EQ(tokens(lower, "Héllo"), (Tokens{"hello"}));
   EXPECT_EQ(tokens(cased, "Héllo"), (Tokens{"Héllo"}));
@@ -126,8 +127,8 @@ TEST(WordPieceTokenizer, CjkIdeographsAreWords) {
 
 // _run_split_on_punc: ASCII non-alphanumerics and Unicode P* stand alone.
 TEST(WordPieceTokenizer, PunctuationIsSplitOff) {
-  Tokens vocab{"a", "b", "5", "3", "8", ",", ".", "!", "$", "+", "=", "-", "—", "«", "»", "¿",
-               "que", "？", "。", "、", "5€", "#", "##b", "…", "x"};
+  Tokens vocab{"a", "b", "5", "3",   "8",  ",",  ".",  "!",  "$", "+",   "=", "-", "—",
+               "«", "»", "¿", "que", "？", "。", "、", "5€", "#", "##b", "…", "x"};
   WordPieceTokenizer t = make(vocab, true);
   EXPECT_EQ(tokens(t, "a,b.a!"), (Tokens{"a", ",", "b", ".", "a", "!"}));
   // BERT counts every non-alphanumeric printable ASCII character.
@@ -146,9 +147,16 @@ TEST(WordPieceTokenizer, PunctuationIsSplitOff) {
 TEST(WordPieceTokenizer, CleaningDropsControlsAndInvalidBytes) {
   WordPieceTokenizer t = make({"ab", "a", "b"}, false);
   EXPECT_EQ(tokens(t, std::string("a\0b", 3)), (Tokens{"ab"}));
-  EXPECT_EQ(tokens(t, "a\x01" "b a\x7F" "b a\xC2\x85" "b"), (Tokens{"ab", "ab", "ab"}));
+  EXPECT_EQ(tokens(t, "a\x01"
+                      "b a\x7F"
+                      "b a\xC2\x85"
+                      "b"),
+            (Tokens{"ab", "ab", "ab"}));
   EXPECT_EQ(tokens(t, "a\u200Bb a\u00ADb a\uFEFFb"), (Tokens{"ab", "ab", "ab"})); // Cf
-  EXPECT_EQ(tokens(t, "a\uFFFDb a\xFF" "b a\xE2\x82" "b"), (Tokens{"ab", "ab", "ab"}));
+  EXPECT_EQ(tokens(t, "a\uFFFDb a\xFF"
+                      "b a\xE2\x82"
+                      "b"),
+            (Tokens{"ab", "ab", "ab"}));
   // \v and \f are controls to BERT (category Cc), so dropped, not spaces.
   EXPECT_EQ(tokens(t, "a\vb a\fb"), (Tokens{"ab", "ab"}));
   EXPECT_EQ(tokens(t, "a\tb\na\rb"), (Tokens{"a", "b", "a", "b"}));
@@ -173,8 +181,7 @@ TEST(WordPieceTokenizer, LongWordsAreUnknown) {
 }
 
 TEST(WordPieceTokenizer, DecodeGluesContinuations) {
-  WordPieceTokenizer t =
-      make({"want", "##want", "##ed", "wa", "un", "runn", "##ing", ","}, false);
+  WordPieceTokenizer t = make({"want", "##want", "##ed", "wa", "un", "runn", "##ing", ","}, false);
   std::string text, error;
   Ids ids;
   t.encodeInto("unwanted, running", ids);
@@ -193,8 +200,8 @@ TEST(WordPieceTokenizer, LoadAcceptsCrLfAndAMissingLastNewline) {
   mt::testing::TempDir dir;
   WordPieceTokenizer t;
   std::string error;
-  ASSERT_TRUE(t.load(dir.write("v.txt", "[PAD]\r\n[UNK]\r\n[CLS]\r\n[SEP]\r\n[MASK]\r\nhi"), false,
-                     error))
+  ASSERT_TRUE(
+      t.load(dir.write("v.txt", "[PAD]\r\n[UNK]\r\n[CLS]\r\n[SEP]\r\n[MASK]\r\nhi"), false, error))
       << error;
   EXPECT_EQ(t.vocabSize(), 6);
   EXPECT_FALSE(t.lowerCase());

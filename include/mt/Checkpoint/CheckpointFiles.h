@@ -30,9 +30,9 @@ uint64_t checksumOf(const void *data, size_t bytes);
 /// A file's checksum from its pieces' (ckpt::File::checksum).
 uint64_t fileChecksum(const ckpt::File &file);
 
-std::string iterationDirName(int64_t iteration);   // "iter_0000040"
-std::string rankFileName(int64_t rank);            // "rank_00003.bin"
-std::string partialDirName(int64_t iteration);     // ".partial.iter_0000040"
+std::string iterationDirName(int64_t iteration); // "iter_0000040"
+std::string rankFileName(int64_t rank);          // "rank_00003.bin"
+std::string partialDirName(int64_t iteration);   // ".partial.iter_0000040"
 
 bool writeManifest(const ckpt::Manifest &manifest, const std::string &path, std::string &error);
 bool readManifest(const std::string &path, ckpt::Manifest &manifest, std::string &error);

@@ -26,9 +26,9 @@ namespace mt {
 /// Where a piece sits in its logical tensor: layers, tensor-parallel split,
 /// and the range of the piece's local elements held.
 struct PieceShape {
-  int64_t layerBegin = 0, layerEnd = 0;         // both 0: every layer
+  int64_t layerBegin = 0, layerEnd = 0; // both 0: every layer
   int64_t splitDim = -1, parts = 1, part = 0, segments = 1;
-  int64_t flatBegin = 0, flatEnd = 0;           // local elements held
+  int64_t flatBegin = 0, flatEnd = 0; // local elements held
 
   /// The piece's elements within the global tensor of `globalShape`.
   TensorShard shard(const std::vector<int64_t> &globalShape) const;
@@ -40,9 +40,9 @@ struct PieceShape {
 struct HeldPiece {
   const plan::Parameter *param = nullptr;
   ckpt::Role role = ckpt::PARAM;
-  std::string buffer;   // the trainer's buffer ("s1/exp_avg:wte")
-  PieceShape shape;     // the buffer's first flatEnd - flatBegin elements hold these
-  bool saves = false;   // this rank writes it (the one copy of these elements)
+  std::string buffer; // the trainer's buffer ("s1/exp_avg:wte")
+  PieceShape shape;   // the buffer's first flatEnd - flatBegin elements hold these
+  bool saves = false; // this rank writes it (the one copy of these elements)
   int64_t elementBytes() const;
   int64_t elements() const { return shape.flatEnd - shape.flatBegin; }
 };

@@ -22,7 +22,7 @@ namespace mt {
 /// A piece a rank saves, where it goes in its file.
 struct SavedPiece {
   HeldPiece held;
-  int64_t tensor = 0;   // index into logicalTensors(plan)
+  int64_t tensor = 0; // index into logicalTensors(plan)
   uint64_t offset = 0, bytes = 0;
 };
 
@@ -44,8 +44,8 @@ bool writeRankFile(const std::string &dir, int64_t iteration, int64_t rank,
 /// The manifest of a checkpoint of `plan` in which rank r's file holds
 /// pieces with checksums[r].
 bool describeCheckpoint(const plan::Plan &plan, const ckpt::TrainingState &state,
-                        const std::vector<std::vector<uint64_t>> &checksums,
-                        ckpt::Manifest &out, std::string &error);
+                        const std::vector<std::vector<uint64_t>> &checksums, ckpt::Manifest &out,
+                        std::string &error);
 
 /// Writes the manifest into the partial directory and publishes it
 /// (publishCheckpoint), keeping the newest `keep` checkpoints (0: all).

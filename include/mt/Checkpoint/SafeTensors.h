@@ -49,8 +49,7 @@ int64_t dtypeBytes(llvm::StringRef dtype);
 
 /// Parses and checks a header: `json` (the N header bytes) describing a
 /// byte buffer of `dataBytes`. `where` names the file in errors.
-llvm::Expected<Header> parseHeader(llvm::StringRef json, uint64_t dataBytes,
-                                   llvm::StringRef where);
+llvm::Expected<Header> parseHeader(llvm::StringRef json, uint64_t dataBytes, llvm::StringRef where);
 
 /// A safetensors file opened for reading.
 class Reader {

@@ -66,8 +66,8 @@ class BertDataset {
 public:
   /// Builds the runs of documents [begin, end) of `dataset` (which must
   /// outlive this object).
-  bool build(const IndexedDataset &dataset, int64_t begin, int64_t end,
-             const BertSpecialIds &ids, const BertSampleOptions &options, std::string &error);
+  bool build(const IndexedDataset &dataset, int64_t begin, int64_t end, const BertSpecialIds &ids,
+             const BertSampleOptions &options, std::string &error);
   int64_t numSamples() const { return static_cast<int64_t>(runs_.size()); }
   /// The i-th sample served (0 <= i < numSamples()).
   void sample(int64_t i, BertSample &out) const;

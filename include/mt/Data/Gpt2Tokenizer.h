@@ -64,7 +64,8 @@ public:
   /// are not UTF-8). `cache` may be null.
   std::vector<int32_t> encode(std::string_view text, BpeCache *cache = nullptr) const;
   /// Appends the token ids of `text` to `out`.
-  void encodeInto(std::string_view text, std::vector<int32_t> &out, BpeCache *cache = nullptr) const;
+  void encodeInto(std::string_view text, std::vector<int32_t> &out,
+                  BpeCache *cache = nullptr) const;
 
   /// The bytes the ids stand for; false (with `error`) for an id outside the
   /// vocabulary. The bytes may end inside a UTF-8 character when the ids do.

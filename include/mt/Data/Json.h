@@ -44,7 +44,9 @@ public:
   bool failHere(const std::string &message);
 
   /// What went wrong, as "column N: message".
-  std::string error() const { return "column " + std::to_string(errorColumn_) + ": " + errorMessage_; }
+  std::string error() const {
+    return "column " + std::to_string(errorColumn_) + ": " + errorMessage_;
+  }
   /// The 1-based byte column of the first error, and its message.
   size_t errorColumn() const { return errorColumn_; }
   const std::string &errorMessage() const { return errorMessage_; }
@@ -79,8 +81,7 @@ private:
 /// are errors. On error, `errorColumn` is the 1-based byte column, or 0 when
 /// the error is not at one place (a missing key).
 bool extractStringFields(std::string_view line, const std::vector<std::string> &keys,
-                         std::vector<std::string> &values, std::string &error,
-                         size_t &errorColumn);
+                         std::vector<std::string> &values, std::string &error, size_t &errorColumn);
 
 /// `text` as a JSON string literal, quotes included: how error messages show
 /// strings that may hold quotes or control characters.

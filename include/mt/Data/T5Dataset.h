@@ -47,9 +47,9 @@ struct T5SampleOptions {
 };
 
 struct T5Sample {
-  std::vector<int32_t> encoderTokens, paddingMask;  // encoderLength each
-  std::vector<int32_t> decoderTokens, labels;       // decoderLength each
-  std::vector<float> lossMask;                      // decoderLength
+  std::vector<int32_t> encoderTokens, paddingMask; // encoderLength each
+  std::vector<int32_t> decoderTokens, labels;      // decoderLength each
+  std::vector<float> lossMask;                     // decoderLength
 };
 
 class T5Dataset {
@@ -65,8 +65,7 @@ public:
   int64_t chunkLength() const { return chunk_; }
 
   /// Noise tokens and spans of a chunk of `n` tokens.
-  static void noiseShape(int64_t n, const T5SampleOptions &options, int64_t &noise,
-                         int64_t &spans);
+  static void noiseShape(int64_t n, const T5SampleOptions &options, int64_t &noise, int64_t &spans);
 
 private:
   struct Chunk {

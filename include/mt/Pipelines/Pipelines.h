@@ -23,16 +23,14 @@ struct FrontendOptions : public mlir::PassPipelineOptions<FrontendOptions> {
       llvm::cl::desc("pad the vocabulary to a multiple of this (1: no padding)"),
       llvm::cl::init(1)};
   Option<int64_t> microBatchSize{*this, "micro-batch-size",
-                                 llvm::cl::desc("sequences per micro-batch"),
-                                 llvm::cl::init(1)};
+                                 llvm::cl::desc("sequences per micro-batch"), llvm::cl::init(1)};
   Option<int64_t> seqLength{
       *this, "seq-length",
       llvm::cl::desc("tokens per sequence (0: the model's position table size)"),
       llvm::cl::init(0)};
   Option<int64_t> decoderSeqLength{
       *this, "decoder-seq-length",
-      llvm::cl::desc("tokens per decoder sequence (encoder-decoder models)"),
-      llvm::cl::init(0)};
+      llvm::cl::desc("tokens per decoder sequence (encoder-decoder models)"), llvm::cl::init(0)};
 };
 
 /// Checks the model and brings it to the compiler's canonical form: padded
@@ -97,15 +95,15 @@ struct TrainingOptions : public mlir::PassPipelineOptions<TrainingOptions> {
                                            "on it follow (resolveForTarget)"),
                             llvm::cl::init(TrainingDefaults::target),
                             llvm::cl::values(MT_TARGET_KIND_VALUES)};
-  Option<int64_t> tensorParallel{*this, "tensor-parallel",
-                                 llvm::cl::desc("tensor-parallel size"), llvm::cl::init(1)};
+  Option<int64_t> tensorParallel{*this, "tensor-parallel", llvm::cl::desc("tensor-parallel size"),
+                                 llvm::cl::init(1)};
   Option<bool> sequenceParallel{
       *this, "sequence-parallel",
       llvm::cl::desc("with tensor parallelism, split norm/dropout/residual regions by sequence "
                      "(ignored without it)"),
       llvm::cl::init(TrainingDefaults::sequenceParallel)};
-  Option<int64_t> pipelineStages{*this, "pipeline-stages",
-                                 llvm::cl::desc("pipeline-parallel size"), llvm::cl::init(1)};
+  Option<int64_t> pipelineStages{*this, "pipeline-stages", llvm::cl::desc("pipeline-parallel size"),
+                                 llvm::cl::init(1)};
   Option<int64_t> virtualStages{*this, "virtual-stages",
                                 llvm::cl::desc("model chunks per pipeline stage"),
                                 llvm::cl::init(1)};
@@ -131,7 +129,8 @@ struct TrainingOptions : public mlir::PassPipelineOptions<TrainingOptions> {
       llvm::cl::init(TrainingDefaults::overlapCollectives)};
   Option<bool> storeDropoutMasks{
       *this, "store-dropout-masks",
-      llvm::cl::desc("keep dropout masks for the backward (Megatron) instead of drawing them again"),
+      llvm::cl::desc(
+          "keep dropout masks for the backward (Megatron) instead of drawing them again"),
       llvm::cl::init(TrainingDefaults::storeDropoutMasks)};
   Option<bool> recomputeAllGathers{
       *this, "recompute-all-gathers",
@@ -230,8 +229,7 @@ mlir::LogicalResult buildGpuBuffersToLLVMPipeline(mlir::OpPassManager &pm,
 /// `parallelTasks`: loops marked mt.parallel_tasks run on the async
 /// runtime's worker threads (mt-parallelize-loops, async-parallel-for); the
 /// code then needs libmlir_async_runtime.
-mlir::LogicalResult buildBuffersToLLVMPipeline(mlir::OpPassManager &pm,
-                                               bool parallelTasks = false);
+mlir::LogicalResult buildBuffersToLLVMPipeline(mlir::OpPassManager &pm, bool parallelTasks = false);
 /// Lowers a statically shaped, unrolled module (model and training-step
 /// functions) to the LLVM dialect with one `mt_entry_<name>(ptr)` per
 /// function: mt -> linalg -> bufferized loops -> LLVM. Every function takes

@@ -29,7 +29,8 @@ enum class TargetKind { Cpu, Cuda, EmulatedGpu };
 enum class ActivationType { F32, BF16, F16 };
 #define MT_ACTIVATION_TYPE_VALUES                                                                  \
   clEnumValN(::mt::ActivationType::F32, "f32", "the model as written"),                            \
-      clEnumValN(::mt::ActivationType::BF16, "bf16", "bf16 activations, fp32 parameters and loss"), \
+      clEnumValN(::mt::ActivationType::BF16, "bf16",                                               \
+                 "bf16 activations, fp32 parameters and loss"),                                    \
       clEnumValN(::mt::ActivationType::F16, "f16",                                                 \
                  "f16 activations, fp32 parameters and loss, a loss scale")
 

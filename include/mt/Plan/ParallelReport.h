@@ -21,8 +21,7 @@ namespace mt {
 /// Per virtual stage, the parameter bytes one of its ranks holds (its
 /// layers, its tensor-parallel shards); false with `error` on a stage that
 /// names an unknown parameter.
-bool stageParameterBytes(const plan::Plan &plan, std::vector<int64_t> &bytes,
-                         std::string &error);
+bool stageParameterBytes(const plan::Plan &plan, std::vector<int64_t> &bytes, std::string &error);
 
 bool parallelReport(const plan::Plan &plan, std::string &out, std::string &error);
 

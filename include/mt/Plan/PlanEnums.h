@@ -28,13 +28,9 @@ std::string_view nameOf(plan::CollectiveVolume::Kind kind);
 /// The activation type's name: "f32" (also when unspecified), "bf16", "f16".
 std::string_view activationTypeName(plan::DType type);
 
-/// The value a name stands for; nullopt for a name the set does not have.
-std::optional<plan::Function::Role> roleNamed(std::string_view name);
-std::optional<plan::Parallelism::Schedule> scheduleNamed(std::string_view name);
-std::optional<plan::Optimizer::LrDecayStyle> lrDecayStyleNamed(std::string_view name);
+/// The collective kind of an op name ("all_reduce", ...); nullopt for
+/// another name.
 std::optional<plan::CollectiveVolume::Kind> collectiveKindNamed(std::string_view name);
-/// "f32", "bf16" or "f16".
-std::optional<plan::DType> activationTypeNamed(std::string_view name);
 
 /// Fills the enums of a configuration written before them (a checkpoint's
 /// saved_from) from its legacy_* strings, and clears those.

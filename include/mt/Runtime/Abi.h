@@ -171,15 +171,16 @@ MT_BLAS_GEMM_TYPES(MT_ABI_DECLARE_GEMM)
  *   profile_entries: snapshots the totals and counts their entries
  *   profile_entry:   entry i: name, calls, milliseconds, FLOPs; 0 if none */
 enum MtAbiProfileMode {
-  MT_ABI_PROFILE_PAUSE = 0,  /* work queued while paused is not counted */
-  MT_ABI_PROFILE_START = 1,  /* from zero */
+  MT_ABI_PROFILE_PAUSE = 0, /* work queued while paused is not counted */
+  MT_ABI_PROFILE_START = 1, /* from zero */
   MT_ABI_PROFILE_RESUME = 2
 };
 
 #define MT_CUDA_API(X)                                                                             \
   X(open, int, (char *error, size_t capacity))                                                     \
   X(describe, void, (char *out, size_t capacity))                                                  \
-  X(add_image, void, (const char *name, int cubin, const char *arch, const void *data, size_t size)) \
+  X(add_image, void,                                                                               \
+    (const char *name, int cubin, const char *arch, const void *data, size_t size))                \
   X(alloc, void *, (size_t bytes, char *error, size_t capacity))                                   \
   X(free, void, (void *pointer))                                                                   \
   X(sync, int, (char *error, size_t capacity))                                                     \
@@ -224,8 +225,8 @@ static_assert(std::is_same_v<decltype(&mt_rt_reduce_scatter_start), MtResizeFn>)
 static_assert(std::is_same_v<decltype(&mt_rt_collective_wait), MtCollectiveWaitFn>);
 static_assert(std::is_same_v<decltype(&mt_rt_gradient_ready), MtGradientReadyFn>);
 static_assert(std::is_same_v<decltype(&mt_set_runtime_hooks), MtSetRuntimeHooksFn>);
-static_assert(std::is_same_v<decltype(&mt_set_async_collective_hooks),
-                             MtSetAsyncCollectiveHooksFn>);
+static_assert(
+    std::is_same_v<decltype(&mt_set_async_collective_hooks), MtSetAsyncCollectiveHooksFn>);
 static_assert(std::is_same_v<decltype(&mt_set_gradient_ready_hook), MtSetGradientReadyHookFn>);
 #define MT_ABI_CHECK_GEMM(t)                                                                       \
   static_assert(std::is_same_v<decltype(&mt_blas_gemm_##t), MtGemmFn>);                            \

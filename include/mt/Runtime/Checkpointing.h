@@ -14,7 +14,7 @@
 #define MT_RUNTIME_CHECKPOINTING_H
 
 #include "mt/Checkpoint/CheckpointWriter.h"
-#include "mt/Runtime/Trainer.h"
+#include "mt/Plan/PlanFile.h"
 
 #include <atomic>
 #include <thread>
@@ -24,11 +24,14 @@
 
 namespace mt {
 
+class Communicator;
+class Trainer;
+
 /// Where a run stands, besides its tensors.
 struct RunPosition {
-  int64_t iteration = 0;                       // steps completed
-  int64_t trainSamples = 0, validSamples = 0;  // samples the splits have served
-  int64_t trainSplitSamples = 0;               // the training split's size
+  int64_t iteration = 0;                      // steps completed
+  int64_t trainSamples = 0, validSamples = 0; // samples the splits have served
+  int64_t trainSplitSamples = 0;              // the training split's size
 };
 
 /// Saves checkpoints into one directory, keeping the newest `keep` (0:
@@ -44,8 +47,7 @@ public:
 
   /// Saves checkpoint `position.iteration` (finishing one in flight first).
   /// In the foreground it is published when this returns.
-  bool save(Trainer &trainer, Communicator &comm, const RunPosition &position,
-            std::string &error);
+  bool save(Trainer &trainer, Communicator &comm, const RunPosition &position, std::string &error);
   /// A background save: publishes it if every rank has written its file,
   /// or (`wait`) once they have. Collective; does nothing when none is in
   /// flight.

@@ -51,8 +51,8 @@ public:
                  const std::string &what, std::string &error);
   /// `in` holds group-size pieces of `count` elements; member i receives in
   /// `out` the reduction of everyone's piece i.
-  bool reduceScatter(const Group &group, const void *in, void *out, int64_t count,
-                     ElementType type, ReduceOp op, const std::string &what, std::string &error);
+  bool reduceScatter(const Group &group, const void *in, void *out, int64_t count, ElementType type,
+                     ReduceOp op, const std::string &what, std::string &error);
   /// The same with pieces of their own sizes: `in` holds `counts[i]`
   /// elements for member i after one another (a piece may be empty); this
   /// member receives in `out` the reduction of everyone's piece for it.

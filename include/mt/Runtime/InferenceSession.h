@@ -49,8 +49,7 @@ public:
   /// Runs `n` tokens per row (`tokens` is [batch, n] row-major, 1 <= n <=
   /// prefillLength()) at positions [position, position + n), which must fit
   /// the cache (position + prefillLength() <= capacity()).
-  bool prefill(const std::vector<int32_t> &tokens, int64_t n, int64_t position,
-               std::string &error);
+  bool prefill(const std::vector<int32_t> &tokens, int64_t n, int64_t position, std::string &error);
   /// Logits (vocabSize() of them) of row `row`'s token `i` of the last prefill.
   const float *prefillLogits(int64_t row, int64_t i) const;
   /// Runs one token per row at `position` < capacity().

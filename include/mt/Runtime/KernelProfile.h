@@ -20,9 +20,9 @@ namespace mt {
 
 /// A device's peaks, 0 when unknown.
 struct DevicePeaks {
-  double bandwidthGBs = 0;  // HBM, GB/s (1e9 bytes)
-  double tflops16 = 0;      // dense bf16/fp16 tensor cores
-  double tflops32 = 0;      // fp32 without TF32 (what fp32 plans use)
+  double bandwidthGBs = 0; // HBM, GB/s (1e9 bytes)
+  double tflops16 = 0;     // dense bf16/fp16 tensor cores
+  double tflops32 = 0;     // fp32 without TF32 (what fp32 plans use)
 };
 
 /// Datasheet peaks of the GPUs the project targets, by the device's name

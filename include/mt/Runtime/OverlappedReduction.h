@@ -69,7 +69,7 @@ private:
 
   Communicator &comm_;
   Group group_;
-  std::vector<Slice> slices_; // grows while the thread runs: read under the lock
+  std::vector<Slice> slices_;     // grows while the thread runs: read under the lock
   std::vector<int64_t> bySignal_; // the current batch's, offset into slices_
   std::vector<bool> ready_;       // per slice
   bool abandoned_ = false;

@@ -11,12 +11,17 @@
 #ifndef MT_RUNTIME_RUNRECORDER_H
 #define MT_RUNTIME_RUNRECORDER_H
 
-#include "mt/Runtime/Trainer.h"
+#include "mt/Runtime/Batch.h"
+#include "mt/Runtime/StepStats.h"
 
+#include <cstdint>
 #include <cstdio>
+#include <memory>
 #include <string>
 
 namespace mt {
+
+class Trainer;
 
 class RunRecorder {
 public:

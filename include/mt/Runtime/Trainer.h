@@ -3,13 +3,15 @@
 #define MT_RUNTIME_TRAINER_H
 
 #include "mt/Plan/PlanFile.h"
+#include "mt/Runtime/Batch.h"
 #include "mt/Runtime/Communicator.h"
+#include "mt/Runtime/CompiledCollectives.h"
 #include "mt/Runtime/CpuModule.h"
 #include "mt/Runtime/CudaBackend.h"
 #include "mt/Runtime/LossScaler.h"
 #include "mt/Runtime/LrSchedule.h"
+#include "mt/Runtime/StepStats.h"
 #include "mt/Schedule/PipelineSchedule.h"
-#include "mt/Runtime/CompiledCollectives.h"
 #include "mt/Sharding/MeshShape.h"
 #include "mt/Sharding/TensorShard.h"
 
@@ -22,55 +24,6 @@
 #include <vector>
 
 namespace mt {
-
-/// One micro-batch: [micro_batch_size, seq_length] tokens, next-token labels
-/// and a loss mask.
-struct MicroBatch {
-  std::vector<int32_t> tokens, labels;
-  std::vector<float> lossMask;
-  /// Further inputs a model declares (mt.batch = "<name>"), by name: BERT's
-  /// token_types, padding_mask, sop_labels, sop_mask. Row-major
-  /// [micro_batch_size, seq_length] integers, converted to the plan buffer's
-  /// element type (i32/i64 ids, i1 flags, f32/f64 weights).
-  std::map<std::string, std::vector<int32_t>> inputs;
-};
-
-/// Where micro-batches come from (a dataset split, a test fixture).
-class BatchSource {
-public:
-  virtual ~BatchSource() = default;
-  /// Fills `batch` for `rows` sequences of `seq` tokens; false with `error`.
-  virtual bool next(int64_t rows, int64_t seq, MicroBatch &batch, std::string &error) = 0;
-};
-
-struct StepStats {
-  double loss = 0;     // mean over the step's micro-batches
-  double gradNorm = 0; // global L2 norm before clipping
-  double lr = 0;
-  bool skipped = false; // non-finite loss or gradient: parameters unchanged
-  /// fp16: the loss scale the step ran with (0 without loss scaling), and
-  /// whether the skip was a gradient overflow the scale answers (the scale
-  /// was lowered), not a diverging run.
-  double lossScale = 0;
-  bool overflow = false;
-  /// The model's metrics (mt.metric results), averaged over the step's
-  /// micro-batches like the loss: BERT's "lm loss", "sop loss".
-  std::vector<std::pair<std::string, double>> metrics;
-  /// CPU time of the whole process over the step (every rank thread and
-  /// BLAS thread in it), when the caller measures it; 0 otherwise.
-  double cpuSeconds = 0;
-  /// Seconds this rank spent in the step's communication after its last
-  /// backward (gradient reductions, loss sums) or waiting for the
-  /// overlapped reduction to finish: what the backward did not hide
-  /// (negative on a one-rank run).
-  double exposedCommSeconds = 0;
-  /// Whether the data-parallel gradient all-reduce ran beside the backward.
-  bool overlapped = false;
-  /// Seconds the step's compiled code stood still in its own collectives
-  /// (tensor and sequence parallelism's; a collective run whole, or the
-  /// wait for one started earlier): what the compute did not hide.
-  double inStepCommSeconds = 0;
-};
 
 class Trainer {
 public:
@@ -155,13 +108,14 @@ private:
   /// A parameter, or the layers of a stacked one, held by one local stage.
   struct Slice {
     const plan::Parameter *param = nullptr;
-    std::string buffer;          // stage-prefixed name
-    TensorShard layout;          // which elements of the global tensor
-    std::vector<int64_t> shape;  // local shape
+    std::string buffer;         // stage-prefixed name
+    TensorShard layout;         // which elements of the global tensor
+    std::vector<int64_t> shape; // local shape
     int64_t elements = 0;
-    bool ownsNorm = true;        // counted in the gradient norm (tied copies once)
-    std::vector<int64_t> tiedRanks; // ranks holding copies when several stages do (sorted; else empty)
-    bool partialOverTp = false;  // the step leaves a tensor-parallel partial sum
+    bool ownsNorm = true; // counted in the gradient norm (tied copies once)
+    std::vector<int64_t>
+        tiedRanks;              // ranks holding copies when several stages do (sorted; else empty)
+    bool partialOverTp = false; // the step leaves a tensor-parallel partial sum
   };
   /// A virtual pipeline stage this rank runs.
   struct Stage {
@@ -254,7 +208,7 @@ private:
   std::vector<std::string> metricNames_; // the plan's metric buffers, in output order
   std::vector<double> metricSums_;
   std::vector<Stage> stages_;
-  PipelineSchedule pipelineSchedule_; // a step's, when pipelined
+  PipelineSchedule pipelineSchedule_;   // a step's, when pipelined
   std::vector<TimelineEntry> timeline_; // this rank's passes in the last step
   int64_t optimizerSteps_ = 0;
   /// fp16's loss scaling (plan::LossScaling); none without it.
@@ -272,7 +226,7 @@ private:
   double inStepCommSeconds_ = 0; // this step's calls' time stood still in collectives
   std::unique_ptr<OverlappedReduction> overlap_;
   OverlappedReduction *activeGradients_ = nullptr; // while a step call signals into it
-  std::set<std::string> reducedEarly_;              // accumulators it reduced this step
+  std::set<std::string> reducedEarly_;             // accumulators it reduced this step
 };
 
 } // namespace mt

@@ -15,10 +15,10 @@
 #define MT_RUNTIME_TRAININGDATA_H
 
 #include "mt/Data/BertDataset.h"
-#include "mt/Data/T5Dataset.h"
 #include "mt/Data/GptDataset.h"
 #include "mt/Data/IndexedDataset.h"
-#include "mt/Runtime/Trainer.h"
+#include "mt/Data/T5Dataset.h"
+#include "mt/Runtime/Batch.h"
 
 #include <memory>
 #include <optional>

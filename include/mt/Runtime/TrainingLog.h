@@ -2,8 +2,9 @@
 #ifndef MT_RUNTIME_TRAININGLOG_H
 #define MT_RUNTIME_TRAININGLOG_H
 
+#include "mt/Plan/PlanFile.h"
 #include "mt/Runtime/MetricsFile.h"
-#include "mt/Runtime/Trainer.h"
+#include "mt/Runtime/StepStats.h"
 
 #include <cstdio>
 #include <string>

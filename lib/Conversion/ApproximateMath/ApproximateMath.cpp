@@ -32,9 +32,9 @@ struct ApproximateMathPass : mt::impl::ApproximateMathPassBase<ApproximateMathPa
     // The ops a training step uses; sin and cos (rotary tables) are left to
     // libm, whose range reduction is exact for any angle.
     static const llvm::StringSet<> approximated = {
-        math::ExpOp::getOperationName(),   math::ExpM1Op::getOperationName(),
-        math::LogOp::getOperationName(),   math::Log1pOp::getOperationName(),
-        math::Log2Op::getOperationName(),  math::TanhOp::getOperationName(),
+        math::ExpOp::getOperationName(),  math::ExpM1Op::getOperationName(),
+        math::LogOp::getOperationName(),  math::Log1pOp::getOperationName(),
+        math::Log2Op::getOperationName(), math::TanhOp::getOperationName(),
         math::ErfOp::getOperationName()};
     RewritePatternSet patterns(&getContext());
     populateMathPolynomialApproximationPatterns(

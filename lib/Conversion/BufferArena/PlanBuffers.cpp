@@ -26,8 +26,8 @@ using namespace mlir;
 namespace {
 
 int64_t bytesOf(MemRefType t) {
-  unsigned bits = t.getElementType().isIntOrFloat() ? t.getElementType().getIntOrFloatBitWidth()
-                                                    : 64;
+  unsigned bits =
+      t.getElementType().isIntOrFloat() ? t.getElementType().getIntOrFloatBitWidth() : 64;
   return t.getNumElements() * std::max<int64_t>((bits + 7) / 8, 1);
 }
 
@@ -86,7 +86,8 @@ struct PlanBuffersPass : mt::impl::PlanBuffersPassBase<PlanBuffersPass> {
           if (auto loop = dyn_cast<LoopLikeOpInterface>(owner))
             if (OpResult carried = loop.getTiedLoopResult(&use))
               aliases.push_back(carried);
-          if (isa<scf::YieldOp>(owner) && owner->getParentOp()->getNumResults() > use.getOperandNumber())
+          if (isa<scf::YieldOp>(owner) &&
+              owner->getParentOp()->getNumResults() > use.getOperandNumber())
             aliases.push_back(owner->getParentOp()->getResult(use.getOperandNumber()));
         }
       }
@@ -112,8 +113,8 @@ struct PlanBuffersPass : mt::impl::PlanBuffersPassBase<PlanBuffersPass> {
     for (auto [alloc, offset] : llvm::zip(allocs, plan.offsets)) {
       b.setInsertionPoint(alloc);
       Value at = arith::ConstantIndexOp::create(b, alloc.getLoc(), offset);
-      Value view = memref::ViewOp::create(b, alloc.getLoc(), alloc.getType(), arena, at,
-                                            ValueRange{});
+      Value view =
+          memref::ViewOp::create(b, alloc.getLoc(), alloc.getType(), arena, at, ValueRange{});
       alloc.replaceAllUsesWith(view);
       alloc.erase();
     }
@@ -165,8 +166,7 @@ struct PlanBuffersPass : mt::impl::PlanBuffersPassBase<PlanBuffersPass> {
     }
     if (failed(planFunction(fn)))
       return failure();
-    planned[fn.getSymName()] =
-        fn->getAttrOfType<IntegerAttr>(mt::kArenaBytesAttrName).getInt();
+    planned[fn.getSymName()] = fn->getAttrOfType<IntegerAttr>(mt::kArenaBytesAttrName).getInt();
     return success();
   }
 

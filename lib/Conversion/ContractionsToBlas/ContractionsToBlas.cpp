@@ -186,7 +186,8 @@ std::optional<Gemm> match(linalg::GenericOp op) {
   g.n = c->back();
   g.batch.assign(c->begin(), c->end() - 2);
   // A: [batch..., m, k] or [batch..., k, m]; B: [(batch...,) k, n] or [.., n, k].
-  ArrayRef<unsigned> aLast = ArrayRef<unsigned>(*a).take_back(2), bLast = ArrayRef<unsigned>(*b).take_back(2);
+  ArrayRef<unsigned> aLast = ArrayRef<unsigned>(*a).take_back(2),
+                     bLast = ArrayRef<unsigned>(*b).take_back(2);
   if (aLast == ArrayRef<unsigned>{g.m, g.k})
     g.transA = false;
   else if (aLast == ArrayRef<unsigned>{g.k, g.m})
@@ -229,7 +230,7 @@ std::pair<Value, Value> addressAndLd(OpBuilder &b, Location loc, Value view) {
   Value base = memref::ExtractAlignedPointerAsIndexOp::create(b, loc, view);
   unsigned bytes = cast<MemRefType>(view.getType()).getElementTypeBitWidth() / 8;
   Value offsetBytes = arith::MulIOp::create(b, loc, meta.getOffset(),
-                                              arith::ConstantIndexOp::create(b, loc, bytes));
+                                            arith::ConstantIndexOp::create(b, loc, bytes));
   Value addr = arith::AddIOp::create(b, loc, base, offsetBytes);
   auto toI64 = [&](Value v) { return arith::IndexCastOp::create(b, loc, b.getI64Type(), v); };
   // extract_aligned_pointer gives the start of the underlying buffer; the
@@ -254,7 +255,7 @@ Value matrixAt(OpBuilder &b, Location loc, Value operand, ArrayRef<Value> ivs) {
   auto resultType = memref::SubViewOp::inferRankReducedResultType(
       {type.getDimSize(rank - 2), type.getDimSize(rank - 1)}, type, offsets, sizes, strides);
   return memref::SubViewOp::create(b, loc, cast<MemRefType>(resultType), operand, offsets, sizes,
-                                     strides);
+                                   strides);
 }
 
 /// mt_blas_gemm_<t> or mt_blas_gemm_batched_<t> (mt/Runtime/Abi.h states
@@ -314,26 +315,26 @@ void rewrite(linalg::GenericOp op, const Gemm &g, func::FuncOp gemm) {
   Value A = op.getDpsInputs()[0], B = op.getDpsInputs()[1], C = resultOf(op, g);
   auto c64 = [&](int64_t v) { return arith::ConstantIntOp::create(b, loc, v, 64).getResult(); };
   std::function<void(OpBuilder &, SmallVector<Value>)> emit = [&](OpBuilder &ob,
-                                                                   SmallVector<Value> ivs) {
+                                                                  SmallVector<Value> ivs) {
     if (ivs.size() < g.batch.size()) {
       Value lb = arith::ConstantIndexOp::create(ob, loc, 0);
       Value ub = arith::ConstantIndexOp::create(ob, loc, ranges[g.batch[ivs.size()]]);
       Value step = arith::ConstantIndexOp::create(ob, loc, 1);
       scf::ForOp::create(ob, loc, lb, ub, step, ValueRange{},
-                            [&](OpBuilder &ib, Location, Value iv, ValueRange) {
-                              SmallVector<Value> next = ivs;
-                              next.push_back(iv);
-                              emit(ib, next);
-                              scf::YieldOp::create(ib, loc);
-                            });
+                         [&](OpBuilder &ib, Location, Value iv, ValueRange) {
+                           SmallVector<Value> next = ivs;
+                           next.push_back(iv);
+                           emit(ib, next);
+                           scf::YieldOp::create(ib, loc);
+                         });
       return;
     }
     auto [a, lda] = addressAndLd(ob, loc, matrixAt(ob, loc, A, ivs));
     auto [bb, ldb] = addressAndLd(ob, loc, g.sharedB ? B : matrixAt(ob, loc, B, ivs));
     auto [c, ldc] = addressAndLd(ob, loc, matrixAt(ob, loc, C, ivs));
     func::CallOp::create(ob, loc, gemm,
-                            ValueRange{c64(g.transA), c64(g.transB), c64(ranges[g.m]),
-                                       c64(ranges[g.n]), c64(ranges[g.k]), a, lda, bb, ldb, c, ldc});
+                         ValueRange{c64(g.transA), c64(g.transB), c64(ranges[g.m]),
+                                    c64(ranges[g.n]), c64(ranges[g.k]), a, lda, bb, ldb, c, ldc});
   };
   emit(b, {});
   op.erase();

@@ -58,16 +58,15 @@ struct ExportEntryPointsPass : mt::impl::ExportEntryPointsPassBase<ExportEntryPo
                      "(results must have been turned into out-parameters)");
         return signalPassFailure();
       }
-      std::string name =
-          ("mt_entry_" + fn.getName().drop_front(kCInterfacePrefix.size())).str();
+      std::string name = ("mt_entry_" + fn.getName().drop_front(kCInterfacePrefix.size())).str();
       auto entry = LLVM::LLVMFuncOp::create(b, fn.getLoc(), name,
-                                              LLVM::LLVMFunctionType::get(voidTy, {ptr}));
+                                            LLVM::LLVMFunctionType::get(voidTy, {ptr}));
       Block *block = entry.addEntryBlock(b);
       OpBuilder eb = OpBuilder::atBlockEnd(block);
       SmallVector<Value> args;
       for (unsigned i = 0; i < fnType.getNumParams(); ++i) {
         Value slot = LLVM::GEPOp::create(eb, fn.getLoc(), ptr, ptr, block->getArgument(0),
-                                            ArrayRef<LLVM::GEPArg>{static_cast<int32_t>(i)});
+                                         ArrayRef<LLVM::GEPArg>{static_cast<int32_t>(i)});
         args.push_back(LLVM::LoadOp::create(eb, fn.getLoc(), ptr, slot));
       }
       LLVM::CallOp::create(eb, fn.getLoc(), fn, args);

@@ -74,7 +74,8 @@ Value DropoutKeep::keepAt(OpBuilder &nb, Location l, ValueRange indices) const {
       position = arith::IndexCastOp::create(nb, l, nb.getI64Type(), position);
     if (static_cast<int64_t>(d) == shardDim)
       position = arith::AddIOp::create(nb, l, position, shardOffset);
-    linear = arith::AddIOp::create(nb, l, linear, arith::MulIOp::create(nb, l, position, i64(strides[d])));
+    linear = arith::AddIOp::create(nb, l, linear,
+                                   arith::MulIOp::create(nb, l, position, i64(strides[d])));
   }
   Value h = splitmix(nb, l, arith::AddIOp::create(nb, l, key, linear));
   // u = top 24 bits / 2^24, uniform in [0, 1); keep when u >= rate.

@@ -34,8 +34,7 @@ struct DropoutKey {
   std::optional<int64_t> layer;
   int64_t shardDim = -1, shardParts = 1;
 
-  template <typename DropoutLike>
-  static DropoutKey of(DropoutLike op) {
+  template <typename DropoutLike> static DropoutKey of(DropoutLike op) {
     DropoutKey k;
     k.seed = op.getSeed();
     k.shard = op.getShard();

@@ -8,15 +8,17 @@ using namespace mlir;
 namespace mt {
 
 SmallVector<Value> loop(Scalar s, int64_t count, ValueRange carried, ColumnFn body) {
-  return forRange(s.b, s.l, count, carried, [&](OpBuilder &b, Location l, Value j, ValueRange args) {
-    return body(Scalar{b, l}, j, args);
-  });
+  return forRange(s.b, s.l, count, carried,
+                  [&](OpBuilder &b, Location l, Value j, ValueRange args) {
+                    return body(Scalar{b, l}, j, args);
+                  });
 }
 
 SmallVector<Value> loopTo(Scalar s, Value count, ValueRange carried, ColumnFn body) {
-  return forRangeTo(s.b, s.l, count, carried, [&](OpBuilder &b, Location l, Value j, ValueRange args) {
-    return body(Scalar{b, l}, j, args);
-  });
+  return forRangeTo(s.b, s.l, count, carried,
+                    [&](OpBuilder &b, Location l, Value j, ValueRange args) {
+                      return body(Scalar{b, l}, j, args);
+                    });
 }
 
 SmallVector<Value> AttentionProblem::outputAt(Index x, Value b, Value h, Value i, Value c) const {

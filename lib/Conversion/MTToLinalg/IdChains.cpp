@@ -13,8 +13,12 @@ namespace {
 
 using Pred = arith::CmpIPredicate;
 
-Value cstIndex(OpBuilder &b, Location l, int64_t v) { return arith::ConstantIndexOp::create(b, l, v); }
-Value cmp(OpBuilder &b, Location l, Pred p, Value x, Value y) { return arith::CmpIOp::create(b, l, p, x, y); }
+Value cstIndex(OpBuilder &b, Location l, int64_t v) {
+  return arith::ConstantIndexOp::create(b, l, v);
+}
+Value cmp(OpBuilder &b, Location l, Pred p, Value x, Value y) {
+  return arith::CmpIOp::create(b, l, p, x, y);
+}
 Value asIndex(OpBuilder &b, Location l, Value i) {
   return arith::IndexCastOp::create(b, l, b.getIndexType(), i);
 }
@@ -31,7 +35,8 @@ Value scanFor(OpBuilder &b, Location l, Value ids, Value from, Value limit, int6
   auto scan = scf::WhileOp::create(
       b, l, TypeRange{b.getIndexType()}, ValueRange{from},
       [&](OpBuilder &cb, Location cl, ValueRange j) {
-        Value inside = forward ? cmp(cb, cl, Pred::slt, j[0], limit) : cmp(cb, cl, Pred::sge, j[0], limit);
+        Value inside =
+            forward ? cmp(cb, cl, Pred::slt, j[0], limit) : cmp(cb, cl, Pred::sge, j[0], limit);
         // A clamped index, so the read past the end stays in the buffer.
         Value at = forward ? Value(arith::MinSIOp::create(cb, cl, j[0], cstIndex(cb, cl, rows - 1)))
                            : Value(arith::MaxSIOp::create(cb, cl, j[0], cstIndex(cb, cl, 0)));
@@ -46,19 +51,22 @@ Value scanFor(OpBuilder &b, Location l, Value ids, Value from, Value limit, int6
 }
 
 /// The first j in [from, end) with ids[j] == id, else `end`.
-Value scanForward(OpBuilder &b, Location l, Value ids, Value from, Value end, int64_t rows, Value id) {
+Value scanForward(OpBuilder &b, Location l, Value ids, Value from, Value end, int64_t rows,
+                  Value id) {
   return scanFor(b, l, ids, from, end, rows, id, /*forward=*/true);
 }
 
 /// Whether no j in [start, r) has ids[j] == id (a scan backward from r - 1).
-Value noneBefore(OpBuilder &b, Location l, Value ids, Value r, Value start, int64_t rows, Value id) {
+Value noneBefore(OpBuilder &b, Location l, Value ids, Value r, Value start, int64_t rows,
+                 Value id) {
   Value from = arith::SubIOp::create(b, l, r, cstIndex(b, l, 1));
   return cmp(b, l, Pred::slt, scanFor(b, l, ids, from, start, rows, id, /*forward=*/false), start);
 }
 
 /// The first block k in [from, blocks) whose table entry for `localId` is
 /// set, else `blocks`.
-Value firstSetBlock(OpBuilder &b, Location l, Value table, Value from, int64_t blocks, Value localId) {
+Value firstSetBlock(OpBuilder &b, Location l, Value table, Value from, int64_t blocks,
+                    Value localId) {
   Value one = cstIndex(b, l, 1), end = cstIndex(b, l, blocks), last = cstIndex(b, l, blocks - 1);
   Value unset = arith::ConstantOp::create(b, l, b.getI32IntegerAttr(-1));
   auto scan = scf::WhileOp::create(
@@ -114,29 +122,35 @@ Value IdChains::buildTable(LinalgBuilder &lb, Value offset) const {
   Value init = lb.filled({blocks_, vocab_}, b.getI32Type(), -1.0);
   // Each row that is its block's first of an in-table id writes its entry;
   // no two rows write one entry, so the rows run in parallel.
-  return forEachRow(b, lb.location(), rows_, ValueRange{init}, [&](OpBuilder &rb, Location rl, Value r,
-                                                                    ValueRange carried) {
-    Value rawId = tensor::ExtractOp::create(rb, rl, ids_, ValueRange{r});
-    Value id = arith::SubIOp::create(rb, rl, asIndex(rb, rl, rawId), offset);
-    Value inside = arith::AndIOp::create(rb, rl, cmp(rb, rl, Pred::sge, id, cstIndex(rb, rl, 0)),
-                                         cmp(rb, rl, Pred::slt, id, cstIndex(rb, rl, vocab_)));
-    Value block = arith::DivUIOp::create(rb, rl, r, cstIndex(rb, rl, perBlock_));
-    Value start = arith::MulIOp::create(rb, rl, block, cstIndex(rb, rl, perBlock_));
-    Value writes = arith::AndIOp::create(rb, rl, inside, noneBefore(rb, rl, ids_, r, start, rows_, rawId));
-    // A loop of 0 or 1 steps rather than scf.if: it bufferizes in place.
-    Value count = arith::SelectOp::create(rb, rl, writes, cstIndex(rb, rl, 1), cstIndex(rb, rl, 0));
-    return forRangeTo(rb, rl, count, carried, [&](OpBuilder &ib, Location il, Value, ValueRange t) {
-      Value entry = tensor::InsertOp::create(ib, il, asI32(ib, il, r), t[0], ValueRange{block, id});
-      return SmallVector<Value>{entry};
-    });
-  })[0];
+  return forEachRow(
+      b, lb.location(), rows_, ValueRange{init},
+      [&](OpBuilder &rb, Location rl, Value r, ValueRange carried) {
+        Value rawId = tensor::ExtractOp::create(rb, rl, ids_, ValueRange{r});
+        Value id = arith::SubIOp::create(rb, rl, asIndex(rb, rl, rawId), offset);
+        Value inside =
+            arith::AndIOp::create(rb, rl, cmp(rb, rl, Pred::sge, id, cstIndex(rb, rl, 0)),
+                                  cmp(rb, rl, Pred::slt, id, cstIndex(rb, rl, vocab_)));
+        Value block = arith::DivUIOp::create(rb, rl, r, cstIndex(rb, rl, perBlock_));
+        Value start = arith::MulIOp::create(rb, rl, block, cstIndex(rb, rl, perBlock_));
+        Value writes =
+            arith::AndIOp::create(rb, rl, inside, noneBefore(rb, rl, ids_, r, start, rows_, rawId));
+        // A loop of 0 or 1 steps rather than scf.if: it bufferizes in place.
+        Value count =
+            arith::SelectOp::create(rb, rl, writes, cstIndex(rb, rl, 1), cstIndex(rb, rl, 0));
+        return forRangeTo(
+            rb, rl, count, carried, [&](OpBuilder &ib, Location il, Value, ValueRange t) {
+              Value entry =
+                  tensor::InsertOp::create(ib, il, asI32(ib, il, r), t[0], ValueRange{block, id});
+              return SmallVector<Value>{entry};
+            });
+      })[0];
 }
 
 Value IdChains::buildNext(LinalgBuilder &lb, Value offset) const {
   int64_t rows = rows_;
   return lb.generic(
-      ids_, lb.identity(1), lb.empty({rows}, lb.builder().getI32Type()), lb.identity(1), lb.parallel(1),
-      [&](OpBuilder &b, Location l, ValueRange a) -> Value {
+      ids_, lb.identity(1), lb.empty({rows}, lb.builder().getI32Type()), lb.identity(1),
+      lb.parallel(1), [&](OpBuilder &b, Location l, ValueRange a) -> Value {
         Value id = a[0];
         Value r = linalg::IndexOp::create(b, l, 0);
         Value from = arith::AddIOp::create(b, l, r, cstIndex(b, l, 1));
@@ -144,18 +158,21 @@ Value IdChains::buildNext(LinalgBuilder &lb, Value offset) const {
           return asI32(b, l, scanForward(b, l, ids_, from, cstIndex(b, l, rows), rows, id));
         Value per = cstIndex(b, l, perBlock_);
         Value block = arith::DivUIOp::create(b, l, r, per);
-        Value blockEnd = arith::MulIOp::create(b, l, arith::AddIOp::create(b, l, block, cstIndex(b, l, 1)), per);
+        Value blockEnd =
+            arith::MulIOp::create(b, l, arith::AddIOp::create(b, l, block, cstIndex(b, l, 1)), per);
         Value inBlock = scanForward(b, l, ids_, from, blockEnd, rows, id);
         Value found = cmp(b, l, Pred::slt, inBlock, blockEnd);
         // Found in the block: the later blocks' scan is empty.
-        Value laterFrom = arith::SelectOp::create(b, l, found, cstIndex(b, l, blocks_),
-                                                  arith::AddIOp::create(b, l, block, cstIndex(b, l, 1)));
+        Value laterFrom =
+            arith::SelectOp::create(b, l, found, cstIndex(b, l, blocks_),
+                                    arith::AddIOp::create(b, l, block, cstIndex(b, l, 1)));
         Value local = clampedLocal(b, l, id, offset, vocab_);
         Value k = firstSetBlock(b, l, table_, laterFrom, blocks_, local);
         Value at = arith::MinSIOp::create(b, l, k, cstIndex(b, l, blocks_ - 1));
         Value entry = tensor::ExtractOp::create(b, l, table_, ValueRange{at, local});
-        Value later = arith::SelectOp::create(b, l, cmp(b, l, Pred::slt, k, cstIndex(b, l, blocks_)),
-                                              entry, asI32(b, l, cstIndex(b, l, rows)));
+        Value later =
+            arith::SelectOp::create(b, l, cmp(b, l, Pred::slt, k, cstIndex(b, l, blocks_)), entry,
+                                    asI32(b, l, cstIndex(b, l, rows)));
         return arith::SelectOp::create(b, l, found, asI32(b, l, inBlock), later);
       });
 }
@@ -164,8 +181,8 @@ Value IdChains::isFirst(OpBuilder &b, Location l, Value r, Value rawId, Value lo
   if (blocks_ == 1)
     return noneBefore(b, l, ids_, r, cstIndex(b, l, 0), rows_, rawId);
   // The first row of an id is the entry of the first block holding it.
-  Value local = arith::MaxSIOp::create(b, l, arith::MinSIOp::create(b, l, localId, cstIndex(b, l, vocab_ - 1)),
-                                       cstIndex(b, l, 0));
+  Value local = arith::MaxSIOp::create(
+      b, l, arith::MinSIOp::create(b, l, localId, cstIndex(b, l, vocab_ - 1)), cstIndex(b, l, 0));
   Value k = firstSetBlock(b, l, table_, cstIndex(b, l, 0), blocks_, local);
   Value at = arith::MinSIOp::create(b, l, k, cstIndex(b, l, blocks_ - 1));
   Value entry = tensor::ExtractOp::create(b, l, table_, ValueRange{at, local});

@@ -56,9 +56,9 @@ SmallVector<Value> forRangeTo(OpBuilder &b, Location loc, Value end, ValueRange 
   Value zero = arith::ConstantIndexOp::create(b, loc, 0);
   Value one = arith::ConstantIndexOp::create(b, loc, 1);
   auto loop = scf::ForOp::create(b, loc, zero, end, one, carried,
-                                   [&](OpBuilder &nb, Location nl, Value i, ValueRange args) {
-                                     scf::YieldOp::create(nb, nl, body(nb, nl, i, args));
-                                   });
+                                 [&](OpBuilder &nb, Location nl, Value i, ValueRange args) {
+                                   scf::YieldOp::create(nb, nl, body(nb, nl, i, args));
+                                 });
   return SmallVector<Value>(loop.getResults());
 }
 
@@ -81,9 +81,7 @@ Value LinalgBuilder::constant(Type element, double value) {
   return arith::ConstantOp::create(b, loc, b.getIntegerAttr(element, static_cast<int64_t>(value)));
 }
 
-Value LinalgBuilder::index(int64_t value) {
-  return arith::ConstantIndexOp::create(b, loc, value);
-}
+Value LinalgBuilder::index(int64_t value) { return arith::ConstantIndexOp::create(b, loc, value); }
 
 Value LinalgBuilder::filled(ArrayRef<int64_t> shape, Type element, double value) {
   return linalg::FillOp::create(b, loc, constant(element, value), empty(shape, element))
@@ -118,8 +116,8 @@ Value LinalgBuilder::generic(ValueRange inputs, ArrayRef<AffineMap> inputMaps, V
   SmallVector<AffineMap> maps(inputMaps);
   maps.push_back(outMap);
   Type out = tensorOf(init).getElementType();
-  auto op = linalg::GenericOp::create(b, 
-      loc, init.getType(), inputs, ValueRange{init}, maps, iterators,
+  auto op = linalg::GenericOp::create(
+      b, loc, init.getType(), inputs, ValueRange{init}, maps, iterators,
       [&](OpBuilder &outer, Location nl, ValueRange args) {
         // The body is built by a builder of its own, which no rewriter
         // listens to: the widenings nothing reads are erased again below.
@@ -198,7 +196,7 @@ Value LinalgBuilder::reshape(Value input, ArrayRef<int64_t> shape) {
   if (shape.empty())
     return tensor::CollapseShapeOp::create(b, loc, flat, allDims(0));
   return tensor::ExpandShapeOp::create(b, loc, RankedTensorType::get(shape, element), flat,
-                                         allDims(shape.size()));
+                                       allDims(shape.size()));
 }
 
 Value LinalgBuilder::contract(Value lhs, AffineMap lhsMap, Value rhs, AffineMap rhsMap,
@@ -329,8 +327,8 @@ Value LinalgBuilder::sumRows(ArrayRef<std::pair<Value, Read>> operands, int64_t 
   Value partial = generic(inputs, maps, filled({blocks, width}, type, 0.0),
                           AffineMap::get(3, 0, {row[0], column}, ctx),
                           {Iter::parallel, Iter::reduction, Iter::parallel}, sumBody);
-  return convertElements(generic(partial, identity(2), filled({width}, type, 0.0),
-                                 suffixMap(2, 1), {Iter::reduction, Iter::parallel},
+  return convertElements(generic(partial, identity(2), filled({width}, type, 0.0), suffixMap(2, 1),
+                                 {Iter::reduction, Iter::parallel},
                                  [](OpBuilder &nb, Location nl, ValueRange a) -> Value {
                                    return arith::AddFOp::create(nb, nl, a[1], a[0]);
                                  }),

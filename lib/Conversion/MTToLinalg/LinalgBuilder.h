@@ -10,8 +10,7 @@
 
 namespace mt {
 
-using BodyFn = llvm::function_ref<mlir::Value(mlir::OpBuilder &, mlir::Location,
-                                              mlir::ValueRange)>;
+using BodyFn = llvm::function_ref<mlir::Value(mlir::OpBuilder &, mlir::Location, mlir::ValueRange)>;
 
 /// Small vocabulary for writing lowerings: tensors, fills and linalg.generic
 /// with the body as a lambda.
@@ -115,8 +114,8 @@ mlir::Value scalarOf(mlir::OpBuilder &b, mlir::Location loc, mlir::Value tensor0
 
 /// A tensor<i64> position as an index clamped to [lo, hi], so a position
 /// the caller got wrong cannot move a read or write out of its buffer.
-mlir::Value clampedIndexOf(mlir::OpBuilder &b, mlir::Location loc, mlir::Value tensor0d,
-                           int64_t lo, int64_t hi);
+mlir::Value clampedIndexOf(mlir::OpBuilder &b, mlir::Location loc, mlir::Value tensor0d, int64_t lo,
+                           int64_t hi);
 
 /// The body of one scf.for step: gets the index and the carried values,
 /// returns the carried values for the next step.

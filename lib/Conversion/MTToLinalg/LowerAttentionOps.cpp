@@ -18,19 +18,21 @@ Value swapDims12(LinalgBuilder &lb, Value x) {
   SmallVector<int64_t> shape{type.getDimSize(0), type.getDimSize(2), type.getDimSize(1),
                              type.getDimSize(3)};
   Value init = lb.empty(shape, type.getElementType());
-  return linalg::TransposeOp::create(lb.builder(), lb.location(), x, init, ArrayRef<int64_t>{0, 2, 1, 3})
+  return linalg::TransposeOp::create(lb.builder(), lb.location(), x, init,
+                                     ArrayRef<int64_t>{0, 2, 1, 3})
       .getResult()[0];
 }
 
 Lowered lowerSplitHeads(SplitHeadsOp op, LinalgBuilder &lb) {
   auto out = tensorOf(op.getResult());
-  Value grouped = lb.reshape(op.getInput(), {out.getDimSize(0), out.getDimSize(2),
-                                             out.getDimSize(1), out.getDimSize(3)});
+  Value grouped = lb.reshape(
+      op.getInput(), {out.getDimSize(0), out.getDimSize(2), out.getDimSize(1), out.getDimSize(3)});
   return SmallVector<Value>{swapDims12(lb, grouped)};
 }
 
 Lowered lowerMergeHeads(MergeHeadsOp op, LinalgBuilder &lb) {
-  return SmallVector<Value>{lb.reshape(swapDims12(lb, op.getInput()), tensorOf(op.getResult()).getShape())};
+  return SmallVector<Value>{
+      lb.reshape(swapDims12(lb, op.getInput()), tensorOf(op.getResult()).getShape())};
 }
 
 /// scores[b,h,i,j] = sum_d q[b,h,i,d] k[b,h/g,j,d], and
@@ -71,12 +73,13 @@ Lowered lowerRotary(RotaryOp op, LinalgBuilder &lb) {
     Value s = linalg::IndexOp::create(b, l, 2), d = linalg::IndexOp::create(b, l, 3);
     // Pair p = d / 2; angle = (s + offset) * base^(-2p / rotary).
     Value pair = arith::DivUIOp::create(b, l, d, ci(2));
-    Value pairF = arith::UIToFPOp::create(b, l, t, arith::IndexCastOp::create(b, l, b.getI64Type(), pair));
+    Value pairF =
+        arith::UIToFPOp::create(b, l, t, arith::IndexCastOp::create(b, l, b.getI64Type(), pair));
     Value position = arith::AddIOp::create(b, l, s, ci(offset));
     if (runTime)
       position = arith::AddIOp::create(b, l, position, runTime);
-    Value posF = arith::UIToFPOp::create(b, 
-        l, t, arith::IndexCastOp::create(b, l, b.getI64Type(), position));
+    Value posF = arith::UIToFPOp::create(
+        b, l, t, arith::IndexCastOp::create(b, l, b.getI64Type(), position));
     Value exponent = arith::MulFOp::create(b, l, pairF, cf(-2.0 * std::log(base) / rotary));
     Value angle = arith::MulFOp::create(b, l, posF, math::ExpOp::create(b, l, exponent));
     Value cos = math::CosOp::create(b, l, angle);
@@ -88,10 +91,10 @@ Lowered lowerRotary(RotaryOp op, LinalgBuilder &lb) {
     Value partner = castFloat(
         b, l, tensor::ExtractOp::create(b, l, input, ValueRange{bIdx, h, s, safePartner}), t);
     Value odd = arith::CmpIOp::create(b, l, arith::CmpIPredicate::ne,
-                                        arith::AndIOp::create(b, l, d, ci(1)), ci(0));
+                                      arith::AndIOp::create(b, l, d, ci(1)), ci(0));
     Value signedSin = arith::SelectOp::create(b, l, odd, sin, arith::NegFOp::create(b, l, sin));
     Value rotated = arith::AddFOp::create(b, l, arith::MulFOp::create(b, l, a[0], cos),
-                                            arith::MulFOp::create(b, l, partner, signedSin));
+                                          arith::MulFOp::create(b, l, partner, signedSin));
     return arith::SelectOp::create(b, l, inRange, rotated, a[0]).getResult();
   });
   return SmallVector<Value>{result};
@@ -106,23 +109,28 @@ Value alibiSlopes(LinalgBuilder &lb, int64_t heads, int64_t numHeads, Value firs
   int64_t closest = 1;
   while (closest * 2 <= numHeads)
     closest *= 2;
-  return lb.generic(ValueRange{}, {}, lb.empty({heads}, t), lb.identity(1), lb.parallel(1),
-                    [&](OpBuilder &b, Location l, ValueRange) {
-    auto constant = [&](double v) { return arith::ConstantOp::create(b, l, b.getFloatAttr(t, v)); };
-    Value g = arith::AddIOp::create(b, l, linalg::IndexOp::create(b, l, 0), first);
-    Value gi = arith::IndexCastOp::create(b, l, b.getI64Type(), g);
-    Value gf = arith::SIToFPOp::create(b, l, t, gi);
-    Value base = constant(static_cast<double>(closest));
-    Value inside = arith::CmpFOp::create(b, l, arith::CmpFPredicate::OLT, gf, base);
-    Value one = constant(1.0);
-    Value power = arith::MulFOp::create(b, l, arith::AddFOp::create(b, l, gf, one),
-                                        constant(-8.0 / static_cast<double>(closest)));
-    Value odd = arith::AddFOp::create(
-        b, l, arith::MulFOp::create(b, l, arith::SubFOp::create(b, l, gf, base), constant(2.0)), one);
-    Value extra = arith::MulFOp::create(b, l, odd, constant(-4.0 / static_cast<double>(closest)));
-    Value exponent = arith::SelectOp::create(b, l, inside, power, extra);
-    return math::Exp2Op::create(b, l, exponent).getResult();
-  });
+  return lb.generic(
+      ValueRange{}, {}, lb.empty({heads}, t), lb.identity(1), lb.parallel(1),
+      [&](OpBuilder &b, Location l, ValueRange) {
+        auto constant = [&](double v) {
+          return arith::ConstantOp::create(b, l, b.getFloatAttr(t, v));
+        };
+        Value g = arith::AddIOp::create(b, l, linalg::IndexOp::create(b, l, 0), first);
+        Value gi = arith::IndexCastOp::create(b, l, b.getI64Type(), g);
+        Value gf = arith::SIToFPOp::create(b, l, t, gi);
+        Value base = constant(static_cast<double>(closest));
+        Value inside = arith::CmpFOp::create(b, l, arith::CmpFPredicate::OLT, gf, base);
+        Value one = constant(1.0);
+        Value power = arith::MulFOp::create(b, l, arith::AddFOp::create(b, l, gf, one),
+                                            constant(-8.0 / static_cast<double>(closest)));
+        Value odd = arith::AddFOp::create(
+            b, l, arith::MulFOp::create(b, l, arith::SubFOp::create(b, l, gf, base), constant(2.0)),
+            one);
+        Value extra =
+            arith::MulFOp::create(b, l, odd, constant(-4.0 / static_cast<double>(closest)));
+        Value exponent = arith::SelectOp::create(b, l, inside, power, extra);
+        return math::Exp2Op::create(b, l, exponent).getResult();
+      });
 }
 
 Lowered lowerAlibi(AlibiOp op, LinalgBuilder &lb) {
@@ -134,30 +142,33 @@ Lowered lowerAlibi(AlibiOp op, LinalgBuilder &lb) {
   if (op.getShard()) {
     OpBuilder &b = lb.builder();
     Value shard = scalarOf(b, lb.location(), op.getShard());
-    first = arith::MulIOp::create(b, lb.location(),
-                                  arith::IndexCastOp::create(b, lb.location(), b.getIndexType(), shard),
-                                  lb.index(heads));
+    first = arith::MulIOp::create(
+        b, lb.location(), arith::IndexCastOp::create(b, lb.location(), b.getIndexType(), shard),
+        lb.index(heads));
   }
   Value slopeTensor = alibiSlopes(lb, heads, op.getNumHeadsAttr().getInt(), first, computeType(t));
   MLIRContext *ctx = lb.builder().getContext();
   // Query i stands sk - sq keys in, or at a KV cache's run-time position.
-  Value runTime = op.getPosition()
-                      ? arith::IndexCastOp::create(
-                            lb.builder(), lb.location(), lb.builder().getI64Type(),
-                            clampedIndexOf(lb.builder(), lb.location(), op.getPosition(), 0, 1ll << 40))
-                            .getResult()
-                      : Value();
+  Value runTime =
+      op.getPosition()
+          ? arith::IndexCastOp::create(
+                lb.builder(), lb.location(), lb.builder().getI64Type(),
+                clampedIndexOf(lb.builder(), lb.location(), op.getPosition(), 0, 1ll << 40))
+                .getResult()
+          : Value();
   Value result = lb.generic(
       {op.getInput(), slopeTensor}, {lb.identity(4), mapOf(ctx, 4, {getAffineDimExpr(1, ctx)})},
       lb.empty(type.getShape(), t), lb.identity(4), lb.parallel(4),
       [&](OpBuilder &b, Location l, ValueRange a) {
         // distance = i + offset - j
         Value i = lb.loopIndexI64(b, l, 2), j = lb.loopIndexI64(b, l, 3);
-        Value offset = runTime ? runTime
-                               : arith::ConstantOp::create(b, l, b.getI64IntegerAttr(sk - sq)).getResult();
+        Value offset =
+            runTime ? runTime
+                    : arith::ConstantOp::create(b, l, b.getI64IntegerAttr(sk - sq)).getResult();
         Value dist = arith::SubIOp::create(b, l, arith::AddIOp::create(b, l, i, offset), j);
         Value distF = arith::SIToFPOp::create(b, l, computeType(t), dist);
-        return arith::SubFOp::create(b, l, a[0], arith::MulFOp::create(b, l, a[1], distF)).getResult();
+        return arith::SubFOp::create(b, l, a[0], arith::MulFOp::create(b, l, a[1], distF))
+            .getResult();
       });
   return SmallVector<Value>{result};
 }
@@ -174,20 +185,24 @@ Lowered lowerCacheInsert(CacheInsertOp op, LinalgBuilder &lb) {
   Value start = clampedIndexOf(b, loc, op.getPosition(), 0, cache.getDimSize(2) - n);
   Value updateValue = op.getUpdate();
   int64_t rows = update.getDimSize(0) * heads * n;
-  return forEachRow(b, loc, rows, ValueRange{op.getCache()},
-                    [&](OpBuilder &rb, Location rl, Value r, ValueRange carried) {
-    auto constant = [&](int64_t v) { return arith::ConstantIndexOp::create(rb, rl, v).getResult(); };
-    Value i = arith::RemUIOp::create(rb, rl, r, constant(n));
-    Value bh = arith::DivUIOp::create(rb, rl, r, constant(n));
-    Value h = arith::RemUIOp::create(rb, rl, bh, constant(heads));
-    Value batch = arith::DivUIOp::create(rb, rl, bh, constant(heads));
-    Value slot = arith::AddIOp::create(rb, rl, start, i);
-    return forRange(rb, rl, d, carried, [&](OpBuilder &cb, Location cl, Value c, ValueRange acc) {
-      Value v = tensor::ExtractOp::create(cb, cl, updateValue, ValueRange{batch, h, i, c});
-      return SmallVector<Value>{
-          tensor::InsertOp::create(cb, cl, v, acc[0], ValueRange{batch, h, slot, c})};
-    });
-  });
+  return forEachRow(
+      b, loc, rows, ValueRange{op.getCache()},
+      [&](OpBuilder &rb, Location rl, Value r, ValueRange carried) {
+        auto constant = [&](int64_t v) {
+          return arith::ConstantIndexOp::create(rb, rl, v).getResult();
+        };
+        Value i = arith::RemUIOp::create(rb, rl, r, constant(n));
+        Value bh = arith::DivUIOp::create(rb, rl, r, constant(n));
+        Value h = arith::RemUIOp::create(rb, rl, bh, constant(heads));
+        Value batch = arith::DivUIOp::create(rb, rl, bh, constant(heads));
+        Value slot = arith::AddIOp::create(rb, rl, start, i);
+        return forRange(
+            rb, rl, d, carried, [&](OpBuilder &cb, Location cl, Value c, ValueRange acc) {
+              Value v = tensor::ExtractOp::create(cb, cl, updateValue, ValueRange{batch, h, i, c});
+              return SmallVector<Value>{
+                  tensor::InsertOp::create(cb, cl, v, acc[0], ValueRange{batch, h, slot, c})};
+            });
+      });
 }
 
 } // namespace

@@ -30,14 +30,15 @@ Lowered lowerEmbedding(EmbeddingOp op, LinalgBuilder &lb) {
   if (op.getShard()) {
     OpBuilder &b = lb.builder();
     Value i = scalarOf(b, lb.location(), op.getShard());
-    i = arith::MulIOp::create(b, lb.location(), i,
-                                arith::ConstantOp::create(b, lb.location(), b.getI64IntegerAttr(vocab)));
+    i = arith::MulIOp::create(
+        b, lb.location(), i,
+        arith::ConstantOp::create(b, lb.location(), b.getI64IntegerAttr(vocab)));
     offset = arith::IndexCastOp::create(b, lb.location(), b.getIndexType(), i);
   }
   Type t = out.getElementType();
   Value result = lb.generic(
-      op.getIds(), lb.dropLastMap(rank), lb.empty(out.getShape(), t),
-      lb.identity(rank), lb.parallel(rank), [&](OpBuilder &b, Location l, ValueRange a) {
+      op.getIds(), lb.dropLastMap(rank), lb.empty(out.getShape(), t), lb.identity(rank),
+      lb.parallel(rank), [&](OpBuilder &b, Location l, ValueRange a) {
         // Out-of-range ids are clamped; the data loader rejects them first.
         Value id = arith::IndexCastOp::create(b, l, b.getIndexType(), a[0]);
         Value zero = arith::ConstantIndexOp::create(b, l, 0);
@@ -45,8 +46,8 @@ Lowered lowerEmbedding(EmbeddingOp op, LinalgBuilder &lb) {
         Value inside;
         if (offset) {
           id = arith::SubIOp::create(b, l, id, offset);
-          inside = arith::AndIOp::create(b, 
-              l, arith::CmpIOp::create(b, l, arith::CmpIPredicate::sge, id, zero),
+          inside = arith::AndIOp::create(
+              b, l, arith::CmpIOp::create(b, l, arith::CmpIPredicate::sge, id, zero),
               arith::CmpIOp::create(b, l, arith::CmpIPredicate::sle, id, last));
         }
         id = arith::MinSIOp::create(b, l, arith::MaxSIOp::create(b, l, id, zero), last);
@@ -55,7 +56,7 @@ Lowered lowerEmbedding(EmbeddingOp op, LinalgBuilder &lb) {
         if (!inside)
           return row;
         return arith::SelectOp::create(b, l, inside, row,
-                                         arith::ConstantOp::create(b, l, b.getFloatAttr(t, 0.0)))
+                                       arith::ConstantOp::create(b, l, b.getFloatAttr(t, 0.0)))
             .getResult();
       });
   return SmallVector<Value>{result};
@@ -79,8 +80,8 @@ Lowered lowerPositionEmbedding(PositionEmbeddingOp op, LinalgBuilder &lb) {
           return tensor::ExtractOp::create(gb, l, table, ValueRange{row, column}).getResult();
         })};
   }
-  Value slice = tensor::ExtractSliceOp::create(b, 
-      lb.location(), out, op.getTable(), ValueRange{}, ValueRange{}, ValueRange{},
+  Value slice = tensor::ExtractSliceOp::create(
+      b, lb.location(), out, op.getTable(), ValueRange{}, ValueRange{}, ValueRange{},
       b.getDenseI64ArrayAttr({0, 0}), b.getDenseI64ArrayAttr(out.getShape()),
       b.getDenseI64ArrayAttr({1, 1}));
   return SmallVector<Value>{slice};
@@ -144,8 +145,9 @@ Lowered lowerDropoutMask(DropoutMaskOp op, LinalgBuilder &lb) {
   DropoutKeep keep(DropoutKey::of(op), type.getShape(), lb);
   Value init = lb.empty(type.getShape(), type.getElementType());
   unsigned rank = type.getRank();
-  Value result = lb.generic({}, {}, init, lb.identity(rank), lb.parallel(rank),
-                            [&](OpBuilder &nb, Location l, ValueRange) { return keep.keep(nb, l); });
+  Value result =
+      lb.generic({}, {}, init, lb.identity(rank), lb.parallel(rank),
+                 [&](OpBuilder &nb, Location l, ValueRange) { return keep.keep(nb, l); });
   return SmallVector<Value>{result};
 }
 
@@ -158,16 +160,15 @@ Lowered lowerBiasDropoutAdd(BiasDropoutAddOp op, LinalgBuilder &lb) {
   std::optional<DropoutKeep> keep;
   if (rate > 0.0)
     keep.emplace(DropoutKey::of(op), type.getShape(), lb);
-  Value result = lb.generic(
-      {op.getInput(), op.getBias(), op.getResidual()},
-      {lb.identity(rank), lb.suffixMap(rank, 1), lb.identity(rank)},
-      lb.empty(type.getShape(), type.getElementType()), lb.identity(rank), lb.parallel(rank),
-      [&](OpBuilder &nb, Location l, ValueRange a) {
-        Value x = addF(nb, l, a[0], a[1]);
-        if (keep)
-          x = keepScaled(nb, l, keep->keep(nb, l), x, 1.0 / (1.0 - rate));
-        return addF(nb, l, a[2], x);
-      });
+  Value result = lb.generic({op.getInput(), op.getBias(), op.getResidual()},
+                            {lb.identity(rank), lb.suffixMap(rank, 1), lb.identity(rank)},
+                            lb.empty(type.getShape(), type.getElementType()), lb.identity(rank),
+                            lb.parallel(rank), [&](OpBuilder &nb, Location l, ValueRange a) {
+                              Value x = addF(nb, l, a[0], a[1]);
+                              if (keep)
+                                x = keepScaled(nb, l, keep->keep(nb, l), x, 1.0 / (1.0 - rate));
+                              return addF(nb, l, a[2], x);
+                            });
   return SmallVector<Value>{result};
 }
 
@@ -177,12 +178,13 @@ Lowered lowerSplit(SplitOp op, LinalgBuilder &lb) {
   int64_t dim = op.getDimAttr().getInt(), offset = 0;
   SmallVector<Value> pieces;
   for (auto [result, size] : llvm::zip(op.getResults(), op.getSizes())) {
-    SmallVector<int64_t> offsets(type.getRank(), 0), sizes(type.getShape()), strides(type.getRank(), 1);
+    SmallVector<int64_t> offsets(type.getRank(), 0), sizes(type.getShape()),
+        strides(type.getRank(), 1);
     offsets[dim] = offset;
     sizes[dim] = size;
     offset += size;
-    pieces.push_back(tensor::ExtractSliceOp::create(b, 
-        lb.location(), cast<RankedTensorType>(result.getType()), op.getInput(), ValueRange{},
+    pieces.push_back(tensor::ExtractSliceOp::create(
+        b, lb.location(), cast<RankedTensorType>(result.getType()), op.getInput(), ValueRange{},
         ValueRange{}, ValueRange{}, b.getDenseI64ArrayAttr(offsets), b.getDenseI64ArrayAttr(sizes),
         b.getDenseI64ArrayAttr(strides)));
   }
@@ -198,10 +200,10 @@ struct PointwiseLowering : OpInterfaceConversionPattern<PointwiseOpInterface> {
     Operation *op = pointwise;
     Operation *before = op->getPrevNode();
     LinalgBuilder lb(rewriter, op->getLoc());
-    Value result = lb.map(op->getOperands(), op->getResult(0),
-                          [&](OpBuilder &b, Location l, ValueRange a) {
-                            return pointwise.buildScalar(b, l, a);
-                          });
+    Value result =
+        lb.map(op->getOperands(), op->getResult(0), [&](OpBuilder &b, Location l, ValueRange a) {
+          return pointwise.buildScalar(b, l, a);
+        });
     nameAfter(op, before);
     rewriter.replaceOp(op, result);
     return success();
@@ -220,12 +222,12 @@ void populateNNLoweringPatterns(RewritePatternSet &patterns) {
     bool approx = g.getApproximate() == GeluApproximation::tanh;
     auto type = tensorOf(g.getInput());
     unsigned rank = type.getRank();
-    return SmallVector<Value>{lb.generic(
-        {g.getInput(), g.getBias()}, {lb.identity(rank), lb.suffixMap(rank, 1)},
-        lb.empty(type.getShape(), type.getElementType()), lb.identity(rank), lb.parallel(rank),
-        [&](OpBuilder &b, Location l, ValueRange a) {
-          return gelu(b, l, addF(b, l, a[0], a[1]), approx);
-        })};
+    return SmallVector<Value>{
+        lb.generic({g.getInput(), g.getBias()}, {lb.identity(rank), lb.suffixMap(rank, 1)},
+                   lb.empty(type.getShape(), type.getElementType()), lb.identity(rank),
+                   lb.parallel(rank), [&](OpBuilder &b, Location l, ValueRange a) {
+                     return gelu(b, l, addF(b, l, a[0], a[1]), approx);
+                   })};
   });
   addLowering<DropoutOp>(patterns, lowerDropout);
   addLowering<DropoutMaskOp>(patterns, lowerDropoutMask);

@@ -35,26 +35,26 @@ Lowered lowerAdamW(AdamWOp op, LinalgBuilder &lb) {
   for (Value &init : inits)
     init = lb.empty(type.getShape(), t);
   SmallVector<AffineMap> maps(7, lb.identity(rank));
-  auto generic = linalg::GenericOp::create(b, 
-      loc, TypeRange{type, type, type},
+  auto generic = linalg::GenericOp::create(
+      b, loc, TypeRange{type, type, type},
       ValueRange{op.getParam(), op.getGrad(), op.getExpAvg(), op.getExpAvgSq()}, inits, maps,
       lb.parallel(rank), [&](OpBuilder &nb, Location l, ValueRange a) {
         auto one = arith::ConstantOp::create(nb, l, nb.getFloatAttr(t, 1.0));
         Value g = arith::MulFOp::create(nb, l, a[1], scale);
-        Value m = arith::AddFOp::create(nb, 
-            l, arith::MulFOp::create(nb, l, b1, a[2]),
+        Value m = arith::AddFOp::create(
+            nb, l, arith::MulFOp::create(nb, l, b1, a[2]),
             arith::MulFOp::create(nb, l, arith::SubFOp::create(nb, l, one, b1), g));
-        Value v = arith::AddFOp::create(nb, 
-            l, arith::MulFOp::create(nb, l, b2, a[3]),
-            arith::MulFOp::create(nb, l, arith::SubFOp::create(nb, l, one, b2),
-                                     arith::MulFOp::create(nb, l, g, g)));
+        Value v = arith::AddFOp::create(nb, l, arith::MulFOp::create(nb, l, b2, a[3]),
+                                        arith::MulFOp::create(nb, l,
+                                                              arith::SubFOp::create(nb, l, one, b2),
+                                                              arith::MulFOp::create(nb, l, g, g)));
         Value p = a[0];
         if (decay)
-          p = arith::MulFOp::create(nb, 
-              l, p, arith::SubFOp::create(nb, l, one, arith::MulFOp::create(nb, l, lr, wd)));
+          p = arith::MulFOp::create(
+              nb, l, p, arith::SubFOp::create(nb, l, one, arith::MulFOp::create(nb, l, lr, wd)));
         Value mHat = arith::DivFOp::create(nb, l, m, bc1);
-        Value denom = arith::AddFOp::create(nb, 
-            l, math::SqrtOp::create(nb, l, arith::DivFOp::create(nb, l, v, bc2)), eps);
+        Value denom = arith::AddFOp::create(
+            nb, l, math::SqrtOp::create(nb, l, arith::DivFOp::create(nb, l, v, bc2)), eps);
         Value step = arith::MulFOp::create(nb, l, lr, arith::DivFOp::create(nb, l, mHat, denom));
         linalg::YieldOp::create(nb, l, ValueRange{arith::SubFOp::create(nb, l, p, step), m, v});
       });

@@ -96,15 +96,15 @@ Value addressOf(LinalgBuilder &lb, Value tensor, Value &buffer) {
   OpBuilder &b = lb.builder();
   Location loc = lb.location();
   auto type = tensorOf(tensor);
-  buffer = bufferization::ToBufferOp::create(b, 
-      loc, MemRefType::get(type.getShape(), type.getElementType()), tensor);
+  buffer = bufferization::ToBufferOp::create(
+      b, loc, MemRefType::get(type.getShape(), type.getElementType()), tensor);
   Value index = memref::ExtractAlignedPointerAsIndexOp::create(b, loc, buffer);
   return arith::IndexCastOp::create(b, loc, b.getI64Type(), index);
 }
 
 Value tensorFrom(LinalgBuilder &lb, Value buffer, RankedTensorType type) {
   return bufferization::ToTensorOp::create(lb.builder(), lb.location(), type, buffer,
-                                                        /*restrict=*/true, /*writable=*/true);
+                                           /*restrict=*/true, /*writable=*/true);
 }
 
 /// A copy of `x` in a buffer of its own (collectives work in place).
@@ -143,12 +143,11 @@ Lowered lowerAllReduce(AllReduceOp op, LinalgBuilder &lb) {
       op.getReduction() == ReductionKind::max ? MT_ABI_REDUCE_MAX : MT_ABI_REDUCE_SUM;
   // Waited for later (mt.collective_wait): the call only starts it, and the
   // copy it reduces in place stays the result's buffer until the wait.
-  auto fn = declareRuntime<MtAllReduceFn>(
-      op, waitedFor(op.getResult()) ? MT_RT_ALL_REDUCE_START : MT_RT_ALL_REDUCE);
+  auto fn = declareRuntime<MtAllReduceFn>(op, waitedFor(op.getResult()) ? MT_RT_ALL_REDUCE_START
+                                                                        : MT_RT_ALL_REDUCE);
   func::CallOp::create(b, loc, fn,
-                         ValueRange{data, i64(b, loc, type.getNumElements()),
-                                    i64(b, loc, *dtype), i64(b, loc, reduction), i64(b, loc, *mask),
-                                    i64(b, loc, *label)});
+                       ValueRange{data, i64(b, loc, type.getNumElements()), i64(b, loc, *dtype),
+                                  i64(b, loc, reduction), i64(b, loc, *mask), i64(b, loc, *label)});
   return SmallVector<Value>{tensorFrom(lb, buffer, type)};
 }
 
@@ -174,8 +173,8 @@ Lowered lowerResize(Operation *op, Value input, Value result, ArrayAttr axes, in
       op, gather ? (waited ? MT_RT_ALL_GATHER_START : MT_RT_ALL_GATHER)
                  : (waited ? MT_RT_REDUCE_SCATTER_START : MT_RT_REDUCE_SCATTER));
   func::CallOp::create(b, loc, fn,
-                         ValueRange{inAddress, outAddress, i64(b, loc, outer), i64(b, loc, inner),
-                                    i64(b, loc, *dtype), i64(b, loc, *mask), i64(b, loc, *label)});
+                       ValueRange{inAddress, outAddress, i64(b, loc, outer), i64(b, loc, inner),
+                                  i64(b, loc, *dtype), i64(b, loc, *mask), i64(b, loc, *label)});
   return SmallVector<Value>{tensorFrom(lb, outBuffer, out)};
 }
 
@@ -226,8 +225,8 @@ Lowered lowerShardSlice(ShardSliceOp op, LinalgBuilder &lb) {
   auto piece = tensorOf(op.getResult());
   SmallVector<OpFoldResult> offsets, sizes, strides;
   pieceOf(lb, piece, op.getIndex(), op.getDimAttr().getInt(), offsets, sizes, strides);
-  return SmallVector<Value>{tensor::ExtractSliceOp::create(lb.builder(), 
-      lb.location(), piece, op.getInput(), offsets, sizes, strides)};
+  return SmallVector<Value>{tensor::ExtractSliceOp::create(lb.builder(), lb.location(), piece,
+                                                           op.getInput(), offsets, sizes, strides)};
 }
 
 Lowered lowerShardSliceGrad(ShardSliceGradOp op, LinalgBuilder &lb) {
@@ -235,8 +234,8 @@ Lowered lowerShardSliceGrad(ShardSliceGradOp op, LinalgBuilder &lb) {
   SmallVector<OpFoldResult> offsets, sizes, strides;
   pieceOf(lb, piece, op.getIndex(), op.getDimAttr().getInt(), offsets, sizes, strides);
   Value zeros = lb.filled(whole.getShape(), whole.getElementType(), 0.0);
-  return SmallVector<Value>{tensor::InsertSliceOp::create(lb.builder(), 
-      lb.location(), op.getGrad(), zeros, offsets, sizes, strides)};
+  return SmallVector<Value>{tensor::InsertSliceOp::create(lb.builder(), lb.location(), op.getGrad(),
+                                                          zeros, offsets, sizes, strides)};
 }
 
 /// Logits [R, V] of shard `index`: whether local class `column` is a real
@@ -244,7 +243,7 @@ Lowered lowerShardSliceGrad(ShardSliceGradOp op, LinalgBuilder &lb) {
 Value validClassAt(OpBuilder &b, Location l, Value column, Value offset, int64_t classes) {
   Value c = arith::AddIOp::create(b, l, column, offset);
   return arith::CmpIOp::create(b, l, arith::CmpIPredicate::slt, c,
-                                 arith::ConstantIndexOp::create(b, l, classes));
+                               arith::ConstantIndexOp::create(b, l, classes));
 }
 
 /// The same inside a linalg.generic over [R, V].
@@ -258,12 +257,12 @@ std::pair<Value, Value> localLabel(OpBuilder &b, Location l, Value label, Value 
   Value id = arith::IndexCastOp::create(b, l, b.getIndexType(), label);
   Value local = arith::SubIOp::create(b, l, id, offset);
   Value zero = arith::ConstantIndexOp::create(b, l, 0);
-  Value inside = arith::AndIOp::create(b, 
-      l, arith::CmpIOp::create(b, l, arith::CmpIPredicate::sge, local, zero),
+  Value inside = arith::AndIOp::create(
+      b, l, arith::CmpIOp::create(b, l, arith::CmpIPredicate::sge, local, zero),
       arith::CmpIOp::create(b, l, arith::CmpIPredicate::slt, local,
-                              arith::ConstantIndexOp::create(b, l, v)));
-  Value clamped = arith::MinSIOp::create(b, 
-      l, arith::MaxSIOp::create(b, l, local, zero), arith::ConstantIndexOp::create(b, l, v - 1));
+                            arith::ConstantIndexOp::create(b, l, v)));
+  Value clamped = arith::MinSIOp::create(b, l, arith::MaxSIOp::create(b, l, local, zero),
+                                         arith::ConstantIndexOp::create(b, l, v - 1));
   return {clamped, inside};
 }
 
@@ -279,14 +278,15 @@ Lowered lowerVocabMax(VocabParallelMaxOp op, LinalgBuilder &lb) {
   Value max = forEachRow(
       lb.builder(), lb.location(), rows, lb.empty({rows}, stored),
       [&](OpBuilder &rb, Location rl, Value r, ValueRange outs) {
-        Value m = forRange(rb, rl, v, cst(rb, rl, t, negInf()),
-                           [&](OpBuilder &b, Location l, Value j, ValueRange acc) {
-                             Value x = castFloat(
-                                 b, l, tensor::ExtractOp::create(b, l, logits, ValueRange{r, j}), t);
-                             Value z = arith::SelectOp::create(b, 
-                                 l, validClassAt(b, l, j, offset, classes), x, cst(b, l, t, negInf()));
-                             return SmallVector<Value>{arith::MaximumFOp::create(b, l, z, acc[0])};
-                           })[0];
+        Value m = forRange(
+            rb, rl, v, cst(rb, rl, t, negInf()),
+            [&](OpBuilder &b, Location l, Value j, ValueRange acc) {
+              Value x =
+                  castFloat(b, l, tensor::ExtractOp::create(b, l, logits, ValueRange{r, j}), t);
+              Value z = arith::SelectOp::create(b, l, validClassAt(b, l, j, offset, classes), x,
+                                                cst(b, l, t, negInf()));
+              return SmallVector<Value>{arith::MaximumFOp::create(b, l, z, acc[0])};
+            })[0];
         return SmallVector<Value>{
             tensor::InsertOp::create(rb, rl, castFloat(rb, rl, m, stored), outs[0], ValueRange{r})};
       })[0];
@@ -311,14 +311,14 @@ Lowered lowerVocabStats(VocabParallelStatsOp op, LinalgBuilder &lb) {
       lb.builder(), lb.location(), rows, {lb.empty({rows}, stored), lb.empty({rows}, stored)},
       [&](OpBuilder &rb, Location rl, Value r, ValueRange outs) {
         Value m = read(rb, rl, max, ValueRange{r});
-        Value sum = forRange(rb, rl, v, cst(rb, rl, t, 0.0),
-                             [&](OpBuilder &b, Location l, Value j, ValueRange acc) {
-                               Value x = read(b, l, logits, ValueRange{r, j});
-                               Value e = math::ExpOp::create(b, l, arith::SubFOp::create(b, l, x, m));
-                               e = arith::SelectOp::create(b, l, validClassAt(b, l, j, offset, classes),
-                                                             e, cst(b, l, t, 0.0));
-                               return SmallVector<Value>{arith::AddFOp::create(b, l, acc[0], e)};
-                             })[0];
+        Value sum = forRange(
+            rb, rl, v, cst(rb, rl, t, 0.0), [&](OpBuilder &b, Location l, Value j, ValueRange acc) {
+              Value x = read(b, l, logits, ValueRange{r, j});
+              Value e = math::ExpOp::create(b, l, arith::SubFOp::create(b, l, x, m));
+              e = arith::SelectOp::create(b, l, validClassAt(b, l, j, offset, classes), e,
+                                          cst(b, l, t, 0.0));
+              return SmallVector<Value>{arith::AddFOp::create(b, l, acc[0], e)};
+            })[0];
         Value label = tensor::ExtractOp::create(rb, rl, labels, ValueRange{r});
         auto [local, inside] = localLabel(rb, rl, label, offset, v);
         Value picked = read(rb, rl, logits, ValueRange{r, local});
@@ -354,8 +354,8 @@ Lowered lowerVocabStatsGrad(VocabParallelStatsGradOp op, LinalgBuilder &lb) {
         g = arith::SelectOp::create(b, l, validClass(b, l, offset, classes), g, cst(b, l, t, 0.0));
         Value c = linalg::IndexOp::create(b, l, 1);
         auto [local, inside] = localLabel(b, l, a[4], offset, v);
-        Value hit = arith::AndIOp::create(b, 
-            l, inside, arith::CmpIOp::create(b, l, arith::CmpIPredicate::eq, c, local));
+        Value hit = arith::AndIOp::create(
+            b, l, inside, arith::CmpIOp::create(b, l, arith::CmpIPredicate::eq, c, local));
         return arith::SelectOp::create(b, l, hit, arith::AddFOp::create(b, l, g, a[3]), g);
       });
   return SmallVector<Value>{lb.reshape(dx, type.getShape())};
@@ -382,24 +382,24 @@ Lowered lowerAccuracyFromStats(AccuracyFromStatsOp op, LinalgBuilder &lb) {
   Value label = lb.reshape(op.getLabelLogit(), {rows}), max = lb.reshape(op.getMax(), {rows});
   Value mask = rowMask(lb, op.getLossMask(), rows, t);
   Value perRow = lb.generic(
-      {label, max, mask}, {lb.identity(1), lb.identity(1), lb.identity(1)},
-      lb.empty({rows}, t), lb.identity(1), lb.parallel(1),
-      [&](OpBuilder &b, Location l, ValueRange a) -> Value {
-        Value hit = arith::CmpFOp::create(b, l, arith::CmpFPredicate::OGE,
-                                          castFloat(b, l, a[0], t), castFloat(b, l, a[1], t));
+      {label, max, mask}, {lb.identity(1), lb.identity(1), lb.identity(1)}, lb.empty({rows}, t),
+      lb.identity(1), lb.parallel(1), [&](OpBuilder &b, Location l, ValueRange a) -> Value {
+        Value hit = arith::CmpFOp::create(b, l, arith::CmpFPredicate::OGE, castFloat(b, l, a[0], t),
+                                          castFloat(b, l, a[1], t));
         Value one = arith::SelectOp::create(b, l, hit, cst(b, l, t, 1.0), cst(b, l, t, 0.0));
         return arith::MulFOp::create(b, l, one, a[2]);
       });
   Value total = lb.sumAll(perRow), count = lb.sumAll(mask);
   Type resultType = tensorOf(op.getResult()).getElementType();
   AffineMap scalar = AffineMap::get(0, 0, {}, ctx);
-  return SmallVector<Value>{lb.generic(
-      {total, count}, {scalar, scalar}, lb.empty({}, resultType), scalar, {},
-      [&](OpBuilder &b, Location l, ValueRange a) -> Value {
-        Value empty = arith::CmpFOp::create(b, l, arith::CmpFPredicate::OEQ, a[1], cst(b, l, t, 0.0));
-        Value denom = arith::SelectOp::create(b, l, empty, cst(b, l, t, 1.0), a[1]);
-        return castFloat(b, l, arith::DivFOp::create(b, l, a[0], denom), resultType);
-      })};
+  return SmallVector<Value>{
+      lb.generic({total, count}, {scalar, scalar}, lb.empty({}, resultType), scalar, {},
+                 [&](OpBuilder &b, Location l, ValueRange a) -> Value {
+                   Value empty = arith::CmpFOp::create(b, l, arith::CmpFPredicate::OEQ, a[1],
+                                                       cst(b, l, t, 0.0));
+                   Value denom = arith::SelectOp::create(b, l, empty, cst(b, l, t, 1.0), a[1]);
+                   return castFloat(b, l, arith::DivFOp::create(b, l, a[0], denom), resultType);
+                 })};
 }
 
 Lowered lowerFromStats(CrossEntropyFromStatsOp op, LinalgBuilder &lb) {
@@ -425,8 +425,9 @@ Lowered lowerFromStats(CrossEntropyFromStatsOp op, LinalgBuilder &lb) {
   Value loss = lb.generic({total, count}, {scalar, scalar}, lb.empty({}, lossType), scalar, {},
                           [&](OpBuilder &b, Location l, ValueRange a) -> Value {
                             Value empty = arith::CmpFOp::create(b, l, arith::CmpFPredicate::OEQ,
-                                                                  a[1], cst(b, l, t, 0.0));
-                            Value denom = arith::SelectOp::create(b, l, empty, cst(b, l, t, 1.0), a[1]);
+                                                                a[1], cst(b, l, t, 0.0));
+                            Value denom =
+                                arith::SelectOp::create(b, l, empty, cst(b, l, t, 1.0), a[1]);
                             Value mean = arith::DivFOp::create(b, l, a[0], denom);
                             return castFloat(b, l, mean, lossType);
                           });
@@ -443,15 +444,15 @@ Lowered lowerFromStatsGrad(CrossEntropyFromStatsGradOp op, LinalgBuilder &lb) {
   Value count = lb.sumAll(mask);
   AffineMap scalar = AffineMap::get(1, 0, {}, ctx);
   // w = grad * mask / count per row.
-  Value w = lb.generic({mask, count, op.getGrad()}, {lb.identity(1), scalar, scalar},
-                       lb.empty({rows}, t), lb.identity(1), lb.parallel(1),
-                       [&](OpBuilder &b, Location l, ValueRange a) -> Value {
-                         Value empty = arith::CmpFOp::create(b, l, arith::CmpFPredicate::OEQ, a[1],
-                                                               cst(b, l, t, 0.0));
-                         Value denom = arith::SelectOp::create(b, l, empty, cst(b, l, t, 1.0), a[1]);
-                         Value g = castFloat(b, l, a[2], t);
-                         return arith::DivFOp::create(b, l, arith::MulFOp::create(b, l, a[0], g), denom);
-                       });
+  Value w = lb.generic(
+      {mask, count, op.getGrad()}, {lb.identity(1), scalar, scalar}, lb.empty({rows}, t),
+      lb.identity(1), lb.parallel(1), [&](OpBuilder &b, Location l, ValueRange a) -> Value {
+        Value empty =
+            arith::CmpFOp::create(b, l, arith::CmpFPredicate::OEQ, a[1], cst(b, l, t, 0.0));
+        Value denom = arith::SelectOp::create(b, l, empty, cst(b, l, t, 1.0), a[1]);
+        Value g = castFloat(b, l, a[2], t);
+        return arith::DivFOp::create(b, l, arith::MulFOp::create(b, l, a[0], g), denom);
+      });
   Value dSumExp = lb.map({w, sumExp}, w, [](OpBuilder &b, Location l, ValueRange a) -> Value {
     return arith::DivFOp::create(b, l, a[0], a[1]);
   });
@@ -465,8 +466,9 @@ Lowered lowerFromStatsGrad(CrossEntropyFromStatsGradOp op, LinalgBuilder &lb) {
 } // namespace
 
 void populateParallelLoweringPatterns(RewritePatternSet &patterns) {
-  addLowering<VaryOp>(patterns,
-                      [](VaryOp v, LinalgBuilder &) -> Lowered { return SmallVector<Value>{v.getInput()}; });
+  addLowering<VaryOp>(patterns, [](VaryOp v, LinalgBuilder &) -> Lowered {
+    return SmallVector<Value>{v.getInput()};
+  });
   addLowering<AxisIndexOp>(patterns, lowerAxisIndex);
   // A call the runtime answers by starting the slice's all-reduce; it sits
   // where the op was, after the accumulator's last write.

@@ -59,7 +59,8 @@ struct BucketCode {
       bucket = arith::AddIOp::create(b, l, bucket,
                                      arith::SelectOp::create(b, l, passed, constant(1), zero));
     }
-    Value small = arith::CmpIOp::create(b, l, arith::CmpIPredicate::slt, magnitude, constant(exact));
+    Value small =
+        arith::CmpIOp::create(b, l, arith::CmpIPredicate::slt, magnitude, constant(exact));
     bucket = arith::SelectOp::create(b, l, small, magnitude, bucket);
     return arith::AddIOp::create(b, l, base, bucket);
   }
@@ -142,7 +143,8 @@ Lowered lowerBiasGrad(RelativePositionBiasGradOp op, LinalgBuilder &lb) {
       {IteratorType::parallel, IteratorType::parallel, IteratorType::reduction},
       [&](OpBuilder &b, Location l, ValueRange a) {
         Value bucket = code.emit(b, l, arith::SubIOp::create(b, l, indexOf(b, l, 2), offset));
-        Value mine = arith::CmpIOp::create(b, l, arith::CmpIPredicate::eq, bucket, indexOf(b, l, 0));
+        Value mine =
+            arith::CmpIOp::create(b, l, arith::CmpIPredicate::eq, bucket, indexOf(b, l, 0));
         Value zeroF = arith::ConstantOp::create(b, l, b.getFloatAttr(t, 0.0));
         Value add = arith::SelectOp::create(b, l, mine, a[0], zeroF);
         return arith::AddFOp::create(b, l, a[1], add).getResult();

@@ -27,14 +27,16 @@ double negInfinity() { return negInf(); }
 
 /// Mean (null without centering) and 1/sqrt(var + eps) of row r of x [R, H].
 /// `rowSum`, when given, is the row's sum found by an earlier pass.
-std::pair<Value, Value> normStats(Scalar s, Value x, Value r, int64_t h, double eps,
-                                  bool centered, Value rowSum = Value()) {
+std::pair<Value, Value> normStats(Scalar s, Value x, Value r, int64_t h, double eps, bool centered,
+                                  Value rowSum = Value()) {
   Type t = tensorOf(x).getElementType();
   Value mean;
   if (centered) {
-    Value sum = rowSum ? rowSum : alongRow(s, h, s.c(computeType(t), 0.0), [&](Scalar q, Value j, ValueRange acc) {
-      return SmallVector<Value>{q.add(acc[0], q.at(x, {r, j}))};
-    })[0];
+    Value sum =
+        rowSum ? rowSum
+               : alongRow(s, h, s.c(computeType(t), 0.0), [&](Scalar q, Value j, ValueRange acc) {
+                   return SmallVector<Value>{q.add(acc[0], q.at(x, {r, j}))};
+                 })[0];
     mean = s.div(sum, s.c(computeType(t), h));
   }
   Value squares = alongRow(s, h, s.c(computeType(t), 0.0), [&](Scalar q, Value j, ValueRange acc) {
@@ -62,30 +64,33 @@ Lowered lowerNorm(Value input, Value gamma, Value beta, double eps, LinalgBuilde
   SmallVector<Value> inits{lb.empty({rows, h}, t)};
   if (residual)
     inits.push_back(lb.empty({rows, h}, t));
-  SmallVector<Value> results = overRows(lb, rows, inits, [&](Scalar s, Value r, ValueRange outs) {
-    Value source = x, rowSum;
-    SmallVector<Value> next(outs);
-    if (residual) {
-      SmallVector<Value> added =
-          alongRow(s, h, {outs[1], s.c(computeType(t), 0.0)}, [&](Scalar q, Value j, ValueRange acc) {
-            Value v = q.add(q.at(x, {r, j}), q.at(res, {r, j}));
-            return SmallVector<Value>{q.put(v, acc[0], {r, j}), q.add(acc[1], v)};
-          });
-      source = next[1] = added[0];
-      rowSum = added[1];
-    }
-    auto [mean, rstd] = normStats(s, source, r, h, eps, centered, rowSum);
-    next[0] = alongRow(s, h, outs[0], [&](Scalar q, Value j, ValueRange acc) {
-      Value v = q.at(source, {r, j});
-      if (centered)
-        v = q.sub(v, mean);
-      Value scaled = q.mul(q.mul(v, rstd), q.at(gamma, {j}));
-      if (centered)
-        scaled = q.add(scaled, q.at(beta, {j}));
-      return SmallVector<Value>{q.put(scaled, acc[0], {r, j})};
-    })[0];
-    return next;
-  }, /*independent=*/true);
+  SmallVector<Value> results = overRows(
+      lb, rows, inits,
+      [&](Scalar s, Value r, ValueRange outs) {
+        Value source = x, rowSum;
+        SmallVector<Value> next(outs);
+        if (residual) {
+          SmallVector<Value> added = alongRow(
+              s, h, {outs[1], s.c(computeType(t), 0.0)}, [&](Scalar q, Value j, ValueRange acc) {
+                Value v = q.add(q.at(x, {r, j}), q.at(res, {r, j}));
+                return SmallVector<Value>{q.put(v, acc[0], {r, j}), q.add(acc[1], v)};
+              });
+          source = next[1] = added[0];
+          rowSum = added[1];
+        }
+        auto [mean, rstd] = normStats(s, source, r, h, eps, centered, rowSum);
+        next[0] = alongRow(s, h, outs[0], [&](Scalar q, Value j, ValueRange acc) {
+          Value v = q.at(source, {r, j});
+          if (centered)
+            v = q.sub(v, mean);
+          Value scaled = q.mul(q.mul(v, rstd), q.at(gamma, {j}));
+          if (centered)
+            scaled = q.add(scaled, q.at(beta, {j}));
+          return SmallVector<Value>{q.put(scaled, acc[0], {r, j})};
+        })[0];
+        return next;
+      },
+      /*independent=*/true);
   for (Value &v : results)
     v = lb.reshape(v, type.getShape());
   if (residual)
@@ -109,40 +114,46 @@ Lowered lowerNormGrad(Value dyIn, Value xIn, Value gamma, double eps, bool cente
   SmallVector<Value> inits{lb.empty({rows, h}, t), lb.empty({rows}, computeType(t))};
   if (centered)
     inits.push_back(lb.empty({rows}, computeType(t)));
-  SmallVector<Value> results = overRows(lb, rows, inits, [&](Scalar s, Value r, ValueRange outs) {
-    auto [mean, rstd] = normStats(s, x, r, h, eps, centered);
-    auto xhat = [&](Scalar q, Value j) {
-      Value v = q.at(x, {r, j});
-      return q.mul(centered ? q.sub(v, mean) : v, rstd);
-    };
-    auto dxhat = [&](Scalar q, Value j) { return q.mul(q.at(dy, {r, j}), q.at(gamma, {j})); };
-    // sum(dxhat * xhat) and sum(dxhat).
-    SmallVector<Value> sums =
-        alongRow(s, h, {s.c(computeType(t), 0.0), s.c(computeType(t), 0.0)}, [&](Scalar q, Value j, ValueRange acc) {
-          Value xh = xhat(q, j), dxh = dxhat(q, j);
-          SmallVector<Value> next{q.add(acc[0], q.mul(dxh, xh)), acc[1]};
+  SmallVector<Value> results = overRows(
+      lb, rows, inits,
+      [&](Scalar s, Value r, ValueRange outs) {
+        auto [mean, rstd] = normStats(s, x, r, h, eps, centered);
+        auto xhat = [&](Scalar q, Value j) {
+          Value v = q.at(x, {r, j});
+          return q.mul(centered ? q.sub(v, mean) : v, rstd);
+        };
+        auto dxhat = [&](Scalar q, Value j) { return q.mul(q.at(dy, {r, j}), q.at(gamma, {j})); };
+        // sum(dxhat * xhat) and sum(dxhat).
+        SmallVector<Value> sums =
+            alongRow(s, h, {s.c(computeType(t), 0.0), s.c(computeType(t), 0.0)},
+                     [&](Scalar q, Value j, ValueRange acc) {
+                       Value xh = xhat(q, j), dxh = dxhat(q, j);
+                       SmallVector<Value> next{q.add(acc[0], q.mul(dxh, xh)), acc[1]};
+                       if (centered)
+                         next[1] = q.add(acc[1], dxh);
+                       return next;
+                     });
+        Value meanProd = s.div(sums[0], s.c(computeType(t), h)),
+              meanDxhat = s.div(sums[1], s.c(computeType(t), h));
+        Value dx = alongRow(s, h, outs[0], [&](Scalar q, Value j, ValueRange acc) {
+          Value inner = q.sub(dxhat(q, j), q.mul(xhat(q, j), meanProd));
           if (centered)
-            next[1] = q.add(acc[1], dxh);
-          return next;
-        });
-    Value meanProd = s.div(sums[0], s.c(computeType(t), h)), meanDxhat = s.div(sums[1], s.c(computeType(t), h));
-    Value dx = alongRow(s, h, outs[0], [&](Scalar q, Value j, ValueRange acc) {
-      Value inner = q.sub(dxhat(q, j), q.mul(xhat(q, j), meanProd));
-      if (centered)
-        inner = q.sub(inner, meanDxhat);
-      Value dx = q.mul(rstd, inner);
-      if (plus)
-        dx = q.add(q.at(plus, {r, j}), dx);
-      return SmallVector<Value>{q.put(dx, acc[0], {r, j})};
-    })[0];
-    SmallVector<Value> next{dx, s.put(rstd, outs[1], {r})};
-    if (centered)
-      next.push_back(s.put(mean, outs[2], {r}));
-    return next;
-  }, /*independent=*/true);
+            inner = q.sub(inner, meanDxhat);
+          Value dx = q.mul(rstd, inner);
+          if (plus)
+            dx = q.add(q.at(plus, {r, j}), dx);
+          return SmallVector<Value>{q.put(dx, acc[0], {r, j})};
+        })[0];
+        SmallVector<Value> next{dx, s.put(rstd, outs[1], {r})};
+        if (centered)
+          next.push_back(s.put(mean, outs[2], {r}));
+        return next;
+      },
+      /*independent=*/true);
   using Read = LinalgBuilder::Read;
   Value rstd = results[1], mean = centered ? results[2] : Value();
-  SmallVector<std::pair<Value, Read>> operands{{dy, Read::Cell}, {x, Read::Cell}, {rstd, Read::Row}};
+  SmallVector<std::pair<Value, Read>> operands{
+      {dy, Read::Cell}, {x, Read::Cell}, {rstd, Read::Row}};
   if (centered)
     operands.push_back({mean, Read::Row});
   Value dgamma = lb.sumRows(operands, rows, h, t, [&](OpBuilder &b, Location l, ValueRange a) {
@@ -171,8 +182,9 @@ Lowered lowerSoftmax(SoftmaxOp op, LinalgBuilder &lb) {
   Value x = lb.reshape(op.getInput(), {rows, sk}), keyMask = op.getKeyMask();
   // Query i stands Sk - Sq keys in, or at `position` of a KV cache (clamped:
   // past the last key, every key is seen anyway).
-  Value offset = op.getPosition() ? clampedIndexOf(lb.builder(), lb.location(), op.getPosition(), 0, sk)
-                                  : Value();
+  Value offset = op.getPosition()
+                     ? clampedIndexOf(lb.builder(), lb.location(), op.getPosition(), 0, sk)
+                     : Value();
   auto z = [&](Scalar q, Value r, Value j) -> Value {
     Value scaled = q.mul(q.at(x, {r, j}), q.c(computeType(t), scale));
     Value keep;
@@ -190,22 +202,27 @@ Lowered lowerSoftmax(SoftmaxOp op, LinalgBuilder &lb) {
     return keep ? q.select(keep, scaled, q.c(computeType(t), negInfinity())) : scaled;
   };
   Value out = lb.empty({rows, sk}, t);
-  Value p = overRows(lb, rows, out, [&](Scalar s, Value r, ValueRange outs) {
-    Value max = alongRow(s, sk, s.c(computeType(t), negInfinity()), [&](Scalar q, Value j, ValueRange acc) {
-      return SmallVector<Value>{q.max(z(q, r, j), acc[0])};
-    })[0];
-    // e = exp(z - max) into the output, a row that is all -inf gets zeros.
-    SmallVector<Value> expSum =
-        alongRow(s, sk, {outs[0], s.c(computeType(t), 0.0)}, [&](Scalar q, Value j, ValueRange acc) {
-          Value zj = z(q, r, j);
-          Value e = q.select(q.eq(zj, q.c(computeType(t), negInfinity())), q.c(computeType(t), 0.0), q.exp(q.sub(zj, max)));
-          return SmallVector<Value>{q.put(e, acc[0], {r, j}), q.add(acc[1], e)};
+  Value p = overRows(
+      lb, rows, out,
+      [&](Scalar s, Value r, ValueRange outs) {
+        Value max = alongRow(s, sk, s.c(computeType(t), negInfinity()),
+                             [&](Scalar q, Value j, ValueRange acc) {
+                               return SmallVector<Value>{q.max(z(q, r, j), acc[0])};
+                             })[0];
+        // e = exp(z - max) into the output, a row that is all -inf gets zeros.
+        SmallVector<Value> expSum = alongRow(
+            s, sk, {outs[0], s.c(computeType(t), 0.0)}, [&](Scalar q, Value j, ValueRange acc) {
+              Value zj = z(q, r, j);
+              Value e = q.select(q.eq(zj, q.c(computeType(t), negInfinity())),
+                                 q.c(computeType(t), 0.0), q.exp(q.sub(zj, max)));
+              return SmallVector<Value>{q.put(e, acc[0], {r, j}), q.add(acc[1], e)};
+            });
+        return alongRow(s, sk, expSum[0], [&](Scalar q, Value j, ValueRange acc) {
+          Value e = q.at(acc[0], {r, j});
+          return SmallVector<Value>{q.put(q.divOrZero(e, expSum[1]), acc[0], {r, j})};
         });
-    return alongRow(s, sk, expSum[0], [&](Scalar q, Value j, ValueRange acc) {
-      Value e = q.at(acc[0], {r, j});
-      return SmallVector<Value>{q.put(q.divOrZero(e, expSum[1]), acc[0], {r, j})};
-    });
-  }, /*independent=*/true)[0];
+      },
+      /*independent=*/true)[0];
   return SmallVector<Value>{lb.reshape(p, type.getShape())};
 }
 
@@ -216,15 +233,19 @@ Lowered lowerSoftmaxGrad(SoftmaxGradOp op, LinalgBuilder &lb) {
   Type t = type.getElementType();
   double scale = op.getScale().convertToDouble();
   Value dy = lb.reshape(op.getGrad(), {rows, w}), y = lb.reshape(op.getOutput(), {rows, w});
-  Value dx = overRows(lb, rows, lb.empty({rows, w}, t), [&](Scalar s, Value r, ValueRange outs) {
-    Value sum = alongRow(s, w, s.c(computeType(t), 0.0), [&](Scalar q, Value j, ValueRange acc) {
-      return SmallVector<Value>{q.add(acc[0], q.mul(q.at(dy, {r, j}), q.at(y, {r, j})))};
-    })[0];
-    return alongRow(s, w, outs, [&](Scalar q, Value j, ValueRange acc) {
-      Value d = q.mul(q.at(y, {r, j}), q.sub(q.at(dy, {r, j}), sum));
-      return SmallVector<Value>{q.put(q.mul(d, q.c(computeType(t), scale)), acc[0], {r, j})};
-    });
-  }, /*independent=*/true)[0];
+  Value dx = overRows(
+      lb, rows, lb.empty({rows, w}, t),
+      [&](Scalar s, Value r, ValueRange outs) {
+        Value sum =
+            alongRow(s, w, s.c(computeType(t), 0.0), [&](Scalar q, Value j, ValueRange acc) {
+              return SmallVector<Value>{q.add(acc[0], q.mul(q.at(dy, {r, j}), q.at(y, {r, j})))};
+            })[0];
+        return alongRow(s, w, outs, [&](Scalar q, Value j, ValueRange acc) {
+          Value d = q.mul(q.at(y, {r, j}), q.sub(q.at(dy, {r, j}), sum));
+          return SmallVector<Value>{q.put(q.mul(d, q.c(computeType(t), scale)), acc[0], {r, j})};
+        });
+      },
+      /*independent=*/true)[0];
   return SmallVector<Value>{lb.reshape(dx, type.getShape())};
 }
 
@@ -235,18 +256,21 @@ Lowered lowerLogSoftmax(LogSoftmaxOp op, LinalgBuilder &lb) {
   int64_t w = type.getShape().back(), rows = type.getNumElements() / w;
   Type t = type.getElementType(), ct = computeType(t);
   Value x = lb.reshape(op.getInput(), {rows, w});
-  Value y = overRows(lb, rows, lb.empty({rows, w}, t), [&](Scalar s, Value r, ValueRange outs) {
-    Value max = alongRow(s, w, s.c(ct, negInfinity()), [&](Scalar q, Value j, ValueRange acc) {
-      return SmallVector<Value>{q.max(q.at(x, {r, j}), acc[0])};
-    })[0];
-    Value sum = alongRow(s, w, s.c(ct, 0.0), [&](Scalar q, Value j, ValueRange acc) {
-      return SmallVector<Value>{q.add(acc[0], q.exp(q.sub(q.at(x, {r, j}), max)))};
-    })[0];
-    Value shift = s.add(max, math::LogOp::create(s.b, s.l, sum));
-    return alongRow(s, w, outs, [&](Scalar q, Value j, ValueRange acc) {
-      return SmallVector<Value>{q.put(q.sub(q.at(x, {r, j}), shift), acc[0], {r, j})};
-    });
-  }, /*independent=*/true)[0];
+  Value y = overRows(
+      lb, rows, lb.empty({rows, w}, t),
+      [&](Scalar s, Value r, ValueRange outs) {
+        Value max = alongRow(s, w, s.c(ct, negInfinity()), [&](Scalar q, Value j, ValueRange acc) {
+          return SmallVector<Value>{q.max(q.at(x, {r, j}), acc[0])};
+        })[0];
+        Value sum = alongRow(s, w, s.c(ct, 0.0), [&](Scalar q, Value j, ValueRange acc) {
+          return SmallVector<Value>{q.add(acc[0], q.exp(q.sub(q.at(x, {r, j}), max)))};
+        })[0];
+        Value shift = s.add(max, math::LogOp::create(s.b, s.l, sum));
+        return alongRow(s, w, outs, [&](Scalar q, Value j, ValueRange acc) {
+          return SmallVector<Value>{q.put(q.sub(q.at(x, {r, j}), shift), acc[0], {r, j})};
+        });
+      },
+      /*independent=*/true)[0];
   return SmallVector<Value>{lb.reshape(y, type.getShape())};
 }
 
@@ -256,15 +280,18 @@ Lowered lowerLogSoftmaxGrad(LogSoftmaxGradOp op, LinalgBuilder &lb) {
   int64_t w = type.getShape().back(), rows = type.getNumElements() / w;
   Type t = type.getElementType(), ct = computeType(t);
   Value dy = lb.reshape(op.getGrad(), {rows, w}), y = lb.reshape(op.getOutput(), {rows, w});
-  Value dx = overRows(lb, rows, lb.empty({rows, w}, t), [&](Scalar s, Value r, ValueRange outs) {
-    Value sum = alongRow(s, w, s.c(ct, 0.0), [&](Scalar q, Value j, ValueRange acc) {
-      return SmallVector<Value>{q.add(acc[0], q.at(dy, {r, j}))};
-    })[0];
-    return alongRow(s, w, outs, [&](Scalar q, Value j, ValueRange acc) {
-      Value d = q.sub(q.at(dy, {r, j}), q.mul(q.exp(q.at(y, {r, j})), sum));
-      return SmallVector<Value>{q.put(d, acc[0], {r, j})};
-    });
-  }, /*independent=*/true)[0];
+  Value dx = overRows(
+      lb, rows, lb.empty({rows, w}, t),
+      [&](Scalar s, Value r, ValueRange outs) {
+        Value sum = alongRow(s, w, s.c(ct, 0.0), [&](Scalar q, Value j, ValueRange acc) {
+          return SmallVector<Value>{q.add(acc[0], q.at(dy, {r, j}))};
+        })[0];
+        return alongRow(s, w, outs, [&](Scalar q, Value j, ValueRange acc) {
+          Value d = q.sub(q.at(dy, {r, j}), q.mul(q.exp(q.at(y, {r, j})), sum));
+          return SmallVector<Value>{q.put(d, acc[0], {r, j})};
+        });
+      },
+      /*independent=*/true)[0];
   return SmallVector<Value>{lb.reshape(dx, type.getShape())};
 }
 
@@ -275,8 +302,7 @@ struct LossRows {
   Type t;
   Value logits, labels, mask;
 
-  template <typename LossOp>
-  LossRows(LossOp op, LinalgBuilder &lb) {
+  template <typename LossOp> LossRows(LossOp op, LinalgBuilder &lb) {
     auto type = tensorOf(op.getLogits());
     v = type.getShape().back();
     rows = type.getNumElements() / v;
@@ -292,14 +318,17 @@ struct LossRows {
     Value valid = arith::CmpIOp::create(q.b, q.l, arith::CmpIPredicate::slt, j, q.index(classes));
     return q.select(valid, q.at(logits, {r, j}), q.c(computeType(t), negInfinity()));
   }
-  Value weight(Scalar q, Value r) const { return mask ? q.cast(q.at(mask, {r}), computeType(t)) : q.c(computeType(t), 1.0); }
+  Value weight(Scalar q, Value r) const {
+    return mask ? q.cast(q.at(mask, {r}), computeType(t)) : q.c(computeType(t), 1.0);
+  }
   Value label(Scalar q, Value r) const {
     return arith::IndexCastOp::create(q.b, q.l, q.b.getIndexType(), q.at(labels, {r}));
   }
   Value rowMax(Scalar s, Value r) const {
-    return alongRow(s, v, s.c(computeType(t), negInfinity()), [&](Scalar q, Value j, ValueRange acc) {
-      return SmallVector<Value>{q.max(z(q, r, j), acc[0])};
-    })[0];
+    return alongRow(s, v, s.c(computeType(t), negInfinity()),
+                    [&](Scalar q, Value j, ValueRange acc) {
+                      return SmallVector<Value>{q.max(z(q, r, j), acc[0])};
+                    })[0];
   }
 };
 
@@ -323,30 +352,37 @@ Lowered lowerCrossEntropy(CrossEntropyOp op, LinalgBuilder &lb) {
   LossRows in(op, lb);
   Type t = in.t;
   // Each row's loss in fp32 (for 16-bit logits too): they are summed next.
-  Value perRow = overRows(lb, in.rows, lb.empty({in.rows}, computeType(t)), [&](Scalar s, Value r, ValueRange outs) {
-    Value max = in.rowMax(s, r);
-    Value sumExp = alongRow(s, in.v, s.c(computeType(t), 0.0), [&](Scalar q, Value j, ValueRange a) {
-      return SmallVector<Value>{q.add(a[0], q.exp(q.sub(in.z(q, r, j), max)))};
-    })[0];
-    Value picked = s.at(in.logits, {r, in.label(s, r)});
-    Value lse = s.add(max, math::LogOp::create(s.b, s.l, sumExp));
-    return SmallVector<Value>{s.put(s.mul(s.sub(lse, picked), in.weight(s, r)), outs[0], {r})};
-  }, /*independent=*/true)[0];
+  Value perRow = overRows(
+      lb, in.rows, lb.empty({in.rows}, computeType(t)),
+      [&](Scalar s, Value r, ValueRange outs) {
+        Value max = in.rowMax(s, r);
+        Value sumExp =
+            alongRow(s, in.v, s.c(computeType(t), 0.0), [&](Scalar q, Value j, ValueRange a) {
+              return SmallVector<Value>{q.add(a[0], q.exp(q.sub(in.z(q, r, j), max)))};
+            })[0];
+        Value picked = s.at(in.logits, {r, in.label(s, r)});
+        Value lse = s.add(max, math::LogOp::create(s.b, s.l, sumExp));
+        return SmallVector<Value>{s.put(s.mul(s.sub(lse, picked), in.weight(s, r)), outs[0], {r})};
+      },
+      /*independent=*/true)[0];
   Value total = lb.sumAll(perRow), count = lossCount(in, lb);
   Scalar s{lb.builder(), lb.location()};
   Type lossType = tensorOf(op.getResult()).getElementType();
   Value mean = s.cast(s.div(s.at(total, {}), s.nonZero(s.at(count, {}))), lossType);
-  return SmallVector<Value>{tensor::FromElementsOp::create(lb.builder(), 
-      lb.location(), RankedTensorType::get({}, lossType), mean)};
+  return SmallVector<Value>{tensor::FromElementsOp::create(
+      lb.builder(), lb.location(), RankedTensorType::get({}, lossType), mean)};
 }
 
 /// The unmasked rows' share whose label logit reaches the row maximum.
 template <typename Hit>
 Value meanOfHits(LossRows &in, LinalgBuilder &lb, Type resultType, Hit hit) {
-  Value perRow = overRows(lb, in.rows, lb.empty({in.rows}, computeType(in.t)), [&](Scalar s, Value r, ValueRange outs) {
-    Value one = s.select(hit(s, r), s.c(computeType(in.t), 1.0), s.c(computeType(in.t), 0.0));
-    return SmallVector<Value>{s.put(s.mul(one, in.weight(s, r)), outs[0], {r})};
-  }, /*independent=*/true)[0];
+  Value perRow = overRows(
+      lb, in.rows, lb.empty({in.rows}, computeType(in.t)),
+      [&](Scalar s, Value r, ValueRange outs) {
+        Value one = s.select(hit(s, r), s.c(computeType(in.t), 1.0), s.c(computeType(in.t), 0.0));
+        return SmallVector<Value>{s.put(s.mul(one, in.weight(s, r)), outs[0], {r})};
+      },
+      /*independent=*/true)[0];
   Value total = lb.sumAll(perRow), count = lossCount(in, lb);
   Scalar s{lb.builder(), lb.location()};
   Value mean = s.cast(s.div(s.at(total, {}), s.nonZero(s.at(count, {}))), resultType);
@@ -372,24 +408,29 @@ Lowered lowerCrossEntropyGrad(CrossEntropyGradOp op, LinalgBuilder &lb) {
   Scalar top{lb.builder(), lb.location()};
   Value denom = top.nonZero(top.at(lossCount(in, lb), {}));
   Value dloss = top.cast(top.at(op.getGrad(), {}), computeType(t));
-  Value dx = overRows(lb, in.rows, lb.empty({in.rows, in.v}, t), [&](Scalar s, Value r, ValueRange outs) {
-    Value max = in.rowMax(s, r);
-    auto e = [&](Scalar q, Value j) {
-      Value zj = in.z(q, r, j);
-      return q.select(q.eq(zj, q.c(computeType(t), negInfinity())), q.c(computeType(t), 0.0), q.exp(q.sub(zj, max)));
-    };
-    Value sum = alongRow(s, in.v, s.c(computeType(t), 0.0), [&](Scalar q, Value j, ValueRange acc) {
-      return SmallVector<Value>{q.add(acc[0], e(q, j))};
-    })[0];
-    Value label = in.label(s, r);
-    Value w = s.div(s.mul(in.weight(s, r), dloss), denom);
-    return alongRow(s, in.v, outs, [&](Scalar q, Value j, ValueRange acc) {
-      Value hit = arith::CmpIOp::create(q.b, q.l, arith::CmpIPredicate::eq, j, label);
-      Value onehot = q.select(hit, q.c(computeType(t), 1.0), q.c(computeType(t), 0.0));
-      Value g = q.mul(q.sub(q.divOrZero(e(q, j), sum), onehot), w);
-      return SmallVector<Value>{q.put(g, acc[0], {r, j})};
-    });
-  }, /*independent=*/true)[0];
+  Value dx = overRows(
+      lb, in.rows, lb.empty({in.rows, in.v}, t),
+      [&](Scalar s, Value r, ValueRange outs) {
+        Value max = in.rowMax(s, r);
+        auto e = [&](Scalar q, Value j) {
+          Value zj = in.z(q, r, j);
+          return q.select(q.eq(zj, q.c(computeType(t), negInfinity())), q.c(computeType(t), 0.0),
+                          q.exp(q.sub(zj, max)));
+        };
+        Value sum =
+            alongRow(s, in.v, s.c(computeType(t), 0.0), [&](Scalar q, Value j, ValueRange acc) {
+              return SmallVector<Value>{q.add(acc[0], e(q, j))};
+            })[0];
+        Value label = in.label(s, r);
+        Value w = s.div(s.mul(in.weight(s, r), dloss), denom);
+        return alongRow(s, in.v, outs, [&](Scalar q, Value j, ValueRange acc) {
+          Value hit = arith::CmpIOp::create(q.b, q.l, arith::CmpIPredicate::eq, j, label);
+          Value onehot = q.select(hit, q.c(computeType(t), 1.0), q.c(computeType(t), 0.0));
+          Value g = q.mul(q.sub(q.divOrZero(e(q, j), sum), onehot), w);
+          return SmallVector<Value>{q.put(g, acc[0], {r, j})};
+        });
+      },
+      /*independent=*/true)[0];
   return SmallVector<Value>{lb.reshape(dx, tensorOf(op.getLogits()).getShape())};
 }
 

@@ -11,9 +11,9 @@ Value insertAt(LinalgBuilder &lb, Value source, Value dest, ArrayRef<int64_t> of
   OpBuilder &b = lb.builder();
   SmallVector<int64_t> strides(offsets.size(), 1);
   return tensor::InsertSliceOp::create(b, lb.location(), source, dest, ValueRange{}, ValueRange{},
-                                         ValueRange{}, b.getDenseI64ArrayAttr(offsets),
-                                         b.getDenseI64ArrayAttr(sizes),
-                                         b.getDenseI64ArrayAttr(strides));
+                                       ValueRange{}, b.getDenseI64ArrayAttr(offsets),
+                                       b.getDenseI64ArrayAttr(sizes),
+                                       b.getDenseI64ArrayAttr(strides));
 }
 
 Lowered lowerConcat(ConcatOp op, LinalgBuilder &lb) {
@@ -36,9 +36,9 @@ Lowered lowerSumTo(SumToOp op, LinalgBuilder &lb) {
   if (out.getRank() == 0)
     return SmallVector<Value>{lb.sumAll(op.getInput())};
   int64_t width = out.getNumElements(), rows = in.getNumElements() / width;
-  Value sum = lb.sumRows({{op.getInput(), LinalgBuilder::Read::Cell}}, rows, width,
-                         out.getElementType(),
-                         [](OpBuilder &, Location, ValueRange a) { return a[0]; });
+  Value sum =
+      lb.sumRows({{op.getInput(), LinalgBuilder::Read::Cell}}, rows, width, out.getElementType(),
+                 [](OpBuilder &, Location, ValueRange a) { return a[0]; });
   return SmallVector<Value>{lb.reshape(sum, out.getShape())};
 }
 
@@ -48,8 +48,8 @@ Lowered lowerSliceLayer(SliceLayerOp op, LinalgBuilder &lb) {
   SmallVector<int64_t> offsets(in.getRank(), 0), sizes(in.getShape()), strides(in.getRank(), 1);
   offsets[0] = op.getLayerAttr().getInt();
   sizes[0] = 1;
-  Value slice = tensor::ExtractSliceOp::create(b, 
-      lb.location(), tensorOf(op.getResult()), op.getInput(), ValueRange{}, ValueRange{},
+  Value slice = tensor::ExtractSliceOp::create(
+      b, lb.location(), tensorOf(op.getResult()), op.getInput(), ValueRange{}, ValueRange{},
       ValueRange{}, b.getDenseI64ArrayAttr(offsets), b.getDenseI64ArrayAttr(sizes),
       b.getDenseI64ArrayAttr(strides));
   return SmallVector<Value>{slice};
@@ -98,8 +98,9 @@ void populateTensorLoweringPatterns(RewritePatternSet &patterns) {
     sizes[0] = 1;
     return SmallVector<Value>{insertAt(lb, s.getValue(), s.getInto(), offsets, sizes)};
   });
-  addLowering<ShardOp>(patterns,
-                       [](ShardOp s, LinalgBuilder &) -> Lowered { return SmallVector<Value>{s.getInput()}; });
+  addLowering<ShardOp>(patterns, [](ShardOp s, LinalgBuilder &) -> Lowered {
+    return SmallVector<Value>{s.getInput()};
+  });
 }
 
 } // namespace mt

@@ -30,17 +30,15 @@ void nameAfter(mlir::Operation *op, mlir::Operation *before);
 /// the op with a LinalgBuilder. The pass runs without rollback, so when a
 /// pattern runs, every op before it is already lowered and its operands are
 /// the lowered values.
-template <typename OpTy>
-class LoweringPattern : public mlir::OpConversionPattern<OpTy> {
+template <typename OpTy> class LoweringPattern : public mlir::OpConversionPattern<OpTy> {
 public:
   using LowerFn = std::function<Lowered(OpTy, LinalgBuilder &)>;
 
   LoweringPattern(mlir::MLIRContext *context, LowerFn lower)
       : mlir::OpConversionPattern<OpTy>(context), lower(std::move(lower)) {}
 
-  mlir::LogicalResult
-  matchAndRewrite(OpTy op, typename OpTy::Adaptor,
-                  mlir::ConversionPatternRewriter &rewriter) const override {
+  mlir::LogicalResult matchAndRewrite(OpTy op, typename OpTy::Adaptor,
+                                      mlir::ConversionPatternRewriter &rewriter) const override {
     mlir::Operation *before = op->getPrevNode();
     LinalgBuilder lb(rewriter, op.getLoc());
     Lowered values = lower(op, lb);
@@ -57,8 +55,7 @@ private:
 
 /// Registers `lower` as the lowering of OpTy.
 template <typename OpTy>
-void addLowering(mlir::RewritePatternSet &patterns,
-                 typename LoweringPattern<OpTy>::LowerFn lower) {
+void addLowering(mlir::RewritePatternSet &patterns, typename LoweringPattern<OpTy>::LowerFn lower) {
   patterns.add<LoweringPattern<OpTy>>(patterns.getContext(), std::move(lower));
 }
 

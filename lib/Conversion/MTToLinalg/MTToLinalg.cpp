@@ -37,8 +37,7 @@ bool hasLowering(Operation *op, RewritePatternSet &patterns) {
   for (const std::unique_ptr<RewritePattern> &p : patterns.getNativePatterns()) {
     if (std::optional<OperationName> root = p->getRootKind(); root && *root == op->getName())
       return true;
-    if (std::optional<TypeID> id = p->getRootInterfaceID();
-        id && op->getName().hasInterface(*id))
+    if (std::optional<TypeID> id = p->getRootInterfaceID(); id && op->getName().hasInterface(*id))
       return true;
   }
   return false;

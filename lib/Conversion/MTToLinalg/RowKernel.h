@@ -21,11 +21,21 @@ struct Scalar {
     return mlir::arith::ConstantOp::create(b, l, b.getFloatAttr(t, v));
   }
   mlir::Value index(int64_t v) const { return mlir::arith::ConstantIndexOp::create(b, l, v); }
-  mlir::Value add(mlir::Value x, mlir::Value y) const { return mlir::arith::AddFOp::create(b, l, x, y); }
-  mlir::Value sub(mlir::Value x, mlir::Value y) const { return mlir::arith::SubFOp::create(b, l, x, y); }
-  mlir::Value mul(mlir::Value x, mlir::Value y) const { return mlir::arith::MulFOp::create(b, l, x, y); }
-  mlir::Value div(mlir::Value x, mlir::Value y) const { return mlir::arith::DivFOp::create(b, l, x, y); }
-  mlir::Value max(mlir::Value x, mlir::Value y) const { return mlir::arith::MaximumFOp::create(b, l, x, y); }
+  mlir::Value add(mlir::Value x, mlir::Value y) const {
+    return mlir::arith::AddFOp::create(b, l, x, y);
+  }
+  mlir::Value sub(mlir::Value x, mlir::Value y) const {
+    return mlir::arith::SubFOp::create(b, l, x, y);
+  }
+  mlir::Value mul(mlir::Value x, mlir::Value y) const {
+    return mlir::arith::MulFOp::create(b, l, x, y);
+  }
+  mlir::Value div(mlir::Value x, mlir::Value y) const {
+    return mlir::arith::DivFOp::create(b, l, x, y);
+  }
+  mlir::Value max(mlir::Value x, mlir::Value y) const {
+    return mlir::arith::MaximumFOp::create(b, l, x, y);
+  }
   mlir::Value exp(mlir::Value x) const { return mlir::math::ExpOp::create(b, l, x); }
   mlir::Value eq(mlir::Value x, mlir::Value y) const {
     return mlir::arith::CmpFOp::create(b, l, mlir::arith::CmpFPredicate::OEQ, x, y);
@@ -36,7 +46,8 @@ struct Scalar {
   /// An element, widened to computeType: a 16-bit row is computed in fp32.
   mlir::Value at(mlir::Value tensor, mlir::ValueRange indices) const {
     mlir::Value v = mlir::tensor::ExtractOp::create(b, l, tensor, indices);
-    return llvm::isa<mlir::FloatType>(v.getType()) ? castFloat(b, l, v, computeType(v.getType())) : v;
+    return llvm::isa<mlir::FloatType>(v.getType()) ? castFloat(b, l, v, computeType(v.getType()))
+                                                   : v;
   }
   /// Stores `v`, rounded to the tensor's element type.
   mlir::Value put(mlir::Value v, mlir::Value tensor, mlir::ValueRange indices) const {
@@ -67,10 +78,10 @@ struct Scalar {
 
 /// A row loop's body: the row index, the carried values, the new ones.
 using RowFn = llvm::function_ref<llvm::SmallVector<mlir::Value>(Scalar, mlir::Value row,
-                                                                 mlir::ValueRange carried)>;
+                                                                mlir::ValueRange carried)>;
 /// One step along a row: the column, the carried values, the new ones.
 using ColumnFn = llvm::function_ref<llvm::SmallVector<mlir::Value>(Scalar, mlir::Value column,
-                                                                    mlir::ValueRange carried)>;
+                                                                   mlir::ValueRange carried)>;
 
 /// `independent`: each row writes only its own row of what is carried (not
 /// a sum over rows), so the rows may run in parallel (forEachRow).

@@ -51,9 +51,7 @@ bool dependsOnLoad(Value index) {
   (void)getBackwardSlice(index, &slice, options);
   if (Operation *def = index.getDefiningOp())
     slice.insert(def);
-  return llvm::any_of(slice, [](Operation *op) {
-    return isa<memref::LoadOp, vector::LoadOp>(op);
-  });
+  return llvm::any_of(slice, [](Operation *op) { return isa<memref::LoadOp, vector::LoadOp>(op); });
 }
 
 /// Whether `name` is `origin` or `origin_<n>` (named by an earlier run).
@@ -131,9 +129,8 @@ struct DescribeKernelsPass : mt::impl::DescribeKernelsPassBase<DescribeKernelsPa
           renamed[{kernels.getNameAttr(), old}] = kernel.getNameAttr();
         }
         auto [bytes, indirect] = trafficOf(kernel);
-        SmallVector<NamedAttribute> fields{
-            NamedAttribute(StringAttr::get(ctx, "bytes"),
-                           IntegerAttr::get(IntegerType::get(ctx, 64), bytes))};
+        SmallVector<NamedAttribute> fields{NamedAttribute(
+            StringAttr::get(ctx, "bytes"), IntegerAttr::get(IntegerType::get(ctx, 64), bytes))};
         if (indirect)
           fields.push_back(NamedAttribute(StringAttr::get(ctx, "indirect"), UnitAttr::get(ctx)));
         if (describedNames.insert(kernel.getName()).second)

@@ -64,8 +64,7 @@ bool containsWarpReduce(Operation *op) {
 /// One warp's lanes, one after another, in phases (see the file comment).
 class WarpEmulator {
 public:
-  WarpEmulator(IRRewriter &rewriter, func::FuncOp fn, Value warpIv, Value laneIv,
-               Value newWarpIv)
+  WarpEmulator(IRRewriter &rewriter, func::FuncOp fn, Value warpIv, Value laneIv, Value newWarpIv)
       : rewriter(rewriter), fn(fn), warpIv(warpIv), laneIv(laneIv), newWarpIv(newWarpIv) {}
 
   /// Emits `block`'s ops (all lanes) at the rewriter's insertion point.
@@ -93,7 +92,7 @@ public:
       if (failed(condition))
         return failure();
       auto copy = scf::IfOp::create(rewriter, op.getLoc(), *condition,
-                                             /*withElseRegion=*/!guard.getElseRegion().empty());
+                                    /*withElseRegion=*/!guard.getElseRegion().empty());
       OpBuilder::InsertionGuard g(rewriter);
       rewriter.setInsertionPoint(copy.thenBlock()->getTerminator());
       if (failed(emulate(*guard.thenBlock())))
@@ -190,8 +189,8 @@ private:
     if (ops.empty())
       return success();
     Location loc = ops.front()->getLoc();
-    auto lanes = scf::ForOp::create(rewriter, loc, index(loc, 0), index(loc, kWarpSize),
-                                             index(loc, 1));
+    auto lanes =
+        scf::ForOp::create(rewriter, loc, index(loc, 0), index(loc, kWarpSize), index(loc, 1));
     OpBuilder::InsertionGuard g(rewriter);
     rewriter.setInsertionPoint(lanes.getBody()->getTerminator());
     Value lane = lanes.getInductionVar();
@@ -233,9 +232,8 @@ private:
   /// The GPU's butterfly over the lanes' values of `reduce`'s operand.
   LogicalResult emitReduction(gpu::SubgroupReduceOp reduce) {
     Location loc = reduce.getLoc();
-    if (reduce.getClusterSize() ||
-        (reduce.getOp() != gpu::AllReduceOperation::ADD &&
-         reduce.getOp() != gpu::AllReduceOperation::MAXIMUMF))
+    if (reduce.getClusterSize() || (reduce.getOp() != gpu::AllReduceOperation::ADD &&
+                                    reduce.getOp() != gpu::AllReduceOperation::MAXIMUMF))
       return reduce.emitError("mt-emulate-gpu-kernels: only whole-warp sums and maxima");
     FailureOr<Value> current = lanesOf(reduce.getValue(), loc);
     if (failed(current))
@@ -243,8 +241,8 @@ private:
     Type type = reduce.getType();
     for (int64_t offset = 1; offset < kWarpSize; offset *= 2) {
       Value next = laneBuffer(loc, type);
-      auto lanes = scf::ForOp::create(rewriter, loc, index(loc, 0), index(loc, kWarpSize),
-                                               index(loc, 1));
+      auto lanes =
+          scf::ForOp::create(rewriter, loc, index(loc, 0), index(loc, kWarpSize), index(loc, 1));
       OpBuilder::InsertionGuard g(rewriter);
       rewriter.setInsertionPoint(lanes.getBody()->getTerminator());
       Value lane = lanes.getInductionVar();
@@ -293,7 +291,7 @@ struct EmulateGpuKernelsPass : mt::impl::EmulateGpuKernelsPassBase<EmulateGpuKer
         Location loc = p.getLoc();
         rewriter.setInsertionPoint(p);
         auto perWarp = scf::ForOp::create(rewriter, loc, p.getLowerBound()[0], p.getUpperBound()[0],
-                                                   p.getStep()[0]);
+                                          p.getStep()[0]);
         rewriter.setInsertionPoint(perWarp.getBody()->getTerminator());
         WarpEmulator emulator(rewriter, fn, p.getInductionVars()[0], p.getInductionVars()[1],
                               perWarp.getInductionVar());

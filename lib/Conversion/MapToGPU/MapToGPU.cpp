@@ -1,11 +1,11 @@
 //===- MapToGPU.cpp - loop nests of a bufferized function as device work ---===//
 #include "mt/Conversion/Passes.h"
 
-#include "mt/Analysis/ModelInfo.h"
 #include "Placement.h"
 #include "VectorizeElementwise.h"
 #include "WarpRows.h"
 #include "WarpSums.h"
+#include "mt/Analysis/ModelInfo.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/GPU/Transforms/ParallelLoopMapper.h"
@@ -52,9 +52,9 @@ bool carriesBuffersUnchanged(scf::ForOp loop) {
 /// The scf.parallel that runs `loop`'s iterations at once.
 scf::ParallelOp toParallel(IRRewriter &rewriter, scf::ForOp loop) {
   rewriter.setInsertionPoint(loop);
-  auto parallel = scf::ParallelOp::create(rewriter, 
-      loop.getLoc(), ValueRange{loop.getLowerBound()}, ValueRange{loop.getUpperBound()},
-      ValueRange{loop.getStep()});
+  auto parallel =
+      scf::ParallelOp::create(rewriter, loop.getLoc(), ValueRange{loop.getLowerBound()},
+                              ValueRange{loop.getUpperBound()}, ValueRange{loop.getStep()});
   Block *body = parallel.getBody();
   rewriter.eraseOp(body->getTerminator());
   SmallVector<Value> replacements{body->getArgument(0)};
@@ -69,10 +69,12 @@ scf::ParallelOp toParallel(IRRewriter &rewriter, scf::ForOp loop) {
 }
 
 bool callsTheHost(Operation *op) {
-  return op->walk([](Operation *inner) {
-           return isa<func::CallOp, gpu::LaunchOp>(inner) ? WalkResult::interrupt()
-                                                          : WalkResult::advance();
-         }).wasInterrupted();
+  return op
+      ->walk([](Operation *inner) {
+        return isa<func::CallOp, gpu::LaunchOp>(inner) ? WalkResult::interrupt()
+                                                       : WalkResult::advance();
+      })
+      .wasInterrupted();
 }
 
 /// One dimension, tiled by `blockSize`, mapped: tiles to blocks, elements
@@ -96,8 +98,8 @@ void mapToBlocksAndThreads(IRRewriter &rewriter, scf::ParallelOp loop, int64_t b
   MLIRContext *ctx = rewriter.getContext();
   auto map = [&](scf::ParallelOp p, gpu::Processor processor) {
     auto identity = AffineMap::getMultiDimIdentityMap(1, ctx);
-    (void)gpu::setMappingAttr(p, {gpu::ParallelLoopDimMappingAttr::get(ctx, processor, identity,
-                                                                        identity)});
+    (void)gpu::setMappingAttr(
+        p, {gpu::ParallelLoopDimMappingAttr::get(ctx, processor, identity, identity)});
   };
   map(outer, gpu::Processor::BlockX);
   map(inner, gpu::Processor::ThreadX);
@@ -127,8 +129,8 @@ struct MapToGPUPass : mt::impl::MapToGPUPassBase<MapToGPUPass> {
       for (Operation &op : llvm::make_early_inc_range(fn.getBody().front())) {
         if (auto copy = dyn_cast<memref::CopyOp>(op)) {
           rewriter.setInsertionPoint(copy);
-          auto linalgCopy = linalg::CopyOp::create(rewriter, copy.getLoc(), copy.getSource(),
-                                                            copy.getTarget());
+          auto linalgCopy =
+              linalg::CopyOp::create(rewriter, copy.getLoc(), copy.getSource(), copy.getTarget());
           rewriter.eraseOp(copy);
           (void)linalgCopy;
         }
@@ -167,7 +169,8 @@ struct MapToGPUPass : mt::impl::MapToGPUPassBase<MapToGPUPass> {
                 linalgOp = cast<linalg::LinalgOp>(swapped->getOperation());
             }
           }
-          FailureOr<linalg::LinalgLoops> loops = linalg::linalgOpToParallelLoops(rewriter, linalgOp);
+          FailureOr<linalg::LinalgLoops> loops =
+              linalg::linalgOpToParallelLoops(rewriter, linalgOp);
           if (failed(loops)) {
             op.emitError("mt-map-to-gpu: cannot turn this op into loops");
             return signalPassFailure();
@@ -189,7 +192,8 @@ struct MapToGPUPass : mt::impl::MapToGPUPassBase<MapToGPUPass> {
         if (!carriesBuffersUnchanged(loop))
           continue;
         if (loop->hasAttr(mt::kIndependentIterationsAttrName)) {
-          if (warpRowsPerBlock > 0 && mt::mapRowsToWarps(rewriter, loop, warpRowsPerBlock, vectorBytes))
+          if (warpRowsPerBlock > 0 &&
+              mt::mapRowsToWarps(rewriter, loop, warpRowsPerBlock, vectorBytes))
             continue;
           parallel.push_back(toParallel(rewriter, loop));
           continue;

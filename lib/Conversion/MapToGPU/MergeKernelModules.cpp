@@ -29,8 +29,7 @@ struct MergeKernelModulesPass : mt::impl::MergeKernelModulesPassBase<MergeKernel
     SymbolTable moduleSymbols(module);
     if (moduleSymbols.lookup(moduleName) &&
         !llvm::is_contained(sources, moduleSymbols.lookup(moduleName))) {
-      module.emitError() << "mt-merge-kernel-modules: the name @" << moduleName
-                         << " is taken";
+      module.emitError() << "mt-merge-kernel-modules: the name @" << moduleName << " is taken";
       return signalPassFailure();
     }
     auto merged = gpu::GPUModuleOp::create(builder, module.getLoc(), "mt_kernels_merging");
@@ -63,8 +62,7 @@ struct MergeKernelModulesPass : mt::impl::MergeKernelModulesPassBase<MergeKernel
         launch.emitError("mt-merge-kernel-modules: launches a kernel of no outlined module");
         return WalkResult::interrupt();
       }
-      launch.setKernelAttr(
-          SymbolRefAttr::get(mergedName, {FlatSymbolRefAttr::get(it->second)}));
+      launch.setKernelAttr(SymbolRefAttr::get(mergedName, {FlatSymbolRefAttr::get(it->second)}));
       return WalkResult::advance();
     });
     if (walk.wasInterrupted())

@@ -180,7 +180,8 @@ private:
       Kind kind = kinds.lookup(&op);
       if (kind == Kind::Device)
         groups.back().push_back(&op);
-      else if ((kind == Kind::Kernel || kind == Kind::Host || op.hasTrait<OpTrait::IsTerminator>()) &&
+      else if ((kind == Kind::Kernel || kind == Kind::Host ||
+                op.hasTrait<OpTrait::IsTerminator>()) &&
                !groups.back().empty())
         groups.emplace_back();
     }
@@ -209,7 +210,7 @@ private:
                                  "work (only scalars can be passed on)");
           rewriter.setInsertionPoint(group.front());
           Value stash = memref::AllocOp::create(rewriter, op->getLoc(),
-                                                         MemRefType::get({}, result.getType()));
+                                                MemRefType::get({}, result.getType()));
           kinds[stash.getDefiningOp()] = Kind::Meta;
           stashes.push_back({result, stash});
           DenseMap<Operation *, Value> reloaded; // per kernel or later op
@@ -278,9 +279,8 @@ private:
         if (kindOf(v) != Kind::Invariant)
           continue;
         Value copy = cloneInvariant(v, builder, mapping);
-        v.replaceUsesWithIf(copy, [&](OpOperand &use) {
-          return op.isProperAncestor(use.getOwner());
-        });
+        v.replaceUsesWithIf(copy,
+                            [&](OpOperand &use) { return op.isProperAncestor(use.getOwner()); });
       }
     }
     SmallVector<Operation *> invariants;

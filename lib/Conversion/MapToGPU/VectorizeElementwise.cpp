@@ -120,8 +120,7 @@ scf::ParallelOp vectorizeElementwise(IRRewriter &rewriter, linalg::GenericOp op,
     total *= r;
   auto index = [&](int64_t v) { return arith::ConstantIndexOp::create(rewriter, loc, v); };
   auto chunks = scf::ParallelOp::create(rewriter, loc, ValueRange{index(0)},
-                                                 ValueRange{index(total / width)},
-                                                 ValueRange{index(1)});
+                                        ValueRange{index(total / width)}, ValueRange{index(1)});
   rewriter.setInsertionPointToStart(chunks.getBody());
   // The chunk's first element, as loop indices (row-major).
   Value rest = arith::MulIOp::create(rewriter, loc, chunks.getInductionVars()[0], index(width));
@@ -151,7 +150,7 @@ scf::ParallelOp vectorizeElementwise(IRRewriter &rewriter, linalg::GenericOp op,
     Value value;
     if (access[operand.getOperandNumber()] == Access::Vector) {
       value = vector::LoadOp::create(rewriter, loc, vectorOf(element), operand.get(), at,
-                                              /*nontemporal=*/false, alignmentOf(element));
+                                     /*nontemporal=*/false, alignmentOf(element));
     } else {
       Value scalar = memref::LoadOp::create(rewriter, loc, operand.get(), at);
       value = vector::BroadcastOp::create(rewriter, loc, vectorOf(element), scalar);
@@ -166,9 +165,9 @@ scf::ParallelOp vectorizeElementwise(IRRewriter &rewriter, linalg::GenericOp op,
         innermostPositions = positionsFrom(rewriter, loc, ivs[d], width);
       mapping.map(position.getResult(),
                   d == innermost ? innermostPositions
-                                 : vector::BroadcastOp::create(rewriter, loc,
-                                                               vectorOf(rewriter.getIndexType()),
-                                                               ivs[d]).getResult());
+                                 : vector::BroadcastOp::create(
+                                       rewriter, loc, vectorOf(rewriter.getIndexType()), ivs[d])
+                                       .getResult());
       continue;
     }
     if (auto constant = dyn_cast<arith::ConstantOp>(inner)) {
@@ -181,8 +180,8 @@ scf::ParallelOp vectorizeElementwise(IRRewriter &rewriter, linalg::GenericOp op,
     // every lane.
     for (Value operand : inner.getOperands())
       if (!mapping.contains(operand) && operand.getParentBlock() != &body)
-        mapping.map(operand,
-                    vector::BroadcastOp::create(rewriter, loc, vectorOf(operand.getType()), operand));
+        mapping.map(operand, vector::BroadcastOp::create(rewriter, loc, vectorOf(operand.getType()),
+                                                         operand));
     Operation *copy = rewriter.clone(inner, mapping);
     for (OpResult result : copy->getResults())
       result.setType(vectorOf(result.getType()));
@@ -194,7 +193,7 @@ scf::ParallelOp vectorizeElementwise(IRRewriter &rewriter, linalg::GenericOp op,
     if (!isa<VectorType>(value.getType())) // the body passes a block argument through
       value = vector::BroadcastOp::create(rewriter, loc, vectorOf(element), value);
     vector::StoreOp::create(rewriter, loc, value, output, ivs, /*nontemporal=*/false,
-                                     alignmentOf(element));
+                            alignmentOf(element));
   }
   rewriter.eraseOp(op);
   return chunks;

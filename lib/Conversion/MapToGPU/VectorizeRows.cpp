@@ -37,9 +37,9 @@ bool chunksAligned(MemRefType type, int64_t width) {
 /// stores whose other indices do not vary along the row ("vector accesses"),
 /// or in arithmetic.
 struct Plan {
-  llvm::DenseSet<Value> varying;          // values that differ from column to column
+  llvm::DenseSet<Value> varying;           // values that differ from column to column
   SmallVector<Operation *> vectorAccesses; // loads and stores at [..., column]
-  int64_t widest = 0;                     // bytes of the widest element accessed
+  int64_t widest = 0;                      // bytes of the widest element accessed
 };
 
 std::optional<Plan> planBody(scf::ForOp loop) {
@@ -93,6 +93,29 @@ std::optional<Plan> planBody(scf::ForOp loop) {
   return plan;
 }
 
+/// Each carried sum or maximum of the vectorized loop `chunks`: its W
+/// elements combined in order (the other results as they are).
+SmallVector<Value> combineElements(IRRewriter &rewriter, Location loc, scf::ForOp chunks,
+                                   ArrayRef<std::optional<gpu::AllReduceOperation>> kinds,
+                                   int64_t width) {
+  SmallVector<Value> partials;
+  for (auto [result, kind] : llvm::zip(chunks.getResults(), kinds)) {
+    if (!kind) {
+      partials.push_back(result);
+      continue;
+    }
+    Value total = vector::ExtractOp::create(rewriter, loc, result, int64_t(0));
+    for (int64_t e = 1; e < width; ++e) {
+      Value next = vector::ExtractOp::create(rewriter, loc, result, e);
+      total = *kind == gpu::AllReduceOperation::ADD
+                  ? arith::AddFOp::create(rewriter, loc, total, next).getResult()
+                  : arith::MaximumFOp::create(rewriter, loc, total, next).getResult();
+    }
+    partials.push_back(total);
+  }
+  return partials;
+}
+
 } // namespace
 
 std::optional<SmallVector<Value>>
@@ -122,8 +145,8 @@ vectorizeAlongRow(IRRewriter &rewriter, scf::ForOp loop, Value lane, int64_t war
   Value start = arith::MulIOp::create(rewriter, loc, lane, index(width));
   SmallVector<Value> inits;
   for (auto [init, kind] : llvm::zip(loop.getInitArgs(), kinds))
-    inits.push_back(kind ? vector::BroadcastOp::create(rewriter, loc, vectorOf(init.getType()), init)
-                         : init);
+    inits.push_back(
+        kind ? vector::BroadcastOp::create(rewriter, loc, vectorOf(init.getType()), init) : init);
   auto chunks = scf::ForOp::create(rewriter, loc, start, upper, index(warp * width), inits);
   if (!chunks.getBody()->empty())
     rewriter.eraseOp(chunks.getBody()->getTerminator());
@@ -139,13 +162,13 @@ vectorizeAlongRow(IRRewriter &rewriter, scf::ForOp loop, Value lane, int64_t war
     if (v == loop.getInductionVar()) {
       if (!columns) {
         Value first = vector::BroadcastOp::create(rewriter, loc, vectorOf(v.getType()),
-                                                           chunks.getInductionVar());
+                                                  chunks.getInductionVar());
         // 0, 1, ..., W - 1 (a constant: vector.step has no NVVM lowering).
         SmallVector<APInt> offsets;
         for (int64_t e = 0; e < width; ++e)
           offsets.push_back(APInt(IndexType::kInternalStorageBitWidth, e));
-        Value step = arith::ConstantOp::create(rewriter, 
-            loc, DenseElementsAttr::get(vectorOf(v.getType()), offsets));
+        Value step = arith::ConstantOp::create(
+            rewriter, loc, DenseElementsAttr::get(vectorOf(v.getType()), offsets));
         columns = arith::AddIOp::create(rewriter, loc, first, step);
       }
       return columns;
@@ -163,19 +186,20 @@ vectorizeAlongRow(IRRewriter &rewriter, scf::ForOp loop, Value lane, int64_t war
       Type element = load.getType();
       mapping.map(load.getResult(),
                   vector::LoadOp::create(rewriter, loc, vectorOf(element),
-                                                  mapping.lookupOrDefault(load.getMemRef()), at,
-                                                  /*nontemporal=*/false, alignmentOf(element)));
+                                         mapping.lookupOrDefault(load.getMemRef()), at,
+                                         /*nontemporal=*/false, alignmentOf(element)));
       continue;
     }
     if (auto store = dyn_cast<memref::StoreOp>(op);
-        store && !store.getIndices().empty() && store.getIndices().back() == loop.getInductionVar()) {
+        store && !store.getIndices().empty() &&
+        store.getIndices().back() == loop.getInductionVar()) {
       SmallVector<Value> at;
       for (Value i : store.getIndices())
         at.push_back(mapping.lookupOrDefault(i));
       Type element = store.getValue().getType();
       vector::StoreOp::create(rewriter, loc, asVector(store.getValue()),
-                                       mapping.lookupOrDefault(store.getMemRef()), at,
-                                       /*nontemporal=*/false, alignmentOf(element));
+                              mapping.lookupOrDefault(store.getMemRef()), at,
+                              /*nontemporal=*/false, alignmentOf(element));
       continue;
     }
     if (!llvm::any_of(op.getResults(), [&](Value r) { return plan->varying.contains(r); })) {
@@ -197,23 +221,8 @@ vectorizeAlongRow(IRRewriter &rewriter, scf::ForOp loop, Value lane, int64_t war
     yielded.push_back(mapping.lookupOrDefault(v));
   scf::YieldOp::create(rewriter, loc, yielded);
 
-  // Each carried sum or maximum: its W elements combined in order.
   rewriter.setInsertionPointAfter(chunks);
-  SmallVector<Value> partials;
-  for (auto [result, kind] : llvm::zip(chunks.getResults(), kinds)) {
-    if (!kind) {
-      partials.push_back(result);
-      continue;
-    }
-    Value total = vector::ExtractOp::create(rewriter, loc, result, int64_t(0));
-    for (int64_t e = 1; e < width; ++e) {
-      Value next = vector::ExtractOp::create(rewriter, loc, result, e);
-      total = *kind == gpu::AllReduceOperation::ADD
-                  ? arith::AddFOp::create(rewriter, loc, total, next).getResult()
-                  : arith::MaximumFOp::create(rewriter, loc, total, next).getResult();
-    }
-    partials.push_back(total);
-  }
+  SmallVector<Value> partials = combineElements(rewriter, loc, chunks, kinds, width);
   rewriter.replaceOp(loop, partials);
   return partials;
 }

@@ -158,10 +158,10 @@ std::pair<scf::ParallelOp, scf::ParallelOp> buildWarpLoops(IRRewriter &rewriter,
   auto index = [&](int64_t v) { return arith::ConstantIndexOp::create(rewriter, loc, v); };
   Value zero = index(0), one = index(1), perBlock = index(warpsPerBlock), warp = index(kWarpSize);
   auto blocks = scf::ParallelOp::create(rewriter, loc, ValueRange{zero}, ValueRange{count},
-                                                 ValueRange{perBlock});
+                                        ValueRange{perBlock});
   rewriter.setInsertionPointToStart(blocks.getBody());
   auto lanes = scf::ParallelOp::create(rewriter, loc, ValueRange{zero, zero},
-                                                ValueRange{perBlock, warp}, ValueRange{one, one});
+                                       ValueRange{perBlock, warp}, ValueRange{one, one});
   auto map = [&](scf::ParallelOp p, ArrayRef<gpu::Processor> processors) {
     auto identity = AffineMap::getMultiDimIdentityMap(1, ctx);
     SmallVector<gpu::ParallelLoopDimMappingAttr> attrs;
@@ -197,7 +197,7 @@ bool mapRowsToWarps(IRRewriter &rewriter, scf::ForOp rowLoop, int64_t rowsPerBlo
   Block *laneBody = lanes.getBody();
   rewriter.setInsertionPointToStart(laneBody);
   Value row = arith::AddIOp::create(rewriter, loc, blocks.getInductionVars()[0],
-                                             lanes.getInductionVars()[0]);
+                                    lanes.getInductionVars()[0]);
   Value lane = lanes.getInductionVars()[1];
   Operation *before = laneBody->getTerminator();
   if (rows % rowsPerBlock) {
@@ -233,7 +233,7 @@ bool mapRowsToWarps(IRRewriter &rewriter, scf::ForOp rowLoop, int64_t rowsPerBlo
       Value partial = partials[i];
       rewriter.setInsertionPointAfterValue(partial);
       auto total = gpu::SubgroupReduceOp::create(rewriter, loc, partial, *kind, /*uniform=*/true,
-                                                          /*cluster_size=*/IntegerAttr());
+                                                 /*cluster_size=*/IntegerAttr());
       rewriter.replaceAllUsesExcept(partial, total, total);
     }
   }

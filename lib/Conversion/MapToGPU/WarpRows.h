@@ -15,9 +15,10 @@ inline constexpr int64_t kWarpSize = 32;
 /// [0, 32) (thread y, thread x). The rewriter is left at the start of the
 /// lanes' body; a warp's index is block + warp, which may reach past
 /// `count` in the last block.
-std::pair<mlir::scf::ParallelOp, mlir::scf::ParallelOp>
-buildWarpLoops(mlir::IRRewriter &rewriter, mlir::Location loc, mlir::Value count,
-               int64_t warpsPerBlock);
+std::pair<mlir::scf::ParallelOp, mlir::scf::ParallelOp> buildWarpLoops(mlir::IRRewriter &rewriter,
+                                                                       mlir::Location loc,
+                                                                       mlir::Value count,
+                                                                       int64_t warpsPerBlock);
 
 /// Maps a row kernel (`rowLoop`: an scf.for marked mt.independent_iterations
 /// whose body walks the row with loops marked mt.along_row) onto warps: one

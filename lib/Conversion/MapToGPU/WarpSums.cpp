@@ -40,8 +40,8 @@ bool sumOnOneWarp(IRRewriter &rewriter, linalg::GenericOp op) {
     return false;
   auto in = dyn_cast<MemRefType>(op.getDpsInputs()[0].getType());
   auto out = dyn_cast<MemRefType>(op.getDpsInits()[0].getType());
-  if (!in || !out || out.getRank() != 0 || !out.getElementType().isF32() ||
-      !in.hasStaticShape() || !op.getIndexingMapsArray()[0].isIdentity())
+  if (!in || !out || out.getRank() != 0 || !out.getElementType().isF32() || !in.hasStaticShape() ||
+      !op.getIndexingMapsArray()[0].isIdentity())
     return false;
   arith::ExtFOp widen;
   if (!isSumBody(*op.getBlock(), widen))
@@ -56,8 +56,8 @@ bool sumOnOneWarp(IRRewriter &rewriter, linalg::GenericOp op) {
   Value lane = lanes.getInductionVars()[1];
   Value input = op.getDpsInputs()[0], output = op.getDpsInits()[0];
   Value init = arith::ConstantOp::create(rewriter, loc, rewriter.getF32FloatAttr(0.0f));
-  auto partial = scf::ForOp::create(rewriter, 
-      loc, lane, index(in.getNumElements()), warp, ValueRange{init},
+  auto partial = scf::ForOp::create(
+      rewriter, loc, lane, index(in.getNumElements()), warp, ValueRange{init},
       [&](OpBuilder &b, Location l, Value i, ValueRange acc) {
         // Element i in row-major order.
         SmallVector<Value> at(in.getRank());
@@ -74,14 +74,14 @@ bool sumOnOneWarp(IRRewriter &rewriter, linalg::GenericOp op) {
         scf::YieldOp::create(b, l, ValueRange{arith::AddFOp::create(b, l, acc[0], element)});
       });
   Value total = gpu::SubgroupReduceOp::create(rewriter, loc, partial.getResult(0),
-                                                       gpu::AllReduceOperation::ADD,
-                                                       /*uniform=*/true, IntegerAttr());
+                                              gpu::AllReduceOperation::ADD,
+                                              /*uniform=*/true, IntegerAttr());
   Value first = arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::eq, lane, zero);
   auto store = scf::IfOp::create(rewriter, loc, first, /*withElseRegion=*/false);
   rewriter.setInsertionPoint(store.thenBlock()->getTerminator());
   Value old = memref::LoadOp::create(rewriter, loc, output, ValueRange{});
   memref::StoreOp::create(rewriter, loc, arith::AddFOp::create(rewriter, loc, old, total), output,
-                                   ValueRange{});
+                          ValueRange{});
   rewriter.eraseOp(op);
   return true;
 }

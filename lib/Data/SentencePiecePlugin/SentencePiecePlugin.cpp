@@ -33,8 +33,8 @@ void *mt_sp_load(const char *path, char *error, size_t capacity) {
 void mt_sp_free(void *model) { delete static_cast<SentencePieceProcessor *>(model); }
 
 /// The ids of `text`, appended through `append(context, id)`.
-void mt_sp_encode(void *model, const char *text, size_t size,
-                  void (*append)(void *, int32_t), void *context) {
+void mt_sp_encode(void *model, const char *text, size_t size, void (*append)(void *, int32_t),
+                  void *context) {
   std::vector<int> ids;
   (void)static_cast<SentencePieceProcessor *>(model)->Encode(std::string_view(text, size), &ids);
   for (int id : ids)
@@ -53,7 +53,9 @@ int mt_sp_decode(void *model, const int32_t *ids, size_t count,
   return 1;
 }
 
-int32_t mt_sp_size(void *model) { return static_cast<SentencePieceProcessor *>(model)->GetPieceSize(); }
+int32_t mt_sp_size(void *model) {
+  return static_cast<SentencePieceProcessor *>(model)->GetPieceSize();
+}
 int32_t mt_sp_bos(void *model) { return static_cast<SentencePieceProcessor *>(model)->bos_id(); }
 int32_t mt_sp_eos(void *model) { return static_cast<SentencePieceProcessor *>(model)->eos_id(); }
 

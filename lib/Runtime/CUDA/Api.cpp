@@ -49,8 +49,8 @@ void *mt_cuda_alloc(size_t bytes, char *error, size_t capacity) {
     const char *text = nullptr;
     cuGetErrorString(r, &text);
     fail(error, capacity,
-         "cannot allocate " + std::to_string(bytes) + " bytes of GPU memory: " +
-             (text ? text : "unknown CUDA error"));
+         "cannot allocate " + std::to_string(bytes) +
+             " bytes of GPU memory: " + (text ? text : "unknown CUDA error"));
     return nullptr;
   }
   std::memset(reinterpret_cast<void *>(pointer), 0, bytes);
@@ -68,8 +68,8 @@ void mt_cuda_free(void *pointer) {
 void mt_cuda_zero(void *pointer, size_t bytes) {
   if (!pointer || !bytes || !mt::cuda::bindThread())
     return;
-  CUresult r = cuMemsetD8Async(reinterpret_cast<CUdeviceptr>(pointer), 0, bytes,
-                               mt::cuda::threadStream());
+  CUresult r =
+      cuMemsetD8Async(reinterpret_cast<CUdeviceptr>(pointer), 0, bytes, mt::cuda::threadStream());
   if (r != CUDA_SUCCESS)
     mt::cuda::record("zeroing " + std::to_string(bytes) + " bytes", r);
 }

@@ -101,41 +101,43 @@ void mt_blas_gemm_f64(int64_t ta, int64_t tb, int64_t m, int64_t n, int64_t k, i
 // reduced-precision accumulation).
 // `into16`: C has the operands' 16-bit type and is overwritten (beta 0),
 // the fp32 sum rounded once; else C is fp32 and accumulated into.
-static void gemm16(cudaDataType type, const char *what, int64_t ta, int64_t tb, int64_t m, int64_t n,
-            int64_t k, int64_t a, int64_t lda, int64_t sa, int64_t b, int64_t ldb, int64_t sb,
-            int64_t c, int64_t ldc, int64_t sc, int64_t count, bool into16 = false) {
+static void gemm16(cudaDataType type, const char *what, int64_t ta, int64_t tb, int64_t m,
+                   int64_t n, int64_t k, int64_t a, int64_t lda, int64_t sa, int64_t b, int64_t ldb,
+                   int64_t sb, int64_t c, int64_t ldc, int64_t sc, int64_t count,
+                   bool into16 = false) {
   cublasHandle_t h = handle();
   if (!h)
     return;
-  auto span = profiled(type == CUDA_R_16BF ? (into16 ? "bf16>bf16" : "bf16>f32") : (into16 ? "f16>f16" : "f16>f32"), ta, tb, m, n, k, count);
+  auto span = profiled(type == CUDA_R_16BF ? (into16 ? "bf16>bf16" : "bf16>f32")
+                                           : (into16 ? "f16>f16" : "f16>f32"),
+                       ta, tb, m, n, k, count);
   const float one = 1.0f, zero = 0.0f;
   check(cublasGemmStridedBatchedEx(
             h, op(tb), op(ta), static_cast<int>(n), static_cast<int>(m), static_cast<int>(k), &one,
             reinterpret_cast<const void *>(b), type, static_cast<int>(ldb), sb,
             reinterpret_cast<const void *>(a), type, static_cast<int>(lda), sa,
             into16 ? &zero : &one, reinterpret_cast<void *>(c), into16 ? type : CUDA_R_32F,
-            static_cast<int>(ldc), sc,
-            static_cast<int>(count), CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT),
+            static_cast<int>(ldc), sc, static_cast<int>(count), CUBLAS_COMPUTE_32F,
+            CUBLAS_GEMM_DEFAULT),
         what);
 }
 
 void mt_blas_gemm_bf16(int64_t ta, int64_t tb, int64_t m, int64_t n, int64_t k, int64_t a,
                        int64_t lda, int64_t b, int64_t ldb, int64_t c, int64_t ldc) {
-  gemm16(CUDA_R_16BF, "cublasGemmStridedBatchedEx (bf16)", ta, tb, m, n, k, a, lda, 0, b, ldb, 0,
-         c, ldc, 0, 1);
+  gemm16(CUDA_R_16BF, "cublasGemmStridedBatchedEx (bf16)", ta, tb, m, n, k, a, lda, 0, b, ldb, 0, c,
+         ldc, 0, 1);
 }
 
 void mt_blas_gemm_f16(int64_t ta, int64_t tb, int64_t m, int64_t n, int64_t k, int64_t a,
                       int64_t lda, int64_t b, int64_t ldb, int64_t c, int64_t ldc) {
-  gemm16(CUDA_R_16F, "cublasGemmStridedBatchedEx (fp16)", ta, tb, m, n, k, a, lda, 0, b, ldb, 0,
-         c, ldc, 0, 1);
+  gemm16(CUDA_R_16F, "cublasGemmStridedBatchedEx (fp16)", ta, tb, m, n, k, a, lda, 0, b, ldb, 0, c,
+         ldc, 0, 1);
 }
 
-void mt_blas_gemm_bf16_into_bf16(int64_t ta, int64_t tb, int64_t m, int64_t n, int64_t k,
-                                 int64_t a, int64_t lda, int64_t b, int64_t ldb, int64_t c,
-                                 int64_t ldc) {
-  gemm16(CUDA_R_16BF, "cublasGemmStridedBatchedEx (bf16 into bf16)", ta, tb, m, n, k, a, lda, 0,
-         b, ldb, 0, c, ldc, 0, 1, /*into16=*/true);
+void mt_blas_gemm_bf16_into_bf16(int64_t ta, int64_t tb, int64_t m, int64_t n, int64_t k, int64_t a,
+                                 int64_t lda, int64_t b, int64_t ldb, int64_t c, int64_t ldc) {
+  gemm16(CUDA_R_16BF, "cublasGemmStridedBatchedEx (bf16 into bf16)", ta, tb, m, n, k, a, lda, 0, b,
+         ldb, 0, c, ldc, 0, 1, /*into16=*/true);
 }
 
 void mt_blas_gemm_f16_into_f16(int64_t ta, int64_t tb, int64_t m, int64_t n, int64_t k, int64_t a,
@@ -145,11 +147,11 @@ void mt_blas_gemm_f16_into_f16(int64_t ta, int64_t tb, int64_t m, int64_t n, int
 }
 
 void mt_blas_gemm_batched_bf16_into_bf16(int64_t ta, int64_t tb, int64_t m, int64_t n, int64_t k,
-                                         int64_t a, int64_t lda, int64_t sa, int64_t b,
-                                         int64_t ldb, int64_t sb, int64_t c, int64_t ldc,
-                                         int64_t sc, int64_t count) {
-  gemm16(CUDA_R_16BF, "cublasGemmStridedBatchedEx (bf16 into bf16)", ta, tb, m, n, k, a, lda, sa,
-         b, ldb, sb, c, ldc, sc, count, /*into16=*/true);
+                                         int64_t a, int64_t lda, int64_t sa, int64_t b, int64_t ldb,
+                                         int64_t sb, int64_t c, int64_t ldc, int64_t sc,
+                                         int64_t count) {
+  gemm16(CUDA_R_16BF, "cublasGemmStridedBatchedEx (bf16 into bf16)", ta, tb, m, n, k, a, lda, sa, b,
+         ldb, sb, c, ldc, sc, count, /*into16=*/true);
 }
 
 void mt_blas_gemm_batched_f16_into_f16(int64_t ta, int64_t tb, int64_t m, int64_t n, int64_t k,
@@ -163,15 +165,15 @@ void mt_blas_gemm_batched_f16_into_f16(int64_t ta, int64_t tb, int64_t m, int64_
 void mt_blas_gemm_batched_bf16(int64_t ta, int64_t tb, int64_t m, int64_t n, int64_t k, int64_t a,
                                int64_t lda, int64_t sa, int64_t b, int64_t ldb, int64_t sb,
                                int64_t c, int64_t ldc, int64_t sc, int64_t count) {
-  gemm16(CUDA_R_16BF, "cublasGemmStridedBatchedEx (bf16)", ta, tb, m, n, k, a, lda, sa, b, ldb,
-         sb, c, ldc, sc, count);
+  gemm16(CUDA_R_16BF, "cublasGemmStridedBatchedEx (bf16)", ta, tb, m, n, k, a, lda, sa, b, ldb, sb,
+         c, ldc, sc, count);
 }
 
 void mt_blas_gemm_batched_f16(int64_t ta, int64_t tb, int64_t m, int64_t n, int64_t k, int64_t a,
                               int64_t lda, int64_t sa, int64_t b, int64_t ldb, int64_t sb,
                               int64_t c, int64_t ldc, int64_t sc, int64_t count) {
-  gemm16(CUDA_R_16F, "cublasGemmStridedBatchedEx (fp16)", ta, tb, m, n, k, a, lda, sa, b, ldb,
-         sb, c, ldc, sc, count);
+  gemm16(CUDA_R_16F, "cublasGemmStridedBatchedEx (fp16)", ta, tb, m, n, k, a, lda, sa, b, ldb, sb,
+         c, ldc, sc, count);
 }
 
 void mt_blas_gemm_batched_f32(int64_t ta, int64_t tb, int64_t m, int64_t n, int64_t k, int64_t a,

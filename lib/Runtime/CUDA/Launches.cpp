@@ -22,8 +22,8 @@ void mgpuStreamDestroy(void *) {}
 void mgpuStreamSynchronize(void *) {}
 
 void mgpuLaunchKernel(void *function, intptr_t gridX, intptr_t gridY, intptr_t gridZ,
-                      intptr_t blockX, intptr_t blockY, intptr_t blockZ, int32_t smem,
-                      void *stream, void **params, void **extra, size_t paramsCount) {
+                      intptr_t blockX, intptr_t blockY, intptr_t blockZ, int32_t smem, void *stream,
+                      void **params, void **extra, size_t paramsCount) {
   (void)paramsCount;
   if (!function)
     return; // a failed load or lookup, recorded already

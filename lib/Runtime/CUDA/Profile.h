@@ -21,8 +21,7 @@ bool profiling();
 class ProfiledSpan {
 public:
   /// `name` is only called when profiling; `flops` (GEMMs) may be 0.
-  template <typename NameFn>
-  explicit ProfiledSpan(NameFn name, double flops = 0) {
+  template <typename NameFn> explicit ProfiledSpan(NameFn name, double flops = 0) {
     if (profiling())
       begin(name(), flops);
   }

@@ -19,15 +19,15 @@
 
 void mt_blas_gemm_f32(int64_t ta, int64_t tb, int64_t m, int64_t n, int64_t k, int64_t a,
                       int64_t lda, int64_t b, int64_t ldb, int64_t c, int64_t ldc) {
-  cblas_sgemm(CblasRowMajor, ta ? CblasTrans : CblasNoTrans, tb ? CblasTrans : CblasNoTrans,
-              (int)m, (int)n, (int)k, 1.0f, (const float *)(intptr_t)a, (int)lda,
+  cblas_sgemm(CblasRowMajor, ta ? CblasTrans : CblasNoTrans, tb ? CblasTrans : CblasNoTrans, (int)m,
+              (int)n, (int)k, 1.0f, (const float *)(intptr_t)a, (int)lda,
               (const float *)(intptr_t)b, (int)ldb, 1.0f, (float *)(intptr_t)c, (int)ldc);
 }
 
 void mt_blas_gemm_f64(int64_t ta, int64_t tb, int64_t m, int64_t n, int64_t k, int64_t a,
                       int64_t lda, int64_t b, int64_t ldb, int64_t c, int64_t ldc) {
-  cblas_dgemm(CblasRowMajor, ta ? CblasTrans : CblasNoTrans, tb ? CblasTrans : CblasNoTrans,
-              (int)m, (int)n, (int)k, 1.0, (const double *)(intptr_t)a, (int)lda,
+  cblas_dgemm(CblasRowMajor, ta ? CblasTrans : CblasNoTrans, tb ? CblasTrans : CblasNoTrans, (int)m,
+              (int)n, (int)k, 1.0, (const double *)(intptr_t)a, (int)lda,
               (const double *)(intptr_t)b, (int)ldb, 1.0, (double *)(intptr_t)c, (int)ldc);
 }
 
@@ -37,14 +37,16 @@ void mt_blas_gemm_batched_f32(int64_t ta, int64_t tb, int64_t m, int64_t n, int6
                               int64_t lda, int64_t sa, int64_t b, int64_t ldb, int64_t sb,
                               int64_t c, int64_t ldc, int64_t sc, int64_t count) {
   for (int64_t p = 0; p < count; ++p)
-    mt_blas_gemm_f32(ta, tb, m, n, k, a + p * sa * 4, lda, b + p * sb * 4, ldb, c + p * sc * 4, ldc);
+    mt_blas_gemm_f32(ta, tb, m, n, k, a + p * sa * 4, lda, b + p * sb * 4, ldb, c + p * sc * 4,
+                     ldc);
 }
 
 void mt_blas_gemm_batched_f64(int64_t ta, int64_t tb, int64_t m, int64_t n, int64_t k, int64_t a,
                               int64_t lda, int64_t sa, int64_t b, int64_t ldb, int64_t sb,
                               int64_t c, int64_t ldc, int64_t sc, int64_t count) {
   for (int64_t p = 0; p < count; ++p)
-    mt_blas_gemm_f64(ta, tb, m, n, k, a + p * sa * 8, lda, b + p * sb * 8, ldb, c + p * sc * 8, ldc);
+    mt_blas_gemm_f64(ta, tb, m, n, k, a + p * sa * 8, lda, b + p * sb * 8, ldb, c + p * sc * 8,
+                     ldc);
 }
 
 /* 16-bit A and B, fp32 C: OpenBLAS as Debian builds it has no sbgemm or
@@ -100,8 +102,8 @@ static void gemm16(float (*convert)(uint16_t), int64_t ta, int64_t tb, int64_t m
   float *wa = widen(convert, a, aRows, aCols, lda), *wb = widen(convert, b, bRows, bCols, ldb);
   if (!wa || !wb)
     abort(); /* out of host memory: nothing sensible to compute */
-  mt_blas_gemm_f32(ta, tb, m, n, k, (int64_t)(intptr_t)wa, aCols, (int64_t)(intptr_t)wb, bCols,
-                   c, ldc);
+  mt_blas_gemm_f32(ta, tb, m, n, k, (int64_t)(intptr_t)wa, aCols, (int64_t)(intptr_t)wb, bCols, c,
+                   ldc);
   free(wa);
   free(wb);
 }
@@ -137,9 +139,8 @@ static void gemm16Into16(float (*convert)(uint16_t), uint16_t (*round)(float), i
   free(product);
 }
 
-void mt_blas_gemm_bf16_into_bf16(int64_t ta, int64_t tb, int64_t m, int64_t n, int64_t k,
-                                 int64_t a, int64_t lda, int64_t b, int64_t ldb, int64_t c,
-                                 int64_t ldc) {
+void mt_blas_gemm_bf16_into_bf16(int64_t ta, int64_t tb, int64_t m, int64_t n, int64_t k, int64_t a,
+                                 int64_t lda, int64_t b, int64_t ldb, int64_t c, int64_t ldc) {
   gemm16Into16(bf16ToFloat, floatToBf16, ta, tb, m, n, k, a, lda, b, ldb, c, ldc);
 }
 
@@ -149,9 +150,9 @@ void mt_blas_gemm_f16_into_f16(int64_t ta, int64_t tb, int64_t m, int64_t n, int
 }
 
 void mt_blas_gemm_batched_bf16_into_bf16(int64_t ta, int64_t tb, int64_t m, int64_t n, int64_t k,
-                                         int64_t a, int64_t lda, int64_t sa, int64_t b,
-                                         int64_t ldb, int64_t sb, int64_t c, int64_t ldc,
-                                         int64_t sc, int64_t count) {
+                                         int64_t a, int64_t lda, int64_t sa, int64_t b, int64_t ldb,
+                                         int64_t sb, int64_t c, int64_t ldc, int64_t sc,
+                                         int64_t count) {
   for (int64_t p = 0; p < count; ++p)
     mt_blas_gemm_bf16_into_bf16(ta, tb, m, n, k, a + p * sa * 2, lda, b + p * sb * 2, ldb,
                                 c + p * sc * 2, ldc);
@@ -180,14 +181,16 @@ void mt_blas_gemm_batched_bf16(int64_t ta, int64_t tb, int64_t m, int64_t n, int
                                int64_t lda, int64_t sa, int64_t b, int64_t ldb, int64_t sb,
                                int64_t c, int64_t ldc, int64_t sc, int64_t count) {
   for (int64_t p = 0; p < count; ++p)
-    mt_blas_gemm_bf16(ta, tb, m, n, k, a + p * sa * 2, lda, b + p * sb * 2, ldb, c + p * sc * 4, ldc);
+    mt_blas_gemm_bf16(ta, tb, m, n, k, a + p * sa * 2, lda, b + p * sb * 2, ldb, c + p * sc * 4,
+                      ldc);
 }
 
 void mt_blas_gemm_batched_f16(int64_t ta, int64_t tb, int64_t m, int64_t n, int64_t k, int64_t a,
                               int64_t lda, int64_t sa, int64_t b, int64_t ldb, int64_t sb,
                               int64_t c, int64_t ldc, int64_t sc, int64_t count) {
   for (int64_t p = 0; p < count; ++p)
-    mt_blas_gemm_f16(ta, tb, m, n, k, a + p * sa * 2, lda, b + p * sb * 2, ldb, c + p * sc * 4, ldc);
+    mt_blas_gemm_f16(ta, tb, m, n, k, a + p * sa * 2, lda, b + p * sb * 2, ldb, c + p * sc * 4,
+                     ldc);
 }
 
 /* Blocks carry a 64-byte header (keeping the payload 64-byte aligned as

@@ -1,6 +1,6 @@
 //===- SharedObject.cpp - LLVM-dialect module -> native .so ----------------===//
-#include <algorithm>
 #include "mt/Target/CPU/SharedObject.h"
+#include <algorithm>
 
 #include "mlir/ExecutionEngine/OptUtils.h"
 #include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
@@ -56,8 +56,8 @@ bool emitSharedObject(mlir::ModuleOp module, const std::string &soPath, std::str
       features +=
           (features.empty() ? "" : ",") + std::string(f.second ? "+" : "-") + f.first().str();
   }
-  std::unique_ptr<llvm::TargetMachine> machine(target->createTargetMachine(
-      triple, cpu, features, llvm::TargetOptions(), llvm::Reloc::PIC_));
+  std::unique_ptr<llvm::TargetMachine> machine(
+      target->createTargetMachine(triple, cpu, features, llvm::TargetOptions(), llvm::Reloc::PIC_));
   llvmModule->setDataLayout(machine->createDataLayout());
   llvmModule->setTargetTriple(triple);
 
@@ -94,10 +94,10 @@ bool emitSharedObject(mlir::ModuleOp module, const std::string &soPath, std::str
   if (support == HostSupport::Cpu) {
     // GEMMs (through OpenBLAS) and allocation come from NativeSupport.c;
     // task loops run on the MLIR async runtime's workers.
-    for (std::string arg : {std::string(MT_NATIVE_SUPPORT_OBJECT), "-L" + libDir,
-                            "-Wl,-rpath," + libDir, std::string("-lmlir_c_runner_utils"),
-                            std::string("-lmlir_async_runtime"),
-                            std::string("-lopenblas"), std::string("-lm")})
+    for (std::string arg :
+         {std::string(MT_NATIVE_SUPPORT_OBJECT), "-L" + libDir, "-Wl,-rpath," + libDir,
+          std::string("-lmlir_c_runner_utils"), std::string("-lmlir_async_runtime"),
+          std::string("-lopenblas"), std::string("-lm")})
       owned.push_back(arg);
   }
   // GPU host code leaves mgpu* and mt_blas_* to the CUDA runtime library

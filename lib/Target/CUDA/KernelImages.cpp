@@ -34,8 +34,7 @@ bool takeKernelImages(ModuleOp module, std::vector<KernelImage> &images, std::st
       auto object = cast<gpu::ObjectAttr>(attr);
       auto target = dyn_cast<NVVM::NVVMTargetAttr>(object.getTarget());
       if (!target || object.getFormat() != gpu::CompilationTarget::Assembly) {
-        error = "gpu.binary @" + binary.getName().str() +
-                " holds an object that is not NVVM PTX";
+        error = "gpu.binary @" + binary.getName().str() + " holds an object that is not NVVM PTX";
         return false;
       }
       if (!firstTarget)

@@ -18,3 +18,6 @@ ppl = all(abs(v["perplexity"] - math.exp(v["loss"])) <= 1e-6 * v["perplexity"] f
 print(f"{len(valid)} valid lines at steps {[v['step'] for v in valid]}, "
       f"perplexity {'= exp(loss)' if ppl else 'WRONG'}")
 print("comm fields:", all("exposed_comm_ms" in t and "in_step_comm_ms" in t for t in train))
+memory = [t["memory"] for t in train]
+print("memory fields:", all(m["peak_rss_mb"] > 0 and m["arena_mb"] > 0 and
+                            m["saved_activations_mb"] >= 0 for m in memory))

@@ -25,27 +25,25 @@ struct KernelTraffic {
 };
 
 struct KernelImage {
-  std::string module;   // the gpu.binary's name ("mt_kernels")
-  std::string chip;     // "sm_80"
-  bool cubin = false;   // PTX text otherwise
+  std::string module; // the gpu.binary's name ("mt_kernels")
+  std::string chip;   // "sm_80"
+  bool cubin = false; // PTX text otherwise
   std::string data;
-  int64_t kernels = 0;  // kernels in the module
+  int64_t kernels = 0; // kernels in the module
   std::vector<KernelTraffic> traffic;
 };
 
 /// Moves the PTX of every `gpu.binary` in `module` into `images` and leaves
 /// the binary holding one object whose bytes are its name: the runtime's
 /// mgpuModuleLoad finds the images by that name. False with `error`.
-bool takeKernelImages(mlir::ModuleOp module, std::vector<KernelImage> &images,
-                      std::string &error);
+bool takeKernelImages(mlir::ModuleOp module, std::vector<KernelImage> &images, std::string &error);
 
 /// ptxas from $CUDA_HOME, $CUDA_PATH, /usr/local/cuda or PATH; empty if none.
 std::string findPtxas();
 
 /// Assembles every PTX image with `ptxas` and adds the cubins. False with
 /// `error` (ptxas's own message) when one does not assemble.
-bool assembleCubins(std::vector<KernelImage> &images, const std::string &ptxas,
-                    std::string &error);
+bool assembleCubins(std::vector<KernelImage> &images, const std::string &ptxas, std::string &error);
 
 } // namespace mt
 

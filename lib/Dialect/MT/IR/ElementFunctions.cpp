@@ -48,7 +48,8 @@ Value geluDerivative(OpBuilder &b, Location l, Value x, bool tanhApprox) {
     Value du = mulF(b, l, c(k), addF(b, l, c(1.0), mulF(b, l, c(3 * 0.044715), x2)));
     return addF(b, l, left, mulF(b, l, mulF(b, l, c(0.5), x), mulF(b, l, sech2, du)));
   }
-  Value cdf = mulF(b, l, c(0.5), addF(b, l, c(1.0), math::ErfOp::create(b, l, mulF(b, l, x, c(M_SQRT1_2)))));
+  Value cdf = mulF(b, l, c(0.5),
+                   addF(b, l, c(1.0), math::ErfOp::create(b, l, mulF(b, l, x, c(M_SQRT1_2)))));
   Value pdf = mulF(b, l, c(1.0 / std::sqrt(2.0 * M_PI)),
                    math::ExpOp::create(b, l, mulF(b, l, c(-0.5), mulF(b, l, x, x))));
   return addF(b, l, cdf, mulF(b, l, x, pdf));
@@ -56,7 +57,8 @@ Value geluDerivative(OpBuilder &b, Location l, Value x, bool tanhApprox) {
 
 Value keepScaled(OpBuilder &nb, Location l, Value keep, Value x, double scale) {
   Type t = x.getType();
-  Value scaled = arith::MulFOp::create(nb, l, x, arith::ConstantOp::create(nb, l, nb.getFloatAttr(t, scale)));
+  Value scaled =
+      arith::MulFOp::create(nb, l, x, arith::ConstantOp::create(nb, l, nb.getFloatAttr(t, scale)));
   Value zero = arith::ConstantOp::create(nb, l, nb.getFloatAttr(t, 0.0));
   return arith::SelectOp::create(nb, l, keep, scaled, zero).getResult();
 }

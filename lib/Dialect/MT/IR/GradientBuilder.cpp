@@ -8,8 +8,7 @@ using namespace mlir;
 namespace mt {
 
 void GradientBuilder::accumulate(Value v, Value delta) {
-  if (!active.contains(v) ||
-      !isa<FloatType>(cast<RankedTensorType>(v.getType()).getElementType()))
+  if (!active.contains(v) || !isa<FloatType>(cast<RankedTensorType>(v.getType()).getElementType()))
     return;
   Value &slot = adjoints[v];
   slot = slot ? AddOp::create(b, loc_, slot.getType(), slot, delta).getResult() : delta;

@@ -20,15 +20,13 @@ using namespace mt::detail;
 
 LogicalResult SiluOp::verify() {
   if (!isFloatTensor(getInput()))
-    return violates(*this, 1) << "the input must be floating-point, got "
-                              << getInput().getType();
+    return violates(*this, 1) << "the input must be floating-point, got " << getInput().getType();
   return success();
 }
 
 LogicalResult SiluGradOp::verify() {
   if (!isFloatTensor(getInput()))
-    return violates(*this, 1) << "the input must be floating-point, got "
-                              << getInput().getType();
+    return violates(*this, 1) << "the input must be floating-point, got " << getInput().getType();
   return success();
 }
 
@@ -71,15 +69,13 @@ LogicalResult SiluOp::buildVjp(GradientBuilder &grad) {
 
 LogicalResult ReluOp::verify() {
   if (!isFloatTensor(getInput()))
-    return violates(*this, 1) << "the input must be floating-point, got "
-                              << getInput().getType();
+    return violates(*this, 1) << "the input must be floating-point, got " << getInput().getType();
   return success();
 }
 
 LogicalResult ReluGradOp::verify() {
   if (!isFloatTensor(getInput()))
-    return violates(*this, 1) << "the input must be floating-point, got "
-                              << getInput().getType();
+    return violates(*this, 1) << "the input must be floating-point, got " << getInput().getType();
   return success();
 }
 
@@ -105,15 +101,13 @@ LogicalResult ReluOp::buildVjp(GradientBuilder &grad) {
 
 LogicalResult TanhOp::verify() {
   if (!isFloatTensor(getInput()))
-    return violates(*this, 1) << "the input must be floating-point, got "
-                              << getInput().getType();
+    return violates(*this, 1) << "the input must be floating-point, got " << getInput().getType();
   return success();
 }
 
 LogicalResult TanhGradOp::verify() {
   if (!isFloatTensor(getInput()))
-    return violates(*this, 1) << "the input must be floating-point, got "
-                              << getInput().getType();
+    return violates(*this, 1) << "the input must be floating-point, got " << getInput().getType();
   return success();
 }
 

@@ -7,16 +7,14 @@ using namespace mlir;
 namespace mt {
 
 LogicalResult SplitHeadsOp::buildVjp(GradientBuilder &grad) {
-  grad.accumulate(getInput(), MergeHeadsOp::create(grad.builder(), grad.loc(),
-                                                   getInput().getType(),
+  grad.accumulate(getInput(), MergeHeadsOp::create(grad.builder(), grad.loc(), getInput().getType(),
                                                    grad.resultAdjoint(*this)));
   return success();
 }
 
 LogicalResult MergeHeadsOp::buildVjp(GradientBuilder &grad) {
   int64_t heads = cast<RankedTensorType>(getInput().getType()).getDimSize(1);
-  grad.accumulate(getInput(), SplitHeadsOp::create(grad.builder(), grad.loc(),
-                                                   getInput().getType(),
+  grad.accumulate(getInput(), SplitHeadsOp::create(grad.builder(), grad.loc(), getInput().getType(),
                                                    grad.resultAdjoint(*this),
                                                    grad.builder().getI64IntegerAttr(heads)));
   return success();
@@ -80,8 +78,8 @@ LogicalResult FusedAttentionOp::buildVjp(GradientBuilder &grad) {
   attrs.push_back(grad.builder().getNamedAttr(
       FusedAttentionGradOp::getOperandSegmentSizesAttrName(
           OperationName(FusedAttentionGradOp::getOperationName(), getContext())),
-      grad.builder().getDenseI32ArrayAttr({1, 1, 1, 1, 1, 1, present(getKeyMask()),
-                                           present(getSeed()), present(getShard())})));
+      grad.builder().getDenseI32ArrayAttr(
+          {1, 1, 1, 1, 1, 1, present(getKeyMask()), present(getSeed()), present(getShard())})));
   SmallVector<Value> operands{dOutput, getQuery(), getKey(), getValue(), getOutput(), getLse()};
   for (Value v : {getKeyMask(), getSeed(), getShard()})
     if (v)

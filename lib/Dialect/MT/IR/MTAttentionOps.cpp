@@ -30,8 +30,7 @@ LogicalResult SplitHeadsOp::verify() {
 LogicalResult MergeHeadsOp::verify() {
   auto input = tensorType(getInput());
   if (input.getRank() != 4)
-    return violates(*this, 1) << "the input must be [batch, heads, seq, head_dim], got "
-                              << input;
+    return violates(*this, 1) << "the input must be [batch, heads, seq, head_dim], got " << input;
   SmallVector<int64_t> expected = inferredShape(*this);
   auto result = tensorType(getResult());
   if (!shapesAgree(result.getShape(), expected) ||
@@ -62,14 +61,12 @@ LogicalResult AttentionScoresOp::verify() {
   if (failed(verifyHeadPair(*this, getQuery(), getKey())))
     return failure();
   auto q = tensorType(getQuery()), k = tensorType(getKey());
-  if (!dimsAgree(q.getDimSize(0), k.getDimSize(0)) ||
-      !dimsAgree(q.getDimSize(3), k.getDimSize(3)))
+  if (!dimsAgree(q.getDimSize(0), k.getDimSize(0)) || !dimsAgree(q.getDimSize(3), k.getDimSize(3)))
     return violates(*this, 2) << "query and key must agree in batch and head_dim, got " << q
                               << " and " << k;
   SmallVector<int64_t> expected = inferredShape(*this);
   auto result = tensorType(getResult());
-  if (!shapesAgree(result.getShape(), expected) ||
-      result.getElementType() != q.getElementType())
+  if (!shapesAgree(result.getShape(), expected) || result.getElementType() != q.getElementType())
     return violates(*this, 4) << "the result must be " << shapeStr(expected)
                               << " [batch, heads, queries, keys], got " << result;
   return success();
@@ -79,14 +76,12 @@ LogicalResult AttentionContextOp::verify() {
   if (failed(verifyHeadPair(*this, getProbs(), getValue())))
     return failure();
   auto p = tensorType(getProbs()), v = tensorType(getValue());
-  if (!dimsAgree(p.getDimSize(0), v.getDimSize(0)) ||
-      !dimsAgree(p.getDimSize(3), v.getDimSize(2)))
+  if (!dimsAgree(p.getDimSize(0), v.getDimSize(0)) || !dimsAgree(p.getDimSize(3), v.getDimSize(2)))
     return violates(*this, 2) << "probs and value must agree in batch and keys, got " << p
                               << " and " << v;
   SmallVector<int64_t> expected = inferredShape(*this);
   auto result = tensorType(getResult());
-  if (!shapesAgree(result.getShape(), expected) ||
-      result.getElementType() != p.getElementType())
+  if (!shapesAgree(result.getShape(), expected) || result.getElementType() != p.getElementType())
     return violates(*this, 4) << "the result must be " << shapeStr(expected)
                               << " [batch, heads, queries, head_dim], got " << result;
   return success();
@@ -103,8 +98,7 @@ LogicalResult RotaryOp::verify() {
   bool explicitDim = static_cast<bool>(getRotaryDimAttr());
   int64_t rotary = explicitDim ? getRotaryDimAttr().getInt() : headDim;
   if ((explicitDim || !ShapedType::isDynamic(rotary)) &&
-      (rotary < 2 || rotary % 2 != 0 ||
-       (!ShapedType::isDynamic(headDim) && rotary > headDim)))
+      (rotary < 2 || rotary % 2 != 0 || (!ShapedType::isDynamic(headDim) && rotary > headDim)))
     return violates(*this, 2) << "the rotary dimension must be even, >= 2 and <= head_dim "
                               << shapeStr(headDim) << ", got " << rotary;
   double base = getBase().convertToDouble();
@@ -256,9 +250,8 @@ static LogicalResult verifyFusedAttention(FusedOp op, Value output, Value lse) {
                            << " key/value heads";
   auto o = tensorType(output);
   SmallVector<int64_t> split{b, hq, sq, d};
-  SmallVector<int64_t> merged{b, sq, ShapedType::isDynamic(hq) || ShapedType::isDynamic(d)
-                                         ? ShapedType::kDynamic
-                                         : hq * d};
+  SmallVector<int64_t> merged{
+      b, sq, ShapedType::isDynamic(hq) || ShapedType::isDynamic(d) ? ShapedType::kDynamic : hq * d};
   if (o.getElementType() != element ||
       !(shapesAgree(o.getShape(), split) || shapesAgree(o.getShape(), merged)))
     return violates(op, 10) << "the output must be " << shapeStr(split) << " or "
@@ -271,8 +264,8 @@ static LogicalResult verifyFusedAttention(FusedOp op, Value output, Value lse) {
                             << " [batch, heads, queries] = " << shapeStr(rows) << ", got " << l;
   if (op.getMask() == MaskKind::causal && !ShapedType::isDynamic(sq) &&
       !ShapedType::isDynamic(sk) && sk < sq)
-    return violates(op, 12) << "a causal mask needs at least as many keys as queries, got "
-                            << sq << " queries and " << sk << " keys";
+    return violates(op, 12) << "a causal mask needs at least as many keys as queries, got " << sq
+                            << " queries and " << sk << " keys";
   if (op.getKeyMask()) {
     auto mask = tensorType(op.getKeyMask());
     SmallVector<int64_t> expected{b, sk};

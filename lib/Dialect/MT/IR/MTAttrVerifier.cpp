@@ -119,8 +119,8 @@ LogicalResult MTDialect::verifyOperationAttribute(Operation *op, NamedAttribute 
   return verifyAt(OnOp, attribute, [&] { return op->emitOpError(); });
 }
 
-LogicalResult MTDialect::verifyRegionArgAttribute(Operation *op, unsigned region,
-                                                  unsigned argument, NamedAttribute attribute) {
+LogicalResult MTDialect::verifyRegionArgAttribute(Operation *op, unsigned region, unsigned argument,
+                                                  NamedAttribute attribute) {
   return verifyAt(OnArgument, attribute,
                   [&] { return op->emitOpError() << "argument " << argument << ": "; });
 }

@@ -36,8 +36,8 @@ LogicalResult BufferAttr::verify(function_ref<InFlightDiagnostic()> emitError, B
   return success();
 }
 
-LogicalResult ParamAttr::verify(function_ref<InFlightDiagnostic()> emitError,
-                                StringAttr name, InitKind init, APFloat std) {
+LogicalResult ParamAttr::verify(function_ref<InFlightDiagnostic()> emitError, StringAttr name,
+                                InitKind init, APFloat std) {
   double s = std.convertToDouble();
   if (!name || name.getValue().empty())
     return emitError() << "#mt.param violates C1: the parameter name is empty";
@@ -137,8 +137,8 @@ Attribute ShardingAttr::parse(AsmParser &parser, Type) {
   }
   if (parser.parseGreater())
     return {};
-  return getChecked([&] { return parser.emitError(parser.getNameLoc()); }, ctx, mesh,
-                    dims, partial);
+  return getChecked([&] { return parser.emitError(parser.getNameLoc()); }, ctx, mesh, dims,
+                    partial);
 }
 
 void ShardingAttr::print(AsmPrinter &printer) const {
@@ -159,9 +159,8 @@ void ShardingAttr::print(AsmPrinter &printer) const {
   printer << "]";
   if (!getPartial().empty()) {
     printer << ", partial = [";
-    llvm::interleaveComma(getPartial(), printer, [&](StringAttr a) {
-      printer.printKeywordOrString(a.getValue());
-    });
+    llvm::interleaveComma(getPartial(), printer,
+                          [&](StringAttr a) { printer.printKeywordOrString(a.getValue()); });
     printer << "]";
   }
   printer << ">";

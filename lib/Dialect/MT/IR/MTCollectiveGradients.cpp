@@ -24,11 +24,11 @@ LogicalResult AllReduceOp::buildVjp(GradientBuilder &grad) {
 LogicalResult AllGatherOp::buildVjp(GradientBuilder &grad) {
   // The gathered value feeds per-rank work: its adjoint is a partial sum,
   // of which each rank keeps its own piece, summed.
-  grad.accumulate(getInput(),
-                  ReduceScatterOp::create(grad.builder(), grad.loc(), getInput().getType(),
-                                          grad.resultAdjoint(*this), getMeshAttr(), getAxesAttr(),
-                                          getDimAttr(),
-                                          ReductionKindAttr::get(getContext(), ReductionKind::sum)));
+  grad.accumulate(
+      getInput(),
+      ReduceScatterOp::create(grad.builder(), grad.loc(), getInput().getType(),
+                              grad.resultAdjoint(*this), getMeshAttr(), getAxesAttr(), getDimAttr(),
+                              ReductionKindAttr::get(getContext(), ReductionKind::sum)));
   return success();
 }
 
@@ -61,10 +61,10 @@ LogicalResult ShardSliceGradOp::buildVjp(GradientBuilder &grad) {
 LogicalResult AxisIndexOp::buildVjp(GradientBuilder &) { return success(); } // an integer
 
 LogicalResult ShardSliceOp::buildVjp(GradientBuilder &grad) {
-  grad.accumulate(getInput(), ShardSliceGradOp::create(grad.builder(), grad.loc(),
-                                                       getInput().getType(),
-                                                       grad.resultAdjoint(*this), getIndex(),
-                                                       getDimAttr(), getPartsAttr()));
+  grad.accumulate(getInput(),
+                  ShardSliceGradOp::create(grad.builder(), grad.loc(), getInput().getType(),
+                                           grad.resultAdjoint(*this), getIndex(), getDimAttr(),
+                                           getPartsAttr()));
   return success();
 }
 

@@ -46,8 +46,8 @@ static std::optional<MeshShape> verifyGroup(Operation *op, FlatSymbolRefAttr mes
 
 /// C3 (dim is in range) and C4 (the result is the input with `dim` scaled)
 /// for all_gather (grow = true) and reduce_scatter (grow = false).
-static LogicalResult verifyResize(Operation *op, Value inputValue, Value resultValue,
-                                  int64_t dim, int64_t groupSize, bool grow) {
+static LogicalResult verifyResize(Operation *op, Value inputValue, Value resultValue, int64_t dim,
+                                  int64_t groupSize, bool grow) {
   auto input = tensorType(inputValue), result = tensorType(resultValue);
   if (dim < 0 || dim >= input.getRank())
     return violates(op, 3) << "dim " << dim << " is outside rank " << input.getRank();
@@ -66,8 +66,8 @@ static LogicalResult verifyResize(Operation *op, Value inputValue, Value resultV
   if (!shapesAgree(result.getShape(), expected) ||
       result.getElementType() != input.getElementType())
     return violates(op, 4) << "over a group of " << groupSize << " ranks the result must be "
-                           << shapeStr(expected) << " of " << input.getElementType()
-                           << ", got " << result;
+                           << shapeStr(expected) << " of " << input.getElementType() << ", got "
+                           << result;
   return success();
 }
 
@@ -91,9 +91,7 @@ static int64_t largerSideBytes(Value input, Value result) {
 
 int64_t AllReduceOp::getGroupTrafficBytes() { return largerSideBytes(getInput(), getResult()); }
 int64_t AllGatherOp::getGroupTrafficBytes() { return largerSideBytes(getInput(), getResult()); }
-int64_t ReduceScatterOp::getGroupTrafficBytes() {
-  return largerSideBytes(getInput(), getResult());
-}
+int64_t ReduceScatterOp::getGroupTrafficBytes() { return largerSideBytes(getInput(), getResult()); }
 
 LogicalResult AllReduceOp::verify() { return verifyAxisList(*this, getAxes(), 2); }
 LogicalResult AllGatherOp::verify() { return verifyAxisList(*this, getAxes(), 2); }
@@ -142,8 +140,8 @@ LogicalResult CollectiveWaitOp::verify() {
 //===----------------------------------------------------------------------===//
 
 /// C2 (the axis exists), C3 (a peer can exist), C4 (channel >= 0).
-static LogicalResult verifyPointToPoint(Operation *op, FlatSymbolRefAttr meshRef,
-                                        StringRef axis, int64_t offset, int64_t channel,
+static LogicalResult verifyPointToPoint(Operation *op, FlatSymbolRefAttr meshRef, StringRef axis,
+                                        int64_t offset, int64_t channel,
                                         SymbolTableCollection &symbols) {
   auto axes = ArrayAttr::get(op->getContext(), {StringAttr::get(op->getContext(), axis)});
   auto mesh = verifyGroup(op, meshRef, axes, symbols);
@@ -152,8 +150,7 @@ static LogicalResult verifyPointToPoint(Operation *op, FlatSymbolRefAttr meshRef
   int64_t size = *mesh->axisSize(axis.str());
   if (offset == 0 || offset >= size || offset <= -size)
     return violates(op, 3) << "offset " << offset << " must be non-zero and smaller in "
-                           << "magnitude than the size " << size << " of axis '" << axis
-                           << "'";
+                           << "magnitude than the size " << size << " of axis '" << axis << "'";
   if (channel < 0)
     return violates(op, 4) << "channel must be >= 0, got " << channel;
   return success();

@@ -7,9 +7,7 @@ using namespace mt;
 
 #include "mt/Dialect/MT/IR/MTDialect.cpp.inc"
 
-bool mt::isSupportedFloatType(Type t) {
-  return t.isF16() || t.isBF16() || t.isF32() || t.isF64();
-}
+bool mt::isSupportedFloatType(Type t) { return t.isF16() || t.isBF16() || t.isF32() || t.isF64(); }
 
 Type mt::lossElementType(Type logits) {
   return logits.isF64() ? logits : Float32Type::get(logits.getContext());

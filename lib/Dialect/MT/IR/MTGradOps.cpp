@@ -38,8 +38,7 @@ LogicalResult PositionEmbeddingGradOp::verify() {
     return violates(*this, 1) << "grad must be floating-point [seq, hidden], got " << grad;
   if (table.getRank() != 2 || table.getElementType() != grad.getElementType() ||
       !dimsAgree(table.getDimSize(1), grad.getDimSize(1)) ||
-      (!table.isDynamicDim(0) && !grad.isDynamicDim(0) &&
-       table.getDimSize(0) < grad.getDimSize(0)))
+      (!table.isDynamicDim(0) && !grad.isDynamicDim(0) && table.getDimSize(0) < grad.getDimSize(0)))
     return violates(*this, 2) << "the result must be the table [positions >= "
                               << shapeStr(grad.getDimSize(0)) << ", "
                               << shapeStr(grad.getDimSize(1)) << "], got " << table;
@@ -61,8 +60,7 @@ LogicalResult RmsNormGradOp::verify() {
 
 LogicalResult GeluGradOp::verify() {
   if (!isFloatTensor(getInput()))
-    return violates(*this, 1) << "the input must be floating-point, got "
-                              << getInput().getType();
+    return violates(*this, 1) << "the input must be floating-point, got " << getInput().getType();
   return success();
 }
 
@@ -105,9 +103,9 @@ LogicalResult AttentionKVGradOp::verify() {
   if (!grouped || !dimsAgree(result.getDimSize(0), lhs.getDimSize(0)) ||
       !dimsAgree(result.getDimSize(2), lhs.getDimSize(3)) ||
       !dimsAgree(result.getDimSize(3), rhs.getDimSize(3)))
-    return violates(*this, 3) << "the result must be [batch, key heads dividing "
-                              << shapeStr(heads) << ", " << shapeStr(lhs.getDimSize(3))
-                              << ", " << shapeStr(rhs.getDimSize(3)) << "], got " << result;
+    return violates(*this, 3) << "the result must be [batch, key heads dividing " << shapeStr(heads)
+                              << ", " << shapeStr(lhs.getDimSize(3)) << ", "
+                              << shapeStr(rhs.getDimSize(3)) << "], got " << result;
   return success();
 }
 
@@ -116,14 +114,13 @@ LogicalResult CrossEntropyGradOp::verify() {
                                         getNumClassesAttr())))
     return failure();
   if (!typesAgree(getResult().getType(), getLogits().getType()))
-    return violates(*this, 4) << "the result must have the logits' type "
-                              << getLogits().getType() << ", got " << getResult().getType();
+    return violates(*this, 4) << "the result must have the logits' type " << getLogits().getType()
+                              << ", got " << getResult().getType();
   auto grad = tensorType(getGrad());
   Type loss = lossElementType(tensorType(getLogits()).getElementType());
   if (grad.getRank() != 0 || grad.getElementType() != loss)
     return violates(*this, 6) << "grad must be " << typeStr(RankedTensorType::get({}, loss))
-                              << " (the loss's gradient), got "
-                              << grad;
+                              << " (the loss's gradient), got " << grad;
   return success();
 }
 

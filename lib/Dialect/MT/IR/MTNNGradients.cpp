@@ -24,9 +24,9 @@ LogicalResult PositionEmbeddingOp::buildVjp(GradientBuilder &grad) {
   if (getPosition())
     return emitError("mt-derive-gradients: a position embedding at a runtime position (`at`) "
                      "is for inference and has no gradient");
-  grad.accumulate(getTable(), PositionEmbeddingGradOp::create(grad.builder(), grad.loc(),
-                                                              getTable().getType(),
-                                                              grad.resultAdjoint(*this)));
+  grad.accumulate(getTable(),
+                  PositionEmbeddingGradOp::create(grad.builder(), grad.loc(), getTable().getType(),
+                                                  grad.resultAdjoint(*this)));
   return success();
 }
 
@@ -37,8 +37,8 @@ LogicalResult LinearOp::buildVjp(GradientBuilder &grad) {
   if (tensorTypeOf(dy).getRank() < 2)
     return emitError("mt-derive-gradients: mt.linear of a rank-1 input is not supported");
   // dx = dy W; dW = dy^T x over all rows; db = sum of dy over rows.
-  grad.accumulate(getInput(), MatmulOp::create(b, loc, getInput().getType(), dy, getWeight(),
-                                               false, false));
+  grad.accumulate(getInput(),
+                  MatmulOp::create(b, loc, getInput().getType(), dy, getWeight(), false, false));
   grad.accumulate(getWeight(), MatmulOp::create(b, loc, getWeight().getType(), grad.flatten(dy),
                                                 grad.flatten(getInput()), true, false));
   if (getBias())
@@ -75,10 +75,9 @@ LogicalResult MatmulOp::buildVjp(GradientBuilder &grad) {
 }
 
 LogicalResult LayerNormOp::buildVjp(GradientBuilder &grad) {
-  auto g = LayerNormGradOp::create(grad.builder(), grad.loc(), getInput().getType(),
-                                   getGamma().getType(), getGamma().getType(),
-                                   grad.resultAdjoint(*this), getInput(), getGamma(), Value(),
-                                   getEpsilonAttr());
+  auto g = LayerNormGradOp::create(
+      grad.builder(), grad.loc(), getInput().getType(), getGamma().getType(), getGamma().getType(),
+      grad.resultAdjoint(*this), getInput(), getGamma(), Value(), getEpsilonAttr());
   grad.accumulate(getInput(), g.getGradInput());
   grad.accumulate(getGamma(), g.getGradGamma());
   grad.accumulate(getBeta(), g.getGradBeta());
@@ -104,9 +103,9 @@ LogicalResult AddLayerNormOp::buildVjp(GradientBuilder &grad) {
 }
 
 LogicalResult RmsNormOp::buildVjp(GradientBuilder &grad) {
-  auto g = RmsNormGradOp::create(grad.builder(), grad.loc(), getInput().getType(),
-                                 getGamma().getType(), grad.resultAdjoint(*this), getInput(),
-                                 getGamma(), getEpsilonAttr());
+  auto g =
+      RmsNormGradOp::create(grad.builder(), grad.loc(), getInput().getType(), getGamma().getType(),
+                            grad.resultAdjoint(*this), getInput(), getGamma(), getEpsilonAttr());
   grad.accumulate(getInput(), g.getGradInput());
   grad.accumulate(getGamma(), g.getGradGamma());
   return success();
@@ -137,8 +136,8 @@ LogicalResult SoftmaxOp::buildVjp(GradientBuilder &grad) {
 
 LogicalResult LogSoftmaxOp::buildVjp(GradientBuilder &grad) {
   Value dy = grad.resultAdjoint(*this);
-  grad.accumulate(getInput(), LogSoftmaxGradOp::create(grad.builder(), grad.loc(), dy.getType(),
-                                                       dy, getResult()));
+  grad.accumulate(getInput(), LogSoftmaxGradOp::create(grad.builder(), grad.loc(), dy.getType(), dy,
+                                                       getResult()));
   return success();
 }
 
@@ -156,9 +155,9 @@ LogicalResult BiasDropoutAddOp::buildVjp(GradientBuilder &grad) {
   // its own VJP, and the bias sums what reaches it.
   Value dy = grad.resultAdjoint(*this);
   grad.accumulate(getResidual(), dy);
-  auto back = DropoutOp::create(grad.builder(), grad.loc(), dy.getType(), dy, getSeed(),
-                                getShard(), getRateAttr(), getStreamAttr(), getLayerAttr(),
-                                getShardDimAttr(), getShardPartsAttr());
+  auto back = DropoutOp::create(grad.builder(), grad.loc(), dy.getType(), dy, getSeed(), getShard(),
+                                getRateAttr(), getStreamAttr(), getLayerAttr(), getShardDimAttr(),
+                                getShardPartsAttr());
   grad.accumulate(getInput(), back.getResult());
   grad.accumulate(getBias(), grad.sumTo(back.getResult(), getBias().getType()));
   return success();
@@ -182,9 +181,9 @@ LogicalResult AddOp::buildVjp(GradientBuilder &grad) {
 LogicalResult MulOp::buildVjp(GradientBuilder &grad) {
   Value dy = grad.resultAdjoint(*this);
   grad.accumulate(getLhs(), MulOp::create(grad.builder(), grad.loc(), dy.getType(), dy, getRhs()));
-  grad.accumulate(getRhs(), grad.sumTo(MulOp::create(grad.builder(), grad.loc(), dy.getType(), dy,
-                                                     getLhs()),
-                                       getRhs().getType()));
+  grad.accumulate(getRhs(),
+                  grad.sumTo(MulOp::create(grad.builder(), grad.loc(), dy.getType(), dy, getLhs()),
+                             getRhs().getType()));
   return success();
 }
 
@@ -198,10 +197,10 @@ LogicalResult SplitOp::buildVjp(GradientBuilder &grad) {
 }
 
 LogicalResult CrossEntropyOp::buildVjp(GradientBuilder &grad) {
-  grad.accumulate(getLogits(), CrossEntropyGradOp::create(
-                                   grad.builder(), grad.loc(), getLogits().getType(),
-                                   grad.resultAdjoint(*this), getLogits(), getLabels(),
-                                   getLossMask(), getNumClassesAttr()));
+  grad.accumulate(getLogits(),
+                  CrossEntropyGradOp::create(grad.builder(), grad.loc(), getLogits().getType(),
+                                             grad.resultAdjoint(*this), getLogits(), getLabels(),
+                                             getLossMask(), getNumClassesAttr()));
   return success();
 }
 
@@ -217,10 +216,10 @@ LogicalResult VocabParallelStatsOp::buildVjp(GradientBuilder &grad) {
     dSumExp = grad.zeros(getSumExp().getType());
   if (!dLabel)
     dLabel = grad.zeros(getLabelLogit().getType());
-  grad.accumulate(getLogits(), VocabParallelStatsGradOp::create(
-                                   grad.builder(), grad.loc(), getLogits().getType(), dSumExp,
-                                   dLabel, getLogits(), getShard(), getLabels(), getMax(),
-                                   getNumClassesAttr()));
+  grad.accumulate(getLogits(),
+                  VocabParallelStatsGradOp::create(
+                      grad.builder(), grad.loc(), getLogits().getType(), dSumExp, dLabel,
+                      getLogits(), getShard(), getLabels(), getMax(), getNumClassesAttr()));
   return success();
 }
 

@@ -1,8 +1,8 @@
 //===- MTNNOps.cpp - verifiers of embeddings, linear algebra, norms, loss --===//
-#include "mt/Dialect/MT/IR/MTOps.h"
 #include "mt/Dialect/MT/IR/ElementFunctions.h"
 #include "mt/Dialect/MT/IR/GradientBuilder.h"
 #include "mt/Dialect/MT/IR/MTAttrNames.h"
+#include "mt/Dialect/MT/IR/MTOps.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Math/IR/Math.h"
@@ -53,8 +53,7 @@ LogicalResult PositionEmbeddingOp::verify() {
   if (!shapesAgree(result.getShape(), expected) ||
       result.getElementType() != table.getElementType())
     return violates(*this, 3) << "the result must be " << shapeStr(expected) << " of "
-                              << table.getElementType() << " ([seq, hidden]), got "
-                              << result;
+                              << table.getElementType() << " ([seq, hidden]), got " << result;
   if (!ShapedType::isDynamic(seq) && !table.isDynamicDim(0) && seq > table.getDimSize(0))
     return violates(*this, 4) << "sequence length " << seq << " exceeds the table's "
                               << table.getDimSize(0) << " positions";
@@ -72,8 +71,7 @@ LogicalResult LinearOp::verify() {
   auto input = tensorType(getInput()), weight = tensorType(getWeight());
   auto result = tensorType(getResult());
   if (weight.getRank() != 2)
-    return violates(*this, 1) << "the weight must be [out_features, in_features], got "
-                              << weight;
+    return violates(*this, 1) << "the weight must be [out_features, in_features], got " << weight;
   if (input.getRank() < 1 || !dimsAgree(input.getShape().back(), weight.getDimSize(1)))
     return violates(*this, 2) << "the input's last dimension must equal in_features "
                               << weight.getDimSize(1) << ", got " << input;
@@ -85,8 +83,7 @@ LogicalResult LinearOp::verify() {
   }
   SmallVector<int64_t> expected = inferredShape(*this);
   if (!shapesAgree(result.getShape(), expected))
-    return violates(*this, 4) << "the result must be " << shapeStr(expected) << ", got "
-                              << result;
+    return violates(*this, 4) << "the result must be " << shapeStr(expected) << ", got " << result;
   Type elt = input.getElementType();
   if (!isSupportedFloatType(elt) || weight.getElementType() != elt ||
       result.getElementType() != elt ||
@@ -100,13 +97,11 @@ LogicalResult MatmulOp::verify() {
   auto lhs = tensorType(getLhs()), rhs = tensorType(getRhs());
   auto result = tensorType(getResult());
   if (lhs.getRank() < 2 || rhs.getRank() < 2)
-    return violates(*this, 1) << "both operands need rank >= 2, got " << lhs << " and "
-                              << rhs;
+    return violates(*this, 1) << "both operands need rank >= 2, got " << lhs << " and " << rhs;
   ArrayRef<int64_t> batch = lhs.getShape().drop_back(2);
-  if (rhs.getRank() != 2 &&
-      !shapesAgree(rhs.getShape().drop_back(2), batch))
-    return violates(*this, 2) << "rhs must have lhs's batch dimensions ["
-                              << shapeStr(batch) << "] or be a matrix, got " << rhs;
+  if (rhs.getRank() != 2 && !shapesAgree(rhs.getShape().drop_back(2), batch))
+    return violates(*this, 2) << "rhs must have lhs's batch dimensions [" << shapeStr(batch)
+                              << "] or be a matrix, got " << rhs;
   int64_t l0 = lhs.getShape().end()[-2], l1 = lhs.getShape().back();
   int64_t r0 = rhs.getShape().end()[-2], r1 = rhs.getShape().back();
   int64_t k = getTransposeLhs() ? l0 : l1, k2 = getTransposeRhs() ? r1 : r0;
@@ -115,13 +110,12 @@ LogicalResult MatmulOp::verify() {
                               << shapeStr(k2);
   SmallVector<int64_t> expected = inferredShape(*this);
   if (!shapesAgree(result.getShape(), expected))
-    return violates(*this, 4) << "the result must be " << shapeStr(expected) << ", got "
-                              << result;
+    return violates(*this, 4) << "the result must be " << shapeStr(expected) << ", got " << result;
   Type elt = lhs.getElementType();
   // 16-bit operands may give an fp32 result (accumulated in fp32 and not
   // rounded: a weight gradient going straight into its fp32 accumulator).
-  bool widened = isa<FloatType>(elt) && elt.getIntOrFloatBitWidth() == 16 &&
-                 result.getElementType().isF32();
+  bool widened =
+      isa<FloatType>(elt) && elt.getIntOrFloatBitWidth() == 16 && result.getElementType().isF32();
   if (!isSupportedFloatType(elt) || rhs.getElementType() != elt ||
       (result.getElementType() != elt && !widened))
     return violates(*this, 5) << "operands must share one floating-point element type, and "
@@ -137,7 +131,7 @@ LogicalResult MatmulOp::verify() {
 //===----------------------------------------------------------------------===//
 
 LogicalResult mt::detail::verifyNorm(Operation *op, Value input, ValueRange affine,
-                                    double epsilon) {
+                                     double epsilon) {
   auto type = tensorType(input);
   if (type.getRank() < 1 || !isFloatTensor(input))
     return violates(op, 1) << "the input must be a floating-point tensor of rank >= 1, got "
@@ -156,13 +150,11 @@ LogicalResult mt::detail::verifyNorm(Operation *op, Value input, ValueRange affi
 }
 
 LogicalResult LayerNormOp::verify() {
-  return verifyNorm(*this, getInput(), {getGamma(), getBeta()},
-                    getEpsilon().convertToDouble());
+  return verifyNorm(*this, getInput(), {getGamma(), getBeta()}, getEpsilon().convertToDouble());
 }
 
 LogicalResult AddLayerNormOp::verify() {
-  return verifyNorm(*this, getInput(), {getGamma(), getBeta()},
-                    getEpsilon().convertToDouble());
+  return verifyNorm(*this, getInput(), {getGamma(), getBeta()}, getEpsilon().convertToDouble());
 }
 
 LogicalResult RmsNormOp::verify() {
@@ -171,8 +163,7 @@ LogicalResult RmsNormOp::verify() {
 
 LogicalResult GeluOp::verify() {
   if (!isFloatTensor(getInput()))
-    return violates(*this, 1) << "the input must be floating-point, got "
-                              << getInput().getType();
+    return violates(*this, 1) << "the input must be floating-point, got " << getInput().getType();
   return success();
 }
 
@@ -182,7 +173,8 @@ static LogicalResult verifyBias(Operation *op, Value input, Value biasValue, uns
   auto type = tensorType(input);
   auto bias = tensorType(biasValue);
   if (bias.getRank() != 1 || bias.getElementType() != type.getElementType() ||
-      (!ShapedType::isDynamic(bias.getDimSize(0)) && !ShapedType::isDynamic(type.getShape().back()) &&
+      (!ShapedType::isDynamic(bias.getDimSize(0)) &&
+       !ShapedType::isDynamic(type.getShape().back()) &&
        bias.getDimSize(0) != type.getShape().back()))
     return violates(op, n) << "the bias must be [" << type.getShape().back() << "] of "
                            << type.getElementType() << " (the input's last dimension), got "
@@ -227,23 +219,22 @@ LogicalResult SoftmaxOp::verify() {
     SmallVector<int64_t> expected{type.getDimSize(0), type.getShape().back()};
     if (type.getRank() < 2 || !mask.getElementType().isInteger(1) ||
         !shapesAgree(mask.getShape(), expected))
-      return violates(*this, 3) << "key_mask must be i1 [batch, keys] = ["
-                                << shapeStr(expected) << "], got " << mask;
+      return violates(*this, 3) << "key_mask must be i1 [batch, keys] = [" << shapeStr(expected)
+                                << "], got " << mask;
   }
   double scale = getScale().convertToDouble();
   if (!(scale > 0.0) || !std::isfinite(scale))
     return violates(*this, 4) << "scale must be positive and finite, got " << scale;
   if (getPosition() && (!isIndexScalar(getPosition()) || getMask() != MaskKind::causal))
     return violates(*this, 5) << "position must be tensor<i64> with mask = causal, got "
-                              << getPosition().getType() << " with mask = "
-                              << stringifyMaskKind(getMask());
+                              << getPosition().getType()
+                              << " with mask = " << stringifyMaskKind(getMask());
   return success();
 }
 
 LogicalResult DropoutOp::verify() {
   if (!isFloatTensor(getInput()))
-    return violates(*this, 1) << "the input must be floating-point, got "
-                              << getInput().getType();
+    return violates(*this, 1) << "the input must be floating-point, got " << getInput().getType();
   return verifyDropoutKey(*this, tensorType(getInput()));
 }
 
@@ -266,8 +257,7 @@ LogicalResult DropoutMaskOp::verify() {
 
 LogicalResult MaskedScaleOp::verify() {
   if (!isFloatTensor(getInput()))
-    return violates(*this, 1) << "the input must be floating-point, got "
-                              << getInput().getType();
+    return violates(*this, 1) << "the input must be floating-point, got " << getInput().getType();
   auto mask = tensorType(getMask());
   if (!mask.getElementType().isInteger(1) || mask.getShape() != tensorType(getInput()).getShape())
     return violates(*this, 2) << "the mask must be i1 of the input's shape, got " << mask;
@@ -280,8 +270,8 @@ LogicalResult MaskedScaleOp::verify() {
 static LogicalResult verifyBroadcastBinary(Operation *op, Value lhsValue, Value rhsValue) {
   auto lhs = tensorType(lhsValue), rhs = tensorType(rhsValue);
   if (lhs.getElementType() != rhs.getElementType())
-    return violates(op, 1) << "operands must share an element type, got "
-                           << lhs.getElementType() << " and " << rhs.getElementType();
+    return violates(op, 1) << "operands must share an element type, got " << lhs.getElementType()
+                           << " and " << rhs.getElementType();
   if (rhs.getRank() > lhs.getRank() ||
       !shapesAgree(rhs.getShape(), lhs.getShape().take_back(rhs.getRank())))
     return violates(op, 2) << "rhs shape " << shapeStr(rhs.getShape())
@@ -330,11 +320,11 @@ LogicalResult SplitOp::verify() {
     total += s;
   }
   if (!dimsAgree(total, type.getDimSize(dim)))
-    return violates(*this, 2) << "sizes add up to " << total << " but dimension " << dim
-                              << " has " << type.getDimSize(dim);
+    return violates(*this, 2) << "sizes add up to " << total << " but dimension " << dim << " has "
+                              << type.getDimSize(dim);
   if (getResults().size() != getSizes().size())
-    return violates(*this, 3) << "expected one result per size (" << getSizes().size()
-                              << "), got " << getResults().size();
+    return violates(*this, 3) << "expected one result per size (" << getSizes().size() << "), got "
+                              << getResults().size();
   for (auto [result, size] : llvm::zip(getResults(), getSizes())) {
     SmallVector<int64_t> expected(type.getShape());
     expected[dim] = size;
@@ -371,8 +361,8 @@ LogicalResult mt::detail::verifyCrossEntropyOperands(Operation *op, Value logits
   if (numClasses) {
     int64_t n = numClasses.getInt(), classes = logits.getShape().back();
     if (n < 1 || (!ShapedType::isDynamic(classes) && n > classes))
-      return violates(op, 5) << "num_classes must be in [1, " << shapeStr(classes)
-                             << "], got " << n;
+      return violates(op, 5) << "num_classes must be in [1, " << shapeStr(classes) << "], got "
+                             << n;
   }
   return success();
 }
@@ -384,8 +374,8 @@ LogicalResult CrossEntropyOp::verify() {
   auto result = tensorType(getResult());
   Type loss = lossElementType(tensorType(getLogits()).getElementType());
   if (result.getRank() != 0 || result.getElementType() != loss)
-    return violates(*this, 4) << "the result must be "
-                              << typeStr(RankedTensorType::get({}, loss)) << ", got " << result;
+    return violates(*this, 4) << "the result must be " << typeStr(RankedTensorType::get({}, loss))
+                              << ", got " << result;
   return success();
 }
 
@@ -393,9 +383,8 @@ LogicalResult CrossEntropyOp::verify() {
 // Vocab-parallel cross-entropy
 //===----------------------------------------------------------------------===//
 
-LogicalResult mt::detail::verifyVocabParallelOperands(Operation *op, Value logitsValue,
-                                                      Value shard, Value labelsValue,
-                                                      ValueRange perToken) {
+LogicalResult mt::detail::verifyVocabParallelOperands(Operation *op, Value logitsValue, Value shard,
+                                                      Value labelsValue, ValueRange perToken) {
   auto logits = tensorType(logitsValue);
   if (logits.getRank() < 1 || !isFloatTensor(logitsValue))
     return violates(op, 1) << "logits must be a floating-point tensor [..., classes], got "
@@ -406,8 +395,8 @@ LogicalResult mt::detail::verifyVocabParallelOperands(Operation *op, Value logit
   if (labelsValue) {
     auto labels = tensorType(labelsValue);
     if (!isIntegerTensor(labelsValue) || !shapesAgree(labels.getShape(), rows))
-      return violates(op, 3) << "labels must be i32 or i64 of shape " << shapeStr(rows)
-                             << ", got " << labels;
+      return violates(op, 3) << "labels must be i32 or i64 of shape " << shapeStr(rows) << ", got "
+                             << labels;
   }
   for (Value v : perToken) {
     auto t = tensorType(v);
@@ -464,8 +453,8 @@ LogicalResult AccuracyOp::verify() {
   auto result = tensorType(getResult());
   Type loss = lossElementType(tensorType(getLogits()).getElementType());
   if (result.getRank() != 0 || result.getElementType() != loss)
-    return violates(*this, 4) << "the result must be "
-                              << typeStr(RankedTensorType::get({}, loss)) << ", got " << result;
+    return violates(*this, 4) << "the result must be " << typeStr(RankedTensorType::get({}, loss))
+                              << ", got " << result;
   return success();
 }
 
@@ -481,7 +470,8 @@ LogicalResult AccuracyFromStatsOp::verify() {
                                 << shapeStr(labelLogit.getShape()) << ", got " << mask;
   }
   auto result = tensorType(getResult());
-  if (result.getRank() != 0 || result.getElementType() != lossElementType(labelLogit.getElementType()))
+  if (result.getRank() != 0 ||
+      result.getElementType() != lossElementType(labelLogit.getElementType()))
     return violates(*this, 3) << "the result must be tensor<"
                               << typeStr(lossElementType(labelLogit.getElementType())) << ">, got "
                               << result;

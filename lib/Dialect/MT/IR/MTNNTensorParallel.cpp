@@ -132,9 +132,9 @@ static LogicalResult wholeLogits(LossOp op, const Layout &in, TensorParallelBuil
   auto piece = tensorOf(op.getLogits());
   SmallVector<int64_t> shape(piece.getShape());
   shape[in.dim] *= tp.ranks();
-  Value whole = ShardSliceGradOp::create(b, loc, RankedTensorType::get(shape, piece.getElementType()),
-                                         op.getLogits(), tp.axisIndex(loc),
-                                         b.getI64IntegerAttr(in.dim), b.getI64IntegerAttr(tp.ranks()));
+  Value whole = ShardSliceGradOp::create(
+      b, loc, RankedTensorType::get(shape, piece.getElementType()), op.getLogits(),
+      tp.axisIndex(loc), b.getI64IntegerAttr(in.dim), b.getI64IntegerAttr(tp.ranks()));
   // A plain all-reduce: tp.reduce would scatter a sequence-parallel shape again.
   auto sum = AllReduceOp::create(b, loc, whole.getType(), whole, meshOf(b),
                                  b.getStrArrayAttr({kTensorParallelAxis}),
@@ -155,7 +155,8 @@ LogicalResult CrossEntropyOp::partitionTensorParallel(TensorParallelBuilder &tp)
   if (in.kind == Layout::Split && !in.isSplit(lastDim(getLogits())))
     return wholeLogits(*this, in, tp);
   if (!in.isSplit(lastDim(getLogits())))
-    return tp.fail(*this) << "the logits are " << (in.kind == Layout::Partial ? "partial sums" : "split")
+    return tp.fail(*this) << "the logits are "
+                          << (in.kind == Layout::Partial ? "partial sums" : "split")
                           << ", not split along the vocabulary";
   // Vocab-parallel cross-entropy: each rank reduces its piece of every row;
   // three all-reduces combine the row maximum, the softmax denominator and
@@ -164,8 +165,7 @@ LogicalResult CrossEntropyOp::partitionTensorParallel(TensorParallelBuilder &tp)
   Location loc = getLoc();
   auto logits = tensorOf(getLogits());
   int64_t localClasses = logits.getShape().back();
-  int64_t classes =
-      getNumClassesAttr() ? getNumClassesAttr().getInt() : localClasses * tp.ranks();
+  int64_t classes = getNumClassesAttr() ? getNumClassesAttr().getInt() : localClasses * tp.ranks();
   auto rowType = RankedTensorType::get(logits.getShape().drop_back(), logits.getElementType());
   auto mesh = meshOf(b);
   auto axes = b.getStrArrayAttr({kTensorParallelAxis});
@@ -203,8 +203,8 @@ LogicalResult AccuracyOp::partitionTensorParallel(TensorParallelBuilder &tp) {
   OpBuilder &b = tp.builder();
   Location loc = getLoc();
   auto logits = tensorOf(getLogits());
-  int64_t classes = getNumClassesAttr() ? getNumClassesAttr().getInt()
-                                        : logits.getShape().back() * tp.ranks();
+  int64_t classes =
+      getNumClassesAttr() ? getNumClassesAttr().getInt() : logits.getShape().back() * tp.ranks();
   auto rowType = RankedTensorType::get(logits.getShape().drop_back(), logits.getElementType());
   auto mesh = meshOf(b);
   auto axes = b.getStrArrayAttr({kTensorParallelAxis});
@@ -215,10 +215,11 @@ LogicalResult AccuracyOp::partitionTensorParallel(TensorParallelBuilder &tp) {
                                   ReductionKindAttr::get(b.getContext(), ReductionKind::max));
   auto stats = VocabParallelStatsOp::create(b, loc, rowType, rowType, getLogits(), index,
                                             getLabels(), max, b.getI64IntegerAttr(classes));
-  Value labelLogit = AllReduceOp::create(b, loc, rowType, stats.getLabelLogit(), mesh, axes,
-                                         ReductionKindAttr::get(b.getContext(), ReductionKind::sum));
-  auto acc = AccuracyFromStatsOp::create(b, loc, getResult().getType(), labelLogit, max,
-                                         getLossMask());
+  Value labelLogit =
+      AllReduceOp::create(b, loc, rowType, stats.getLabelLogit(), mesh, axes,
+                          ReductionKindAttr::get(b.getContext(), ReductionKind::sum));
+  auto acc =
+      AccuracyFromStatsOp::create(b, loc, getResult().getType(), labelLogit, max, getLossMask());
   tp.recordLayout(acc.getResult(), Layout());
   getResult().replaceAllUsesWith(acc.getResult());
   erase();

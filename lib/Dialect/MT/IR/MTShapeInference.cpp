@@ -86,16 +86,16 @@ SmallVector<Type> AccuracyOp::inferResultTypes() {
 SmallVector<Type> SplitHeadsOp::inferResultTypes() {
   auto input = tensorType(getInput());
   int64_t heads = getNumHeadsAttr().getInt();
-  return {tensorOf({input.getDimSize(0), heads, input.getDimSize(1),
-                    divDims(input.getDimSize(2), heads)},
-                   input.getElementType())};
+  return {tensorOf(
+      {input.getDimSize(0), heads, input.getDimSize(1), divDims(input.getDimSize(2), heads)},
+      input.getElementType())};
 }
 
 SmallVector<Type> MergeHeadsOp::inferResultTypes() {
   auto input = tensorType(getInput());
-  return {tensorOf({input.getDimSize(0), input.getDimSize(2),
-                    mulDims(input.getDimSize(1), input.getDimSize(3))},
-                   input.getElementType())};
+  return {tensorOf(
+      {input.getDimSize(0), input.getDimSize(2), mulDims(input.getDimSize(1), input.getDimSize(3))},
+      input.getElementType())};
 }
 
 /// The output keeps its layout: heads split, or merged (the merge_heads the

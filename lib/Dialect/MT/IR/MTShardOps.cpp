@@ -47,8 +47,8 @@ static LogicalResult verifyShardPiece(Operation *op, Value wholeValue, Value pie
     return violates(op, 1) << "dim " << dim << " is outside rank " << whole.getRank();
   int64_t size = whole.getDimSize(dim);
   if (parts < 1 || (!ShapedType::isDynamic(size) && size % parts != 0))
-    return violates(op, 2) << "dimension " << dim << " of size " << size
-                           << " does not split into " << parts << " equal pieces";
+    return violates(op, 2) << "dimension " << dim << " of size " << size << " does not split into "
+                           << parts << " equal pieces";
   SmallVector<int64_t> expected(whole.getShape());
   if (!ShapedType::isDynamic(size))
     expected[dim] = size / parts;

@@ -14,8 +14,8 @@ using namespace mt::detail;
 // Helpers shared by every op that names a mesh
 //===----------------------------------------------------------------------===//
 
-MeshOp mt::detail::lookupMesh(Operation *op, FlatSymbolRefAttr mesh,
-                              SymbolTableCollection &symbols, unsigned c) {
+MeshOp mt::detail::lookupMesh(Operation *op, FlatSymbolRefAttr mesh, SymbolTableCollection &symbols,
+                              unsigned c) {
   auto found = symbols.lookupNearestSymbolFrom<MeshOp>(op, mesh.getAttr());
   if (!found)
     violates(op, c) << mesh << " does not name an mt.mesh";
@@ -57,8 +57,7 @@ int64_t MeshOp::getNumRanks() { return meshShapeOf(*this).numRanks(); }
 LogicalResult MeshOp::verify() {
   if (getAxes().empty() || getAxes().size() != getShape().size())
     return violates(*this, 1) << "expected one size per axis and at least one axis, got "
-                              << getAxes().size() << " axes and " << getShape().size()
-                              << " sizes";
+                              << getAxes().size() << " axes and " << getShape().size() << " sizes";
   llvm::StringSet<> seen;
   for (Attribute a : getAxes()) {
     StringRef name = cast<StringAttr>(a).getValue();
@@ -68,8 +67,8 @@ LogicalResult MeshOp::verify() {
   }
   for (auto [axis, size] : llvm::zip(getAxes(), getShape()))
     if (size < 1)
-      return violates(*this, 3) << "axis '" << cast<StringAttr>(axis).getValue()
-                                << "' has size " << size << ", sizes must be >= 1";
+      return violates(*this, 3) << "axis '" << cast<StringAttr>(axis).getValue() << "' has size "
+                                << size << ", sizes must be >= 1";
   return success();
 }
 
@@ -92,8 +91,8 @@ LogicalResult ShardOp::verifySymbolUses(SymbolTableCollection &symbols) {
   MeshShape shape = meshShapeOf(mesh);
   for (StringRef axis : getSharding().getAllAxes())
     if (!shape.axisSize(axis.str()))
-      return violates(*this, 3) << "mesh " << getSharding().getMesh() << " has no axis '"
-                                << axis << "'";
+      return violates(*this, 3) << "mesh " << getSharding().getMesh() << " has no axis '" << axis
+                                << "'";
   auto type = tensorType(getInput());
   for (unsigned d = 0; d < type.getRank(); ++d) {
     std::vector<std::string> axes;
@@ -113,9 +112,7 @@ LogicalResult ShardOp::verifySymbolUses(SymbolTableCollection &symbols) {
 //   %r = mt.layer_stack (%h = %x : T) layers (%w = %W : LxW) -> T { body }
 //===----------------------------------------------------------------------===//
 
-int64_t LayerStackOp::getNumLayers() {
-  return tensorType(getStacked().front()).getDimSize(0);
-}
+int64_t LayerStackOp::getNumLayers() { return tensorType(getStacked().front()).getDimSize(0); }
 
 /// The type one layer sees of a stacked operand: the leading dimension dropped.
 static RankedTensorType perLayerType(RankedTensorType stacked) {
@@ -135,8 +132,8 @@ ParseResult LayerStackOp::parse(OpAsmParser &parser, OperationState &result) {
       OpAsmParser::Argument arg;
       OpAsmParser::UnresolvedOperand operand;
       Type type;
-      if (parser.parseArgument(arg) || parser.parseEqual() ||
-          parser.parseOperand(operand) || parser.parseColonType(type))
+      if (parser.parseArgument(arg) || parser.parseEqual() || parser.parseOperand(operand) ||
+          parser.parseColonType(type))
         return failure();
       auto ranked = dyn_cast<RankedTensorType>(type);
       if (!ranked || (isStacked && ranked.getRank() < 1))
@@ -152,8 +149,7 @@ ParseResult LayerStackOp::parse(OpAsmParser &parser, OperationState &result) {
     });
   };
   if (parseBindings(carried, carriedTypes, false) || parser.parseKeyword("layers") ||
-      parseBindings(stacked, stackedTypes, true) ||
-      parser.parseArrowTypeList(result.types))
+      parseBindings(stacked, stackedTypes, true) || parser.parseArrowTypeList(result.types))
     return failure();
   if (parser.resolveOperands(carried, carriedTypes, parser.getNameLoc(), result.operands) ||
       parser.resolveOperands(stacked, stackedTypes, parser.getNameLoc(), result.operands))

@@ -24,9 +24,9 @@ LogicalResult ConcatOp::buildVjp(GradientBuilder &grad) {
   SmallVector<int64_t> sizes;
   for (Value v : getInputs())
     sizes.push_back(cast<RankedTensorType>(v.getType()).getDimSize(getDimAttr().getInt()));
-  auto split = SplitOp::create(grad.builder(), grad.loc(), getInputs().getTypes(),
-                               grad.resultAdjoint(*this), getDimAttr(),
-                               grad.builder().getDenseI64ArrayAttr(sizes));
+  auto split =
+      SplitOp::create(grad.builder(), grad.loc(), getInputs().getTypes(), grad.resultAdjoint(*this),
+                      getDimAttr(), grad.builder().getDenseI64ArrayAttr(sizes));
   for (auto [v, r] : llvm::zip(getInputs(), split.getResults()))
     grad.accumulate(v, r);
   return success();
@@ -40,9 +40,9 @@ LogicalResult SliceLayerOp::buildVjp(GradientBuilder &grad) {
 LogicalResult StackLayersOp::buildVjp(GradientBuilder &grad) {
   Value dy = grad.resultAdjoint(*this);
   for (auto [i, v] : llvm::enumerate(getInputs()))
-    grad.accumulate(v, SliceLayerOp::create(grad.builder(), grad.loc(), v.getType(), dy,
-                                            grad.builder().getI64IntegerAttr(
-                                                static_cast<int64_t>(i))));
+    grad.accumulate(
+        v, SliceLayerOp::create(grad.builder(), grad.loc(), v.getType(), dy,
+                                grad.builder().getI64IntegerAttr(static_cast<int64_t>(i))));
   return success();
 }
 

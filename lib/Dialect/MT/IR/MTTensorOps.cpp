@@ -18,10 +18,9 @@ LogicalResult ReshapeOp::verify() {
   auto in = tensorType(getInput()), out = tensorType(getResult());
   if (in.getElementType() != out.getElementType())
     return violates(*this, 1) << "input and result must share an element type";
-  if (in.hasStaticShape() && out.hasStaticShape() &&
-      in.getNumElements() != out.getNumElements())
-    return violates(*this, 2) << "the element count changes from " << in.getNumElements()
-                              << " to " << out.getNumElements();
+  if (in.hasStaticShape() && out.hasStaticShape() && in.getNumElements() != out.getNumElements())
+    return violates(*this, 2) << "the element count changes from " << in.getNumElements() << " to "
+                              << out.getNumElements();
   return success();
 }
 
@@ -59,8 +58,7 @@ LogicalResult ConcatOp::verify() {
     return violates(*this, 1) << "dim " << dim << " is outside rank " << first.getRank();
   for (Value v : getInputs()) {
     auto t = tensorType(v);
-    bool agree = t.getRank() == first.getRank() &&
-                 t.getElementType() == first.getElementType();
+    bool agree = t.getRank() == first.getRank() && t.getElementType() == first.getElementType();
     for (int64_t d = 0; agree && d < t.getRank(); ++d)
       agree = d == dim || dimsAgree(t.getDimSize(d), first.getDimSize(d));
     if (!agree)
@@ -83,8 +81,7 @@ LogicalResult SumToOp::verify() {
   if (out.getRank() > in.getRank() ||
       !shapesAgree(out.getShape(), in.getShape().take_back(out.getRank())))
     return violates(*this, 2) << "the result shape " << shapeStr(out.getShape())
-                              << " must be a suffix of the input shape "
-                              << shapeStr(in.getShape());
+                              << " must be a suffix of the input shape " << shapeStr(in.getShape());
   return success();
 }
 
@@ -96,12 +93,10 @@ SmallVector<Type> SliceLayerOp::inferResultTypes() {
 LogicalResult SliceLayerOp::verify() {
   auto in = tensorType(getInput());
   if (in.getRank() < 1 || in.isDynamicDim(0))
-    return violates(*this, 1) << "the input needs a static leading layer dimension, got "
-                              << in;
+    return violates(*this, 1) << "the input needs a static leading layer dimension, got " << in;
   int64_t layer = getLayerAttr().getInt();
   if (layer < 0 || layer >= in.getDimSize(0))
-    return violates(*this, 2) << "layer " << layer << " is outside [0, " << in.getDimSize(0)
-                              << ")";
+    return violates(*this, 2) << "layer " << layer << " is outside [0, " << in.getDimSize(0) << ")";
   if (!typesAgree(getResult().getType(), inferResultTypes()[0]))
     return violates(*this, 3) << "the result must be " << inferResultTypes()[0] << ", got "
                               << getResult().getType();

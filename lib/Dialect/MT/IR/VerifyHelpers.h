@@ -7,11 +7,11 @@
 #ifndef MT_LIB_DIALECT_MT_IR_VERIFYHELPERS_H
 #define MT_LIB_DIALECT_MT_IR_VERIFYHELPERS_H
 
-#include "mt/Dialect/MT/IR/MTDialect.h"
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/Operation.h"
 #include "mlir/IR/TypeUtilities.h"
+#include "mt/Dialect/MT/IR/MTDialect.h"
 #include "llvm/ADT/ArrayRef.h"
 #include <string>
 
@@ -33,8 +33,7 @@ inline bool shapesAgree(llvm::ArrayRef<int64_t> a, llvm::ArrayRef<int64_t> b) {
 }
 
 /// The shape the op's shape-inference rule gives result `i`.
-template <typename OpT>
-llvm::SmallVector<int64_t> inferredShape(OpT op, unsigned i = 0) {
+template <typename OpT> llvm::SmallVector<int64_t> inferredShape(OpT op, unsigned i = 0) {
   return llvm::SmallVector<int64_t>(
       llvm::cast<mlir::RankedTensorType>(op.inferResultTypes()[i]).getShape());
 }
@@ -42,8 +41,7 @@ llvm::SmallVector<int64_t> inferredShape(OpT op, unsigned i = 0) {
 /// Same element type and agreeing shapes (`?` agrees with any size).
 inline bool typesAgree(mlir::Type a, mlir::Type b) {
   auto ta = llvm::cast<mlir::RankedTensorType>(a), tb = llvm::cast<mlir::RankedTensorType>(b);
-  return ta.getElementType() == tb.getElementType() &&
-         shapesAgree(ta.getShape(), tb.getShape());
+  return ta.getElementType() == tb.getElementType() && shapesAgree(ta.getShape(), tb.getShape());
 }
 
 /// A type as text without the quotes diagnostics add: "tensor<f32>".
@@ -89,8 +87,8 @@ mlir::LogicalResult verifyRelativeBuckets(mlir::Operation *op, int64_t numBucket
 
 #endif // MT_LIB_DIALECT_MT_IR_VERIFYHELPERS_H
 
-#include "mt/Sharding/MeshShape.h"
 #include "mlir/IR/SymbolTable.h"
+#include "mt/Sharding/MeshShape.h"
 
 namespace mt {
 class MeshOp;
@@ -106,8 +104,8 @@ MeshShape meshShapeOf(MeshOp mesh);
 
 /// C1-C3 of the norms and their gradients: a float input of rank >= 1,
 /// scale/shift `[features]` of its element type, epsilon > 0.
-mlir::LogicalResult verifyNorm(mlir::Operation *op, mlir::Value input,
-                               mlir::ValueRange affine, double epsilon);
+mlir::LogicalResult verifyNorm(mlir::Operation *op, mlir::Value input, mlir::ValueRange affine,
+                               double epsilon);
 
 /// C1 (logits), C2 (labels), C3 (loss mask) and C5 (num_classes) shared by
 /// mt.cross_entropy and mt.cross_entropy_grad.
@@ -150,8 +148,7 @@ mlir::LogicalResult verifyDropoutKey(DropoutLike op, mlir::RankedTensorType shap
     int64_t dim = op.getShardDimAttr().getInt(), parts = op.getShardPartsAttr().getInt();
     if (dim < 0 || dim >= shape.getRank() || parts < 1)
       return violates(op, 7) << "shard_dim " << dim << " must be a dimension of the rank-"
-                             << shape.getRank() << " input and shard_parts " << parts
-                             << " >= 1";
+                             << shape.getRank() << " input and shard_parts " << parts << " >= 1";
   }
   return mlir::success();
 }

@@ -8,8 +8,6 @@
 
 #include "mt/Dialect/MT/IR/MTEnums.h.inc"
 
-
-
 #define GET_ATTRDEF_CLASSES
 #include "mt/Dialect/MT/IR/MTAttrs.h.inc"
 
