@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # CPU training throughput of gpt2-tiny (examples/gpt2-tiny.mlir) in mtc/mt-run
-# and in PyTorch (Debian's python3-torch), same model, batch and thread count.
+# and in PyTorch (Debian's python3-torch; bench/torch_idiomatic_gpt.py with
+# dropout off), same model, batch and thread count.
 # Usage: bench/cpu-throughput.sh [STEPS] [THREADS]
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
@@ -28,4 +29,14 @@ rates = metrics.tokens_per_s(sys.argv[1])
 timed = rates[1:] if len(rates) > 1 else rates
 print(f"mtc: {sum(timed) / len(timed):.1f} tokens/s ({sys.argv[2]} threads, {len(timed)} timed steps)")
 PY
-/usr/bin/python3 "$root/bench/torch_gpt_throughput.py" 2 64 4 50257 128 $micro $seq "$steps" "$threads"
+/usr/bin/python3 "$root/bench/torch_idiomatic_gpt.py" 2 64 4 50257 $seq $micro "$steps" "$threads" 0 \
+  > "$work/torch.log"
+/usr/bin/python3 - "$work/torch.log" $micro $seq "$threads" <<'PY'
+import importlib.metadata, re, sys
+log, micro, seq, threads = open(sys.argv[1]).read(), int(sys.argv[2]), int(sys.argv[3]), sys.argv[4]
+times = [float(x) for x in re.findall(r"step \d+: ([0-9.]+) s", log)]
+timed = times[1:] if len(times) > 1 else times
+loss = float(re.findall(r"loss ([0-9.]+)", log)[-1])
+print(f"torch {importlib.metadata.version('torch')}: {micro * seq * len(timed) / sum(timed):.1f} tokens/s "
+      f"({threads} threads, {len(timed)} timed steps, loss {loss:.3f})")
+PY

@@ -1,7 +1,7 @@
 """Reads what `mt-run --metrics-file PATH` writes (issue #37 item 5), so the
 benches parse one stable format instead of patterns over the log lines.
 
-The file holds one JSON object a line (include/mt/Runtime/MetricsFile.h):
+The file holds one JSON object a line (include/mt/Runtime/Training/MetricsFile.h):
   {"kind": "train", "step", "loss", "lr", "grad_norm", "tokens_per_s",
    "elapsed_s", "skipped", "memory": {"peak_rss_mb", "arena_mb",
    "saved_activations_mb"}, "metrics": {...}}  (+ "loss_scale" with loss

@@ -1,5 +1,5 @@
 //===- CollectiveQueueTest.cpp - collectives in flight, in start order ----===//
-#include "mt/Runtime/CollectiveQueue.h"
+#include "mt/Runtime/Comm/CollectiveQueue.h"
 
 #include <gtest/gtest.h>
 

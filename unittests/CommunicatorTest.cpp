@@ -1,6 +1,6 @@
 //===- CommunicatorTest.cpp - collectives over rank threads ----------------===//
-#include "mt/Runtime/Communicator.h"
-#include "mt/Runtime/ThreadTransport.h"
+#include "mt/Runtime/Comm/Communicator.h"
+#include "mt/Runtime/Comm/ThreadTransport.h"
 
 #include <gtest/gtest.h>
 

@@ -1,5 +1,5 @@
 //===- KernelProfileTest.cpp - mt-run --profile's report -------------------===//
-#include "mt/Runtime/KernelProfile.h"
+#include "mt/Runtime/Code/KernelProfile.h"
 
 #include <gtest/gtest.h>
 

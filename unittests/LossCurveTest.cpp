@@ -1,5 +1,5 @@
 //===- LossCurveTest.cpp - mt-run's loss.svg -------------------------------===//
-#include "mt/Runtime/LossCurve.h"
+#include "mt/Runtime/Training/LossCurve.h"
 
 #include <gtest/gtest.h>
 

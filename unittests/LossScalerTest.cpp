@@ -1,5 +1,5 @@
 //===- LossScalerTest.cpp - fp16's dynamic loss scale ----------------------===//
-#include "mt/Runtime/LossScaler.h"
+#include "mt/Runtime/Training/LossScaler.h"
 
 #include <gtest/gtest.h>
 

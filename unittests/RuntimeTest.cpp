@@ -1,6 +1,6 @@
 //===- RuntimeTest.cpp - initializer and learning-rate schedule ------------===//
-#include "mt/Runtime/Initializer.h"
-#include "mt/Runtime/LrSchedule.h"
+#include "mt/Runtime/Code/Initializer.h"
+#include "mt/Runtime/Training/LrSchedule.h"
 
 #include <gtest/gtest.h>
 

@@ -1,5 +1,5 @@
 //===- SamplingTest.cpp - choosing the next token --------------------------===//
-#include "mt/Runtime/Sampling.h"
+#include "mt/Runtime/Inference/Sampling.h"
 
 #include <gtest/gtest.h>
 

@@ -68,6 +68,8 @@ for f in $(ldd "$build/bin/mt-run" | awk '/=>/ {print $3}') /lib64/ld-linux-x86-
   cp -L "$f" "$out/lib/"
 done
 # mfu.py imports bench/metrics.py (the --metrics-file reader) from beside it.
+# (run.sh runs the PyTorch scripts from the checkout, not the bundle:
+# torch_gpt2.py finds bench/torch_gpt_model.py one directory up there.)
 cp "$root/test/parallel/Inputs/compare_runs.py" "$root/bench/gpu/mfu.py" "$root/bench/metrics.py" \
   "$out/bin/"
 tar -C "$(dirname "$out")" -czf "$out.tar.gz" "$(basename "$out")"

@@ -1,6 +1,7 @@
 """PyTorch side of bench/gpu/run.sh: GPT-2 (124M by default) training
 throughput on one GPU, the same shapes as the mtc plan (micro-batch, seq
-1024, tied embeddings, pre-norm, GeLU, AdamW), on random tokens.
+1024, tied embeddings, pre-norm, GeLU, AdamW), on random tokens. The model is
+bench/torch_gpt_model.py's (F.scaled_dot_product_attention, causal).
 
 Usage: torch_gpt2.py [--layers 12 --hidden 768 --heads 12] [--micro 4]
        [--seq 1024] [--steps 20] [--dtype fp32|bf16] [--compile]
@@ -8,56 +9,15 @@ Prints one line: config, tokens/s, and model FLOPs utilization against the
 device's dense bf16 peak (--peak-tflops, default 989 for H100/H200 SXM).
 """
 import argparse
-import math
+import os
+import sys
 import time
 
 import torch
-import torch.nn as nn
-import torch.nn.functional as F
 
-
-class Block(nn.Module):
-    def __init__(self, hidden, heads):
-        super().__init__()
-        self.heads = heads
-        self.ln_1 = nn.LayerNorm(hidden)
-        self.qkv = nn.Linear(hidden, 3 * hidden)
-        self.proj = nn.Linear(hidden, hidden)
-        self.ln_2 = nn.LayerNorm(hidden)
-        self.fc = nn.Linear(hidden, 4 * hidden)
-        self.fc_proj = nn.Linear(4 * hidden, hidden)
-
-    def forward(self, x):
-        b, s, h = x.shape
-        q, k, v = self.qkv(self.ln_1(x)).split(h, dim=2)
-        shape = (b, s, self.heads, h // self.heads)
-        q, k, v = (t.view(shape).transpose(1, 2) for t in (q, k, v))
-        a = F.scaled_dot_product_attention(q, k, v, is_causal=True)
-        x = x + self.proj(a.transpose(1, 2).reshape(b, s, h))
-        return x + self.fc_proj(F.gelu(self.fc(self.ln_2(x)), approximate="tanh"))
-
-
-class GPT(nn.Module):
-    def __init__(self, layers, hidden, heads, vocab, positions):
-        super().__init__()
-        self.wte = nn.Embedding(vocab, hidden)
-        self.wpe = nn.Embedding(positions, hidden)
-        self.blocks = nn.ModuleList(Block(hidden, heads) for _ in range(layers))
-        self.ln_f = nn.LayerNorm(hidden)
-        # GPT-2's initialization (as the mtc model's): N(0, 0.02), zero biases.
-        for m in self.modules():
-            if isinstance(m, (nn.Linear, nn.Embedding)):
-                nn.init.normal_(m.weight, std=0.02)
-            if isinstance(m, nn.Linear):
-                nn.init.zeros_(m.bias)
-
-    def forward(self, tokens, labels):
-        pos = torch.arange(tokens.shape[1], device=tokens.device)
-        x = self.wte(tokens) + self.wpe(pos)
-        for block in self.blocks:
-            x = block(x)
-        logits = self.ln_f(x) @ self.wte.weight.t()
-        return F.cross_entropy(logits.float().view(-1, logits.shape[-1]), labels.view(-1))
+# bench/torch_gpt_model.py, one directory up (run.sh runs this file in place).
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from torch_gpt_model import GPT  # noqa: E402
 
 
 def main():

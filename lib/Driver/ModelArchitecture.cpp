@@ -1,6 +1,7 @@
 //===- ModelArchitecture.cpp - what a model is, from its IR ----------------===//
 #include "mt/Driver/ModelArchitecture.h"
 
+#include "mt/Dialect/MT/IR/MTAttrNames.h"
 #include "mt/Dialect/MT/IR/MTOps.h"
 
 using namespace mlir;
@@ -58,11 +59,28 @@ void describeLayer(Block &body, plan::ModelArchitecture &a) {
   });
 }
 
+/// The dataset the model's batch inputs ask for: BERT's sentence-order and
+/// token-type inputs, T5's decoder sequence, else GPT's tokens and labels.
+plan::ModelArchitecture::Dataset datasetOf(func::FuncOp model) {
+  plan::ModelArchitecture::Dataset dataset = plan::ModelArchitecture::GPT;
+  for (unsigned i = 0; i < model.getNumArguments(); ++i) {
+    auto batch = model.getArgAttrOfType<StringAttr>(i, kBatchAttrName);
+    if (!batch)
+      continue;
+    if (batch.getValue() == "sop_labels" || batch.getValue() == "token_types")
+      dataset = plan::ModelArchitecture::BERT;
+    else if (batch.getValue() == "decoder_tokens")
+      dataset = plan::ModelArchitecture::T5;
+  }
+  return dataset;
+}
+
 } // namespace
 
 plan::ModelArchitecture describeArchitecture(func::FuncOp model) {
   plan::ModelArchitecture a;
   a.set_positions(plan::ModelArchitecture::NO_POSITIONS);
+  a.set_dataset(datasetOf(model));
   Value table;
   model.walk([&](Operation *op) {
     if (auto e = dyn_cast<EmbeddingOp>(op)) {

@@ -65,7 +65,7 @@ void mt::buildTrainingPipeline(OpPassManager &pm, const TrainingOptions &options
   // forward and the gradients are derived.
   if (options.activationType != ActivationType::F32)
     pm.addPass(createCastActivationsPass(
-        CastActivationsPassOptions{nameOf(options.activationType).str(),
+        CastActivationsPassOptions{options.activationType,
                                    /*scaleLoss=*/options.activationType == ActivationType::F16}));
   // After the 16-bit cast (the fused op keeps its log-sum-exp in fp32),
   // before the evaluation copy (which turns the fused op's dropout off).
@@ -88,8 +88,8 @@ void mt::buildTrainingPipeline(OpPassManager &pm, const TrainingOptions &options
   if (recomputeAllGathers || options.recomputeGranularity != RecomputeGranularity::None) {
     RecomputeActivationsPassOptions recompute;
     recompute.allGathers = recomputeAllGathers;
-    recompute.granularity = nameOf(options.recomputeGranularity).str();
-    recompute.method = nameOf(options.recomputeMethod).str();
+    recompute.granularity = options.recomputeGranularity;
+    recompute.method = options.recomputeMethod;
     recompute.numLayers = options.recomputeNumLayers;
     recompute.activationBudgets.assign(options.recomputeActivationBudgets.begin(),
                                        options.recomputeActivationBudgets.end());

@@ -116,9 +116,9 @@ std::map<std::string, std::pair<int64_t, double>> compiledCollectives(const plan
       for (const plan::CollectiveVolume &cv : f.collectives()) {
         int64_t n = 1;
         std::string over;
-        for (const std::string &axis : cv.axes()) {
-          n *= axis == "tp" ? tp : axis == "dp" ? dp : axis == "pp" ? pp : 1;
-          over += (over.empty() ? "" : "+") + axis;
+        for (int axis : cv.axes()) {
+          n *= axis == plan::TP ? tp : axis == plan::DP ? dp : axis == plan::PP ? pp : 1;
+          over += (over.empty() ? "" : "+") + std::string(nameOf(plan::MeshAxis(axis)));
         }
         std::string kind(nameOf(cv.kind()));
         std::replace(kind.begin(), kind.end(), '_', '-');

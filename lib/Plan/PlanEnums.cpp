@@ -44,6 +44,8 @@ const Names<CollectiveVolume::Kind> kCollectives = {
     {CollectiveVolume::ALL_GATHER, "all_gather"},
     {CollectiveVolume::REDUCE_SCATTER, "reduce_scatter"}};
 
+const Names<plan::MeshAxis> kMeshAxes = {{plan::PP, "pp"}, {plan::DP, "dp"}, {plan::TP, "tp"}};
+
 template <typename E> std::string_view find(const Names<E> &names, E value) {
   for (const auto &[v, name] : names)
     if (v == value)
@@ -83,6 +85,8 @@ std::string_view nameOf(ModelArchitecture::Activation activation) {
   return find(kActivations, activation);
 }
 std::string_view nameOf(CollectiveVolume::Kind kind) { return find(kCollectives, kind); }
+std::string_view nameOf(plan::MeshAxis axis) { return find(kMeshAxes, axis); }
+std::optional<plan::MeshAxis> meshAxisNamed(std::string_view name) { return find(kMeshAxes, name); }
 
 std::string_view activationTypeName(plan::DType type) {
   return type == plan::BF16 ? "bf16" : type == plan::F16 ? "f16" : "f32";

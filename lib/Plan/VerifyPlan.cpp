@@ -2,6 +2,7 @@
 #include "mt/Plan/VerifyPlan.h"
 
 #include "mt/Plan/BufferNames.h"
+#include "mt/Plan/PlanEnums.h"
 #include "mt/Runtime/Abi.h"
 #include "mt/Support/Errors.h"
 
@@ -113,6 +114,13 @@ Error checkParameters(const plan::Plan &plan, llvm::StringMap<const plan::Parame
     if (p.has_tp_shard() &&
         (p.tp_shard().dim() < 0 || p.tp_shard().dim() >= rank || p.tp_shard().segments() < 0))
       return corrupt("{0} is split along dimension {1} of {2}", what, p.tp_shard().dim(), rank);
+    // The runtime completes a replicated parameter's tensor-parallel
+    // partial sums; nothing else sums parameter gradients.
+    for (int axis : p.grad_partial_over())
+      if (axis != plan::TP || p.has_tp_shard())
+        return corrupt("{0} has a partial gradient over '{1}'; only parameters replicated over "
+                       "tp can have one, over tp",
+                       what, std::string(nameOf(plan::MeshAxis(axis))));
     if (p.unpadded_rows() < 0 ||
         (p.unpadded_rows() > 0 && (rank == 0 || p.unpadded_rows() > p.shape(0))))
       return corrupt("{0} has {1} unpadded rows", what, p.unpadded_rows());
@@ -170,6 +178,11 @@ Error checkFunctions(const plan::Plan &plan, bool &takesLossScale) {
       return corrupt("function {0} asks for an arena of {1} bytes", f.name(), f.arena_bytes());
     if (Error e = checkTensorSpecs(f))
       return e;
+    for (const plan::CollectiveVolume &cv : f.collectives())
+      for (int axis : cv.axes())
+        if (axis == plan::MESH_AXIS_UNSPECIFIED || !plan::MeshAxis_IsValid(axis))
+          return corrupt("function {0} counts a collective over an axis the mesh does not have",
+                         f.name());
     for (const auto *specs : {&f.inputs(), &f.outputs()})
       for (const plan::TensorSpec &t : *specs) {
         const plan::TensorSpec *&seen = buffersByName[t.name()];

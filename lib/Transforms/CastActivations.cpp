@@ -45,12 +45,12 @@ struct CastActivationsPass : mt::impl::CastActivationsPassBase<CastActivationsPa
 
   void runOnOperation() override {
     Builder types(&getContext());
-    Type half = elementType == "bf16"  ? Type(types.getBF16Type())
-                : elementType == "f16" ? Type(types.getF16Type())
-                                       : Type();
+    Type half = elementType == ActivationType::BF16  ? Type(types.getBF16Type())
+                : elementType == ActivationType::F16 ? Type(types.getF16Type())
+                                                     : Type();
     if (!half) {
       getOperation().emitError() << "mt-cast-activations: element-type must be bf16 or f16, got '"
-                                 << elementType << "'";
+                                 << nameOf(elementType.getValue()) << "'";
       return signalPassFailure();
     }
     Type f32 = types.getF32Type();

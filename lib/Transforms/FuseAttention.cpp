@@ -21,8 +21,8 @@ namespace {
 
 bool isStatic(Value v) { return cast<RankedTensorType>(v.getType()).hasStaticShape(); }
 
-struct FuseAttention : OpRewritePattern<AttentionContextOp> {
-  FuseAttention(MLIRContext *context, int64_t minKeys, int64_t blockKeys, bool wideOnly)
+struct FuseAttentionCore : OpRewritePattern<AttentionContextOp> {
+  FuseAttentionCore(MLIRContext *context, int64_t minKeys, int64_t blockKeys, bool wideOnly)
       : OpRewritePattern(context), minKeys(minKeys), blockKeys(blockKeys), wideOnly(wideOnly) {}
 
   LogicalResult matchAndRewrite(AttentionContextOp context,
@@ -112,5 +112,5 @@ struct FuseAttentionPass : mt::impl::FuseAttentionPassBase<FuseAttentionPass> {
 
 void mt::populateFuseAttentionPatterns(RewritePatternSet &patterns, int64_t minKeys,
                                        int64_t blockKeys, bool wideOnly) {
-  patterns.add<FuseAttention>(patterns.getContext(), minKeys, blockKeys, wideOnly);
+  patterns.add<FuseAttentionCore>(patterns.getContext(), minKeys, blockKeys, wideOnly);
 }

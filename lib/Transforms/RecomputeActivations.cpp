@@ -161,25 +161,12 @@ struct RecomputeActivationsPass : mt::impl::RecomputeActivationsPassBase<Recompu
   }
 
   void runOnOperation() override {
-    if (granularity != "none" && granularity != "selective" && granularity != "full" &&
-        granularity != "auto") {
-      getOperation().emitError() << "mt-recompute-activations: granularity must be none, "
-                                    "selective, full or auto, got '"
-                                 << granularity << "'";
-      return signalPassFailure();
-    }
-    if (method != "uniform" && method != "block") {
-      getOperation().emitError() << "mt-recompute-activations: method must be uniform or "
-                                    "block, got '"
-                                 << method << "'";
-      return signalPassFailure();
-    }
     if (numLayers < 1) {
       getOperation().emitError() << "mt-recompute-activations: num-layers must be >= 1, got "
                                  << static_cast<int64_t>(numLayers);
       return signalPassFailure();
     }
-    if (granularity == "auto" &&
+    if (granularity == RecomputeGranularity::Auto &&
         (activationBudgets.empty() ||
          llvm::any_of(activationBudgets, [](int64_t b) { return b < 0; }))) {
       getOperation().emitError() << "mt-recompute-activations: granularity=auto needs "
@@ -193,7 +180,7 @@ struct RecomputeActivationsPass : mt::impl::RecomputeActivationsPassBase<Recompu
       Block &block = fn.getBody().front();
       std::vector<Unit> units;
       llvm::SmallPtrSet<Operation *, 32> taken;
-      if (granularity == "full") {
+      if (granularity == RecomputeGranularity::Full) {
         // The stage's layers in order; uniform: groups of num-layers,
         // block: the first num-layers, each alone.
         llvm::SetVector<int64_t> layers;
@@ -202,9 +189,10 @@ struct RecomputeActivationsPass : mt::impl::RecomputeActivationsPassBase<Recompu
             layers.insert(*l);
         std::map<int64_t, size_t> group;
         for (size_t i = 0; i < layers.size(); ++i) {
-          if (method == "block" && static_cast<int64_t>(i) >= numLayers)
+          if (method == RecomputeMethod::Block && static_cast<int64_t>(i) >= numLayers)
             break;
-          group[layers[i]] = method == "block" ? i : i / static_cast<size_t>(numLayers);
+          group[layers[i]] =
+              method == RecomputeMethod::Block ? i : i / static_cast<size_t>(numLayers);
         }
         std::map<size_t, Unit> byGroup;
         for (Operation &op : block)
@@ -214,7 +202,7 @@ struct RecomputeActivationsPass : mt::impl::RecomputeActivationsPassBase<Recompu
           units.push_back(unit);
           taken.insert(unit.begin(), unit.end());
         }
-      } else if (granularity == "selective") {
+      } else if (granularity == RecomputeGranularity::Selective) {
         for (Unit &unit : attentionCores(block)) {
           units.push_back(unit);
           taken.insert(unit.begin(), unit.end());
@@ -226,7 +214,7 @@ struct RecomputeActivationsPass : mt::impl::RecomputeActivationsPassBase<Recompu
             units.push_back(Unit{&op});
       for (const Unit &unit : units)
         recomputeUnit(unit);
-      if (granularity == "auto" && failed(planFunction(fn)))
+      if (granularity == RecomputeGranularity::Auto && failed(planFunction(fn)))
         return signalPassFailure();
     }
   }

@@ -9,7 +9,7 @@
 //===----------------------------------------------------------------------===//
 #include "mt/Data/DocumentTokenizer.h"
 #include "mt/Plan/InferenceMemory.h"
-#include "mt/Runtime/Generation.h"
+#include "mt/Runtime/Inference/Generation.h"
 #include "mt/Support/HelpOptions.h"
 
 #include "llvm/ADT/StringExtras.h"

@@ -8,7 +8,7 @@
 //===----------------------------------------------------------------------===//
 #include "mt/Analysis/ModelInfo.h"
 #include "mt/Pipelines/Pipelines.h"
-#include "mt/Runtime/CpuModule.h"
+#include "mt/Runtime/Code/CpuModule.h"
 #include "mt/Support/HelpOptions.h"
 #include "mt/Target/CPU/SharedObject.h"
 #include "mt/Tools/Registration.h"

@@ -62,7 +62,7 @@ cl::opt<std::string> logDir("log-dir", cl::desc("write train.log and loss.svg th
 cl::opt<std::string> metricsFile(
     "metrics-file",
     cl::desc("write every step and validation there as JSON lines (step, loss, lr, grad_norm, "
-             "tokens_per_s, elapsed_s, comm; include/mt/Runtime/MetricsFile.h)"),
+             "tokens_per_s, elapsed_s, comm; include/mt/Runtime/Training/MetricsFile.h)"),
     cl::value_desc("path"), cl::cat(runCategory));
 cl::opt<std::string> record("record",
                             cl::desc("save initial parameters, batches, first gradients, losses "
@@ -101,13 +101,16 @@ cl::opt<bool> overlapGradReduce(
              "micro-batch's backward finishes it (default on; "
              "--overlap-grad-reduce=false reduces after the backward)"),
     cl::init(true), cl::cat(runCategory));
-cl::opt<std::string> overlapTpComm(
+cl::opt<mt::CollectiveOverlap> overlapTpComm(
     "overlap-tp-comm",
     cl::desc("plans compiled with mtc --overlap-tp-comm: move their started all-gathers and "
              "reduce-scatters on a thread of the rank's own while the GEMMs run (true), or run "
              "each whole where it starts (false); auto: under MPI with MPI_THREAD_MULTIPLE, "
              "not on rank threads, which share one machine's cores and gain nothing"),
-    cl::value_desc("auto|true|false"), cl::init("auto"), cl::cat(runCategory));
+    cl::values(clEnumValN(mt::CollectiveOverlap::Auto, "auto", "under MPI only (default)"),
+               clEnumValN(mt::CollectiveOverlap::On, "true", "always"),
+               clEnumValN(mt::CollectiveOverlap::Off, "false", "never")),
+    cl::init(mt::CollectiveOverlap::Auto), cl::cat(runCategory));
 cl::opt<bool> profile("profile",
                       cl::desc("CUDA plans: time every kernel and GEMM after the first step and "
                                "print them per step"),
@@ -209,10 +212,6 @@ bool parseOptions(int argc, char **argv, Options &o) {
   o.timeline = timeline;
   o.measureArena = measureArena;
   o.overlapGradReduce = overlapGradReduce;
-  if (overlapTpComm != "auto" && overlapTpComm != "true" && overlapTpComm != "false") {
-    fail("--overlap-tp-comm takes auto, true or false, not '" + overlapTpComm + "'");
-    return false;
-  }
   o.overlapTpComm = overlapTpComm;
   o.profile = profile;
   o.peakBandwidth = peakBandwidth;

@@ -5,12 +5,11 @@
 //
 //===----------------------------------------------------------------------===//
 #include "Options.h"
-#include "RankRun.h"
 
 #include "mt/Plan/PlanFile.h"
-#include "mt/Runtime/MpiTransport.h"
-#include "mt/Runtime/StopRequest.h"
-#include "mt/Runtime/ThreadTransport.h"
+#include "mt/Runtime/Comm/MpiTransport.h"
+#include "mt/Runtime/Comm/ThreadTransport.h"
+#include "mt/Runtime/Training/StopRequest.h"
 
 #include <chrono>
 #include <condition_variable>
@@ -48,6 +47,15 @@ void dieNow(mt::Communicator &comm) {
     std::this_thread::sleep_for(std::chrono::hours(1));
 }
 
+/// One rank's run; its error printed (once, by the rank that failed).
+int runRank(const Options &o, const mt::plan::Plan &plan, mt::Communicator &comm) {
+  mt::TrainingRun run(o, plan, comm, dieNow);
+  int rc = run.run();
+  if (rc == 1 && !run.error().empty())
+    fail(run.error());
+  return rc;
+}
+
 /// Checks what the options ask of this plan; false after printing why.
 bool checkAgainstPlan(const Options &o, const mt::plan::Plan &plan) {
   if (o.data.empty())
@@ -80,7 +88,7 @@ int runUnderMpi(const Options &o, const mt::plan::Plan &plan, int64_t ranks) {
     return 1;
   }
   mt::Communicator comm(*mpi, o.commTimeout);
-  int rc = RankRun(o, plan, comm, dieNow).run();
+  int rc = runRank(o, plan, comm);
   if (rc == 1) // an error; a run stopped by SIGTERM/SIGINT exits with 128 + the signal
     mpi->fail("exiting after the error above");
   return rc;
@@ -99,7 +107,7 @@ int runAsThreads(const Options &o, const mt::plan::Plan &plan, int64_t ranks) {
   std::vector<std::thread> threads;
   for (int r = 0; r < ranks; ++r)
     threads.emplace_back([&, r] {
-      int rc = RankRun(o, plan, *comms[r], dieNow).run();
+      int rc = runRank(o, plan, *comms[r]);
       if (rc != 0)
         transports[r]->fail("rank " + std::to_string(r) + " stopped with an error");
       {

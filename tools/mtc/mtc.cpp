@@ -11,6 +11,7 @@
 #include "mt/Driver/InferenceCompiler.h"
 #include "mt/Driver/MemoryBudget.h"
 #include "mt/Driver/MemoryReport.h"
+#include "mt/Driver/NativeCode.h"
 #include "mt/Driver/ParamSummary.h"
 #include "mt/Driver/TrainingCompiler.h"
 #include "mt/Plan/InferenceMemory.h"

@@ -6,7 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "mt/Runtime/Abi.h"
-#include "mt/Runtime/CompiledCollectives.h"
+#include "mt/Runtime/Comm/CompiledCollectives.h"
 #include "mt/Tools/Registration.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"

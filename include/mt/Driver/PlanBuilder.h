@@ -16,34 +16,10 @@ namespace mt {
 /// False with `error` set when the module cannot become a plan.
 bool describePlan(mlir::ModuleOp module, plan::Plan &out, std::string &error);
 
-/// What the plan's code runs on.
 /// The plan of an inference module (mt-build-inference): the parameters of
 /// model `modelName`, the prefill and decode functions and their buffers.
 bool describeInferencePlan(mlir::ModuleOp module, const std::string &modelName, plan::Plan &out,
                            std::string &error);
-
-struct CodeTarget {
-  bool cuda = false;
-  /// GPU architectures to emit PTX for.
-  std::vector<std::string> chips{"sm_80", "sm_90"};
-  /// ptxas to assemble cubins with; empty: PTX only (the driver compiles it
-  /// when the plan is loaded).
-  std::string ptxas;
-  /// A CPU plan whose code is the CUDA plan's kernels run on the CPU, in
-  /// the GPU's order (mt-emulate-gpu-kernels), to check them without a GPU.
-  bool emulateGpuKernels = false;
-};
-
-/// Whether every chip is an architecture the CUDA backend emits for (sm_80
-/// or newer); false with `error` naming the first that is not.
-bool checkCudaChips(const std::vector<std::string> &chips, std::string &error);
-
-/// Lowers the module to native code and adds it to the plan: for the CPU,
-/// one shared object for this machine (LLVM -O`optLevel`); for CUDA, the
-/// host code as a shared object for any x86-64 and the kernels as PTX (and
-/// cubin) images per chip. False with `error` set on failure.
-bool attachNativeCode(mlir::ModuleOp module, plan::Plan &out, std::string &error,
-                      unsigned optLevel = 3, const CodeTarget &target = {});
 
 /// Whether mt-run can train the plan: parameters in f32 or f64 (it
 /// initializes, updates and checkpoints them in those). False with `error`

@@ -9,7 +9,7 @@
 #define MT_PIPELINES_PIPELINES_H
 
 #include "mlir/Pass/PassManager.h"
-#include "mt/Pipelines/TrainingChoices.h"
+#include "mt/Transforms/TrainingChoices.h"
 
 #include "mlir/Pass/PassOptions.h"
 

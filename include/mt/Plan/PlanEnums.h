@@ -26,11 +26,14 @@ std::string_view nameOf(plan::ModelArchitecture::Norm norm);
 std::string_view nameOf(plan::ModelArchitecture::Activation activation);
 std::string_view nameOf(plan::CollectiveVolume::Kind kind);
 /// The activation type's name: "f32" (also when unspecified), "bf16", "f16".
+std::string_view nameOf(plan::MeshAxis axis);
 std::string_view activationTypeName(plan::DType type);
 
 /// The collective kind of an op name ("all_reduce", ...); nullopt for
 /// another name.
 std::optional<plan::CollectiveVolume::Kind> collectiveKindNamed(std::string_view name);
+/// The axis the IR's mesh calls `name` ("pp", "dp", "tp").
+std::optional<plan::MeshAxis> meshAxisNamed(std::string_view name);
 
 /// Fills the enums of a configuration written before them (a checkpoint's
 /// saved_from) from its legacy_* strings, and clears those.

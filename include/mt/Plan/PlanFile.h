@@ -14,7 +14,7 @@ namespace mt {
 /// would make an older runtime misread a newer plan (or the reverse).
 // 2: every function takes an arena; 3: updates in place; 4: stages keep
 // saved activations; 5: roles and other closed sets are enums.
-inline constexpr uint64_t kPlanFormatVersion = 5;
+inline constexpr uint64_t kPlanFormatVersion = 6;
 
 /// Writes `plan` with its header to `path` (through a temporary file, so a
 /// failed write never leaves a half-written plan). False with `error` set

@@ -34,8 +34,9 @@ def CastActivationsPass : Pass<"mt-cast-activations", "mlir::ModuleOp"> {
     ```
   }];
   let options = [
-    Option<"elementType", "element-type", "std::string", "\"bf16\"",
-           "the 16-bit type of the activations: bf16 or f16">,
+    Option<"elementType", "element-type", "::mt::ActivationType", "::mt::ActivationType::BF16",
+           "the 16-bit type of the activations: bf16 or f16",
+           "::llvm::cl::values(MT_ACTIVATION_TYPE_VALUES)">,
     Option<"scaleLoss", "scale-loss", "bool", "false",
            "give each function that returns the loss a `loss_scale` input "
            "(`tensor<f32> {mt.batch = \"loss_scale\"}`) that mt-derive-gradients "

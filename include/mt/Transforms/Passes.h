@@ -8,6 +8,7 @@
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Pass/Pass.h"
 #include "mt/Dialect/MT/IR/MTDialect.h"
+#include "mt/Transforms/TrainingChoices.h"
 
 namespace mt {
 

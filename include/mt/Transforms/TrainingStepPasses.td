@@ -90,10 +90,13 @@ def RecomputeActivationsPass : Pass<"mt-recompute-activations", "mlir::ModuleOp"
   let options = [
     Option<"allGathers", "all-gathers", "bool", "false",
            "gather sequence pieces again in the backward instead of keeping the gathered tensor">,
-    Option<"granularity", "granularity", "std::string", "\"none\"",
-           "none | selective (each layer's attention core) | full (whole layers) | auto (under activation-budgets)">,
-    Option<"method", "method", "std::string", "\"uniform\"",
-           "full: uniform (groups of num-layers layers) | block (the first num-layers layers)">,
+    Option<"granularity", "granularity", "::mt::RecomputeGranularity",
+           "::mt::RecomputeGranularity::None",
+           "what the backward computes again (auto: under activation-budgets)",
+           "::llvm::cl::values(MT_RECOMPUTE_GRANULARITY_VALUES)">,
+    Option<"method", "method", "::mt::RecomputeMethod", "::mt::RecomputeMethod::Uniform",
+           "full: which layers (num-layers says how many)",
+           "::llvm::cl::values(MT_RECOMPUTE_METHOD_VALUES)">,
     Option<"numLayers", "num-layers", "int64_t", "1", "full: layers per group, or layers recomputed">,
     ListOption<"activationBudgets", "activation-budgets", "int64_t",
                "auto: the most bytes of live activations each training step may reach, one "

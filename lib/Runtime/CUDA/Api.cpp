@@ -1,6 +1,6 @@
 //===- Api.cpp - what mt-run calls: device, memory, synchronization --------===//
 //
-// The C functions mt-run finds with dlsym (mt/Runtime/CudaBackend.h). Errors
+// The C functions mt-run finds with dlsym (mt/Runtime/Code/CudaBackend.h). Errors
 // come back as text in the caller's buffer.
 //
 //===----------------------------------------------------------------------===//

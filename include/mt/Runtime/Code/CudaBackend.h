@@ -1,0 +1,76 @@
+//===- CudaBackend.h - running a plan's code on a CUDA GPU -----*- C++ -*-===//
+//
+// A plan compiled with --target=cuda holds host code (a shared object that
+// launches kernels and calls cuBLAS) and kernel images (PTX, cubin). The
+// host code's mgpu* and mt_blas_* calls are served by libmt-cuda-runtime.so,
+// which this class loads (RTLD_GLOBAL, before the plan's code) only for such
+// plans: mt-run itself needs no CUDA library.
+//
+// Buffers are managed memory: kernels use them where they are, and the
+// trainer reads losses and writes batches on the host after synchronize().
+//
+//===----------------------------------------------------------------------===//
+#ifndef MT_RUNTIME_CODE_CUDABACKEND_H
+#define MT_RUNTIME_CODE_CUDABACKEND_H
+
+#include "mt/Plan/PlanFile.h"
+#include "mt/Runtime/Abi.h"
+#include "mt/Runtime/Code/CpuModule.h"
+
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace mt {
+
+/// Whether the plan's code is for CUDA (it has kernel images).
+bool planTargetsCuda(const plan::Plan &plan);
+
+class CudaBackend : public BufferMemory {
+public:
+  /// Loads the CUDA runtime library ($MT_CUDA_RUNTIME, else
+  /// ../lib/libmt-cuda-runtime.so next to the running program, else the
+  /// library path), opens the GPU and registers the plan's kernel images.
+  /// Null with `error` when this machine cannot run the plan.
+  static std::unique_ptr<CudaBackend> load(const plan::Plan &plan, std::string &error);
+
+  void *allocate(size_t bytes, std::string &error) override;
+  void release(void *pointer) override;
+  /// Waits for the calling thread's GPU work; false with its first failure.
+  bool synchronize(std::string &error);
+  /// Zeroes memory on the GPU, queued after the calling thread's work (the
+  /// pages stay on the GPU); failures surface at synchronize().
+  void zero(void *pointer, size_t bytes);
+  /// Binds the calling thread (a rank's) to the GPU.
+  bool bindThread(std::string &error);
+  /// "NVIDIA H100 80GB HBM3 (sm_90)".
+  std::string device() const;
+
+  /// Kernel and GEMM timing (mt-run --profile): start from zero, pause,
+  /// resume; what was timed, after synchronize().
+  enum class Profiling {
+    Pause = MT_ABI_PROFILE_PAUSE,
+    Start = MT_ABI_PROFILE_START,
+    Resume = MT_ABI_PROFILE_RESUME
+  };
+  void profile(Profiling mode);
+  struct ProfileEntry {
+    std::string name; // a kernel's, or "gemm <types> MxNxK <ops>"
+    int64_t calls = 0;
+    double ms = 0;
+    double flops = 0; // GEMMs
+  };
+  std::vector<ProfileEntry> profileEntries() const;
+
+private:
+  struct Api;
+  std::unique_ptr<Api> api_;
+  CudaBackend();
+
+public:
+  ~CudaBackend() override;
+};
+
+} // namespace mt
+
+#endif // MT_RUNTIME_CODE_CUDABACKEND_H

@@ -1,0 +1,82 @@
+//===- InferenceSession.h - runs an inference plan -------------*- C++ -*-===//
+//
+// Holds what an inference plan (mtc --inference) runs on: its code, its
+// parameters (from a checkpoint of any layout, or initialized), a KV cache
+// per attention site, and one arena. prefill() runs a chunk of up to
+// prefillLength() tokens per row at a position, decode() one token per
+// row; both append to the caches and leave the logits of the positions
+// they ran. Every row of the batch stands at the same position (a beam
+// search's beams, or prompts of one length).
+//
+//===----------------------------------------------------------------------===//
+#ifndef MT_RUNTIME_INFERENCE_INFERENCESESSION_H
+#define MT_RUNTIME_INFERENCE_INFERENCESESSION_H
+
+#include "mt/Plan/PlanFile.h"
+#include "mt/Runtime/Code/CpuModule.h"
+#include "mt/Runtime/Code/CudaBackend.h"
+
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace mt {
+
+class InferenceSession {
+public:
+  InferenceSession() = default;
+  InferenceSession(const InferenceSession &) = delete;
+  InferenceSession &operator=(const InferenceSession &) = delete;
+  ~InferenceSession();
+
+  /// Loads the plan's code and allocates every buffer; the parameters start
+  /// initialized as the plan says, from `seed`. False with `error`.
+  bool open(const plan::Plan &plan, uint64_t seed, std::string &error);
+  /// Reads the parameters from a checkpoint (any layout that saved this
+  /// model); `loaded` receives the checkpoint's directory.
+  bool loadCheckpoint(const std::string &path, std::string &loaded, std::string &error);
+
+  int64_t batch() const { return batch_; }
+  int64_t prefillLength() const { return prefillLength_; }
+  /// Positions a KV cache holds: the longest sequence, prompt included.
+  int64_t capacity() const { return capacity_; }
+  int64_t vocabSize() const { return vocab_; }
+  /// Bytes of every buffer and the arena: what the plan's memory report says.
+  int64_t allocatedBytes() const { return allocated_; }
+  const plan::Plan &plan() const { return plan_; }
+
+  /// Runs `n` tokens per row (`tokens` is [batch, n] row-major, 1 <= n <=
+  /// prefillLength()) at positions [position, position + n), which must fit
+  /// the cache (position + prefillLength() <= capacity()).
+  bool prefill(const std::vector<int32_t> &tokens, int64_t n, int64_t position, std::string &error);
+  /// Logits (vocabSize() of them) of row `row`'s token `i` of the last prefill.
+  const float *prefillLogits(int64_t row, int64_t i) const;
+  /// Runs one token per row at `position` < capacity().
+  bool decode(const std::vector<int32_t> &tokens, int64_t position, std::string &error);
+  /// Logits of row `row`'s token of the last decode.
+  const float *decodeLogits(int64_t row) const;
+  /// Row r of every cache becomes what row parents[r] held, for positions
+  /// [0, upto): a beam search's surviving beams.
+  void reorderCaches(const std::vector<int64_t> &parents, int64_t upto);
+
+private:
+  Buffer *buffer(const std::string &name);
+  Buffer &ensure(const plan::TensorSpec &spec);
+  bool call(const plan::Function &fn, std::string &error);
+
+  plan::Plan plan_;
+  CpuModule module_;
+  std::unique_ptr<CudaBackend> cuda_;
+  std::map<std::string, std::unique_ptr<Buffer>> buffers_;
+  std::unique_ptr<Buffer> arena_;
+  std::vector<std::string> caches_;
+  const plan::Function *prefill_ = nullptr, *decode_ = nullptr;
+  int64_t batch_ = 0, prefillLength_ = 0, capacity_ = 0, vocab_ = 0, paddedVocab_ = 0;
+  int64_t allocated_ = 0;
+  std::string allocationError_;
+};
+
+} // namespace mt
+
+#endif // MT_RUNTIME_INFERENCE_INFERENCESESSION_H

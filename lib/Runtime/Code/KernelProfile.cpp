@@ -1,0 +1,155 @@
+//===- KernelProfile.cpp - mt-run --profile's report -----------------------===//
+#include "mt/Runtime/Code/KernelProfile.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <map>
+
+namespace mt {
+namespace {
+
+bool contains(const std::string &text, const char *part) {
+  return text.find(part) != std::string::npos;
+}
+
+template <typename... Values> std::string format(const char *pattern, Values... values) {
+  char line[512];
+  std::snprintf(line, sizeof(line), pattern, values...);
+  return line;
+}
+
+/// "56.7%", or "-" without a peak.
+std::string ofPeak(double achieved, double peak) {
+  return peak > 0 ? format("%.1f%%", 100.0 * achieved / peak) : "-";
+}
+
+struct Row {
+  std::string name;
+  int64_t calls = 0;
+  double ms = 0, flops = 0;
+  int64_t bytes = 0; // per call summed over calls; -1 unknown
+  bool indirect = false;
+};
+
+} // namespace
+
+DevicePeaks peaksOf(const std::string &device) {
+  // Datasheet figures (dense tensor-core bf16, fp32 without TF32).
+  if (contains(device, "H200"))
+    return {4800, 989, 67};
+  if (contains(device, "H100")) {
+    if (contains(device, "PCIe"))
+      return {2000, 756, 51};
+    if (contains(device, "NVL"))
+      return {3900, 835, 60};
+    return {3350, 989, 67};
+  }
+  if (contains(device, "A100")) {
+    if (contains(device, "40GB"))
+      return {1555, 312, 19.5};
+    if (contains(device, "PCIe"))
+      return {1935, 312, 19.5};
+    return {2039, 312, 19.5};
+  }
+  return {};
+}
+
+std::string opOfKernel(const std::string &kernel) {
+  size_t cut = kernel.rfind('_');
+  if (cut == std::string::npos || cut + 1 == kernel.size())
+    return kernel;
+  for (size_t i = cut + 1; i < kernel.size(); ++i)
+    if (kernel[i] < '0' || kernel[i] > '9')
+      return kernel;
+  return kernel.substr(0, cut);
+}
+
+std::string profileReport(const std::vector<CudaBackend::ProfileEntry> &entries,
+                          const plan::Plan &plan, int64_t steps, const std::string &device,
+                          const DevicePeaks &peaks) {
+  std::map<std::string, const plan::KernelTraffic *> traffic;
+  for (const plan::CodeObject &code : plan.code())
+    for (const plan::KernelTraffic &t : code.kernel_traffic())
+      traffic.emplace(t.kernel(), &t);
+
+  std::map<std::string, Row> kernels, gemms;
+  double kernelMs = 0, gemmMs = 0;
+  int64_t launches = 0, gemmCalls = 0;
+  for (const CudaBackend::ProfileEntry &e : entries) {
+    bool gemm = e.name.rfind("gemm ", 0) == 0;
+    Row &row = gemm ? gemms[e.name] : kernels[opOfKernel(e.name)];
+    row.name = gemm ? e.name : opOfKernel(e.name);
+    row.calls += e.calls;
+    row.ms += e.ms;
+    row.flops += e.flops;
+    (gemm ? gemmMs : kernelMs) += e.ms;
+    (gemm ? gemmCalls : launches) += e.calls;
+    if (gemm)
+      continue;
+    auto it = traffic.find(e.name);
+    if (it == traffic.end() || row.bytes < 0)
+      row.bytes = -1;
+    else {
+      row.bytes += it->second->bytes() * e.calls;
+      row.indirect = row.indirect || it->second->indirect();
+    }
+  }
+  auto byTime = [](const std::map<std::string, Row> &rows) {
+    std::vector<Row> sorted;
+    for (const auto &[name, row] : rows)
+      sorted.push_back(row);
+    std::stable_sort(sorted.begin(), sorted.end(),
+                     [](const Row &a, const Row &b) { return a.ms > b.ms; });
+    return sorted;
+  };
+  double n = static_cast<double>(std::max<int64_t>(steps, 1));
+  std::string out = format("profile of %lld training step(s) on %s, every rank of this process\n",
+                           static_cast<long long>(steps), device.c_str());
+  out += format("per step: GPU time %.3f ms = generated kernels %.3f ms (%.0f launches) + GEMMs "
+                "%.3f ms (%.0f calls)\n",
+                (kernelMs + gemmMs) / n, kernelMs / n, launches / n, gemmMs / n, gemmCalls / n);
+  if (peaks.bandwidthGBs > 0)
+    out += format("peaks: %.0f GB/s memory, %.0f TFLOP/s 16-bit, %.1f TFLOP/s fp32 "
+                  "(--peak-bandwidth, --peak-tflops)\n",
+                  peaks.bandwidthGBs, peaks.tflops16, peaks.tflops32);
+  else
+    out += "peaks: unknown for this device (give --peak-bandwidth GB/s and --peak-tflops)\n";
+
+  bool anyIndirect = false;
+  out += format("\n%-28s %10s %10s %12s %10s %8s\n", "kernels by op", "launches", "ms/step",
+                "MB/step", "GB/s", "of peak");
+  for (const Row &row : byTime(kernels)) {
+    std::string name = row.name + (row.indirect ? "*" : "");
+    anyIndirect = anyIndirect || row.indirect;
+    if (row.bytes < 0) {
+      out += format("%-28s %10.0f %10.3f %12s %10s %8s\n", name.c_str(), row.calls / n, row.ms / n,
+                    "-", "-", "-");
+      continue;
+    }
+    double gbs = row.ms > 0 ? static_cast<double>(row.bytes) / (row.ms * 1e6) : 0;
+    out += format("%-28s %10.0f %10.3f %12.3f %10.1f %8s\n", name.c_str(), row.calls / n,
+                  row.ms / n, static_cast<double>(row.bytes) / n / 1e6, gbs,
+                  ofPeak(gbs, peaks.bandwidthGBs).c_str());
+  }
+  if (anyIndirect)
+    out += "* also reads or writes a buffer at data-dependent indices (a gather or scatter), not "
+           "counted in MB/step\n";
+
+  if (!gemms.empty()) {
+    out += format("\n%-44s %8s %10s %10s %8s\n", "GEMMs by types and shape (M x N x K)", "calls",
+                  "ms/step", "TFLOP/s", "of peak");
+    for (const Row &row : byTime(gemms)) {
+      double tflops = row.ms > 0 ? row.flops / (row.ms * 1e9) : 0;
+      // "gemm bf16>f32 ...": the operands' type decides the peak.
+      std::string types = row.name.substr(5, row.name.find(' ', 5) - 5);
+      double peak = types.rfind("bf16", 0) == 0 || types.rfind("f16", 0) == 0 ? peaks.tflops16
+                    : types.rfind("f32", 0) == 0                              ? peaks.tflops32
+                                                                              : 0;
+      out += format("%-44s %8.0f %10.3f %10.1f %8s\n", row.name.c_str(), row.calls / n, row.ms / n,
+                    tflops, ofPeak(tflops, peak).c_str());
+    }
+  }
+  return out;
+}
+
+} // namespace mt

@@ -1,0 +1,254 @@
+//===- InferenceSession.cpp - runs an inference plan -----------------------===//
+#include "mt/Runtime/Inference/InferenceSession.h"
+
+#include "mt/Checkpoint/CheckpointReader.h"
+#include "mt/Plan/BufferNames.h"
+#include "mt/Runtime/Code/Initializer.h"
+#include "mt/Runtime/Code/PlanCode.h"
+
+#include <cstring>
+
+namespace mt {
+
+InferenceSession::~InferenceSession() = default;
+
+Buffer *InferenceSession::buffer(const std::string &name) {
+  auto it = buffers_.find(name);
+  return it == buffers_.end() ? nullptr : it->second.get();
+}
+
+Buffer &InferenceSession::ensure(const plan::TensorSpec &spec) {
+  auto &slot = buffers_[spec.name()];
+  if (!slot) {
+    slot = std::make_unique<Buffer>(std::vector<int64_t>(spec.shape().begin(), spec.shape().end()),
+                                    dtypeBytes(spec.dtype()), cuda_.get());
+    allocated_ += slot->numElements() * dtypeBytes(spec.dtype());
+    if (!slot->allocated() && allocationError_.empty())
+      allocationError_ = "buffer '" + spec.name() + "': " + slot->allocationError();
+  }
+  return *slot;
+}
+
+namespace {
+
+const plan::TensorSpec *findSpec(const google::protobuf::RepeatedPtrField<plan::TensorSpec> &specs,
+                                 std::string_view name) {
+  for (const plan::TensorSpec &s : specs)
+    if (s.name() == name)
+      return &s;
+  return nullptr;
+}
+
+bool hasShape(const plan::TensorSpec *s, plan::DType dtype, size_t rank) {
+  return s && s->dtype() == dtype && static_cast<size_t>(s->shape_size()) == rank;
+}
+
+} // namespace
+
+bool InferenceSession::open(const plan::Plan &plan, uint64_t seed, std::string &error) {
+  plan_ = plan;
+  for (const plan::Function &f : plan_.functions()) {
+    if (f.role() == plan::Function::PREFILL)
+      prefill_ = &f;
+    else if (f.role() == plan::Function::DECODE)
+      decode_ = &f;
+  }
+  if (!prefill_ || !decode_) {
+    error = "the plan has no prefill and decode functions: it is a training plan; compile one "
+            "for generation with mtc --inference";
+    return false;
+  }
+  const plan::TensorSpec *tokens = findSpec(prefill_->inputs(), buffers::batch("tokens"));
+  const plan::TensorSpec *next = findSpec(decode_->inputs(), buffers::batch(buffers::kNextToken));
+  const plan::TensorSpec *logits = findSpec(prefill_->outputs(), buffers::kLogits);
+  const plan::TensorSpec *nextLogits = findSpec(decode_->outputs(), buffers::kNextLogits);
+  for (const plan::Function *f : {prefill_, decode_})
+    if (!hasShape(findSpec(f->inputs(), buffers::batch("position")), plan::I64, 0)) {
+      error = "the plan is corrupt: function " + f->name() + " takes no i64 position";
+      return false;
+    }
+  if (!hasShape(tokens, plan::I32, 2) || !hasShape(next, plan::I32, 2) ||
+      !hasShape(logits, plan::F32, 3) || !hasShape(nextLogits, plan::F32, 3) ||
+      next->shape(0) != tokens->shape(0) || next->shape(1) != 1 ||
+      logits->shape(0) != tokens->shape(0) || logits->shape(1) != tokens->shape(1) ||
+      nextLogits->shape(2) != logits->shape(2)) {
+    error = "the plan is corrupt: its prefill and decode functions do not take i32 tokens "
+            "[batch, n] and give f32 logits [batch, n, vocabulary]";
+    return false;
+  }
+  batch_ = tokens->shape(0);
+  prefillLength_ = tokens->shape(1);
+  paddedVocab_ = logits->shape(2);
+  vocab_ = plan_.config().vocab_size();
+  if (vocab_ < 1 || vocab_ > paddedVocab_) {
+    error = "the plan is corrupt: a vocabulary of " + std::to_string(vocab_) + " in logits of " +
+            std::to_string(paddedVocab_);
+    return false;
+  }
+  for (const plan::TensorSpec &in : decode_->inputs())
+    if (buffers::isKvCache(in.name())) {
+      if (!hasShape(&in, plan::F32, 4) || in.shape(0) != batch_ ||
+          (capacity_ && in.shape(2) != capacity_) ||
+          std::find(decode_->updated_in_place().begin(), decode_->updated_in_place().end(),
+                    in.name()) == decode_->updated_in_place().end()) {
+        error = "the plan is corrupt: KV cache '" + in.name() + "' is not an f32 [" +
+                std::to_string(batch_) + ", heads, positions, head_dim] the decode updates";
+        return false;
+      }
+      capacity_ = in.shape(2);
+      caches_.push_back(in.name());
+    }
+  if (caches_.empty() || prefillLength_ > capacity_) {
+    error = "the plan is corrupt: no KV cache, or one shorter than a prefill";
+    return false;
+  }
+  for (const plan::Parameter &p : plan_.parameters())
+    if (p.dtype() != plan::F32) {
+      error = "parameter '" + p.name() + "' is " + plan::DType_Name(p.dtype()) +
+              ": generation runs f32 models";
+      return false;
+    }
+  if (!loadPlanCode(plan_, module_, cuda_, error))
+    return false;
+  int64_t arena = 0;
+  for (const plan::Function *f : {prefill_, decode_}) {
+    for (const auto *specs : {&f->inputs(), &f->outputs()})
+      for (const plan::TensorSpec &s : *specs)
+        ensure(s);
+    arena = std::max(arena, f->arena_bytes());
+  }
+  // One arena: the two functions run one at a time and keep nothing in it.
+  arena_ = std::make_unique<Buffer>(std::vector<int64_t>{arena}, 1, cuda_.get());
+  allocated_ += arena;
+  if (!arena_->allocated() && allocationError_.empty())
+    allocationError_ = "the arena of " + std::to_string(arena) + " bytes";
+  if (!allocationError_.empty()) {
+    error = "out of memory: " + allocationError_;
+    return false;
+  }
+  for (const plan::Parameter &p : plan_.parameters()) {
+    Buffer *b = buffer(p.name());
+    if (!b) {
+      error = "the plan is corrupt: no function takes parameter '" + p.name() + "'";
+      return false;
+    }
+    InitKind kind = p.init().kind() == plan::Init::NORMAL  ? InitKind::Normal
+                    : p.init().kind() == plan::Init::ZEROS ? InitKind::Zeros
+                                                           : InitKind::Ones;
+    initializeRange(kind, p.init().std(), parameterKey(seed, p.name()), 0,
+                    static_cast<uint64_t>(b->numElements()), b->as<float>());
+  }
+  return true;
+}
+
+bool InferenceSession::loadCheckpoint(const std::string &path, std::string &loaded,
+                                      std::string &error) {
+  CheckpointReader reader;
+  if (!reader.open(path, error))
+    return false;
+  if (!reader.checkModel(plan_, error))
+    return false;
+  for (const plan::Parameter &p : plan_.parameters()) {
+    Buffer *b = buffer(p.name());
+    PieceShape whole;
+    whole.flatEnd = b->numElements();
+    if (!reader.fill(p, ckpt::PARAM, whole, b->data(), error))
+      return false;
+  }
+  loaded = reader.directory();
+  return true;
+}
+
+bool InferenceSession::call(const plan::Function &fn, std::string &error) {
+  std::vector<Buffer *> args;
+  for (const plan::TensorSpec &s : fn.inputs())
+    args.push_back(buffer(s.name()));
+  for (const plan::TensorSpec &s : fn.outputs())
+    args.push_back(buffer(s.name()));
+  args.push_back(arena_.get());
+  if (cuda_ && !cuda_->bindThread(error))
+    return false;
+  if (!module_.call(fn.name(), args, error))
+    return false;
+  return !cuda_ || cuda_->synchronize(error);
+}
+
+namespace {
+
+bool checkTokens(const std::vector<int32_t> &tokens, int64_t vocab, std::string &error) {
+  for (int32_t t : tokens)
+    if (t < 0 || t >= vocab) {
+      error = "token id " + std::to_string(t) + " is outside the model's vocabulary of " +
+              std::to_string(vocab);
+      return false;
+    }
+  return true;
+}
+
+} // namespace
+
+bool InferenceSession::prefill(const std::vector<int32_t> &tokens, int64_t n, int64_t position,
+                               std::string &error) {
+  if (n < 1 || n > prefillLength_ || static_cast<int64_t>(tokens.size()) != batch_ * n ||
+      position < 0 || position + prefillLength_ > capacity_) {
+    error = "a prefill takes 1 to " + std::to_string(prefillLength_) + " tokens for each of " +
+            std::to_string(batch_) + " rows at a position p with p + " +
+            std::to_string(prefillLength_) + " <= " + std::to_string(capacity_);
+    return false;
+  }
+  if (!checkTokens(tokens, vocab_, error))
+    return false;
+  int32_t *in = buffer(buffers::batch("tokens"))->as<int32_t>();
+  // Positions past n are padding: causal attention keeps them from the
+  // real ones, and what they write into the caches is overwritten before
+  // anything attends to it.
+  for (int64_t r = 0; r < batch_; ++r)
+    for (int64_t i = 0; i < prefillLength_; ++i)
+      in[r * prefillLength_ + i] = i < n ? tokens[r * n + i] : 0;
+  *buffer(buffers::batch("position"))->as<int64_t>() = position;
+  return call(*prefill_, error);
+}
+
+const float *InferenceSession::prefillLogits(int64_t row, int64_t i) const {
+  return buffers_.at(std::string(buffers::kLogits))->as<float>() +
+         (row * prefillLength_ + i) * paddedVocab_;
+}
+
+bool InferenceSession::decode(const std::vector<int32_t> &tokens, int64_t position,
+                              std::string &error) {
+  if (static_cast<int64_t>(tokens.size()) != batch_ || position < 0 || position >= capacity_) {
+    error = "a decode takes one token for each of " + std::to_string(batch_) +
+            " rows at a position below " + std::to_string(capacity_);
+    return false;
+  }
+  if (!checkTokens(tokens, vocab_, error))
+    return false;
+  std::memcpy(buffer(buffers::batch(buffers::kNextToken))->data(), tokens.data(),
+              tokens.size() * sizeof(int32_t));
+  *buffer(buffers::batch("position"))->as<int64_t>() = position;
+  return call(*decode_, error);
+}
+
+const float *InferenceSession::decodeLogits(int64_t row) const {
+  return buffers_.at(std::string(buffers::kNextLogits))->as<float>() + row * paddedVocab_;
+}
+
+void InferenceSession::reorderCaches(const std::vector<int64_t> &parents, int64_t upto) {
+  upto = std::min(upto, capacity_);
+  for (const std::string &name : caches_) {
+    Buffer &cache = *buffers_.at(name);
+    const std::vector<int64_t> &shape = cache.shape();
+    int64_t heads = shape[1], rowFloats = heads * shape[2] * shape[3];
+    size_t span = static_cast<size_t>(upto * shape[3]) * sizeof(float);
+    std::vector<float> before(cache.as<float>(), cache.as<float>() + batch_ * rowFloats);
+    for (int64_t r = 0; r < batch_; ++r) {
+      if (parents[r] == r)
+        continue;
+      for (int64_t h = 0; h < heads; ++h)
+        std::memcpy(cache.as<float>() + r * rowFloats + h * shape[2] * shape[3],
+                    before.data() + parents[r] * rowFloats + h * shape[2] * shape[3], span);
+    }
+  }
+}
+
+} // namespace mt
