@@ -4,7 +4,7 @@ benches parse one stable format instead of patterns over the log lines.
 The file holds one JSON object a line (include/mt/Runtime/Training/MetricsFile.h):
   {"kind": "train", "step", "loss", "lr", "grad_norm", "tokens_per_s",
    "elapsed_s", "skipped", "memory": {"peak_rss_mb", "arena_mb",
-   "saved_activations_mb"}, "metrics": {...}}  (+ "loss_scale" with loss
+   "saved_activations_mb", "gpu_buffers_mb"}, "metrics": {...}}  (+ "loss_scale" with loss
    scaling, "exposed_comm_ms" and "in_step_comm_ms" on several ranks)
   {"kind": "valid", "step", "loss", "perplexity", "metrics": {...}}
 A value that is not finite is null; it is left out of every list here, as

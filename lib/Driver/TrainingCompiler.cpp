@@ -139,6 +139,9 @@ bool describe(ModuleOp module, const CompileSettings &s,
     return false;
   plan::Config &config = *plan.mutable_config();
   *config.mutable_architecture() = architecture;
+  config.set_activation_type(s.activationType == ActivationType::BF16  ? plan::BF16
+                             : s.activationType == ActivationType::F16 ? plan::F16
+                                                                       : plan::F32);
   config.set_global_batch_size(s.globalBatch);
   config.set_data_parallel_size(s.dp);
   plan::Parallelism &parallel = *config.mutable_parallel();

@@ -65,10 +65,7 @@ bool applyPrecisionFlags(mt::CompileSettings &settings, std::string &error) {
   return error.empty();
 }
 
-void precisionConfig(const mt::CompileSettings &settings, mt::plan::Config &config) {
-  config.set_activation_type(settings.activationType == mt::ActivationType::BF16  ? mt::plan::BF16
-                             : settings.activationType == mt::ActivationType::F16 ? mt::plan::F16
-                                                                                  : mt::plan::F32);
+void lossScalingConfig(mt::plan::Config &config) {
   if (!fp16)
     return;
   mt::plan::LossScaling &ls = *config.mutable_loss_scaling();

@@ -18,7 +18,7 @@ mt::ActivationType activationTypeFromFlags();
 /// they contradict each other or a loss-scale flag is out of range.
 bool applyPrecisionFlags(mt::CompileSettings &settings, std::string &error);
 
-/// The plan's activation type and (--fp16) loss scaling.
-void precisionConfig(const mt::CompileSettings &settings, mt::plan::Config &config);
+/// The plan's loss scaling (--fp16); lib/Driver records the activation type.
+void lossScalingConfig(mt::plan::Config &config);
 
 #endif // MT_TOOLS_MTC_PRECISIONFLAGS_H

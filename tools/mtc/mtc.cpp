@@ -380,7 +380,7 @@ static bool trainingConfig(mt::plan::Plan &plan, const mt::CompileSettings &sett
                   "non-negative rates, --adam-eps > 0 and Adam betas in [0, 1)");
   config.set_train_iters(trainIters);
   config.set_seed(seed);
-  precisionConfig(settings, config);
+  lossScalingConfig(config);
   config.set_command_line(commandLineOf(argc, argv));
   mt::plan::Optimizer &opt = *config.mutable_optimizer();
   opt.set_lr(lr);

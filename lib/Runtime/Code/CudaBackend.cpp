@@ -8,6 +8,7 @@
 #include <limits.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdlib>
 
 namespace mt {
@@ -86,12 +87,38 @@ std::unique_ptr<CudaBackend> CudaBackend::load(const plan::Plan &plan, std::stri
 void *CudaBackend::allocate(size_t bytes, std::string &error) {
   char message[512] = {0};
   void *pointer = api_->alloc(bytes, message, sizeof(message));
-  if (!pointer)
+  if (!pointer) {
     error = message;
+    return nullptr;
+  }
+  std::lock_guard<std::mutex> lock(mutex_);
+  sizes_[pointer] = bytes;
+  allocated_ += static_cast<int64_t>(bytes);
+  peak_ = std::max(peak_, allocated_);
   return pointer;
 }
 
-void CudaBackend::release(void *pointer) { api_->free(pointer); }
+void CudaBackend::release(void *pointer) {
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    auto it = sizes_.find(pointer);
+    if (it != sizes_.end()) {
+      allocated_ -= static_cast<int64_t>(it->second);
+      sizes_.erase(it);
+    }
+  }
+  api_->free(pointer);
+}
+
+int64_t CudaBackend::allocatedBytes() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return allocated_;
+}
+
+int64_t CudaBackend::peakAllocatedBytes() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return peak_;
+}
 
 bool CudaBackend::synchronize(std::string &error) {
   char message[2048] = {0};

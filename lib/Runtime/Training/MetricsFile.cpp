@@ -21,15 +21,16 @@ llvm::json::Value number(double v) {
 double megabytes(double bytes) { return bytes / 1e6; }
 
 /// The memory a step used: the process's peak resident set (every rank
-/// thread of this process) and the reporting rank's arena and saved
-/// activations.
+/// thread of this process) and the reporting rank's arena, saved
+/// activations and (a GPU plan) buffers in GPU memory.
 llvm::json::Object memoryOf(const StepStats &s) {
   rusage usage{};
   getrusage(RUSAGE_SELF, &usage);
   return llvm::json::Object{
       {"peak_rss_mb", megabytes(static_cast<double>(usage.ru_maxrss) * 1024)},
       {"arena_mb", megabytes(static_cast<double>(s.arenaBytes))},
-      {"saved_activations_mb", megabytes(static_cast<double>(s.savedActivationBytes))}};
+      {"saved_activations_mb", megabytes(static_cast<double>(s.savedActivationBytes))},
+      {"gpu_buffers_mb", megabytes(static_cast<double>(s.gpuBufferBytes))}};
 }
 
 llvm::json::Object metricsOf(const std::vector<std::pair<std::string, double>> &metrics) {

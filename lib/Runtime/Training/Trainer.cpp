@@ -96,6 +96,7 @@ bool Trainer::reportMetrics(const StageExecutor::Sums &sums, int64_t micro,
 bool Trainer::step(int64_t iteration, BatchSource &data, StepStats &stats, std::string &error) {
   stats.arenaBytes = functions_.arenaBytes();
   stats.savedActivationBytes = executor_.savedActivationBytes();
+  stats.gpuBufferBytes = gpu() ? gpu()->peakAllocatedBytes() : 0;
   const plan::Config &c = plan_.config();
   // `micro` counts the global batch's micro-batches over all data-parallel
   // ranks; this rank runs every dp-th of them (Megatron's order: micro-step

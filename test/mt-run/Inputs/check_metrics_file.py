@@ -21,3 +21,7 @@ print("comm fields:", all("exposed_comm_ms" in t and "in_step_comm_ms" in t for 
 memory = [t["memory"] for t in train]
 print("memory fields:", all(m["peak_rss_mb"] > 0 and m["arena_mb"] > 0 and
                             m["saved_activations_mb"] >= 0 for m in memory))
+# A GPU plan's buffers: more than the arena (parameters, gradients, state
+# besides); 0 on the CPU.
+print("gpu buffers:", "yes" if all(m["gpu_buffers_mb"] > m["arena_mb"] for m in memory)
+      else "none" if all(m["gpu_buffers_mb"] == 0 for m in memory) else "WRONG")

@@ -17,7 +17,9 @@
 #include "mt/Runtime/Abi.h"
 #include "mt/Runtime/Code/CpuModule.h"
 
+#include <map>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -45,6 +47,11 @@ public:
   bool bindThread(std::string &error);
   /// "NVIDIA H100 80GB HBM3 (sm_90)".
   std::string device() const;
+  /// Bytes of the buffers allocated through this backend: now, and the most
+  /// at once so far (what mt-run holds in GPU memory; the CUDA runtime's
+  /// and cuBLAS's own memory are not counted).
+  int64_t allocatedBytes() const;
+  int64_t peakAllocatedBytes() const;
 
   /// Kernel and GEMM timing (mt-run --profile): start from zero, pause,
   /// resume; what was timed, after synchronize().
@@ -65,6 +72,9 @@ public:
 private:
   struct Api;
   std::unique_ptr<Api> api_;
+  mutable std::mutex mutex_;
+  std::map<void *, size_t> sizes_;
+  int64_t allocated_ = 0, peak_ = 0;
   CudaBackend();
 
 public:

@@ -5,11 +5,13 @@
 //   {"kind": "train", "step": 3, "loss": 10.8, "lr": 6e-4, "grad_norm": 1.2,
 //    "tokens_per_s": 9001, "elapsed_s": 1.5, "skipped": false,
 //    "loss_scale": 65536, "exposed_comm_ms": 0.4, "in_step_comm_ms": 2.1,
-//    "memory": {"peak_rss_mb": 812.5, "arena_mb": 96.5, "saved_activations_mb": 0},
+//    "memory": {"peak_rss_mb": 812.5, "arena_mb": 96.5, "saved_activations_mb": 0,
+//               "gpu_buffers_mb": 0},
 //    "metrics": {"lm loss": 7.1}}
 //   {"kind": "valid", "step": 50, "loss": 5.7, "perplexity": 298.9, "metrics": {}}
 // memory: the process's peak resident set, this rank's arena and saved
-// activations (MB = 10^6 bytes). loss_scale appears with loss scaling, the
+// activations, and a GPU plan's buffers in GPU memory on this rank, the
+// most at once (0 on the CPU; MB = 10^6 bytes). loss_scale appears with loss scaling, the
 // comm fields on several ranks;
 // a value that is not finite is written as null. Each line is flushed.
 //

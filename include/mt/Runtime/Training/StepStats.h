@@ -47,6 +47,10 @@ struct StepStats {
   /// state are in the plan's memory report).
   int64_t arenaBytes = 0;
   int64_t savedActivationBytes = 0;
+  /// A GPU plan's buffers in GPU memory on this rank, the most at once so
+  /// far (parameters, gradients, optimizer state, activations, arena); 0 on
+  /// the CPU.
+  int64_t gpuBufferBytes = 0;
 };
 
 } // namespace mt
