@@ -38,8 +38,11 @@ def main():
     params = (a.vocab + a.seq) * h + layers * (12 * h * h + 13 * h) + 2 * h
     flops_per_token = 6 * params + 6 * layers * a.seq * h
     mfu = tokens_per_s * flops_per_token / (a.peak_tflops * 1e12)
+    # The buffers mt-run held in GPU memory (reporting rank), the most at once.
+    gpu_mb = [m for m in metrics.values(a.metrics, "memory.gpu_buffers_mb") if m is not None]
+    memory = f", GPU buffers {max(gpu_mb):.0f} MB" if gpu_mb else ""
     print(f"mtc: {params / 1e6:.1f}M params, seq {a.seq}: {tokens_per_s:.0f} tokens/s, "
-          f"MFU {100 * mfu:.1f}% ({len(timed)} timed steps)")
+          f"MFU {100 * mfu:.1f}% ({len(timed)} timed steps){memory}")
 
 
 if __name__ == "__main__":
