@@ -71,6 +71,15 @@ TEST(KernelProfile, BandwidthIsBytesOverTimePerOp) {
                         "2.0     0.2%"),
             std::string::npos)
       << report;
+  // Floors: softmax's 2.5 MB a step at 3350 GB/s, 0.00075 ms; the GEMM's
+  // 4e9 FLOPs a step at 989 TFLOP/s, 0.0040 ms; the unnamed kernel has none.
+  EXPECT_NE(report.find("2.0     0.1%      0.001"), std::string::npos) << report;
+  EXPECT_NE(report.find("2.0     0.2%      0.004"), std::string::npos) << report;
+  EXPECT_NE(report.find("floor at the peaks: 0.005 ms a step = kernels 0.001 ms (their bytes at "
+                        "the peak bandwidth) + GEMMs 0.004 ms (their FLOPs at the peak); measured "
+                        "834.9x it (1 row without a floor left out)"),
+            std::string::npos)
+      << report;
 }
 
 TEST(KernelProfile, UnknownDeviceHasNoPercentages) {
@@ -78,6 +87,7 @@ TEST(KernelProfile, UnknownDeviceHasNoPercentages) {
   std::string report = mt::profileReport(entries, planWithTraffic(), 1, "some GPU", {});
   EXPECT_NE(report.find("peaks: unknown for this device"), std::string::npos) << report;
   EXPECT_NE(report.find("1.0        -"), std::string::npos) << report;
+  EXPECT_EQ(report.find("floor at the peaks"), std::string::npos) << report;
 }
 
 } // namespace

@@ -23,6 +23,17 @@ std::string ofPeak(double achieved, double peak) {
   return peak > 0 ? format("%.1f%%", 100.0 * achieved / peak) : "-";
 }
 
+/// "0.123" ms, or "-" when unknown (no peak, or no bytes).
+std::string ms(double value) { return value >= 0 ? format("%.3f", value) : "-"; }
+
+/// The 16-bit or fp32 peak a GEMM's operand types ("gemm bf16>f32 ...") run at.
+double gemmPeak(const std::string &name, const DevicePeaks &peaks) {
+  std::string types = name.substr(5, name.find(' ', 5) - 5);
+  return types.rfind("bf16", 0) == 0 || types.rfind("f16", 0) == 0 ? peaks.tflops16
+         : types.rfind("f32", 0) == 0                              ? peaks.tflops32
+                                                                   : 0;
+}
+
 struct Row {
   std::string name;
   int64_t calls = 0;
@@ -103,6 +114,27 @@ std::string profileReport(const std::vector<CudaBackend::ProfileEntry> &entries,
     return sorted;
   };
   double n = static_cast<double>(std::max<int64_t>(steps, 1));
+  // The floor of each row (ms a step): its bytes at the peak bandwidth, a
+  // GEMM's FLOPs at the peak of its types; -1 when either is unknown.
+  auto kernelFloor = [&](const Row &row) {
+    return row.bytes >= 0 && peaks.bandwidthGBs > 0
+               ? static_cast<double>(row.bytes) / n / (peaks.bandwidthGBs * 1e6)
+               : -1.0;
+  };
+  auto gemmFloor = [&](const Row &row) {
+    double peak = gemmPeak(row.name, peaks);
+    return peak > 0 ? row.flops / n / (peak * 1e9) : -1.0;
+  };
+  double kernelFloorMs = 0, gemmFloorMs = 0;
+  int64_t unknownFloors = 0;
+  for (const auto *rows : {&kernels, &gemms})
+    for (const auto &[name, row] : *rows) {
+      double floor = rows == &kernels ? kernelFloor(row) : gemmFloor(row);
+      if (floor < 0)
+        ++unknownFloors;
+      else
+        (rows == &kernels ? kernelFloorMs : gemmFloorMs) += floor;
+    }
   std::string out = format("profile of %lld training step(s) on %s, every rank of this process\n",
                            static_cast<long long>(steps), device.c_str());
   out += format("per step: GPU time %.3f ms = generated kernels %.3f ms (%.0f launches) + GEMMs "
@@ -114,39 +146,45 @@ std::string profileReport(const std::vector<CudaBackend::ProfileEntry> &entries,
                   peaks.bandwidthGBs, peaks.tflops16, peaks.tflops32);
   else
     out += "peaks: unknown for this device (give --peak-bandwidth GB/s and --peak-tflops)\n";
+  if (peaks.bandwidthGBs > 0) {
+    double floor = kernelFloorMs + gemmFloorMs, measured = (kernelMs + gemmMs) / n;
+    out += format("floor at the peaks: %.3f ms a step = kernels %.3f ms (their bytes at the "
+                  "peak bandwidth) + GEMMs %.3f ms (their FLOPs at the peak); measured %.1fx it",
+                  floor, kernelFloorMs, gemmFloorMs, floor > 0 ? measured / floor : 0.0);
+    out += unknownFloors ? format(" (%lld row%s without a floor left out)\n",
+                                  static_cast<long long>(unknownFloors),
+                                  unknownFloors == 1 ? "" : "s")
+                         : std::string("\n");
+  }
 
   bool anyIndirect = false;
-  out += format("\n%-28s %10s %10s %12s %10s %8s\n", "kernels by op", "launches", "ms/step",
-                "MB/step", "GB/s", "of peak");
+  out += format("\n%-28s %10s %10s %12s %10s %8s %10s\n", "kernels by op", "launches", "ms/step",
+                "MB/step", "GB/s", "of peak", "floor ms");
   for (const Row &row : byTime(kernels)) {
     std::string name = row.name + (row.indirect ? "*" : "");
     anyIndirect = anyIndirect || row.indirect;
     if (row.bytes < 0) {
-      out += format("%-28s %10.0f %10.3f %12s %10s %8s\n", name.c_str(), row.calls / n, row.ms / n,
-                    "-", "-", "-");
+      out += format("%-28s %10.0f %10.3f %12s %10s %8s %10s\n", name.c_str(), row.calls / n,
+                    row.ms / n, "-", "-", "-", "-");
       continue;
     }
     double gbs = row.ms > 0 ? static_cast<double>(row.bytes) / (row.ms * 1e6) : 0;
-    out += format("%-28s %10.0f %10.3f %12.3f %10.1f %8s\n", name.c_str(), row.calls / n,
+    out += format("%-28s %10.0f %10.3f %12.3f %10.1f %8s %10s\n", name.c_str(), row.calls / n,
                   row.ms / n, static_cast<double>(row.bytes) / n / 1e6, gbs,
-                  ofPeak(gbs, peaks.bandwidthGBs).c_str());
+                  ofPeak(gbs, peaks.bandwidthGBs).c_str(), ms(kernelFloor(row)).c_str());
   }
   if (anyIndirect)
     out += "* also reads or writes a buffer at data-dependent indices (a gather or scatter), not "
            "counted in MB/step\n";
 
   if (!gemms.empty()) {
-    out += format("\n%-44s %8s %10s %10s %8s\n", "GEMMs by types and shape (M x N x K)", "calls",
-                  "ms/step", "TFLOP/s", "of peak");
+    out += format("\n%-44s %8s %10s %10s %8s %10s\n", "GEMMs by types and shape (M x N x K)",
+                  "calls", "ms/step", "TFLOP/s", "of peak", "floor ms");
     for (const Row &row : byTime(gemms)) {
       double tflops = row.ms > 0 ? row.flops / (row.ms * 1e9) : 0;
-      // "gemm bf16>f32 ...": the operands' type decides the peak.
-      std::string types = row.name.substr(5, row.name.find(' ', 5) - 5);
-      double peak = types.rfind("bf16", 0) == 0 || types.rfind("f16", 0) == 0 ? peaks.tflops16
-                    : types.rfind("f32", 0) == 0                              ? peaks.tflops32
-                                                                              : 0;
-      out += format("%-44s %8.0f %10.3f %10.1f %8s\n", row.name.c_str(), row.calls / n, row.ms / n,
-                    tflops, ofPeak(tflops, peak).c_str());
+      out += format("%-44s %8.0f %10.3f %10.1f %8s %10s\n", row.name.c_str(), row.calls / n,
+                    row.ms / n, tflops, ofPeak(tflops, gemmPeak(row.name, peaks)).c_str(),
+                    ms(gemmFloor(row)).c_str());
     }
   }
   return out;
