@@ -46,6 +46,9 @@ TEST_MODELS = {
     "gpt-wide": GptSpec(layers=2, hidden=256, heads=4, vocab=512, positions=160,
                         description="a small GPT with rows wider than a warp's 16-byte loads, "
                                     "for emulated GPU kernels"),
+    "gpt2-narrow": GptSpec(layers=12, hidden=64, heads=4, vocab=512, positions=64,
+                           description="GPT-2 small's structure (12 layers) at a tiny width: "
+                           "its kernel launches per step, counted without a GPU"),
     "gpt2-1layer": GptSpec(layers=1, hidden=768, heads=12, vocab=50257, positions=1024,
                            description="one GPT-2 small layer, for kernel bandwidth at large batches"),
     "gpt-long-1k": GptSpec(layers=2, hidden=128, heads=4, vocab=1024, positions=1024,
