@@ -66,7 +66,7 @@ if config.cuda_toolkit_found:
     config.substitutions.append(("%cuda_driver_stub", config.cuda_driver_stub))
 # Stands in for libmt-cuda-runtime.so: checks a CUDA plan's launches, runs nothing.
 config.substitutions.append(
-    ("%fake_cuda_runtime", os.path.join(config.mt_obj_root, "lib", "libmt-fake-cuda-runtime.so")))
+    ("%fake_cuda_runtime", os.path.join(config.mt_obj_root, "lib", "libmt-cuda-standin.so")))
 # ptxas assembles the PTX the compiler emits (tests marked REQUIRES: ptxas).
 _ptxas = shutil.which("ptxas") or (
     "/usr/local/cuda/bin/ptxas" if os.path.exists("/usr/local/cuda/bin/ptxas") else None)

@@ -82,6 +82,26 @@ TEST(KernelProfile, BandwidthIsBytesOverTimePerOp) {
       << report;
 }
 
+TEST(KernelProfile, CountedReportGivesFloorsNotTimes) {
+  std::vector<mt::CudaBackend::ProfileEntry> entries{
+      {"softmax", 2, 0.002, 0}, {"gemm bf16>f32 1000x1000x1000 NN", 2, 0.004, 4e9}};
+  std::string device = mt::deviceName(mt::KnownGpu::H100);
+  std::string report =
+      mt::profileReport(entries, planWithTraffic(), 1, device, mt::peaksOf(device), true);
+  EXPECT_NE(report.find("kernel report of 1 training step(s), counted by the stand-in runtime"),
+            std::string::npos)
+      << report;
+  EXPECT_NE(report.find("per step: 2 kernel launches + 2 GEMM calls"), std::string::npos)
+      << report;
+  // softmax: 2 MB at 3350 GB/s; the GEMMs: 4 GFLOP at 989 TFLOP/s.
+  EXPECT_NE(report.find("softmax                               2        2.000      0.001"),
+            std::string::npos)
+      << report;
+  EXPECT_NE(report.find("2        4.000      0.004"), std::string::npos) << report;
+  EXPECT_EQ(report.find("measured"), std::string::npos) << report;
+  EXPECT_EQ(report.find("ms/step"), std::string::npos) << report;
+}
+
 TEST(KernelProfile, UnknownDeviceHasNoPercentages) {
   std::vector<mt::CudaBackend::ProfileEntry> entries{{"softmax", 1, 1.0, 0}};
   std::string report = mt::profileReport(entries, planWithTraffic(), 1, "some GPU", {});

@@ -115,6 +115,15 @@ cl::opt<bool> profile("profile",
                       cl::desc("CUDA plans: time every kernel and GEMM after the first step and "
                                "print them per step"),
                       cl::cat(runCategory));
+cl::opt<mt::KnownGpu> reportKernels(
+    "report-kernels",
+    cl::desc("CUDA plans, no GPU needed: count two steps' kernel launches, bytes and GEMM FLOPs "
+             "with the stand-in runtime (nothing runs; the losses mean nothing) and print each "
+             "one's floor at this GPU's peaks, and the step's"),
+    cl::values(clEnumValN(mt::KnownGpu::A100, "a100", "A100 SXM 80GB"),
+               clEnumValN(mt::KnownGpu::H100, "h100", "H100 SXM"),
+               clEnumValN(mt::KnownGpu::H200, "h200", "H200")),
+    cl::init(mt::KnownGpu::None), cl::cat(runCategory));
 cl::opt<double> peakBandwidth("peak-bandwidth",
                               cl::desc("GB/s: the device's peak for --profile (known for A100, "
                                        "H100, H200)"),
@@ -213,7 +222,8 @@ bool parseOptions(int argc, char **argv, Options &o) {
   o.measureArena = measureArena;
   o.overlapGradReduce = overlapGradReduce;
   o.overlapTpComm = overlapTpComm;
-  o.profile = profile;
+  o.profile = profile || reportKernels != mt::KnownGpu::None;
+  o.reportKernels = reportKernels;
   o.peakBandwidth = peakBandwidth;
   o.peakTflops = peakTflops;
   o.commTimeout = commTimeout;

@@ -5,6 +5,8 @@
 //
 //===----------------------------------------------------------------------===//
 #include "Options.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Path.h"
 
 #include "mt/Plan/PlanFile.h"
 #include "mt/Runtime/Comm/MpiTransport.h"
@@ -56,10 +58,29 @@ int runRank(const Options &o, const mt::plan::Plan &plan, mt::Communicator &comm
   return rc;
 }
 
+/// --report-kernels: the run loads the stand-in runtime beside mt-run
+/// (libmt-cuda-standin.so), which counts what the plan launches and runs
+/// nothing; two steps (the first is left out of the report) unless
+/// --train-iters says otherwise.
+void countWithTheStandIn(Options &o, const char *argv0) {
+  std::string self = llvm::sys::fs::getMainExecutable(argv0, (void *)&countWithTheStandIn);
+  llvm::SmallString<256> standIn(llvm::sys::path::parent_path(llvm::sys::path::parent_path(self)));
+  llvm::sys::path::append(standIn, "lib", "libmt-cuda-standin.so");
+  setenv("MT_CUDA_RUNTIME", standIn.c_str(), 1);
+  if (o.trainIters == 0)
+    o.trainIters = 2;
+  std::printf("--report-kernels: the stand-in CUDA runtime counts the plan's launches; nothing "
+              "runs, so the losses below mean nothing\n");
+}
+
 /// Checks what the options ask of this plan; false after printing why.
 bool checkAgainstPlan(const Options &o, const mt::plan::Plan &plan) {
   if (o.data.empty())
     return fail("no training data: pass --data PATH"), false;
+  if (o.reportKernels != mt::KnownGpu::None && !mt::planTargetsCuda(plan))
+    return fail("--report-kernels counts a CUDA plan's kernels; this plan is for the CPU "
+                "(compile it with --target=cuda)"),
+           false;
   if (o.save.empty() && (o.saveInterval > 0 || o.saveKeep > 0 || o.asyncSave))
     return fail("--save-interval, --save-keep and --async-save need --save DIR"), false;
   if (o.profile && !mt::planTargetsCuda(plan))
@@ -154,6 +175,8 @@ int main(int argc, char **argv) {
   }
   if (!checkAgainstPlan(o, plan))
     return 1;
+  if (o.reportKernels != mt::KnownGpu::None)
+    countWithTheStandIn(o, argv[0]);
   int64_t ranks = mt::planMesh(plan.config()).numRanks();
   mt::installStopHandlers();
   return mt::MpiTransport::launchedByMpi() ? runUnderMpi(o, plan, ranks)

@@ -42,6 +42,46 @@ struct Row {
   bool indirect = false;
 };
 
+const char *const kIndirectNote =
+    "* also reads or writes a buffer at data-dependent indices (a gather or scatter), not "
+    "counted in MB/step\n";
+
+/// Rows by `key`, largest first.
+template <typename Key>
+std::vector<Row> sortedBy(const std::map<std::string, Row> &rows, Key key) {
+  std::vector<Row> sorted;
+  for (const auto &[name, row] : rows)
+    sorted.push_back(row);
+  std::stable_sort(sorted.begin(), sorted.end(),
+                   [&](const Row &a, const Row &b) { return key(a) > key(b); });
+  return sorted;
+}
+
+/// The tables of a counted report: what each op and GEMM shape moves or
+/// computes a step, and its floor; largest floor first.
+template <typename KernelFloor, typename GemmFloor>
+std::string countedTables(const std::map<std::string, Row> &kernels,
+                          const std::map<std::string, Row> &gemms, double n,
+                          KernelFloor kernelFloor, GemmFloor gemmFloor, bool &anyIndirect) {
+  std::string out = format("\n%-28s %10s %12s %10s\n", "kernels by op", "launches", "MB/step",
+                           "floor ms");
+  for (const Row &row : sortedBy(kernels, kernelFloor)) {
+    std::string name = row.name + (row.indirect ? "*" : "");
+    anyIndirect = anyIndirect || row.indirect;
+    std::string mb = row.bytes < 0 ? "-" : format("%.3f", static_cast<double>(row.bytes) / n / 1e6);
+    out += format("%-28s %10.0f %12s %10s\n", name.c_str(), row.calls / n, mb.c_str(),
+                  ms(kernelFloor(row)).c_str());
+  }
+  if (gemms.empty())
+    return out;
+  out += format("\n%-44s %8s %12s %10s\n", "GEMMs by types and shape (M x N x K)", "calls",
+                "GFLOP/step", "floor ms");
+  for (const Row &row : sortedBy(gemms, gemmFloor))
+    out += format("%-44s %8.0f %12.3f %10s\n", row.name.c_str(), row.calls / n,
+                  row.flops / n / 1e9, ms(gemmFloor(row)).c_str());
+  return out;
+}
+
 } // namespace
 
 DevicePeaks peaksOf(const std::string &device) {
@@ -65,6 +105,20 @@ DevicePeaks peaksOf(const std::string &device) {
   return {};
 }
 
+std::string deviceName(KnownGpu gpu) {
+  switch (gpu) {
+  case KnownGpu::A100:
+    return "NVIDIA A100-SXM4-80GB";
+  case KnownGpu::H100:
+    return "NVIDIA H100 80GB HBM3";
+  case KnownGpu::H200:
+    return "NVIDIA H200";
+  case KnownGpu::None:
+    break;
+  }
+  return "";
+}
+
 std::string opOfKernel(const std::string &kernel) {
   size_t cut = kernel.rfind('_');
   if (cut == std::string::npos || cut + 1 == kernel.size())
@@ -77,7 +131,7 @@ std::string opOfKernel(const std::string &kernel) {
 
 std::string profileReport(const std::vector<CudaBackend::ProfileEntry> &entries,
                           const plan::Plan &plan, int64_t steps, const std::string &device,
-                          const DevicePeaks &peaks) {
+                          const DevicePeaks &peaks, bool counted) {
   std::map<std::string, const plan::KernelTraffic *> traffic;
   for (const plan::CodeObject &code : plan.code())
     for (const plan::KernelTraffic &t : code.kernel_traffic())
@@ -135,11 +189,20 @@ std::string profileReport(const std::vector<CudaBackend::ProfileEntry> &entries,
       else
         (rows == &kernels ? kernelFloorMs : gemmFloorMs) += floor;
     }
-  std::string out = format("profile of %lld training step(s) on %s, every rank of this process\n",
-                           static_cast<long long>(steps), device.c_str());
-  out += format("per step: GPU time %.3f ms = generated kernels %.3f ms (%.0f launches) + GEMMs "
-                "%.3f ms (%.0f calls)\n",
-                (kernelMs + gemmMs) / n, kernelMs / n, launches / n, gemmMs / n, gemmCalls / n);
+  std::string out;
+  if (counted) {
+    out = format("kernel report of %lld training step(s), counted by the stand-in runtime "
+                 "(nothing ran), every rank of this process; floors on %s\n",
+                 static_cast<long long>(steps), device.c_str());
+    out += format("per step: %.0f kernel launches + %.0f GEMM calls\n", launches / n,
+                  gemmCalls / n);
+  } else {
+    out = format("profile of %lld training step(s) on %s, every rank of this process\n",
+                 static_cast<long long>(steps), device.c_str());
+    out += format("per step: GPU time %.3f ms = generated kernels %.3f ms (%.0f launches) + "
+                  "GEMMs %.3f ms (%.0f calls)\n",
+                  (kernelMs + gemmMs) / n, kernelMs / n, launches / n, gemmMs / n, gemmCalls / n);
+  }
   if (peaks.bandwidthGBs > 0)
     out += format("peaks: %.0f GB/s memory, %.0f TFLOP/s 16-bit, %.1f TFLOP/s fp32 "
                   "(--peak-bandwidth, --peak-tflops)\n",
@@ -149,8 +212,10 @@ std::string profileReport(const std::vector<CudaBackend::ProfileEntry> &entries,
   if (peaks.bandwidthGBs > 0) {
     double floor = kernelFloorMs + gemmFloorMs, measured = (kernelMs + gemmMs) / n;
     out += format("floor at the peaks: %.3f ms a step = kernels %.3f ms (their bytes at the "
-                  "peak bandwidth) + GEMMs %.3f ms (their FLOPs at the peak); measured %.1fx it",
-                  floor, kernelFloorMs, gemmFloorMs, floor > 0 ? measured / floor : 0.0);
+                  "peak bandwidth) + GEMMs %.3f ms (their FLOPs at the peak)",
+                  floor, kernelFloorMs, gemmFloorMs);
+    if (!counted)
+      out += format("; measured %.1fx it", floor > 0 ? measured / floor : 0.0);
     out += unknownFloors ? format(" (%lld row%s without a floor left out)\n",
                                   static_cast<long long>(unknownFloors),
                                   unknownFloors == 1 ? "" : "s")
@@ -158,6 +223,12 @@ std::string profileReport(const std::vector<CudaBackend::ProfileEntry> &entries,
   }
 
   bool anyIndirect = false;
+  if (counted) {
+    out += countedTables(kernels, gemms, n, kernelFloor, gemmFloor, anyIndirect);
+    if (anyIndirect)
+      out += kIndirectNote;
+    return out;
+  }
   out += format("\n%-28s %10s %10s %12s %10s %8s %10s\n", "kernels by op", "launches", "ms/step",
                 "MB/step", "GB/s", "of peak", "floor ms");
   for (const Row &row : byTime(kernels)) {
@@ -174,8 +245,7 @@ std::string profileReport(const std::vector<CudaBackend::ProfileEntry> &entries,
                   ofPeak(gbs, peaks.bandwidthGBs).c_str(), ms(kernelFloor(row)).c_str());
   }
   if (anyIndirect)
-    out += "* also reads or writes a buffer at data-dependent indices (a gather or scatter), not "
-           "counted in MB/step\n";
+    out += kIndirectNote;
 
   if (!gemms.empty()) {
     out += format("\n%-44s %8s %10s %10s %8s %10s\n", "GEMMs by types and shape (M x N x K)",

@@ -70,16 +70,19 @@ bool TrainingRun::reportProfile(std::string &error) {
   if (!lead_ || !gpu)
     return true;
   gpu->profile(CudaBackend::Profiling::Pause);
-  DevicePeaks peaks = peaksOf(gpu->device());
+  // --report-kernels: the stand-in counted; the floors are the named GPU's.
+  bool counted = o_.reportKernels != KnownGpu::None;
+  std::string device = counted ? deviceName(o_.reportKernels) : gpu->device();
+  DevicePeaks peaks = peaksOf(device);
   if (o_.peakBandwidth > 0)
     peaks.bandwidthGBs = o_.peakBandwidth;
   if (o_.peakTflops > 0)
     peaks.tflops16 = peaks.tflops32 = o_.peakTflops;
-  std::fputs(
-      ("\n" + profileReport(gpu->profileEntries(), plan_, profiledSteps_, gpu->device(), peaks))
-          .c_str(),
-      stdout);
-  if (lastExposedComm_ >= 0)
+  std::fputs(("\n" + profileReport(gpu->profileEntries(), plan_, profiledSteps_, device, peaks,
+                                   counted))
+                 .c_str(),
+             stdout);
+  if (lastExposedComm_ >= 0 && !counted)
     std::printf("exposed communication of the last step (not beside any computation): %.3f ms\n",
                 lastExposedComm_ * 1e3);
   return true;

@@ -29,13 +29,21 @@ struct DevicePeaks {
 /// ("NVIDIA H100 80GB HBM3"); zeros for others.
 DevicePeaks peaksOf(const std::string &device);
 
+/// The GPUs a report can name without one at hand (mt-run --report-kernels).
+enum class KnownGpu { None, A100, H100, H200 };
+/// Its device name as the driver gives it ("NVIDIA H100 80GB HBM3").
+std::string deviceName(KnownGpu gpu);
+
 /// The op a kernel computes: its name without mt-describe-kernels' "_<n>".
 std::string opOfKernel(const std::string &kernel);
 
 /// The report of `entries` timed over `steps` training steps of `plan`.
+/// `counted`: the entries come from the stand-in runtime, which runs
+/// nothing: the report gives launches, bytes, FLOPs and each one's floor
+/// at `peaks`, no times.
 std::string profileReport(const std::vector<CudaBackend::ProfileEntry> &entries,
                           const plan::Plan &plan, int64_t steps, const std::string &device,
-                          const DevicePeaks &peaks);
+                          const DevicePeaks &peaks, bool counted = false);
 
 } // namespace mt
 

@@ -11,6 +11,7 @@
 #ifndef MT_RUNTIME_TRAINING_TRAININGRUN_H
 #define MT_RUNTIME_TRAINING_TRAININGRUN_H
 
+#include "mt/Runtime/Code/KernelProfile.h"
 #include "mt/Runtime/Training/Checkpointing.h"
 #include "mt/Runtime/Training/RunRecorder.h"
 #include "mt/Runtime/Training/Trainer.h"
@@ -38,6 +39,9 @@ struct TrainingRunOptions {
   CollectiveOverlap overlapTpComm = CollectiveOverlap::Auto;
   bool profile = false;
   double peakBandwidth = 0, peakTflops = 0; // 0: the device's known peaks
+  /// --report-kernels: the run counts on the stand-in runtime (mt-run
+  /// loads it) and the report gives floors on this GPU.
+  KnownGpu reportKernels = KnownGpu::None;
   bool evalOnly = false, evalItersGiven = false;
   int64_t trainIters = 0, evalInterval = 0, evalIters = 4, logInterval = 1, maxSkipped = 10;
   std::string split = "949,50,1";

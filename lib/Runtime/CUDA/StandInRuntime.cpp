@@ -1,12 +1,14 @@
-//===- FakeCudaRuntime.cpp - libmt-cuda-runtime.so for machines without GPUs -===//
+//===- StandInRuntime.cpp - libmt-cuda-runtime.so for machines without GPUs -===//
 //
-// The same C interface as lib/Runtime/CUDA, with nothing run: it checks what a
-// CUDA plan's host code asks for, so the whole host path (loading the plan's
-// code and kernel images, resolving mgpu*/mt_blas_* at dlopen, every launch
-// and GEMM of a training run) is tested in CI, where no GPU is.
+// libmt-cuda-standin.so: the same C interface as the CUDA runtime library,
+// with nothing run. It checks what a CUDA plan's host code asks for, so the
+// whole host path (loading the plan's code and kernel images, resolving
+// mgpu*/mt_blas_* at dlopen, every launch and GEMM of a training run) is
+// tested in CI, where no GPU is; and it counts every launch and GEMM, which
+// mt-run --report-kernels turns into the step's floor on a GPU it names.
 //
 // Checked: each module the host code loads by name has a PTX image for the
-// fake device's architecture (sm_90); each kernel it looks up is an .entry of
+// stand-in device's architecture (sm_90); each kernel it looks up is an .entry of
 // that PTX; each launch passes as many parameters as the entry declares,
 // with a grid and a block of 1 to 1024 threads; each GEMM's operands lie
 // inside buffers mt-run allocated (the arena included). Kernels and GEMMs do
@@ -57,12 +59,12 @@ struct State {
 
   ~State() {
     std::fprintf(stderr,
-                 "fake CUDA runtime: %zu module(s) loaded, %zu kernels launched, %ld launches "
+                 "stand-in CUDA runtime: %zu module(s) loaded, %zu kernels launched, %ld launches "
                  "(%ld on one thread), %ld GEMM calls (%ld strided-batched), %zu problem(s)\n",
                  modulesLoaded.size(), kernelsLaunched.size(), launches, singleThread, gemms,
                  batchedGemms, problems.size());
     for (const std::string &p : problems)
-      std::fprintf(stderr, "fake CUDA runtime: %s\n", p.c_str());
+      std::fprintf(stderr, "stand-in CUDA runtime: %s\n", p.c_str());
   }
 };
 
@@ -174,7 +176,7 @@ extern "C" {
 int mt_cuda_open(char *, size_t) { return 1; }
 
 void mt_cuda_describe(char *out, size_t capacity) {
-  fill(out, capacity, "fake CUDA device for tests (sm_90)");
+  fill(out, capacity, "stand-in CUDA device, nothing runs (sm_90)");
 }
 
 void mt_cuda_add_image(const char *module, int cubin, const char *chip, const void *data,
@@ -225,7 +227,7 @@ int mt_cuda_sync(char *error, size_t capacity) {
   std::lock_guard<std::mutex> lock(s.lock);
   if (s.problems.empty())
     return 1;
-  return fill(error, capacity, "fake CUDA runtime: " + s.problems.front());
+  return fill(error, capacity, "stand-in CUDA runtime: " + s.problems.front());
 }
 
 void mt_cuda_profile(int mode) {
