@@ -47,8 +47,7 @@ const char *const kIndirectNote =
     "counted in MB/step\n";
 
 /// Rows by `key`, largest first.
-template <typename Key>
-std::vector<Row> sortedBy(const std::map<std::string, Row> &rows, Key key) {
+template <typename Key> std::vector<Row> sortedBy(const std::map<std::string, Row> &rows, Key key) {
   std::vector<Row> sorted;
   for (const auto &[name, row] : rows)
     sorted.push_back(row);
@@ -62,9 +61,10 @@ std::vector<Row> sortedBy(const std::map<std::string, Row> &rows, Key key) {
 template <typename KernelFloor, typename GemmFloor>
 std::string countedTables(const std::map<std::string, Row> &kernels,
                           const std::map<std::string, Row> &gemms, double n,
-                          KernelFloor kernelFloor, GemmFloor gemmFloor, bool &anyIndirect) {
-  std::string out = format("\n%-28s %10s %12s %10s\n", "kernels by op", "launches", "MB/step",
-                           "floor ms");
+                          KernelFloor kernelFloor, GemmFloor gemmFloor) {
+  bool anyIndirect = false;
+  std::string out =
+      format("\n%-28s %10s %12s %10s\n", "kernels by op", "launches", "MB/step", "floor ms");
   for (const Row &row : sortedBy(kernels, kernelFloor)) {
     std::string name = row.name + (row.indirect ? "*" : "");
     anyIndirect = anyIndirect || row.indirect;
@@ -72,16 +72,58 @@ std::string countedTables(const std::map<std::string, Row> &kernels,
     out += format("%-28s %10.0f %12s %10s\n", name.c_str(), row.calls / n, mb.c_str(),
                   ms(kernelFloor(row)).c_str());
   }
+  if (anyIndirect)
+    out += kIndirectNote;
   if (gemms.empty())
     return out;
   out += format("\n%-44s %8s %12s %10s\n", "GEMMs by types and shape (M x N x K)", "calls",
                 "GFLOP/step", "floor ms");
   for (const Row &row : sortedBy(gemms, gemmFloor))
-    out += format("%-44s %8.0f %12.3f %10s\n", row.name.c_str(), row.calls / n,
-                  row.flops / n / 1e9, ms(gemmFloor(row)).c_str());
+    out += format("%-44s %8.0f %12.3f %10s\n", row.name.c_str(), row.calls / n, row.flops / n / 1e9,
+                  ms(gemmFloor(row)).c_str());
   return out;
 }
 
+/// The tables of a timed report: each op's launches, time, bytes and the
+/// bandwidth reached; each GEMM shape's time and TFLOP/s; beside each its
+/// floor. Slowest first.
+template <typename KernelFloor, typename GemmFloor>
+std::string timedTables(const std::map<std::string, Row> &kernels,
+                        const std::map<std::string, Row> &gemms, double n, const DevicePeaks &peaks,
+                        KernelFloor kernelFloor, GemmFloor gemmFloor) {
+  auto byTime = [](const Row &row) { return row.ms; };
+  bool anyIndirect = false;
+  std::string out;
+  out += format("\n%-28s %10s %10s %12s %10s %8s %10s\n", "kernels by op", "launches", "ms/step",
+                "MB/step", "GB/s", "of peak", "floor ms");
+  for (const Row &row : sortedBy(kernels, byTime)) {
+    std::string name = row.name + (row.indirect ? "*" : "");
+    anyIndirect = anyIndirect || row.indirect;
+    if (row.bytes < 0) {
+      out += format("%-28s %10.0f %10.3f %12s %10s %8s %10s\n", name.c_str(), row.calls / n,
+                    row.ms / n, "-", "-", "-", "-");
+      continue;
+    }
+    double gbs = row.ms > 0 ? static_cast<double>(row.bytes) / (row.ms * 1e6) : 0;
+    out += format("%-28s %10.0f %10.3f %12.3f %10.1f %8s %10s\n", name.c_str(), row.calls / n,
+                  row.ms / n, static_cast<double>(row.bytes) / n / 1e6, gbs,
+                  ofPeak(gbs, peaks.bandwidthGBs).c_str(), ms(kernelFloor(row)).c_str());
+  }
+  if (anyIndirect)
+    out += kIndirectNote;
+
+  if (!gemms.empty()) {
+    out += format("\n%-44s %8s %10s %10s %8s %10s\n", "GEMMs by types and shape (M x N x K)",
+                  "calls", "ms/step", "TFLOP/s", "of peak", "floor ms");
+    for (const Row &row : sortedBy(gemms, byTime)) {
+      double tflops = row.ms > 0 ? row.flops / (row.ms * 1e9) : 0;
+      out += format("%-44s %8.0f %10.3f %10.1f %8s %10s\n", row.name.c_str(), row.calls / n,
+                    row.ms / n, tflops, ofPeak(tflops, gemmPeak(row.name, peaks)).c_str(),
+                    ms(gemmFloor(row)).c_str());
+    }
+  }
+  return out;
+}
 } // namespace
 
 DevicePeaks peaksOf(const std::string &device) {
@@ -159,14 +201,6 @@ std::string profileReport(const std::vector<CudaBackend::ProfileEntry> &entries,
       row.indirect = row.indirect || it->second->indirect();
     }
   }
-  auto byTime = [](const std::map<std::string, Row> &rows) {
-    std::vector<Row> sorted;
-    for (const auto &[name, row] : rows)
-      sorted.push_back(row);
-    std::stable_sort(sorted.begin(), sorted.end(),
-                     [](const Row &a, const Row &b) { return a.ms > b.ms; });
-    return sorted;
-  };
   double n = static_cast<double>(std::max<int64_t>(steps, 1));
   // The floor of each row (ms a step): its bytes at the peak bandwidth, a
   // GEMM's FLOPs at the peak of its types; -1 when either is unknown.
@@ -194,8 +228,8 @@ std::string profileReport(const std::vector<CudaBackend::ProfileEntry> &entries,
     out = format("kernel report of %lld training step(s), counted by the stand-in runtime "
                  "(nothing ran), every rank of this process; floors on %s\n",
                  static_cast<long long>(steps), device.c_str());
-    out += format("per step: %.0f kernel launches + %.0f GEMM calls\n", launches / n,
-                  gemmCalls / n);
+    out +=
+        format("per step: %.0f kernel launches + %.0f GEMM calls\n", launches / n, gemmCalls / n);
   } else {
     out = format("profile of %lld training step(s) on %s, every rank of this process\n",
                  static_cast<long long>(steps), device.c_str());
@@ -216,47 +250,15 @@ std::string profileReport(const std::vector<CudaBackend::ProfileEntry> &entries,
                   floor, kernelFloorMs, gemmFloorMs);
     if (!counted)
       out += format("; measured %.1fx it", floor > 0 ? measured / floor : 0.0);
-    out += unknownFloors ? format(" (%lld row%s without a floor left out)\n",
-                                  static_cast<long long>(unknownFloors),
-                                  unknownFloors == 1 ? "" : "s")
-                         : std::string("\n");
+    out += unknownFloors
+               ? format(" (%lld row%s without a floor left out)\n",
+                        static_cast<long long>(unknownFloors), unknownFloors == 1 ? "" : "s")
+               : std::string("\n");
   }
 
-  bool anyIndirect = false;
-  if (counted) {
-    out += countedTables(kernels, gemms, n, kernelFloor, gemmFloor, anyIndirect);
-    if (anyIndirect)
-      out += kIndirectNote;
-    return out;
-  }
-  out += format("\n%-28s %10s %10s %12s %10s %8s %10s\n", "kernels by op", "launches", "ms/step",
-                "MB/step", "GB/s", "of peak", "floor ms");
-  for (const Row &row : byTime(kernels)) {
-    std::string name = row.name + (row.indirect ? "*" : "");
-    anyIndirect = anyIndirect || row.indirect;
-    if (row.bytes < 0) {
-      out += format("%-28s %10.0f %10.3f %12s %10s %8s %10s\n", name.c_str(), row.calls / n,
-                    row.ms / n, "-", "-", "-", "-");
-      continue;
-    }
-    double gbs = row.ms > 0 ? static_cast<double>(row.bytes) / (row.ms * 1e6) : 0;
-    out += format("%-28s %10.0f %10.3f %12.3f %10.1f %8s %10s\n", name.c_str(), row.calls / n,
-                  row.ms / n, static_cast<double>(row.bytes) / n / 1e6, gbs,
-                  ofPeak(gbs, peaks.bandwidthGBs).c_str(), ms(kernelFloor(row)).c_str());
-  }
-  if (anyIndirect)
-    out += kIndirectNote;
-
-  if (!gemms.empty()) {
-    out += format("\n%-44s %8s %10s %10s %8s %10s\n", "GEMMs by types and shape (M x N x K)",
-                  "calls", "ms/step", "TFLOP/s", "of peak", "floor ms");
-    for (const Row &row : byTime(gemms)) {
-      double tflops = row.ms > 0 ? row.flops / (row.ms * 1e9) : 0;
-      out += format("%-44s %8.0f %10.3f %10.1f %8s %10s\n", row.name.c_str(), row.calls / n,
-                    row.ms / n, tflops, ofPeak(tflops, gemmPeak(row.name, peaks)).c_str(),
-                    ms(gemmFloor(row)).c_str());
-    }
-  }
+  if (counted)
+    return out + countedTables(kernels, gemms, n, kernelFloor, gemmFloor);
+  out += timedTables(kernels, gemms, n, peaks, kernelFloor, gemmFloor);
   return out;
 }
 
