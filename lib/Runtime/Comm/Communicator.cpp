@@ -299,6 +299,10 @@ bool Communicator::reduceScatter(const Group &group, const void *in,
         return false;
       src = received.data();
     }
+    // An empty piece has no data to copy (and empty vectors may hand out
+    // null, which memcpy must not get even for 0 bytes).
+    if (bytes == 0)
+      continue;
     if (i == 0)
       std::memcpy(acc.data(), src, bytes);
     else
