@@ -1,6 +1,7 @@
 // RUN: mt-opt %s -split-input-file -verify-diagnostics --mt-map-to-gpu | FileCheck %s
 // RUN: mt-opt %s -split-input-file -verify-diagnostics --mt-map-to-gpu=warp-rows-per-block=0 | FileCheck %s --check-prefix=THREAD
 // RUN: mt-opt %s -split-input-file -verify-diagnostics --mt-map-to-gpu=vector-bytes=0 | FileCheck %s --check-prefix=SCALAR
+// RUN: mt-opt %s -split-input-file -verify-diagnostics --mt-map-to-gpu=column-reductions=false | FileCheck %s --check-prefix=LOOPS
 // RUN: not mt-opt %s -split-input-file --mt-map-to-gpu=warp-rows-per-block=33 2>&1 | FileCheck %s --check-prefix=BAD
 // BAD: mt-map-to-gpu: warp-rows-per-block must be 0 to 32
 
@@ -155,21 +156,156 @@ func.func @host_needs_device_value(%a: memref<8xf32>) {
 
 // -----
 
-// A bias gradient (a sum over rows per column): the columns run on threads,
-// each summing its rows in order, not the whole sum on one thread.
+// A bias gradient (a sum over rows per column): a thread per chunk of 4
+// columns keeps their sums in a vector, starting from the output's value,
+// and adds 8 rows at a time, their loads first, in row order; one store.
+// LOOPS (column-reductions=false): a thread per column, each summing its
+// rows in order through the output buffer.
 // CHECK-LABEL: func.func @column_sums
+// CHECK-SAME: (%[[A:.*]]: memref<8x4xf32>, %[[OUT:.*]]: memref<4xf32>)
 // CHECK-NOT: gpu.launch
 // CHECK: scf.parallel
-// CHECK: scf.for
-// CHECK: memref.load
-// CHECK: arith.addf
+// CHECK: %[[COL:.*]] = arith.muli %{{.*}}, %c4 : index
+// CHECK: %[[INIT:.*]] = vector.load %[[OUT]][%[[COL]]] {alignment = 16 : i64} : memref<4xf32>, vector<4xf32>
+// CHECK: %[[SUM:.*]] = scf.for %[[ROW:.*]] = %{{.*}} to %{{.*}} step %{{.*}} iter_args(%[[ACC:.*]] = %[[INIT]]) -> (vector<4xf32>)
+// CHECK: %[[R0:.*]] = vector.load %[[A]][%[[ROW]], %[[COL]]]
+// CHECK-COUNT-7: vector.load %[[A]]
+// CHECK: %[[S0:.*]] = arith.addf %[[R0]], %[[ACC]] : vector<4xf32>
+// CHECK-COUNT-7: arith.addf
+// CHECK: vector.store %[[SUM]], %[[OUT]][%[[COL]]]
 // CHECK: thread_x
+// LOOPS-LABEL: func.func @column_sums
+// LOOPS-NOT: gpu.launch
+// LOOPS: scf.parallel
+// LOOPS: scf.for
+// LOOPS: memref.load
+// LOOPS: arith.addf
+// LOOPS: thread_x
 func.func @column_sums(%a: memref<8x4xf32>, %out: memref<4xf32>) {
   linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d1)>], iterator_types = ["reduction", "parallel"]}
     ins(%a : memref<8x4xf32>) outs(%out : memref<4xf32>) {
   ^bb0(%x: f32, %y: f32):
     %s = arith.addf %x, %y : f32
     linalg.yield %s : f32
+  }
+  return
+}
+
+// -----
+
+// A bf16 bias gradient as mt-lower-to-linalg leaves it: partial sums over 2
+// blocks of 4 rows, their sum, rounded to bf16 and widened back, added into
+// the f32 accumulator. Two kernels: the partials (8 bf16 columns a thread,
+// 4 rows loaded at a time, the fill folded into the sums' start), then the
+// sum with the rounding and the add on its registers; the rounded and the
+// widened values are not stored (nothing else reads them) and their
+// buffers are gone.
+// CHECK-LABEL: func.func @bias_gradient
+// CHECK-SAME: (%[[DY:.*]]: memref<2x4x16xbf16>, %[[ACC:.*]]: memref<16xf32>)
+// CHECK: %[[PARTIAL:.*]] = memref.alloc() : memref<2x16xf32>
+// CHECK-NOT: memref.alloc
+// CHECK-NOT: linalg.fill
+// CHECK: scf.parallel
+// CHECK: %[[ZEROS:.*]] = vector.broadcast %{{.*}} : f32 to vector<8xf32>
+// CHECK: scf.for {{.*}} iter_args(%{{.*}} = %[[ZEROS]]) -> (vector<8xf32>)
+// CHECK-COUNT-4: vector.load %[[DY]]
+// CHECK: vector.store %{{.*}}, %[[PARTIAL]]
+// CHECK: scf.parallel
+// CHECK: %[[TOTAL:.*]] = scf.for {{.*}} -> (vector<4xf32>)
+// CHECK: %[[ROUNDED:.*]] = arith.truncf %[[TOTAL]] : vector<4xf32> to vector<4xbf16>
+// CHECK: %[[WIDE:.*]] = arith.extf %[[ROUNDED]] : vector<4xbf16> to vector<4xf32>
+// CHECK: %[[OLD:.*]] = vector.load %[[ACC]]
+// CHECK: %[[NEW:.*]] = arith.addf %[[OLD]], %[[WIDE]] : vector<4xf32>
+// CHECK-NOT: vector.store
+// CHECK: vector.store %[[NEW]], %[[ACC]]
+// CHECK-NOT: vector.store
+// CHECK: return
+func.func @bias_gradient(%dy: memref<2x4x16xbf16>, %acc: memref<16xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %partial = memref.alloc() : memref<2x16xf32>
+  linalg.fill ins(%zero : f32) outs(%partial : memref<2x16xf32>)
+  linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d2)>], iterator_types = ["parallel", "reduction", "parallel"]}
+    ins(%dy : memref<2x4x16xbf16>) outs(%partial : memref<2x16xf32>) {
+  ^bb0(%x: bf16, %s: f32):
+    %w = arith.extf %x : bf16 to f32
+    %t = arith.addf %s, %w : f32
+    linalg.yield %t : f32
+  }
+  %sum = memref.alloc() : memref<16xf32>
+  linalg.fill ins(%zero : f32) outs(%sum : memref<16xf32>)
+  linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d1)>], iterator_types = ["reduction", "parallel"]}
+    ins(%partial : memref<2x16xf32>) outs(%sum : memref<16xf32>) {
+  ^bb0(%x: f32, %s: f32):
+    %t = arith.addf %s, %x : f32
+    linalg.yield %t : f32
+  }
+  %rounded = memref.alloc() : memref<16xbf16>
+  linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]}
+    ins(%sum : memref<16xf32>) outs(%rounded : memref<16xbf16>) {
+  ^bb0(%x: f32, %y: bf16):
+    %r = arith.truncf %x : f32 to bf16
+    linalg.yield %r : bf16
+  }
+  %wide = memref.alloc() : memref<16xf32>
+  linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]}
+    ins(%rounded : memref<16xbf16>) outs(%wide : memref<16xf32>) {
+  ^bb0(%x: bf16, %y: f32):
+    %w = arith.extf %x : bf16 to f32
+    linalg.yield %w : f32
+  }
+  linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]}
+    ins(%wide : memref<16xf32>) outs(%acc : memref<16xf32>) {
+  ^bb0(%x: f32, %y: f32):
+    %t = arith.addf %y, %x : f32
+    linalg.yield %t : f32
+  }
+  return
+}
+
+// -----
+
+// A result read after the chain (the bf16 gradient also returned) is
+// stored where it is made; the chain stops at an op that reads something
+// the group wrote other than its latest result.
+// CHECK-LABEL: func.func @bias_gradient_kept
+// CHECK-SAME: (%[[DY:.*]]: memref<8x16xf32>, %[[OUT:.*]]: memref<16xbf16>, %[[ACC:.*]]: memref<16xf32>)
+// CHECK: scf.parallel
+// CHECK: %[[SUM:.*]] = scf.for
+// CHECK: %[[ROUNDED:.*]] = arith.truncf %[[SUM]]
+// CHECK: vector.store %[[ROUNDED]], %[[OUT]]
+// CHECK: %[[WIDE:.*]] = arith.extf %[[ROUNDED]]
+// CHECK: vector.store %[[WIDE]]
+// CHECK-NOT: arith.addf
+// CHECK: thread_x
+func.func @bias_gradient_kept(%dy: memref<8x16xf32>, %out: memref<16xbf16>, %acc: memref<16xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %sum = memref.alloc() : memref<16xf32>
+  linalg.fill ins(%zero : f32) outs(%sum : memref<16xf32>)
+  linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d1)>], iterator_types = ["reduction", "parallel"]}
+    ins(%dy : memref<8x16xf32>) outs(%sum : memref<16xf32>) {
+  ^bb0(%x: f32, %s: f32):
+    %t = arith.addf %s, %x : f32
+    linalg.yield %t : f32
+  }
+  linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]}
+    ins(%sum : memref<16xf32>) outs(%out : memref<16xbf16>) {
+  ^bb0(%x: f32, %y: bf16):
+    %r = arith.truncf %x : f32 to bf16
+    linalg.yield %r : bf16
+  }
+  %wide = memref.alloc() : memref<16xf32>
+  linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]}
+    ins(%out : memref<16xbf16>) outs(%wide : memref<16xf32>) {
+  ^bb0(%x: bf16, %y: f32):
+    %w = arith.extf %x : bf16 to f32
+    linalg.yield %w : f32
+  }
+  // Reads the sum again, not only the latest result: not folded in.
+  linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]}
+    ins(%wide, %sum : memref<16xf32>, memref<16xf32>) outs(%acc : memref<16xf32>) {
+  ^bb0(%x: f32, %z: f32, %y: f32):
+    %t = arith.addf %x, %z : f32
+    linalg.yield %t : f32
   }
   return
 }

@@ -146,6 +146,19 @@ def MapToGPUPass : Pass<"mt-map-to-gpu", "mlir::ModuleOp"> {
       32 W further: aligned `vector.load`/`vector.store`, the arithmetic on
       vectors, sums and maxima kept per element and combined in order
       before the warp combines the lanes);
+    - a column reduction (a `linalg.generic` whose innermost loop is
+      parallel and which reduces over others: a bias gradient's partial sums
+      over blocks of rows, then the sum of the partials) becomes an
+      `scf.parallel` over chunks of `vector-bytes` of output columns: each
+      thread keeps its sums in a vector, walks the reduction loops in the
+      op's order (so every element adds in the same order as before), loads
+      8 rows before adding them, and stores once. The `linalg.fill` that
+      initialised the output just before is folded into the sums' start,
+      and the elementwise ops that follow and read the result at the same
+      element (a rounding to bf16 and back, the add into the gradient
+      accumulator) are computed on the registers; a buffer of the chain is
+      stored only where something else reads it (`column-reductions=false`:
+      the loop-nest path below);
     - a sum of a whole buffer into a 0-d f32 one (the leaf of a levelled
       sum) runs on one warp: lane l adds elements l, l + 32, ... in order,
       `gpu.subgroup_reduce` combines the lanes, lane 0 adds the total to
@@ -182,7 +195,9 @@ def MapToGPUPass : Pass<"mt-map-to-gpu", "mlir::ModuleOp"> {
     Option<"warpRowsPerBlock", "warp-rows-per-block", "int64_t", "4",
            "rows per block of a row kernel run a warp per row (0: a thread per row)">,
     Option<"vectorBytes", "vector-bytes", "int64_t", "16",
-           "bytes an elementwise kernel's thread, or a row kernel's lane, loads per operand at once (0: one element)">
+           "bytes an elementwise kernel's thread, or a row kernel's lane, loads per operand at once (0: one element)">,
+    Option<"columnReductions", "column-reductions", "bool", "true",
+           "sums down columns (bias gradients) as one vector kernel each, with the fill before and the elementwise ops after folded in (false: the loop-nest path)">
   ];
   let dependentDialects = ["::mlir::gpu::GPUDialect", "::mlir::scf::SCFDialect",
                            "::mlir::memref::MemRefDialect", "::mlir::arith::ArithDialect",

@@ -1,6 +1,7 @@
 //===- MapToGPU.cpp - loop nests of a bufferized function as device work ---===//
 #include "mt/Conversion/Passes.h"
 
+#include "ColumnReductions.h"
 #include "Placement.h"
 #include "VectorizeElementwise.h"
 #include "WarpRows.h"
@@ -134,6 +135,18 @@ struct MapToGPUPass : mt::impl::MapToGPUPassBase<MapToGPUPass> {
           rewriter.eraseOp(copy);
           (void)linalgCopy;
         }
+      }
+      // Column sums first: each takes the fill before it and the
+      // elementwise ops after it into its kernel.
+      if (columnReductions) {
+        // (Reductions only: the elementwise ops folded in are erased.)
+        SmallVector<linalg::GenericOp> generics;
+        for (auto generic : fn.getBody().front().getOps<linalg::GenericOp>())
+          if (generic.getNumReductionLoops() > 0)
+            generics.push_back(generic);
+        for (linalg::GenericOp generic : generics)
+          if (scf::ParallelOp p = mt::reduceColumnsOnVectors(rewriter, generic, vectorBytes))
+            parallel.push_back(p);
       }
       for (Operation &op : llvm::make_early_inc_range(fn.getBody().front())) {
         if (auto linalgOp = dyn_cast<linalg::LinalgOp>(op)) {

@@ -22,14 +22,9 @@
 using namespace mlir;
 
 namespace mt {
-namespace {
 
-/// How an operand is read in a chunk.
-enum class Access { Vector, Broadcast };
-
-/// The operand's access, if a chunk of `width` elements along the innermost
-/// loop is one run of it aligned to the vector's size.
-std::optional<Access> accessOf(Value operand, AffineMap map, unsigned innermost, int64_t width) {
+std::optional<VectorAccess> vectorAccessOf(Value operand, AffineMap map, unsigned innermost,
+                                           int64_t width) {
   auto type = dyn_cast<MemRefType>(operand.getType());
   // i1 is a byte in memory but a bit in a vector (see VectorizeRows.cpp).
   if (!type || !map.isProjectedPermutation() || !type.getElementType().isIntOrFloat() ||
@@ -43,7 +38,7 @@ std::optional<Access> accessOf(Value operand, AffineMap map, unsigned innermost,
       varies = true;
     }
   if (!varies)
-    return Access::Broadcast;
+    return VectorAccess::Broadcast;
   SmallVector<int64_t> strides;
   int64_t offset;
   if (failed(type.getStridesAndOffset(strides, offset)) || ShapedType::isDynamic(offset) ||
@@ -52,11 +47,9 @@ std::optional<Access> accessOf(Value operand, AffineMap map, unsigned innermost,
   for (int64_t s : ArrayRef<int64_t>(strides).drop_back())
     if (ShapedType::isDynamic(s) || s % width)
       return std::nullopt;
-  return Access::Vector;
+  return VectorAccess::Vector;
 }
 
-/// Arithmetic on the elements and on their indices (`linalg.index`: a
-/// dropout mask is keyed by each element's position).
 bool vectorizableBody(Block &body) {
   for (Operation &op : body.without_terminator()) {
     if (isa<linalg::IndexOp>(op))
@@ -69,6 +62,8 @@ bool vectorizableBody(Block &body) {
   }
   return true;
 }
+
+namespace {
 
 /// `first`, `first` + 1, ..., `first` + W - 1: a chunk's positions along
 /// the innermost loop (linalg.index there).
@@ -83,6 +78,52 @@ Value positionsFrom(IRRewriter &rewriter, Location loc, Value first, int64_t wid
 }
 
 } // namespace
+
+Value loadChunk(IRRewriter &rewriter, Location loc, Value buffer, ValueRange at,
+                VectorAccess access, int64_t width) {
+  Type element = cast<MemRefType>(buffer.getType()).getElementType();
+  auto type = VectorType::get({width}, element);
+  if (access == VectorAccess::Vector)
+    return vector::LoadOp::create(rewriter, loc, type, buffer, at, /*nontemporal=*/false,
+                                  vectorAlignment(element, width));
+  Value scalar = memref::LoadOp::create(rewriter, loc, buffer, at);
+  return vector::BroadcastOp::create(rewriter, loc, type, scalar);
+}
+
+SmallVector<Value> cloneBodyOnVectors(IRRewriter &rewriter, Location loc, Block &body,
+                                      IRMapping &mapping, int64_t width,
+                                      llvm::function_ref<Value(unsigned)> positions) {
+  auto vectorOf = [&](Type element) { return VectorType::get({width}, element); };
+  for (Operation &inner : body.without_terminator()) {
+    if (auto position = dyn_cast<linalg::IndexOp>(inner)) {
+      mapping.map(position.getResult(), positions(position.getDim()));
+      continue;
+    }
+    if (auto constant = dyn_cast<arith::ConstantOp>(inner)) {
+      auto splat = DenseElementsAttr::get(vectorOf(constant.getType()), constant.getValue());
+      mapping.map(constant.getResult(),
+                  arith::ConstantOp::create(rewriter, loc, vectorOf(constant.getType()), splat));
+      continue;
+    }
+    // A scalar from outside the body (a hyperparameter) is the same in
+    // every lane.
+    for (Value operand : inner.getOperands())
+      if (!mapping.contains(operand) && operand.getParentBlock() != &body)
+        mapping.map(operand, vector::BroadcastOp::create(rewriter, loc, vectorOf(operand.getType()),
+                                                         operand));
+    Operation *copy = rewriter.clone(inner, mapping);
+    for (OpResult result : copy->getResults())
+      result.setType(vectorOf(result.getType()));
+  }
+  SmallVector<Value> results;
+  for (Value yielded : body.getTerminator()->getOperands()) {
+    Value value = mapping.lookupOrDefault(yielded);
+    if (!isa<VectorType>(value.getType())) // the body passes a scalar through
+      value = vector::BroadcastOp::create(rewriter, loc, vectorOf(value.getType()), value);
+    results.push_back(value);
+  }
+  return results;
+}
 
 scf::ParallelOp vectorizeElementwise(IRRewriter &rewriter, linalg::GenericOp op,
                                      int64_t vectorBytes) {
@@ -103,12 +144,12 @@ scf::ParallelOp vectorizeElementwise(IRRewriter &rewriter, linalg::GenericOp op,
   unsigned innermost = op.getNumLoops() - 1;
   if (width < 2 || ranges[innermost] % width)
     return nullptr;
-  SmallVector<Access> access;
+  SmallVector<VectorAccess> access;
   for (OpOperand &operand : op->getOpOperands()) {
     AffineMap map = op.getMatchingIndexingMap(&operand);
-    std::optional<Access> a = accessOf(operand.get(), map, innermost, width);
+    std::optional<VectorAccess> a = vectorAccessOf(operand.get(), map, innermost, width);
     bool isOutput = op.isDpsInit(&operand);
-    if (!a || (isOutput && (*a != Access::Vector || !map.isIdentity())))
+    if (!a || (isOutput && (*a != VectorAccess::Vector || !map.isIdentity())))
       return nullptr;
     access.push_back(*a);
   }
@@ -132,9 +173,6 @@ scf::ParallelOp vectorizeElementwise(IRRewriter &rewriter, linalg::GenericOp op,
       rest = arith::DivUIOp::create(rewriter, loc, rest, size);
   }
   auto vectorOf = [&](Type element) { return VectorType::get({width}, element); };
-  auto alignmentOf = [&](Type element) {
-    return llvm::MaybeAlign(width * element.getIntOrFloatBitWidth() / 8);
-  };
 
   IRMapping mapping;
   Block &body = *op.getBlock();
@@ -146,54 +184,24 @@ scf::ParallelOp vectorizeElementwise(IRRewriter &rewriter, linalg::GenericOp op,
     SmallVector<Value> at;
     for (unsigned r = 0; r < map.getNumResults(); ++r)
       at.push_back(ivs[map.getDimPosition(r)]);
-    Type element = arg.getType();
-    Value value;
-    if (access[operand.getOperandNumber()] == Access::Vector) {
-      value = vector::LoadOp::create(rewriter, loc, vectorOf(element), operand.get(), at,
-                                     /*nontemporal=*/false, alignmentOf(element));
-    } else {
-      Value scalar = memref::LoadOp::create(rewriter, loc, operand.get(), at);
-      value = vector::BroadcastOp::create(rewriter, loc, vectorOf(element), scalar);
-    }
+    Value value =
+        loadChunk(rewriter, loc, operand.get(), at, access[operand.getOperandNumber()], width);
     mapping.map(arg, value);
   }
   Value innermostPositions; // made when the body reads them
-  for (Operation &inner : body.without_terminator()) {
-    if (auto position = dyn_cast<linalg::IndexOp>(inner)) {
-      unsigned d = position.getDim();
-      if (d == innermost && !innermostPositions)
-        innermostPositions = positionsFrom(rewriter, loc, ivs[d], width);
-      mapping.map(position.getResult(),
-                  d == innermost ? innermostPositions
-                                 : vector::BroadcastOp::create(
-                                       rewriter, loc, vectorOf(rewriter.getIndexType()), ivs[d])
-                                       .getResult());
-      continue;
-    }
-    if (auto constant = dyn_cast<arith::ConstantOp>(inner)) {
-      auto splat = DenseElementsAttr::get(vectorOf(constant.getType()), constant.getValue());
-      mapping.map(constant.getResult(),
-                  arith::ConstantOp::create(rewriter, loc, vectorOf(constant.getType()), splat));
-      continue;
-    }
-    // A scalar from outside the body (a hyperparameter) is the same in
-    // every lane.
-    for (Value operand : inner.getOperands())
-      if (!mapping.contains(operand) && operand.getParentBlock() != &body)
-        mapping.map(operand, vector::BroadcastOp::create(rewriter, loc, vectorOf(operand.getType()),
-                                                         operand));
-    Operation *copy = rewriter.clone(inner, mapping);
-    for (OpResult result : copy->getResults())
-      result.setType(vectorOf(result.getType()));
-  }
-  auto yield = cast<linalg::YieldOp>(body.getTerminator());
-  for (auto [k, output] : llvm::enumerate(op.getDpsInits())) {
-    Value value = mapping.lookupOrDefault(yield.getOperand(k));
+  SmallVector<Value> results =
+      cloneBodyOnVectors(rewriter, loc, body, mapping, width, [&](unsigned d) -> Value {
+        if (d != innermost)
+          return vector::BroadcastOp::create(rewriter, loc, vectorOf(rewriter.getIndexType()),
+                                             ivs[d]);
+        if (!innermostPositions)
+          innermostPositions = positionsFrom(rewriter, loc, ivs[d], width);
+        return innermostPositions;
+      });
+  for (auto [value, output] : llvm::zip(results, op.getDpsInits())) {
     Type element = cast<MemRefType>(output.getType()).getElementType();
-    if (!isa<VectorType>(value.getType())) // the body passes a block argument through
-      value = vector::BroadcastOp::create(rewriter, loc, vectorOf(element), value);
     vector::StoreOp::create(rewriter, loc, value, output, ivs, /*nontemporal=*/false,
-                            alignmentOf(element));
+                            vectorAlignment(element, width));
   }
   rewriter.eraseOp(op);
   return chunks;

@@ -4,9 +4,49 @@
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/IRMapping.h"
 #include "mlir/IR/PatternMatch.h"
 
+#include <optional>
+
 namespace mt {
+
+/// How a kernel's chunk of W neighbouring elements reads an operand.
+enum class VectorAccess {
+  Vector,    ///< one aligned run of W elements: one vector.load
+  Broadcast, ///< constant along the chunk: one scalar load, broadcast
+};
+
+/// The operand's access (read through `map`) when a chunk is W = `width`
+/// neighbouring iterations of loop `innermost`, if the chunk is one aligned
+/// run of it or constant along it; none when the loop walks a strided
+/// dimension or the layout does not keep the run aligned to its size.
+std::optional<VectorAccess> vectorAccessOf(mlir::Value operand, mlir::AffineMap map,
+                                           unsigned innermost, int64_t width);
+
+/// Whether a linalg body can run on vectors: arithmetic on the elements and
+/// on their indices (`linalg.index`: a dropout mask is keyed by each
+/// element's position).
+bool vectorizableBody(mlir::Block &body);
+
+/// The alignment a vector of `width` `element`s is accessed with (its size:
+/// NVPTX emits one ld.global.v4 only for a stated alignment).
+inline llvm::MaybeAlign vectorAlignment(mlir::Type element, int64_t width) {
+  return llvm::MaybeAlign(width * element.getIntOrFloatBitWidth() / 8);
+}
+
+/// The chunk of `buffer` at `at` as a vector of `width` elements.
+mlir::Value loadChunk(mlir::IRRewriter &rewriter, mlir::Location loc, mlir::Value buffer,
+                      mlir::ValueRange at, VectorAccess access, int64_t width);
+
+/// Clones `body`'s ops on vectors of `width` lanes at the rewriter's
+/// insertion point, its block arguments taken from `mapping` (vectors);
+/// `positions(d)` gives the chunk's `linalg.index d`. Returns what the body
+/// yields, as vectors.
+llvm::SmallVector<mlir::Value>
+cloneBodyOnVectors(mlir::IRRewriter &rewriter, mlir::Location loc, mlir::Block &body,
+                   mlir::IRMapping &mapping, int64_t width,
+                   llvm::function_ref<mlir::Value(unsigned)> positions);
 
 /// Rewrites an elementwise `op` (every loop parallel, a body of arith and
 /// math ops, static shapes and strides) as an scf.parallel over chunks of

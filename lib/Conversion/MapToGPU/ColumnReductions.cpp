@@ -1,0 +1,330 @@
+//===- ColumnReductions.cpp - sums down columns on vectors, with epilogues -===//
+//
+// A bias gradient was seven launches (a fill and a partial sum per block of
+// rows, a fill and the sum of the partials, a rounding to bf16, a widening
+// back, the add into the accumulator), and its partial sums read one 2-byte
+// element per thread with one load in flight: 7% of an H100's bandwidth
+// (bench/gpu/results/2026-11-27-h100-run3.log). Here the partial sums and
+// the final sum are a kernel each: 16-byte loads, several rows' loads issued
+// before their adds, the fills and the elementwise tail folded in. Every
+// output element still adds its terms in the op's order, so the results are
+// those of the CPU's loops, bit for bit.
+//
+//===----------------------------------------------------------------------===//
+#include "ColumnReductions.h"
+
+#include "VectorizeElementwise.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/Interfaces/ViewLikeInterface.h"
+
+#include <functional>
+
+using namespace mlir;
+
+namespace mt {
+namespace {
+
+/// Rows of the innermost reduction loaded before they are added: a thread
+/// waits on one memory latency per group instead of per row.
+constexpr int64_t kRowsInFlight = 8;
+
+/// How many rows a step of a reduction loop over `extent` rows loads.
+int64_t rowsPerStep(int64_t extent) {
+  for (int64_t u = kRowsInFlight; u > 1; u /= 2)
+    if (extent % u == 0)
+      return u;
+  return 1;
+}
+
+/// The buffer `v` views (through reshapes, subviews, casts).
+Value rootOf(Value v) {
+  while (auto view = v.getDefiningOp<ViewLikeOpInterface>())
+    v = view.getViewSource();
+  return v;
+}
+
+bool mentions(Operation *op, Value root) {
+  return op
+      ->walk([&](Operation *inner) {
+        for (Value operand : inner->getOperands())
+          if (isa<MemRefType>(operand.getType()) && rootOf(operand) == root)
+            return WalkResult::interrupt();
+        return WalkResult::advance();
+      })
+      .wasInterrupted();
+}
+
+/// The fill of `out` shortly before `op` with nothing between touching it.
+linalg::FillOp initialFill(linalg::GenericOp op, Value out) {
+  Value root = rootOf(out);
+  Operation *at = op->getPrevNode();
+  for (int steps = 0; at && steps < 16; ++steps, at = at->getPrevNode()) {
+    if (auto fill = dyn_cast<linalg::FillOp>(at))
+      if (fill.hasPureBufferSemantics() && fill.getDpsInits()[0] == out)
+        return fill;
+    if (mentions(at, root))
+      return {};
+  }
+  return {};
+}
+
+bool readsIndices(Block &body) {
+  return llvm::any_of(body, [](Operation &op) { return isa<linalg::IndexOp>(op); });
+}
+
+/// The column reduction's shape: its loops, which are parallel (the last
+/// one, the columns, among them), the chunk width.
+struct Shape {
+  SmallVector<int64_t> ranges;
+  SmallVector<unsigned> parallel, reduction;
+  unsigned column = 0;
+  int64_t width = 0;
+  SmallVector<VectorAccess> access; // per input
+};
+
+std::optional<Shape> shapeOf(linalg::GenericOp op, int64_t vectorBytes) {
+  if (vectorBytes <= 0 || !op.hasPureBufferSemantics() || op.getNumDpsInits() != 1 ||
+      op.getNumLoops() < 2 || op.getNumReductionLoops() == 0 ||
+      !vectorizableBody(*op.getBlock()) || readsIndices(*op.getBlock()))
+    return std::nullopt;
+  Shape s;
+  s.ranges = op.getStaticLoopRanges();
+  if (llvm::any_of(s.ranges, ShapedType::isDynamic))
+    return std::nullopt;
+  auto iterators = op.getIteratorTypesArray();
+  s.column = op.getNumLoops() - 1;
+  if (iterators[s.column] != utils::IteratorType::parallel)
+    return std::nullopt;
+  for (unsigned d = 0; d < iterators.size(); ++d)
+    (iterators[d] == utils::IteratorType::parallel ? s.parallel : s.reduction).push_back(d);
+  // The output is indexed by the parallel loops, in order.
+  AffineMap outMap = op.getIndexingMapsArray().back();
+  if (!outMap.isProjectedPermutation() || outMap.getNumResults() != s.parallel.size())
+    return std::nullopt;
+  for (auto [r, d] : llvm::enumerate(s.parallel))
+    if (outMap.getDimPosition(r) != d)
+      return std::nullopt;
+  // W elements of the widest input read along the columns fill `vectorBytes`.
+  int64_t widest = 0;
+  for (OpOperand *in : op.getDpsInputOperands()) {
+    auto type = dyn_cast<MemRefType>(in->get().getType());
+    if (!type)
+      return std::nullopt;
+    if (op.getMatchingIndexingMap(in).isFunctionOfDim(s.column))
+      widest = std::max<int64_t>(widest, type.getElementTypeBitWidth() / 8);
+  }
+  if (widest == 0 || vectorBytes % widest)
+    return std::nullopt;
+  s.width = vectorBytes / widest;
+  if (s.width < 2 || s.ranges[s.column] % s.width)
+    return std::nullopt;
+  for (OpOperand *in : op.getDpsInputOperands()) {
+    std::optional<VectorAccess> a =
+        vectorAccessOf(in->get(), op.getMatchingIndexingMap(in), s.column, s.width);
+    if (!a)
+      return std::nullopt;
+    s.access.push_back(*a);
+  }
+  std::optional<VectorAccess> out =
+      vectorAccessOf(op.getDpsInits()[0], outMap, s.column, s.width);
+  if (out != VectorAccess::Vector)
+    return std::nullopt;
+  return s;
+}
+
+/// Whether `e` can run on the column reduction's registers: elementwise over
+/// the same shape, reading `current` (the group's latest result) at the
+/// same element, writing nothing the group reads or wrote before.
+bool isEpilogue(linalg::GenericOp e, Value current, int64_t width,
+                const llvm::SmallPtrSetImpl<Value> &groupRoots) {
+  auto shape = cast<MemRefType>(current.getType()).getShape();
+  if (!e.hasPureBufferSemantics() || e.getNumDpsInits() != 1 ||
+      e.getNumParallelLoops() != e.getNumLoops() || e.getNumLoops() != shape.size() ||
+      e.getStaticLoopRanges() != SmallVector<int64_t>(shape) ||
+      !vectorizableBody(*e.getBlock()) || readsIndices(*e.getBlock()))
+    return false;
+  bool readsCurrent = false;
+  for (OpOperand &operand : e->getOpOperands()) {
+    AffineMap map = e.getMatchingIndexingMap(&operand);
+    if (!map.isIdentity() ||
+        vectorAccessOf(operand.get(), map, shape.size() - 1, width) != VectorAccess::Vector)
+      return false;
+    bool isCurrent = operand.get() == current && !e.isDpsInit(&operand);
+    readsCurrent |= isCurrent;
+    if (!isCurrent && groupRoots.contains(rootOf(operand.get())))
+      return false;
+  }
+  return readsCurrent;
+}
+
+/// Whether anything but the ops of `group` uses the buffer `v` views.
+bool usedOutside(Value v, const llvm::SmallPtrSetImpl<Operation *> &group) {
+  Value root = rootOf(v);
+  if (!root.getDefiningOp<memref::AllocOp>())
+    return true;
+  return llvm::any_of(root.getUsers(), [&](Operation *user) { return !group.contains(user); });
+}
+
+} // namespace
+
+scf::ParallelOp reduceColumnsOnVectors(IRRewriter &rewriter, linalg::GenericOp op,
+                                       int64_t vectorBytes) {
+  std::optional<Shape> shape = shapeOf(op, vectorBytes);
+  if (!shape)
+    return nullptr;
+  Shape &s = *shape;
+  Value out = op.getDpsInits()[0];
+  // Buffers the group reads or writes: an epilogue must not write them.
+  llvm::SmallPtrSet<Value, 8> groupRoots;
+  for (Value v : op->getOperands())
+    groupRoots.insert(rootOf(v));
+
+  // The elementwise ops that follow, and the allocations and constants
+  // between them (moved before the kernel, which writes their buffers).
+  SmallVector<linalg::GenericOp> epilogue;
+  SmallVector<Operation *> hoisted, pending;
+  Value current = out;
+  for (Operation *at = op->getNextNode(); at; at = at->getNextNode()) {
+    if (isa<memref::AllocOp, arith::ConstantOp>(at) && at->getNumOperands() == 0) {
+      pending.push_back(at);
+      continue;
+    }
+    auto e = dyn_cast<linalg::GenericOp>(at);
+    if (!e || !isEpilogue(e, current, s.width, groupRoots))
+      break;
+    llvm::append_range(hoisted, pending);
+    pending.clear();
+    epilogue.push_back(e);
+    current = e.getDpsInits()[0];
+    for (Value v : e->getOperands())
+      groupRoots.insert(rootOf(v));
+  }
+  linalg::FillOp fill = initialFill(op, out);
+  llvm::SmallPtrSet<Operation *, 8> group{op};
+  if (fill)
+    group.insert(fill);
+  for (linalg::GenericOp e : epilogue)
+    group.insert(e);
+  // Each result is stored where something else reads it; the last always.
+  SmallVector<Value> results{out};
+  for (linalg::GenericOp e : epilogue)
+    results.push_back(e.getDpsInits()[0]);
+  SmallVector<bool> store;
+  for (auto [i, v] : llvm::enumerate(results))
+    store.push_back(i + 1 == results.size() || usedOutside(v, group));
+
+  Location loc = op.getLoc();
+  for (Operation *h : hoisted)
+    h->moveBefore(op);
+  rewriter.setInsertionPoint(op);
+  auto index = [&](int64_t v) { return arith::ConstantIndexOp::create(rewriter, loc, v); };
+  int64_t total = 1;
+  for (unsigned d : s.parallel)
+    total *= s.ranges[d];
+  auto chunks = scf::ParallelOp::create(rewriter, loc, ValueRange{index(0)},
+                                        ValueRange{index(total / s.width)}, ValueRange{index(1)});
+  rewriter.setInsertionPointToStart(chunks.getBody());
+  // The chunk's first output element, as parallel loop indices (row-major;
+  // neighbouring threads take neighbouring columns).
+  SmallVector<Value> ivs(s.ranges.size());
+  Value rest = arith::MulIOp::create(rewriter, loc, chunks.getInductionVars()[0], index(s.width));
+  for (int64_t k = static_cast<int64_t>(s.parallel.size()) - 1; k >= 0; --k) {
+    unsigned d = s.parallel[k];
+    Value size = index(s.ranges[d]);
+    ivs[d] = k ? arith::RemUIOp::create(rewriter, loc, rest, size).getResult() : rest;
+    if (k)
+      rest = arith::DivUIOp::create(rewriter, loc, rest, size);
+  }
+  SmallVector<Value> outAt;
+  for (unsigned d : s.parallel)
+    outAt.push_back(ivs[d]);
+  Type outElement = cast<MemRefType>(out.getType()).getElementType();
+  Value sums = fill ? vector::BroadcastOp::create(rewriter, loc,
+                                                  VectorType::get({s.width}, outElement),
+                                                  fill.getDpsInputs()[0])
+                          .getResult()
+                    : loadChunk(rewriter, loc, out, outAt, VectorAccess::Vector, s.width);
+
+  Block &body = *op.getBlock();
+  auto noPositions = [](unsigned) -> Value { llvm_unreachable("checked: no linalg.index"); };
+  // The reduction loops in the op's order, the innermost a group of rows
+  // at a time: their loads first, then their adds in order.
+  std::function<Value(size_t, Value)> reduce = [&](size_t k, Value init) -> Value {
+    unsigned d = s.reduction[k];
+    bool innermost = k + 1 == s.reduction.size();
+    int64_t step = innermost ? rowsPerStep(s.ranges[d]) : 1;
+    auto loop = scf::ForOp::create(
+        rewriter, loc, index(0), index(s.ranges[d]), index(step), ValueRange{init},
+        [&](OpBuilder &, Location, Value iv, ValueRange carried) {
+          Value acc = carried[0];
+          if (!innermost) {
+            ivs[d] = iv;
+            acc = reduce(k + 1, acc);
+          } else {
+            SmallVector<IRMapping> rows(step);
+            for (int64_t u = 0; u < step; ++u) {
+              ivs[d] = u ? arith::AddIOp::create(rewriter, loc, iv, index(u)).getResult() : iv;
+              for (auto [i, in] : llvm::enumerate(op.getDpsInputOperands())) {
+                BlockArgument arg = body.getArgument(in->getOperandNumber());
+                if (arg.use_empty())
+                  continue;
+                AffineMap map = op.getMatchingIndexingMap(in);
+                SmallVector<Value> at;
+                for (unsigned r = 0; r < map.getNumResults(); ++r)
+                  at.push_back(ivs[map.getDimPosition(r)]);
+                rows[u].map(arg, loadChunk(rewriter, loc, in->get(), at, s.access[i], s.width));
+              }
+            }
+            for (IRMapping &row : rows) {
+              row.map(body.getArguments().back(), acc);
+              acc = cloneBodyOnVectors(rewriter, loc, body, row, s.width, noPositions)[0];
+            }
+          }
+          scf::YieldOp::create(rewriter, loc, acc);
+        });
+    return loop.getResult(0);
+  };
+  Value value = reduce(0, sums);
+
+  auto storeChunk = [&](Value v, Value buffer) {
+    Type element = cast<MemRefType>(buffer.getType()).getElementType();
+    vector::StoreOp::create(rewriter, loc, v, buffer, outAt, /*nontemporal=*/false,
+                            vectorAlignment(element, s.width));
+  };
+  if (store[0])
+    storeChunk(value, out);
+  current = out;
+  for (auto [i, e] : llvm::enumerate(epilogue)) {
+    Block &eBody = *e.getBlock();
+    IRMapping mapping;
+    for (OpOperand &operand : e->getOpOperands()) {
+      BlockArgument arg = eBody.getArgument(operand.getOperandNumber());
+      if (arg.use_empty())
+        continue;
+      bool isCurrent = operand.get() == current && !e.isDpsInit(&operand);
+      mapping.map(arg, isCurrent ? value
+                                 : loadChunk(rewriter, loc, operand.get(), outAt,
+                                             VectorAccess::Vector, s.width));
+    }
+    value = cloneBodyOnVectors(rewriter, loc, eBody, mapping, s.width, noPositions)[0];
+    current = e.getDpsInits()[0];
+    if (store[i + 1])
+      storeChunk(value, current);
+  }
+
+  for (linalg::GenericOp e : llvm::reverse(epilogue))
+    rewriter.eraseOp(e);
+  rewriter.eraseOp(op);
+  if (fill)
+    rewriter.eraseOp(fill);
+  // Buffers no one reads any more.
+  for (Value v : results)
+    if (auto alloc = rootOf(v).getDefiningOp<memref::AllocOp>(); alloc && alloc->use_empty())
+      rewriter.eraseOp(alloc);
+  return chunks;
+}
+
+} // namespace mt
