@@ -121,6 +121,9 @@ LogicalResult mt::buildBufferizePipeline(OpPassManager &pm, bool forGpu) {
   // overlaps independent partial sums.
   if (!forGpu)
     pm.addPass(createInterleaveRowReductionsPass());
+  // A GPU launches each linalg op: casts and squares go into their readers.
+  if (forGpu)
+    pm.addPass(createFuseElementwiseOpsPass());
   // Upstream stages, by their registered names so the pipeline reads like
   // the mt-opt command that replays it.
   const char *upstream =

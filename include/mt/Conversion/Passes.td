@@ -410,6 +410,31 @@ def ApproximateMathPass : Pass<"mt-approximate-math"> {
                            "::mlir::math::MathDialect"];
 }
 
+def FuseElementwiseOpsPass : Pass<"mt-fuse-elementwise-ops"> {
+  let summary = "merges an elementwise linalg op into the one op that reads its result (GPU)";
+  let description = [{
+    Runs on linalg on tensors, after mt-lower-to-linalg, for GPU plans: each
+    linalg op becomes a kernel launch there, and each intermediate result a
+    round trip through memory. An elementwise `linalg.generic` (every loop
+    parallel) whose result has one use, by another `linalg.generic`, is
+    merged into it with upstream's producer-consumer fusion: the consumer
+    computes the producer's body at the element it reads. The operations and
+    their operands are the same, so the values are too (a rounding to bf16
+    followed by a widening stays a rounding and a widening). A GEMM is left
+    apart on both sides, since mt-convert-contractions-to-blas matches its
+    multiply-accumulate and the rounding of its product.
+
+    ```mlir
+    // before: a square, then its sum
+    %sq = linalg.generic {iterator_types = ["parallel"]} ins(%g) outs(%e) { x * x }
+    %s = linalg.generic {iterator_types = ["reduction"]} ins(%sq) outs(%zero) { acc + y }
+    // after: one op
+    %s = linalg.generic {iterator_types = ["reduction"]} ins(%g) outs(%zero) { acc + x * x }
+    ```
+  }];
+  let dependentDialects = ["::mlir::linalg::LinalgDialect"];
+}
+
 def InterleaveRowReductionsPass : Pass<"mt-interleave-row-reductions"> {
   let summary = "sums and maxima along a row in interleaved partial results (CPU)";
   let description = [{

@@ -18,9 +18,8 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "mlir/Interfaces/ViewLikeInterface.h"
-
-#include <functional>
 
 using namespace mlir;
 
@@ -71,10 +70,6 @@ linalg::FillOp initialFill(linalg::GenericOp op, Value out) {
   return {};
 }
 
-bool readsIndices(Block &body) {
-  return llvm::any_of(body, [](Operation &op) { return isa<linalg::IndexOp>(op); });
-}
-
 /// The column reduction's shape: its loops, which are parallel (the last
 /// one, the columns, among them), the chunk width.
 struct Shape {
@@ -87,8 +82,7 @@ struct Shape {
 
 std::optional<Shape> shapeOf(linalg::GenericOp op, int64_t vectorBytes) {
   if (vectorBytes <= 0 || !op.hasPureBufferSemantics() || op.getNumDpsInits() != 1 ||
-      op.getNumLoops() < 2 || op.getNumReductionLoops() == 0 ||
-      !vectorizableBody(*op.getBlock()) || readsIndices(*op.getBlock()))
+      op.getNumLoops() < 2 || op.getNumReductionLoops() == 0 || !vectorizableBody(*op.getBlock()))
     return std::nullopt;
   Shape s;
   s.ranges = op.getStaticLoopRanges();
@@ -128,8 +122,7 @@ std::optional<Shape> shapeOf(linalg::GenericOp op, int64_t vectorBytes) {
       return std::nullopt;
     s.access.push_back(*a);
   }
-  std::optional<VectorAccess> out =
-      vectorAccessOf(op.getDpsInits()[0], outMap, s.column, s.width);
+  std::optional<VectorAccess> out = vectorAccessOf(op.getDpsInits()[0], outMap, s.column, s.width);
   if (out != VectorAccess::Vector)
     return std::nullopt;
   return s;
@@ -143,8 +136,7 @@ bool isEpilogue(linalg::GenericOp e, Value current, int64_t width,
   auto shape = cast<MemRefType>(current.getType()).getShape();
   if (!e.hasPureBufferSemantics() || e.getNumDpsInits() != 1 ||
       e.getNumParallelLoops() != e.getNumLoops() || e.getNumLoops() != shape.size() ||
-      e.getStaticLoopRanges() != SmallVector<int64_t>(shape) ||
-      !vectorizableBody(*e.getBlock()) || readsIndices(*e.getBlock()))
+      e.getStaticLoopRanges() != SmallVector<int64_t>(shape) || !vectorizableBody(*e.getBlock()))
     return false;
   bool readsCurrent = false;
   for (OpOperand &operand : e->getOpOperands()) {
@@ -160,6 +152,18 @@ bool isEpilogue(linalg::GenericOp e, Value current, int64_t width,
   return readsCurrent;
 }
 
+/// Whether `at` (after `op`) may move before it: an allocation, a constant
+/// or a view, whose operands are defined before `op` or by ops in `moved`.
+bool canMoveBefore(Operation *at, Operation *op, const llvm::SmallPtrSetImpl<Operation *> &moved) {
+  if (at->getNumRegions() || !(isa<memref::AllocOp>(at) || isMemoryEffectFree(at)))
+    return false;
+  return llvm::all_of(at->getOperands(), [&](Value v) {
+    Operation *def = v.getDefiningOp();
+    return !def || moved.contains(def) || def->getBlock() != op->getBlock() ||
+           def->isBeforeInBlock(op);
+  });
+}
+
 /// Whether anything but the ops of `group` uses the buffer `v` views.
 bool usedOutside(Value v, const llvm::SmallPtrSetImpl<Operation *> &group) {
   Value root = rootOf(v);
@@ -168,140 +172,177 @@ bool usedOutside(Value v, const llvm::SmallPtrSetImpl<Operation *> &group) {
   return llvm::any_of(root.getUsers(), [&](Operation *user) { return !group.contains(user); });
 }
 
-} // namespace
+/// The ops one column-reduction kernel replaces, and what it stores.
+struct Group {
+  linalg::FillOp fill; // folded into the sums' start, if any
+  SmallVector<linalg::GenericOp> epilogue;
+  SmallVector<Operation *> hoisted; // moved before the kernel
+  SmallVector<Value> results;       // the reduction's output, then each epilogue's
+  SmallVector<bool> store;          // per result
+};
 
-scf::ParallelOp reduceColumnsOnVectors(IRRewriter &rewriter, linalg::GenericOp op,
-                                       int64_t vectorBytes) {
-  std::optional<Shape> shape = shapeOf(op, vectorBytes);
-  if (!shape)
-    return nullptr;
-  Shape &s = *shape;
+Group groupOf(linalg::GenericOp op, const Shape &s) {
+  Group g;
   Value out = op.getDpsInits()[0];
   // Buffers the group reads or writes: an epilogue must not write them.
   llvm::SmallPtrSet<Value, 8> groupRoots;
   for (Value v : op->getOperands())
     groupRoots.insert(rootOf(v));
-
-  // The elementwise ops that follow, and the allocations and constants
-  // between them (moved before the kernel, which writes their buffers).
-  SmallVector<linalg::GenericOp> epilogue;
-  SmallVector<Operation *> hoisted, pending;
+  // The elementwise ops that follow, and the allocations, constants and
+  // views between them (moved before the kernel, which uses them).
+  SmallVector<Operation *> pending;
+  llvm::SmallPtrSet<Operation *, 8> movable;
   Value current = out;
   for (Operation *at = op->getNextNode(); at; at = at->getNextNode()) {
-    if (isa<memref::AllocOp, arith::ConstantOp>(at) && at->getNumOperands() == 0) {
+    if (canMoveBefore(at, op, movable)) {
       pending.push_back(at);
+      movable.insert(at);
       continue;
     }
     auto e = dyn_cast<linalg::GenericOp>(at);
     if (!e || !isEpilogue(e, current, s.width, groupRoots))
       break;
-    llvm::append_range(hoisted, pending);
+    llvm::append_range(g.hoisted, pending);
     pending.clear();
-    epilogue.push_back(e);
+    g.epilogue.push_back(e);
     current = e.getDpsInits()[0];
     for (Value v : e->getOperands())
       groupRoots.insert(rootOf(v));
   }
-  linalg::FillOp fill = initialFill(op, out);
-  llvm::SmallPtrSet<Operation *, 8> group{op};
-  if (fill)
-    group.insert(fill);
-  for (linalg::GenericOp e : epilogue)
-    group.insert(e);
-  // Each result is stored where something else reads it; the last always.
-  SmallVector<Value> results{out};
-  for (linalg::GenericOp e : epilogue)
-    results.push_back(e.getDpsInits()[0]);
-  SmallVector<bool> store;
-  for (auto [i, v] : llvm::enumerate(results))
-    store.push_back(i + 1 == results.size() || usedOutside(v, group));
-
-  Location loc = op.getLoc();
-  for (Operation *h : hoisted)
-    h->moveBefore(op);
-  rewriter.setInsertionPoint(op);
-  auto index = [&](int64_t v) { return arith::ConstantIndexOp::create(rewriter, loc, v); };
-  int64_t total = 1;
-  for (unsigned d : s.parallel)
-    total *= s.ranges[d];
-  auto chunks = scf::ParallelOp::create(rewriter, loc, ValueRange{index(0)},
-                                        ValueRange{index(total / s.width)}, ValueRange{index(1)});
-  rewriter.setInsertionPointToStart(chunks.getBody());
-  // The chunk's first output element, as parallel loop indices (row-major;
-  // neighbouring threads take neighbouring columns).
-  SmallVector<Value> ivs(s.ranges.size());
-  Value rest = arith::MulIOp::create(rewriter, loc, chunks.getInductionVars()[0], index(s.width));
-  for (int64_t k = static_cast<int64_t>(s.parallel.size()) - 1; k >= 0; --k) {
-    unsigned d = s.parallel[k];
-    Value size = index(s.ranges[d]);
-    ivs[d] = k ? arith::RemUIOp::create(rewriter, loc, rest, size).getResult() : rest;
-    if (k)
-      rest = arith::DivUIOp::create(rewriter, loc, rest, size);
+  g.fill = initialFill(op, out);
+  llvm::SmallPtrSet<Operation *, 8> members{op};
+  if (g.fill)
+    members.insert(g.fill);
+  g.results.push_back(out);
+  for (linalg::GenericOp e : g.epilogue) {
+    members.insert(e);
+    g.results.push_back(e.getDpsInits()[0]);
   }
-  SmallVector<Value> outAt;
-  for (unsigned d : s.parallel)
-    outAt.push_back(ivs[d]);
-  Type outElement = cast<MemRefType>(out.getType()).getElementType();
-  Value sums = fill ? vector::BroadcastOp::create(rewriter, loc,
-                                                  VectorType::get({s.width}, outElement),
-                                                  fill.getDpsInputs()[0])
-                          .getResult()
-                    : loadChunk(rewriter, loc, out, outAt, VectorAccess::Vector, s.width);
+  // Each result is stored where something else reads it; the last always.
+  for (auto [i, v] : llvm::enumerate(g.results))
+    g.store.push_back(i + 1 == g.results.size() || usedOutside(v, members));
+  return g;
+}
 
-  Block &body = *op.getBlock();
-  auto noPositions = [](unsigned) -> Value { llvm_unreachable("checked: no linalg.index"); };
-  // The reduction loops in the op's order, the innermost a group of rows
-  // at a time: their loads first, then their adds in order.
-  std::function<Value(size_t, Value)> reduce = [&](size_t k, Value init) -> Value {
+/// Emits the kernel of a column reduction `op` of shape `s`.
+class KernelBuilder {
+public:
+  KernelBuilder(IRRewriter &rewriter, linalg::GenericOp op, const Shape &s)
+      : rewriter(rewriter), loc(op.getLoc()), op(op), s(s), ivs(s.ranges.size()) {}
+
+  scf::ParallelOp build(Group &g) {
+    rewriter.setInsertionPoint(op);
+    int64_t total = 1;
+    for (unsigned d : s.parallel)
+      total *= s.ranges[d];
+    auto chunks = scf::ParallelOp::create(rewriter, loc, ValueRange{index(0)},
+                                          ValueRange{index(total / s.width)}, ValueRange{index(1)});
+    rewriter.setInsertionPointToStart(chunks.getBody());
+    // The chunk's first output element, as parallel loop indices
+    // (row-major; neighbouring threads take neighbouring columns).
+    Value rest = arith::MulIOp::create(rewriter, loc, chunks.getInductionVars()[0], index(s.width));
+    for (int64_t k = static_cast<int64_t>(s.parallel.size()) - 1; k >= 0; --k) {
+      unsigned d = s.parallel[k];
+      Value size = index(s.ranges[d]);
+      ivs[d] = k ? arith::RemUIOp::create(rewriter, loc, rest, size).getResult() : rest;
+      if (k)
+        rest = arith::DivUIOp::create(rewriter, loc, rest, size);
+    }
+    for (unsigned d : s.parallel)
+      outAt.push_back(ivs[d]);
+    Value out = op.getDpsInits()[0];
+    Type outElement = cast<MemRefType>(out.getType()).getElementType();
+    Value sums =
+        g.fill ? vector::BroadcastOp::create(rewriter, loc, VectorType::get({s.width}, outElement),
+                                             g.fill.getDpsInputs()[0])
+                     .getResult()
+               : loadChunk(rewriter, loc, out, outAt, VectorAccess::Vector, s.width);
+    Value value = reduce(0, sums);
+    if (g.store[0])
+      storeChunk(value, out);
+    Value current = out;
+    for (auto [i, e] : llvm::enumerate(g.epilogue)) {
+      value = applyEpilogue(e, current, value);
+      current = e.getDpsInits()[0];
+      if (g.store[i + 1])
+        storeChunk(value, current);
+    }
+    return chunks;
+  }
+
+private:
+  IRRewriter &rewriter;
+  Location loc;
+  linalg::GenericOp op;
+  const Shape &s;
+  SmallVector<Value> ivs; // per loop: its index where the code is emitted
+  SmallVector<Value> outAt;
+
+  Value index(int64_t v) { return arith::ConstantIndexOp::create(rewriter, loc, v); }
+
+  /// linalg.index of loop d: the chunk's columns, else the loop's index.
+  Value positionOf(unsigned d) {
+    if (d == s.column)
+      return chunkPositions(rewriter, loc, ivs[d], s.width);
+    return vector::BroadcastOp::create(rewriter, loc,
+                                       VectorType::get({s.width}, rewriter.getIndexType()), ivs[d]);
+  }
+
+  /// The reduction loops from the k-th on, in the op's order, the innermost
+  /// a group of rows at a time: their loads first, then their adds in order.
+  Value reduce(size_t k, Value init) {
     unsigned d = s.reduction[k];
     bool innermost = k + 1 == s.reduction.size();
     int64_t step = innermost ? rowsPerStep(s.ranges[d]) : 1;
-    auto loop = scf::ForOp::create(
-        rewriter, loc, index(0), index(s.ranges[d]), index(step), ValueRange{init},
-        [&](OpBuilder &, Location, Value iv, ValueRange carried) {
-          Value acc = carried[0];
-          if (!innermost) {
-            ivs[d] = iv;
-            acc = reduce(k + 1, acc);
-          } else {
-            SmallVector<IRMapping> rows(step);
-            for (int64_t u = 0; u < step; ++u) {
-              ivs[d] = u ? arith::AddIOp::create(rewriter, loc, iv, index(u)).getResult() : iv;
-              for (auto [i, in] : llvm::enumerate(op.getDpsInputOperands())) {
-                BlockArgument arg = body.getArgument(in->getOperandNumber());
-                if (arg.use_empty())
-                  continue;
-                AffineMap map = op.getMatchingIndexingMap(in);
-                SmallVector<Value> at;
-                for (unsigned r = 0; r < map.getNumResults(); ++r)
-                  at.push_back(ivs[map.getDimPosition(r)]);
-                rows[u].map(arg, loadChunk(rewriter, loc, in->get(), at, s.access[i], s.width));
-              }
-            }
-            for (IRMapping &row : rows) {
-              row.map(body.getArguments().back(), acc);
-              acc = cloneBodyOnVectors(rewriter, loc, body, row, s.width, noPositions)[0];
-            }
-          }
-          scf::YieldOp::create(rewriter, loc, acc);
-        });
+    auto loop = scf::ForOp::create(rewriter, loc, index(0), index(s.ranges[d]), index(step),
+                                   ValueRange{init},
+                                   [&](OpBuilder &, Location, Value iv, ValueRange carried) {
+                                     Value acc = carried[0];
+                                     if (innermost) {
+                                       acc = addRows(d, iv, step, acc);
+                                     } else {
+                                       ivs[d] = iv;
+                                       acc = reduce(k + 1, acc);
+                                     }
+                                     scf::YieldOp::create(rewriter, loc, acc);
+                                   });
     return loop.getResult(0);
-  };
-  Value value = reduce(0, sums);
+  }
 
-  auto storeChunk = [&](Value v, Value buffer) {
-    Type element = cast<MemRefType>(buffer.getType()).getElementType();
-    vector::StoreOp::create(rewriter, loc, v, buffer, outAt, /*nontemporal=*/false,
-                            vectorAlignment(element, s.width));
-  };
-  if (store[0])
-    storeChunk(value, out);
-  current = out;
-  for (auto [i, e] : llvm::enumerate(epilogue)) {
-    Block &eBody = *e.getBlock();
+  /// Rows iv .. iv + step - 1 of loop d added to `acc`.
+  Value addRows(unsigned d, Value iv, int64_t step, Value acc) {
+    Block &body = *op.getBlock();
+    SmallVector<IRMapping> rows(step);
+    SmallVector<Value> rowIvs;
+    for (int64_t u = 0; u < step; ++u) {
+      ivs[d] = u ? arith::AddIOp::create(rewriter, loc, iv, index(u)).getResult() : iv;
+      rowIvs.push_back(ivs[d]);
+      for (auto [i, in] : llvm::enumerate(op.getDpsInputOperands())) {
+        BlockArgument arg = body.getArgument(in->getOperandNumber());
+        if (arg.use_empty())
+          continue;
+        AffineMap map = op.getMatchingIndexingMap(in);
+        SmallVector<Value> at;
+        for (unsigned r = 0; r < map.getNumResults(); ++r)
+          at.push_back(ivs[map.getDimPosition(r)]);
+        rows[u].map(arg, loadChunk(rewriter, loc, in->get(), at, s.access[i], s.width));
+      }
+    }
+    for (auto [row, rowIv] : llvm::zip(rows, rowIvs)) {
+      ivs[d] = rowIv;
+      row.map(body.getArguments().back(), acc);
+      acc = cloneBodyOnVectors(rewriter, loc, body, row, s.width,
+                               [&](unsigned p) { return positionOf(p); })[0];
+    }
+    return acc;
+  }
+
+  /// `e`'s body on the chunk, `current`'s value being `value`.
+  Value applyEpilogue(linalg::GenericOp e, Value current, Value value) {
+    Block &body = *e.getBlock();
     IRMapping mapping;
     for (OpOperand &operand : e->getOpOperands()) {
-      BlockArgument arg = eBody.getArgument(operand.getOperandNumber());
+      BlockArgument arg = body.getArgument(operand.getOperandNumber());
       if (arg.use_empty())
         continue;
       bool isCurrent = operand.get() == current && !e.isDpsInit(&operand);
@@ -309,19 +350,36 @@ scf::ParallelOp reduceColumnsOnVectors(IRRewriter &rewriter, linalg::GenericOp o
                                  : loadChunk(rewriter, loc, operand.get(), outAt,
                                              VectorAccess::Vector, s.width));
     }
-    value = cloneBodyOnVectors(rewriter, loc, eBody, mapping, s.width, noPositions)[0];
-    current = e.getDpsInits()[0];
-    if (store[i + 1])
-      storeChunk(value, current);
+    // The epilogue's loops are the reduction's parallel ones.
+    return cloneBodyOnVectors(rewriter, loc, body, mapping, s.width,
+                              [&](unsigned p) { return positionOf(s.parallel[p]); })[0];
   }
 
-  for (linalg::GenericOp e : llvm::reverse(epilogue))
+  void storeChunk(Value v, Value buffer) {
+    Type element = cast<MemRefType>(buffer.getType()).getElementType();
+    vector::StoreOp::create(rewriter, loc, v, buffer, outAt, /*nontemporal=*/false,
+                            vectorAlignment(element, s.width));
+  }
+};
+
+} // namespace
+
+scf::ParallelOp reduceColumnsOnVectors(IRRewriter &rewriter, linalg::GenericOp op,
+                                       int64_t vectorBytes) {
+  std::optional<Shape> shape = shapeOf(op, vectorBytes);
+  if (!shape)
+    return nullptr;
+  Group g = groupOf(op, *shape);
+  for (Operation *h : g.hoisted)
+    h->moveBefore(op);
+  scf::ParallelOp chunks = KernelBuilder(rewriter, op, *shape).build(g);
+  for (linalg::GenericOp e : llvm::reverse(g.epilogue))
     rewriter.eraseOp(e);
   rewriter.eraseOp(op);
-  if (fill)
-    rewriter.eraseOp(fill);
+  if (g.fill)
+    rewriter.eraseOp(g.fill);
   // Buffers no one reads any more.
-  for (Value v : results)
+  for (Value v : g.results)
     if (auto alloc = rootOf(v).getDefiningOp<memref::AllocOp>(); alloc && alloc->use_empty())
       rewriter.eraseOp(alloc);
   return chunks;

@@ -63,11 +63,7 @@ bool vectorizableBody(Block &body) {
   return true;
 }
 
-namespace {
-
-/// `first`, `first` + 1, ..., `first` + W - 1: a chunk's positions along
-/// the innermost loop (linalg.index there).
-Value positionsFrom(IRRewriter &rewriter, Location loc, Value first, int64_t width) {
+Value chunkPositions(IRRewriter &rewriter, Location loc, Value first, int64_t width) {
   auto type = VectorType::get({width}, rewriter.getIndexType());
   SmallVector<APInt> offsets; // a constant: vector.step has no NVVM lowering
   for (int64_t e = 0; e < width; ++e)
@@ -76,8 +72,6 @@ Value positionsFrom(IRRewriter &rewriter, Location loc, Value first, int64_t wid
   Value start = vector::BroadcastOp::create(rewriter, loc, type, first);
   return arith::AddIOp::create(rewriter, loc, start, step);
 }
-
-} // namespace
 
 Value loadChunk(IRRewriter &rewriter, Location loc, Value buffer, ValueRange at,
                 VectorAccess access, int64_t width) {
@@ -195,7 +189,7 @@ scf::ParallelOp vectorizeElementwise(IRRewriter &rewriter, linalg::GenericOp op,
           return vector::BroadcastOp::create(rewriter, loc, vectorOf(rewriter.getIndexType()),
                                              ivs[d]);
         if (!innermostPositions)
-          innermostPositions = positionsFrom(rewriter, loc, ivs[d], width);
+          innermostPositions = chunkPositions(rewriter, loc, ivs[d], width);
         return innermostPositions;
       });
   for (auto [value, output] : llvm::zip(results, op.getDpsInits())) {

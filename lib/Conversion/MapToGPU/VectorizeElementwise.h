@@ -39,6 +39,11 @@ inline llvm::MaybeAlign vectorAlignment(mlir::Type element, int64_t width) {
 mlir::Value loadChunk(mlir::IRRewriter &rewriter, mlir::Location loc, mlir::Value buffer,
                       mlir::ValueRange at, VectorAccess access, int64_t width);
 
+/// `first`, `first` + 1, ..., `first` + W - 1: a chunk's positions along
+/// the loop it walks (`linalg.index` of that loop).
+mlir::Value chunkPositions(mlir::IRRewriter &rewriter, mlir::Location loc, mlir::Value first,
+                           int64_t width);
+
 /// Clones `body`'s ops on vectors of `width` lanes at the rewriter's
 /// insertion point, its block arguments taken from `mapping` (vectors);
 /// `positions(d)` gives the chunk's `linalg.index d`. Returns what the body

@@ -1,0 +1,61 @@
+//===- FuseElementwiseOps.cpp - elementwise producers into their consumer --===//
+//
+// On a GPU every linalg op is a kernel launch and a round trip of its
+// result through memory: a cast before an add, a square before a sum. Here
+// upstream's producer-consumer fusion of linalg on tensors merges an
+// elementwise producer into the one op that reads it, which computes the
+// producer's body at the element it reads: the same operations on the same
+// values, so the results do not change. What the lowering after it must
+// still recognise is kept apart: a GEMM (mt-convert-contractions-to-blas
+// matches a multiply-accumulate and the rounding after it).
+//
+//===----------------------------------------------------------------------===//
+#include "mt/Conversion/Passes.h"
+
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Linalg/IR/LinalgInterfaces.h"
+#include "mlir/Dialect/Linalg/Transforms/Transforms.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+
+namespace mt {
+#define GEN_PASS_DEF_FUSEELEMENTWISEOPSPASS
+#include "mt/Conversion/Passes.h.inc"
+} // namespace mt
+
+using namespace mlir;
+
+namespace {
+
+bool isContraction(Operation *op) {
+  auto linalgOp = dyn_cast_or_null<linalg::LinalgOp>(op);
+  return linalgOp && linalg::isaContractionOpInterface(linalgOp);
+}
+
+/// Fuses `operand`'s producer into its owner when the producer has no
+/// other use and neither side belongs to a GEMM.
+bool shouldFuse(OpOperand *operand) {
+  Operation *producer = operand->get().getDefiningOp();
+  if (!producer || !producer->hasOneUse() || isContraction(operand->getOwner()))
+    return false;
+  // The rounding of a GEMM's fp32 product into bf16 is the GEMM's own
+  // output once it is a library call.
+  return llvm::none_of(producer->getOperands(),
+                       [](Value v) { return isContraction(v.getDefiningOp()); });
+}
+
+struct FuseElementwiseOpsPass : mt::impl::FuseElementwiseOpsPassBase<FuseElementwiseOpsPass> {
+  void runOnOperation() override {
+    RewritePatternSet patterns(&getContext());
+    linalg::populateElementwiseOpsFusionPatterns(patterns, shouldFuse);
+    // No folding: it would turn a tensor built from a scalar (a layer's
+    // dropout key offset) into a constant tensor, a global buffer, which is
+    // host memory on a GPU.
+    GreedyRewriteConfig config;
+    config.enableFolding(false).enableConstantCSE(false).setRegionSimplificationLevel(
+        GreedySimplifyRegionLevel::Disabled);
+    if (failed(applyPatternsGreedily(getOperation(), std::move(patterns), config)))
+      signalPassFailure();
+  }
+};
+
+} // namespace
