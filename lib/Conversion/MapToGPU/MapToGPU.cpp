@@ -158,7 +158,15 @@ struct MapToGPUPass : mt::impl::MapToGPUPassBase<MapToGPUPass> {
           if (auto generic = dyn_cast<linalg::GenericOp>(op);
               generic && warpRowsPerBlock > 0 && mt::sumOnOneWarp(rewriter, generic))
             continue;
-          if (auto generic = dyn_cast<linalg::GenericOp>(op))
+          // A copy or transpose (split and merge of attention heads, a
+          // concat's pieces) is an elementwise generic whose body yields
+          // its input: it gets the same vector chunks.
+          if (isa<linalg::CopyOp, linalg::TransposeOp>(op) && vectorBytes > 0) {
+            FailureOr<linalg::GenericOp> generic = linalg::generalizeNamedOp(rewriter, linalgOp);
+            if (succeeded(generic))
+              linalgOp = *generic;
+          }
+          if (auto generic = dyn_cast<linalg::GenericOp>(linalgOp.getOperation()))
             if (scf::ParallelOp chunks = mt::vectorizeElementwise(rewriter, generic, vectorBytes)) {
               parallel.push_back(chunks);
               continue;
@@ -166,7 +174,7 @@ struct MapToGPUPass : mt::impl::MapToGPUPassBase<MapToGPUPass> {
           // Parallel dimensions first (a bias gradient sums over rows before
           // its columns): each output element still sums in the same order,
           // but the columns run on threads instead of all on one.
-          if (auto generic = dyn_cast<linalg::GenericOp>(op)) {
+          if (auto generic = dyn_cast<linalg::GenericOp>(linalgOp.getOperation())) {
             auto iterators = generic.getIteratorTypesArray();
             SmallVector<unsigned> order;
             for (unsigned d = 0; d < iterators.size(); ++d)
@@ -185,7 +193,7 @@ struct MapToGPUPass : mt::impl::MapToGPUPassBase<MapToGPUPass> {
           FailureOr<linalg::LinalgLoops> loops =
               linalg::linalgOpToParallelLoops(rewriter, linalgOp);
           if (failed(loops)) {
-            op.emitError("mt-map-to-gpu: cannot turn this op into loops");
+            linalgOp->emitError("mt-map-to-gpu: cannot turn this op into loops");
             return signalPassFailure();
           }
           rewriter.eraseOp(linalgOp);

@@ -127,15 +127,28 @@ scf::ParallelOp vectorizeElementwise(IRRewriter &rewriter, linalg::GenericOp op,
   SmallVector<int64_t> ranges = op.getStaticLoopRanges();
   if (llvm::any_of(ranges, ShapedType::isDynamic))
     return nullptr;
-  // W elements of the widest type fill `vectorBytes`.
-  int64_t widest = 0;
-  for (Value v : op->getOperands())
-    if (auto t = dyn_cast<MemRefType>(v.getType()))
-      widest = std::max<int64_t>(widest, t.getElementTypeBitWidth() / 8);
+  // W elements of the widest type among the operands read at every element
+  // fill `vectorBytes`. A broadcast operand (a bias, repeated down the rows)
+  // is small and cached: an f32 bias cast inside a bf16 kernel reads two
+  // vectors a chunk rather than halving every other access.
+  unsigned innermost = op.getNumLoops() - 1;
+  auto widestOf = [&](bool wholeOnly) {
+    int64_t widest = 0;
+    for (OpOperand &operand : op->getOpOperands()) {
+      AffineMap map = op.getMatchingIndexingMap(&operand);
+      auto t = dyn_cast<MemRefType>(operand.get().getType());
+      if (t && map.isFunctionOfDim(innermost) &&
+          (!wholeOnly || map.getNumResults() == op.getNumLoops()))
+        widest = std::max<int64_t>(widest, t.getElementTypeBitWidth() / 8);
+    }
+    return widest;
+  };
+  int64_t widest = widestOf(/*wholeOnly=*/true);
+  if (widest == 0)
+    widest = widestOf(/*wholeOnly=*/false);
   if (widest == 0 || vectorBytes % widest)
     return nullptr;
   int64_t width = vectorBytes / widest;
-  unsigned innermost = op.getNumLoops() - 1;
   if (width < 2 || ranges[innermost] % width)
     return nullptr;
   SmallVector<VectorAccess> access;
