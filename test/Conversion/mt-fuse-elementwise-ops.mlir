@@ -105,6 +105,31 @@ func.func @gemm_apart(%x: tensor<8x16xbf16>, %w: tensor<16x4xf32>, %bias: tensor
 
 // -----
 
+// A result read broadcast (a bias cast, added to every row) is not fused:
+// the cast would be redone for each row.
+// CHECK-LABEL: func.func @broadcast_reader
+// CHECK: %[[B16:.*]] = linalg.generic {{.*}} ins(%{{.*}} : tensor<4xf32>)
+// CHECK: linalg.generic {{.*}} ins(%{{.*}}, %[[B16]] : tensor<8x4xbf16>, tensor<4xbf16>)
+func.func @broadcast_reader(%x: tensor<8x4xbf16>, %bias: tensor<4xf32>) -> tensor<8x4xbf16> {
+  %e4 = tensor.empty() : tensor<4xbf16>
+  %b16 = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]}
+      ins(%bias : tensor<4xf32>) outs(%e4 : tensor<4xbf16>) {
+  ^bb0(%a: f32, %o: bf16):
+    %t = arith.truncf %a : f32 to bf16
+    linalg.yield %t : bf16
+  } -> tensor<4xbf16>
+  %eb = tensor.empty() : tensor<8x4xbf16>
+  %y = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]}
+      ins(%x, %b16 : tensor<8x4xbf16>, tensor<4xbf16>) outs(%eb : tensor<8x4xbf16>) {
+  ^bb0(%a: bf16, %b: bf16, %o: bf16):
+    %s = arith.addf %a, %b : bf16
+    linalg.yield %s : bf16
+  } -> tensor<8x4xbf16>
+  return %y : tensor<8x4xbf16>
+}
+
+// -----
+
 // Nothing is folded: a key offset built from a scalar stays a scalar (a
 // constant tensor would become a global buffer, host memory on a GPU).
 // CHECK-LABEL: func.func @no_folding

@@ -416,9 +416,11 @@ def FuseElementwiseOpsPass : Pass<"mt-fuse-elementwise-ops"> {
     Runs on linalg on tensors, after mt-lower-to-linalg, for GPU plans: each
     linalg op becomes a kernel launch there, and each intermediate result a
     round trip through memory. An elementwise `linalg.generic` (every loop
-    parallel) whose result has one use, by another `linalg.generic`, is
-    merged into it with upstream's producer-consumer fusion: the consumer
-    computes the producer's body at the element it reads. The operations and
+    parallel) whose result has one use, by another `linalg.generic` that
+    reads each element once (not broadcast: a bias cast added to every row
+    would be redone for each row), is merged into it with upstream's
+    producer-consumer fusion: the consumer computes the producer's body at
+    the element it reads. The operations and
     their operands are the same, so the values are too (a rounding to bf16
     followed by a widening stays a rounding and a widening). A GEMM is left
     apart on both sides, since mt-convert-contractions-to-blas matches its

@@ -37,6 +37,13 @@ bool shouldFuse(OpOperand *operand) {
   Operation *producer = operand->get().getDefiningOp();
   if (!producer || !producer->hasOneUse() || isContraction(operand->getOwner()))
     return false;
+  // A consumer that reads the result broadcast (a bias cast, added to every
+  // row) would redo the producer's work at each repeat: on an H100 the bias
+  // adds ran 2.7x slower with their casts inside
+  // (bench/gpu/results/2026-11-27-h100-run5.log).
+  auto consumer = cast<linalg::LinalgOp>(operand->getOwner());
+  if (consumer.getMatchingIndexingMap(operand).getNumResults() != consumer.getNumLoops())
+    return false;
   // The rounding of a GEMM's fp32 product into bf16 is the GEMM's own
   // output once it is a library call.
   return llvm::none_of(producer->getOperands(),
