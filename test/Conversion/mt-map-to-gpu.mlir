@@ -312,6 +312,101 @@ func.func @bias_gradient_kept(%dy: memref<8x16xf32>, %out: memref<16xbf16>, %acc
 
 // -----
 
+// A norm's two column sums, then each one's add into its layer's row of a
+// stacked accumulator (a slice at a position known when the code runs, in
+// steps of 16 elements: aligned). Each add joins its own sum's kernel, the
+// first one brought forward over the second sum, which touches neither.
+// CHECK-LABEL: func.func @two_sums_into_layer_rows
+// CHECK-SAME: (%[[DG:.*]]: memref<8x16xf32>, %[[DB:.*]]: memref<8x16xf32>, %[[AG:.*]]: memref<4x16xf32>, %[[AB:.*]]: memref<4x16xf32>, %[[L:.*]]: index)
+// CHECK: %[[RG:.*]] = memref.subview %[[AG]][%[[L]], 0]
+// CHECK: scf.parallel
+// CHECK: vector.load %[[DG]]
+// CHECK: vector.load %[[RG]]
+// CHECK: vector.store %{{.*}}, %[[RG]]
+// CHECK: %[[RB:.*]] = memref.subview %[[AB]][%[[L]], 0]
+// CHECK: scf.parallel
+// CHECK: vector.load %[[DB]]
+// CHECK: vector.load %[[RB]]
+// CHECK: vector.store %{{.*}}, %[[RB]]
+// CHECK-NOT: scf.parallel
+// CHECK: return
+func.func @two_sums_into_layer_rows(%dg: memref<8x16xf32>, %db: memref<8x16xf32>, %ag: memref<4x16xf32>, %ab: memref<4x16xf32>, %l: index) {
+  %zero = arith.constant 0.0 : f32
+  %g = memref.alloc() : memref<16xf32>
+  linalg.fill ins(%zero : f32) outs(%g : memref<16xf32>)
+  linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d1)>], iterator_types = ["reduction", "parallel"]}
+    ins(%dg : memref<8x16xf32>) outs(%g : memref<16xf32>) {
+  ^bb0(%x: f32, %s: f32):
+    %t = arith.addf %s, %x : f32
+    linalg.yield %t : f32
+  }
+  %b = memref.alloc() : memref<16xf32>
+  linalg.fill ins(%zero : f32) outs(%b : memref<16xf32>)
+  linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d1)>], iterator_types = ["reduction", "parallel"]}
+    ins(%db : memref<8x16xf32>) outs(%b : memref<16xf32>) {
+  ^bb0(%x: f32, %s: f32):
+    %t = arith.addf %s, %x : f32
+    linalg.yield %t : f32
+  }
+  %rg = memref.subview %ag[%l, 0] [1, 16] [1, 1] : memref<4x16xf32> to memref<16xf32, strided<[1], offset: ?>>
+  linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]}
+    ins(%g : memref<16xf32>) outs(%rg : memref<16xf32, strided<[1], offset: ?>>) {
+  ^bb0(%x: f32, %y: f32):
+    %t = arith.addf %y, %x : f32
+    linalg.yield %t : f32
+  }
+  %rb = memref.subview %ab[%l, 0] [1, 16] [1, 1] : memref<4x16xf32> to memref<16xf32, strided<[1], offset: ?>>
+  linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]}
+    ins(%b : memref<16xf32>) outs(%rb : memref<16xf32, strided<[1], offset: ?>>) {
+  ^bb0(%x: f32, %y: f32):
+    %t = arith.addf %y, %x : f32
+    linalg.yield %t : f32
+  }
+  return
+}
+
+// -----
+
+// An op between the sum and its add that writes what the add reads (the
+// accumulator) keeps the add where it is: three kernels, in order.
+// CHECK-LABEL: func.func @sum_not_moved_over_a_writer
+// CHECK-SAME: (%[[D:.*]]: memref<8x16xf32>, %[[ACC:.*]]: memref<16xf32>)
+// CHECK: scf.parallel
+// CHECK-NOT: vector.load %[[ACC]]
+// CHECK: scf.parallel
+// CHECK: arith.mulf
+// CHECK: vector.store %{{.*}}, %[[ACC]]
+// CHECK: scf.parallel
+// CHECK: vector.load %[[ACC]]
+// CHECK: arith.addf
+// CHECK: vector.store %{{.*}}, %[[ACC]]
+func.func @sum_not_moved_over_a_writer(%d: memref<8x16xf32>, %acc: memref<16xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %g = memref.alloc() : memref<16xf32>
+  linalg.fill ins(%zero : f32) outs(%g : memref<16xf32>)
+  linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d1)>], iterator_types = ["reduction", "parallel"]}
+    ins(%d : memref<8x16xf32>) outs(%g : memref<16xf32>) {
+  ^bb0(%x: f32, %s: f32):
+    %t = arith.addf %s, %x : f32
+    linalg.yield %t : f32
+  }
+  linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]}
+    outs(%acc : memref<16xf32>) {
+  ^bb0(%y: f32):
+    %t = arith.mulf %y, %y : f32
+    linalg.yield %t : f32
+  }
+  linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]}
+    ins(%g : memref<16xf32>) outs(%acc : memref<16xf32>) {
+  ^bb0(%x: f32, %y: f32):
+    %t = arith.addf %y, %x : f32
+    linalg.yield %t : f32
+  }
+  return
+}
+
+// -----
+
 // A softmax's rows (six, width 40): a warp per row, four rows per block;
 // each lane takes 4 neighbouring columns at a time (one 16-byte load),
 // columns 4l to 4l + 3, then 128 further; the row's maximum and sum are

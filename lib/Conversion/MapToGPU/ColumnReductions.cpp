@@ -20,6 +20,7 @@
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "mlir/Interfaces/ViewLikeInterface.h"
+#include "mlir/Transforms/RegionUtils.h"
 
 using namespace mlir;
 
@@ -29,6 +30,9 @@ namespace {
 /// Rows of the innermost reduction loaded before they are added: a thread
 /// waits on one memory latency per group instead of per row.
 constexpr int64_t kRowsInFlight = 8;
+
+/// Independent ops an epilogue may be brought forward over.
+constexpr size_t kMaxPassed = 8;
 
 /// How many rows a step of a reduction loop over `extent` rows loads.
 int64_t rowsPerStep(int64_t extent) {
@@ -154,10 +158,15 @@ bool isEpilogue(linalg::GenericOp e, Value current, int64_t width,
 
 /// Whether `at` (after `op`) may move before it: an allocation, a constant
 /// or a view, whose operands are defined before `op` or by ops in `moved`.
-bool canMoveBefore(Operation *at, Operation *op, const llvm::SmallPtrSetImpl<Operation *> &moved) {
-  if (at->getNumRegions() || !(isa<memref::AllocOp>(at) || isMemoryEffectFree(at)))
+/// With `anyOp`, only the operands are checked (an epilogue).
+bool canMoveBefore(Operation *at, Operation *op, const llvm::SmallPtrSetImpl<Operation *> &moved,
+                   bool anyOp = false) {
+  if (!anyOp && (at->getNumRegions() || !(isa<memref::AllocOp>(at) || isMemoryEffectFree(at))))
     return false;
-  return llvm::all_of(at->getOperands(), [&](Value v) {
+  llvm::SetVector<Value> used(at->getOperands().begin(), at->getOperands().end());
+  for (Region &region : at->getRegions())
+    getUsedValuesDefinedAbove(region, used); // a body's captured scalars
+  return llvm::all_of(used, [&](Value v) {
     Operation *def = v.getDefiningOp();
     return !def || moved.contains(def) || def->getBlock() != op->getBlock() ||
            def->isBeforeInBlock(op);
@@ -189,10 +198,18 @@ Group groupOf(linalg::GenericOp op, const Shape &s) {
   for (Value v : op->getOperands())
     groupRoots.insert(rootOf(v));
   // The elementwise ops that follow, and the allocations, constants and
-  // views between them (moved before the kernel, which uses them).
-  SmallVector<Operation *> pending;
+  // views between them (moved before the kernel, which uses them). Up to
+  // kMaxPassed independent ops in between are passed over (a norm's second
+  // column sum before the first one's accumulation): the epilogue moves
+  // before them, so it must touch nothing they touch.
+  SmallVector<Operation *> pending, passed;
   llvm::SmallPtrSet<Operation *, 8> movable;
   Value current = out;
+  auto independentOfPassed = [&](Operation *e) {
+    return llvm::none_of(passed, [&](Operation *p) {
+      return llvm::any_of(e->getOperands(), [&](Value v) { return mentions(p, rootOf(v)); });
+    });
+  };
   for (Operation *at = op->getNextNode(); at; at = at->getNextNode()) {
     if (canMoveBefore(at, op, movable)) {
       pending.push_back(at);
@@ -200,8 +217,15 @@ Group groupOf(linalg::GenericOp op, const Shape &s) {
       continue;
     }
     auto e = dyn_cast<linalg::GenericOp>(at);
-    if (!e || !isEpilogue(e, current, s.width, groupRoots))
-      break;
+    if (!e || !isEpilogue(e, current, s.width, groupRoots) || !independentOfPassed(e) ||
+        !canMoveBefore(e, op, movable, /*anyOp=*/true)) {
+      bool independent = isa<linalg::LinalgOp>(at) &&
+                         llvm::none_of(groupRoots, [&](Value r) { return mentions(at, r); });
+      if (!independent || passed.size() == kMaxPassed)
+        break;
+      passed.push_back(at);
+      continue;
+    }
     llvm::append_range(g.hoisted, pending);
     pending.clear();
     g.epilogue.push_back(e);

@@ -14,6 +14,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/IRMapping.h"
 
@@ -41,13 +42,43 @@ std::optional<VectorAccess> vectorAccessOf(Value operand, AffineMap map, unsigne
     return VectorAccess::Broadcast;
   SmallVector<int64_t> strides;
   int64_t offset;
-  if (failed(type.getStridesAndOffset(strides, offset)) || ShapedType::isDynamic(offset) ||
-      strides.back() != 1 || offset % width)
+  if (failed(type.getStridesAndOffset(strides, offset)) || strides.back() != 1 ||
+      !offsetAligned(operand, width))
     return std::nullopt;
   for (int64_t s : ArrayRef<int64_t>(strides).drop_back())
     if (ShapedType::isDynamic(s) || s % width)
       return std::nullopt;
   return VectorAccess::Vector;
+}
+
+bool offsetAligned(Value buffer, int64_t width) {
+  auto type = cast<MemRefType>(buffer.getType());
+  SmallVector<int64_t> strides;
+  int64_t offset;
+  if (failed(type.getStridesAndOffset(strides, offset)))
+    return false;
+  if (!ShapedType::isDynamic(offset))
+    return offset % width == 0;
+  // A slice at a position known only when the code runs (a layer's row of
+  // a stacked parameter's accumulator): aligned when the source is and each
+  // dynamic position steps by a multiple of W elements.
+  auto slice = buffer.getDefiningOp<memref::SubViewOp>();
+  if (!slice)
+    return false;
+  auto sourceType = cast<MemRefType>(slice.getSource().getType());
+  SmallVector<int64_t> sourceStrides;
+  int64_t sourceOffset;
+  if (failed(sourceType.getStridesAndOffset(sourceStrides, sourceOffset)) ||
+      !offsetAligned(slice.getSource(), width))
+    return false;
+  for (auto [position, stride] : llvm::zip(slice.getMixedOffsets(), sourceStrides)) {
+    if (ShapedType::isDynamic(stride))
+      return false;
+    std::optional<int64_t> known = getConstantIntValue(position);
+    if ((known ? *known * stride : stride) % width)
+      return false;
+  }
+  return true;
 }
 
 bool vectorizableBody(Block &body) {

@@ -24,6 +24,11 @@ enum class VectorAccess {
 std::optional<VectorAccess> vectorAccessOf(mlir::Value operand, mlir::AffineMap map,
                                            unsigned innermost, int64_t width);
 
+/// Whether `buffer`'s first element sits at a multiple of `width` elements
+/// from an aligned allocation: a static offset that is one, or a slice whose
+/// positions (static, or known only at run time) all step by multiples.
+bool offsetAligned(mlir::Value buffer, int64_t width);
+
 /// Whether a linalg body can run on vectors: arithmetic on the elements and
 /// on their indices (`linalg.index`: a dropout mask is keyed by each
 /// element's position).
