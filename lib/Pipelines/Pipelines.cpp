@@ -109,6 +109,9 @@ void mt::buildTrainingPipeline(OpPassManager &pm, const TrainingOptions &options
 }
 
 LogicalResult mt::buildBufferizePipeline(OpPassManager &pm, bool forGpu) {
+  // A GPU launches a kernel per cast: each stacked parameter is cast once.
+  if (forGpu)
+    pm.addPass(createHoistParameterCastsPass());
   // Stages that differ only in their layers are lowered and compiled once.
   pm.addPass(createShareStageProgramsPass());
   // ... and the identical layers of one function, once.

@@ -350,7 +350,9 @@ std::string calleeText(func::FuncOp fn) {
   copy->setSymName("layer");
   std::string text;
   llvm::raw_string_ostream os(text);
-  copy->print(os, OpPrintingFlags().printGenericOpForm());
+  // Without locations, whatever --mlir-print-debuginfo says: where an op
+  // came from must not decide what is shared.
+  copy->print(os, OpPrintingFlags().printGenericOpForm().enableDebugInfo(false));
   return text;
 }
 

@@ -102,6 +102,30 @@ def ShareStageProgramsPass : Pass<"mt-share-stage-programs", "mlir::ModuleOp"> {
   let dependentDialects = ["::mt::MTDialect"];
 }
 
+def HoistParameterCastsPass : Pass<"mt-hoist-parameter-casts", "mlir::ModuleOp"> {
+  let summary = "casts a stacked parameter once, not each layer's slice (GPU)";
+  let description = [{
+    In a bf16 or fp16 step each layer reads its slice of an f32 stacked
+    parameter through `mt.convert`: a cast per layer and parameter, each a
+    kernel launch on a GPU (144 of GPT-2 small's). This pass casts the
+    stacked parameter (a function argument) once at the function's start and
+    slices the cast instead: the same elements rounded the same way, one
+    launch per parameter, and one 16-bit copy of the stack held through the
+    step. Run before mt-outline-layers, which then passes the cast stack to
+    the layers' function.
+
+    ```mlir
+    // before
+    %s = mt.slice_layer %w {layer = 3 : i64} : tensor<12x64xf32> -> tensor<64xf32>
+    %c = mt.convert %s : tensor<64xf32> -> tensor<64xbf16>
+    // after
+    %all = mt.convert %w : tensor<12x64xf32> -> tensor<12x64xbf16>
+    %c = mt.slice_layer %all {layer = 3 : i64} : tensor<12x64xbf16> -> tensor<64xbf16>
+    ```
+  }];
+  let dependentDialects = ["::mt::MTDialect"];
+}
+
 def OutlineLayersPass : Pass<"mt-outline-layers", "mlir::ModuleOp"> {
   let summary = "compiles the identical layers of a plan function once, as one called function";
   let description = [{
