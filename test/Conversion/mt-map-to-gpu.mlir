@@ -407,6 +407,33 @@ func.func @sum_not_moved_over_a_writer(%d: memref<8x16xf32>, %acc: memref<16xf32
 
 // -----
 
+// Copies and transposes that keep the innermost dimension (a head split out
+// of the QKV rows, a merge of heads) run 16-byte chunks like elementwise
+// ops; one that moves the innermost dimension keeps a thread per element.
+// CHECK-LABEL: func.func @copies
+// CHECK-SAME: (%[[QKV:.*]]: memref<4x48xbf16>, %[[Q:.*]]: memref<4x16xbf16>, %[[H:.*]]: memref<2x4x8xf32>, %[[M:.*]]: memref<4x2x8xf32>, %[[T:.*]]: memref<8x4xf32>)
+// CHECK: %[[V:.*]] = memref.subview %[[QKV]]
+// CHECK: scf.parallel
+// CHECK: %[[C:.*]] = vector.load %[[V]][{{.*}}] {alignment = 16 : i64} : memref<4x16xbf16, strided<[48, 1], offset: 16>>, vector<8xbf16>
+// CHECK: vector.store %[[C]], %[[Q]]
+// CHECK: scf.parallel
+// CHECK: %[[R:.*]] = vector.load %[[H]]{{.*}} : memref<2x4x8xf32>, vector<4xf32>
+// CHECK: vector.store %[[R]], %[[M]]
+// CHECK: %[[H0:.*]] = memref.subview %[[H]]
+// CHECK: scf.parallel
+// CHECK: memref.load %[[H0]]
+// CHECK: memref.store %{{.*}}, %[[T]]
+func.func @copies(%qkv: memref<4x48xbf16>, %q: memref<4x16xbf16>, %h: memref<2x4x8xf32>, %m: memref<4x2x8xf32>, %t: memref<8x4xf32>) {
+  %k = memref.subview %qkv[0, 16] [4, 16] [1, 1] : memref<4x48xbf16> to memref<4x16xbf16, strided<[48, 1], offset: 16>>
+  memref.copy %k, %q : memref<4x16xbf16, strided<[48, 1], offset: 16>> to memref<4x16xbf16>
+  linalg.transpose ins(%h : memref<2x4x8xf32>) outs(%m : memref<4x2x8xf32>) permutation = [1, 0, 2]
+  %h0 = memref.subview %h[0, 0, 0] [1, 4, 8] [1, 1, 1] : memref<2x4x8xf32> to memref<4x8xf32, strided<[8, 1]>>
+  linalg.transpose ins(%h0 : memref<4x8xf32, strided<[8, 1]>>) outs(%t : memref<8x4xf32>) permutation = [1, 0]
+  return
+}
+
+// -----
+
 // A softmax's rows (six, width 40): a warp per row, four rows per block;
 // each lane takes 4 neighbouring columns at a time (one 16-byte load),
 // columns 4l to 4l + 3, then 128 further; the row's maximum and sum are

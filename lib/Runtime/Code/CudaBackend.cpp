@@ -110,11 +110,6 @@ void CudaBackend::release(void *pointer) {
   api_->free(pointer);
 }
 
-int64_t CudaBackend::allocatedBytes() const {
-  std::lock_guard<std::mutex> lock(mutex_);
-  return allocated_;
-}
-
 int64_t CudaBackend::peakAllocatedBytes() const {
   std::lock_guard<std::mutex> lock(mutex_);
   return peak_;

@@ -47,10 +47,9 @@ public:
   bool bindThread(std::string &error);
   /// "NVIDIA H100 80GB HBM3 (sm_90)".
   std::string device() const;
-  /// Bytes of the buffers allocated through this backend: now, and the most
-  /// at once so far (what mt-run holds in GPU memory; the CUDA runtime's
-  /// and cuBLAS's own memory are not counted).
-  int64_t allocatedBytes() const;
+  /// The most bytes of buffers allocated through this backend at once so
+  /// far (what mt-run holds in GPU memory; the CUDA runtime's and cuBLAS's
+  /// own memory are not counted).
   int64_t peakAllocatedBytes() const;
 
   /// Kernel and GEMM timing (mt-run --profile): start from zero, pause,

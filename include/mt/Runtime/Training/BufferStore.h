@@ -25,7 +25,6 @@ class BufferStore {
 public:
   /// Buffers go to `memory` (a GPU's) when given, else host memory.
   void setMemory(BufferMemory *memory) { memory_ = memory; }
-  BufferMemory *memory() const { return memory_; }
 
   /// The buffer named by `spec`, allocated (zeroed) at its first use.
   Buffer &ensure(const plan::TensorSpec &spec);
