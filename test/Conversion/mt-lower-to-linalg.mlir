@@ -242,6 +242,40 @@ func.func @sum_to_scalar(%x: tensor<32x32xf32>) -> tensor<f32> {
 
 // -----
 
+// A square summed (a gradient's share of its norm): the first partial sums
+// read x and square it at each element; the squares are never stored.
+// CHECK-LABEL: func.func @sum_of_squares
+// CHECK-SAME: (%[[X:.*]]: tensor<32x32xf32>)
+// CHECK: tensor.collapse_shape %[[X]]
+// CHECK: %[[BLOCKS:.*]] = tensor.expand_shape %{{.*}} output_shape [4, 4, 64]
+// CHECK: linalg.generic {{.*}} ins(%[[BLOCKS]] : tensor<4x4x64xf32>)
+// CHECK-NEXT: ^bb0(%[[E:.*]]: f32, %[[ACC:.*]]: f32):
+// CHECK-NEXT: %[[SQ:.*]] = arith.mulf %[[E]], %[[E]] : f32
+// CHECK-NEXT: arith.addf %[[ACC]], %[[SQ]] : f32
+// CHECK-NOT: linalg.generic {{.*}} ins(%[[X]], %[[X]]
+// CHECK: return
+func.func @sum_of_squares(%x: tensor<32x32xf32>) -> tensor<f32> {
+  %sq = mt.mul %x, %x : tensor<32x32xf32>, tensor<32x32xf32>
+  %s = mt.sum_to %sq : tensor<32x32xf32> -> tensor<f32>
+  return %s : tensor<f32>
+}
+
+// -----
+
+// A square read by something else too is stored, and its sum reads it.
+// CHECK-LABEL: func.func @square_kept
+// CHECK: %[[SQ:.*]] = linalg.generic
+// CHECK: arith.mulf
+// CHECK: tensor.collapse_shape %[[SQ]]
+// CHECK: return
+func.func @square_kept(%x: tensor<32x32xf32>) -> (tensor<f32>, tensor<32x32xf32>) {
+  %sq = mt.mul %x, %x : tensor<32x32xf32>, tensor<32x32xf32>
+  %s = mt.sum_to %sq : tensor<32x32xf32> -> tensor<f32>
+  return %s, %sq : tensor<f32>, tensor<32x32xf32>
+}
+
+// -----
+
 // bf16 tensors are storage: a bf16 linear multiplies widened elements and
 // sums them in fp32, then rounds once (a bf16 GEMM with fp32 accumulation);
 // the bias is added in fp32 and the sum rounded.

@@ -2,6 +2,7 @@
 // RUN: mt-opt %s -split-input-file -verify-diagnostics --mt-map-to-gpu=warp-rows-per-block=0 | FileCheck %s --check-prefix=THREAD
 // RUN: mt-opt %s -split-input-file -verify-diagnostics --mt-map-to-gpu=vector-bytes=0 | FileCheck %s --check-prefix=SCALAR
 // RUN: mt-opt %s -split-input-file -verify-diagnostics --mt-map-to-gpu=column-reductions=false | FileCheck %s --check-prefix=LOOPS
+// RUN: mt-opt %s -split-input-file -verify-diagnostics --mt-map-to-gpu=sibling-kernels=false | FileCheck %s --check-prefix=SIBLINGS
 // RUN: not mt-opt %s -split-input-file --mt-map-to-gpu=warp-rows-per-block=33 2>&1 | FileCheck %s --check-prefix=BAD
 // BAD: mt-map-to-gpu: warp-rows-per-block must be 0 to 32
 
@@ -826,5 +827,103 @@ func.func @masked_rows(%a: memref<6x40xf32>, %keep: memref<6x40xi1>, %out: memre
     memref.store %max, %o[%i] : memref<6xf32>
     scf.yield %o : memref<6xf32>
   } {mt.independent_iterations}
+  return
+}
+
+// -----
+
+// Two column sums over the same rows into byte ranges of one arena that do
+// not overlap (a norm's weight and bias gradients), each added into a
+// buffer of its own: one launch, the second sum's body after the first's
+// (`sibling-kernels=false`: a launch each).
+// CHECK-LABEL: func.func @sibling_sums
+// CHECK-SAME: (%[[DY:.*]]: memref<8x16xf32> {llvm.noalias}, %[[ARENA:.*]]: memref<256xi8> {llvm.noalias}, %[[AG:.*]]: memref<16xf32> {llvm.noalias}, %[[AB:.*]]: memref<16xf32> {llvm.noalias})
+// CHECK: scf.parallel
+// CHECK: vector.store %{{.*}}, %[[AG]]
+// CHECK: vector.store %{{.*}}, %[[AB]]
+// CHECK: scf.reduce
+// CHECK-NOT: scf.parallel
+// CHECK: return
+// SIBLINGS-LABEL: func.func @sibling_sums
+// SIBLINGS-COUNT-2: } {mapping = [#gpu.loop_dim_map<processor = block_x
+// SIBLINGS-NOT: mapping
+// SIBLINGS: return
+func.func @sibling_sums(%dy: memref<8x16xf32> {llvm.noalias}, %arena: memref<256xi8> {llvm.noalias}, %ag: memref<16xf32> {llvm.noalias}, %ab: memref<16xf32> {llvm.noalias}) {
+  %zero = arith.constant 0.0 : f32
+  %c0 = arith.constant 0 : index
+  %g = memref.view %arena[%c0][] : memref<256xi8> to memref<16xf32>
+  linalg.fill ins(%zero : f32) outs(%g : memref<16xf32>)
+  linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d1)>], iterator_types = ["reduction", "parallel"]}
+    ins(%dy : memref<8x16xf32>) outs(%g : memref<16xf32>) {
+  ^bb0(%x: f32, %s: f32):
+    %m = arith.mulf %x, %x : f32
+    %t = arith.addf %s, %m : f32
+    linalg.yield %t : f32
+  }
+  linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]}
+    ins(%g : memref<16xf32>) outs(%ag : memref<16xf32>) {
+  ^bb0(%x: f32, %y: f32):
+    %t = arith.addf %y, %x : f32
+    linalg.yield %t : f32
+  }
+  %c64 = arith.constant 64 : index
+  %b = memref.view %arena[%c64][] : memref<256xi8> to memref<16xf32>
+  linalg.fill ins(%zero : f32) outs(%b : memref<16xf32>)
+  linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d1)>], iterator_types = ["reduction", "parallel"]}
+    ins(%dy : memref<8x16xf32>) outs(%b : memref<16xf32>) {
+  ^bb0(%x: f32, %s: f32):
+    %t = arith.addf %s, %x : f32
+    linalg.yield %t : f32
+  }
+  linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]}
+    ins(%b : memref<16xf32>) outs(%ab : memref<16xf32>) {
+  ^bb0(%x: f32, %y: f32):
+    %t = arith.addf %y, %x : f32
+    linalg.yield %t : f32
+  }
+  return
+}
+
+// -----
+
+// The same sums, the second one's partial sums stored over the first's
+// bytes (offsets 0 and 32 of the arena): a launch each, in order.
+// CHECK-LABEL: func.func @overlapping_sums
+// CHECK: scf.parallel
+// CHECK: vector.store %{{.*}}, %[[AG:.*]][
+// CHECK: scf.parallel
+// CHECK: vector.store %{{.*}}, %[[AB:.*]][
+func.func @overlapping_sums(%dy: memref<8x16xf32> {llvm.noalias}, %arena: memref<256xi8> {llvm.noalias}, %ag: memref<16xf32> {llvm.noalias}, %ab: memref<16xf32> {llvm.noalias}) {
+  %zero = arith.constant 0.0 : f32
+  %c0 = arith.constant 0 : index
+  %g = memref.view %arena[%c0][] : memref<256xi8> to memref<16xf32>
+  linalg.fill ins(%zero : f32) outs(%g : memref<16xf32>)
+  linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d1)>], iterator_types = ["reduction", "parallel"]}
+    ins(%dy : memref<8x16xf32>) outs(%g : memref<16xf32>) {
+  ^bb0(%x: f32, %s: f32):
+    %t = arith.addf %s, %x : f32
+    linalg.yield %t : f32
+  }
+  linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]}
+    ins(%g : memref<16xf32>) outs(%ag : memref<16xf32>) {
+  ^bb0(%x: f32, %y: f32):
+    %t = arith.addf %y, %x : f32
+    linalg.yield %t : f32
+  }
+  %c32 = arith.constant 32 : index
+  %b = memref.view %arena[%c32][] : memref<256xi8> to memref<16xf32>
+  linalg.fill ins(%zero : f32) outs(%b : memref<16xf32>)
+  linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d1)>], iterator_types = ["reduction", "parallel"]}
+    ins(%dy : memref<8x16xf32>) outs(%b : memref<16xf32>) {
+  ^bb0(%x: f32, %s: f32):
+    %t = arith.addf %s, %x : f32
+    linalg.yield %t : f32
+  }
+  linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]}
+    ins(%b : memref<16xf32>) outs(%ab : memref<16xf32>) {
+  ^bb0(%x: f32, %y: f32):
+    %t = arith.addf %y, %x : f32
+    linalg.yield %t : f32
+  }
   return
 }

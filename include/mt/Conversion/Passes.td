@@ -165,6 +165,14 @@ def MapToGPUPass : Pass<"mt-map-to-gpu", "mlir::ModuleOp"> {
       the output (with `warp-rows-per-block` 0: one thread);
     - any other loop nest (a sum over rows) runs as it is in a
       single-thread `gpu.launch`, so it stays correct and in order.
+    Independent kernels then share launches (`sibling-kernels`): a later
+    one-dimensional kernel that touches no buffer the first one, or any op
+    between them, writes (and writes none they read) joins the first, its
+    body after the first's, each body guarded by its own size; byte ranges
+    of one arena are told apart by their views' offsets, and two function
+    arguments are distinct when both are noalias or name different buffers
+    of the plan. A layer norm's weight and bias gradients, the optimizer's
+    per-parameter updates and norms become a few launches.
     Each top-level `scf.parallel` is collapsed to one dimension and tiled by
     `block-size`, so `gpu-map-parallel-loops` maps the tiles to blocks and
     the elements of a tile to threads, and `convert-parallel-loops-to-gpu`
@@ -197,7 +205,9 @@ def MapToGPUPass : Pass<"mt-map-to-gpu", "mlir::ModuleOp"> {
     Option<"vectorBytes", "vector-bytes", "int64_t", "16",
            "bytes an elementwise kernel's thread, or a row kernel's lane, loads per operand at once (0: one element)">,
     Option<"columnReductions", "column-reductions", "bool", "true",
-           "sums down columns (bias gradients) as one vector kernel each, with the fill before and the elementwise ops after folded in (false: the loop-nest path)">
+           "sums down columns (bias gradients) as one vector kernel each, with the fill before and the elementwise ops after folded in (false: the loop-nest path)">,
+    Option<"siblingKernels", "sibling-kernels", "bool", "true",
+           "independent kernels share a launch, each body guarded by its own size (false: a launch each)">
   ];
   let dependentDialects = ["::mlir::gpu::GPUDialect", "::mlir::scf::SCFDialect",
                            "::mlir::memref::MemRefDialect", "::mlir::arith::ArithDialect",

@@ -261,24 +261,31 @@ int64_t partialSums(int64_t n) {
 } // namespace
 
 Value LinalgBuilder::sumAll(Value input) {
-  auto type = tensorOf(input);
+  return sumAll(ValueRange{input}, [](OpBuilder &, Location, ValueRange a) { return a[0]; });
+}
+
+Value LinalgBuilder::sumAll(ValueRange inputs, BodyFn element) {
+  auto type = tensorOf(inputs.front());
   // 16-bit elements are summed in fp32 and the total rounded once.
-  Type stored = type.getElementType(), element = computeType(stored);
+  Type stored = type.getElementType(), compute = computeType(stored);
   int64_t n = type.getNumElements(), parts = partialSums(n);
   if (parts > 1) {
     // Partial p sums elements p, p + parts, ...: on a GPU neighbouring
     // threads read neighbouring elements.
-    Value rows = reshape(input, {n / parts, parts});
-    Value partial = sumRows({{rows, Read::Cell}}, n / parts, parts, element,
-                            [](OpBuilder &, Location, ValueRange a) { return a[0]; });
+    SmallVector<std::pair<Value, Read>> rows;
+    for (Value input : inputs)
+      rows.push_back({reshape(input, {n / parts, parts}), Read::Cell});
+    Value partial = sumRows(rows, n / parts, parts, compute, element);
     return convertElements(sumAll(partial), stored);
   }
   unsigned rank = type.getRank();
   SmallVector<utils::IteratorType> iters(rank, utils::IteratorType::reduction);
-  Value total = generic(input, identity(rank), filled({}, element, 0.0),
+  SmallVector<AffineMap> maps(inputs.size(), identity(rank));
+  Value total = generic(inputs, maps, filled({}, compute, 0.0),
                         AffineMap::get(rank, 0, {}, b.getContext()), iters,
-                        [](OpBuilder &nb, Location nl, ValueRange a) -> Value {
-                          return arith::AddFOp::create(nb, nl, a[1], a[0]);
+                        [&](OpBuilder &nb, Location nl, ValueRange a) -> Value {
+                          return arith::AddFOp::create(nb, nl, a.back(),
+                                                       element(nb, nl, a.drop_back()));
                         });
   return convertElements(total, stored);
 }

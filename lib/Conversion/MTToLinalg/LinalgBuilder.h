@@ -66,6 +66,9 @@ public:
   /// parallel target sums on many threads; the order depends only on the
   /// shape, never on the target.
   mlir::Value sumAll(mlir::Value input);
+  /// The same sum of `element` applied to `inputs` (one shape) at each
+  /// position: an elementwise producer summed without storing its result.
+  mlir::Value sumAll(mlir::ValueRange inputs, BodyFn element);
 
   /// How sumRows reads an operand: a cell of [R, W], a row's value [R] or a
   /// column's [W].

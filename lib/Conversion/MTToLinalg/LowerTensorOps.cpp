@@ -1,6 +1,8 @@
 //===- LowerTensorOps.cpp - zeros, reshape, concat, sums, layer slices -----===//
 #include "Lowerings.h"
 
+#include "mlir/IR/IRMapping.h"
+
 using namespace mlir;
 
 namespace mt {
@@ -30,11 +32,59 @@ Lowered lowerConcat(ConcatOp op, LinalgBuilder &lb) {
   return SmallVector<Value>{acc};
 }
 
+/// The lowered elementwise op that only `input`'s sum reads (a gradient's
+/// square for its norm), when the sum can apply its body instead: same-shape
+/// 32/64-bit float operands (the sum widens 16-bit ones before its body),
+/// no positions read. Left dead; mt-lower-to-linalg erases it.
+linalg::GenericOp summedProducer(Value input) {
+  auto producer = input.getDefiningOp<linalg::GenericOp>();
+  if (!producer || !input.hasOneUse() || producer.getNumDpsInits() != 1 ||
+      producer.getNumReductionLoops() != 0 || producer.hasIndexSemantics() ||
+      !producer.getRegionOutputArgs()[0].use_empty())
+    return {};
+  auto wide = [](Value v) {
+    auto t = dyn_cast<RankedTensorType>(v.getType());
+    return t && isa<FloatType>(t.getElementType()) && t.getElementTypeBitWidth() >= 32;
+  };
+  auto type = tensorOf(input);
+  for (OpOperand *operand : producer.getDpsInputOperands())
+    if (!wide(operand->get()) || tensorOf(operand->get()).getShape() != type.getShape() ||
+        !producer.getMatchingIndexingMap(operand).isIdentity())
+      return {};
+  return wide(input) ? producer : linalg::GenericOp{};
+}
+
+/// A sum of everything; an elementwise producer's body is applied inside
+/// it, so the producer's result is never stored.
+Value sumEverything(Value input, LinalgBuilder &lb) {
+  linalg::GenericOp producer = summedProducer(input);
+  if (!producer)
+    return lb.sumAll(input);
+  // Each distinct operand is read once (a square reads x twice).
+  SmallVector<Value> inputs;
+  SmallVector<unsigned> position;
+  for (OpOperand *operand : producer.getDpsInputOperands()) {
+    auto *it = llvm::find(inputs, operand->get());
+    position.push_back(it - inputs.begin());
+    if (it == inputs.end())
+      inputs.push_back(operand->get());
+  }
+  Block *body = producer.getBody();
+  return lb.sumAll(inputs, [&](OpBuilder &nb, Location, ValueRange a) -> Value {
+    IRMapping values;
+    for (auto [i, p] : llvm::enumerate(position))
+      values.map(body->getArgument(i), a[p]);
+    for (Operation &inner : body->without_terminator())
+      nb.clone(inner, values);
+    return values.lookup(body->getTerminator()->getOperand(0));
+  });
+}
+
 /// A sum over leading dimensions is a column sum of [rows, width].
 Lowered lowerSumTo(SumToOp op, LinalgBuilder &lb) {
   auto in = tensorOf(op.getInput()), out = tensorOf(op.getResult());
   if (out.getRank() == 0)
-    return SmallVector<Value>{lb.sumAll(op.getInput())};
+    return SmallVector<Value>{sumEverything(op.getInput(), lb)};
   int64_t width = out.getNumElements(), rows = in.getNumElements() / width;
   Value sum =
       lb.sumRows({{op.getInput(), LinalgBuilder::Read::Cell}}, rows, width, out.getElementType(),

@@ -7,6 +7,7 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
 
 namespace mt {
 #define GEN_PASS_DEF_LOWERTOLINALGPASS
@@ -74,6 +75,17 @@ LogicalResult checkLowerable(ModuleOp module, RewritePatternSet &patterns) {
   return failure(walk.wasInterrupted());
 }
 
+/// Tensor ops a lowering left unread (an elementwise producer applied
+/// inside the sum that was its only reader), so nothing computes or stores
+/// them. Each block from its end, so a dead op's dead operands follow it.
+void eraseDeadTensorOps(ModuleOp module) {
+  module.walk([](Block *block) {
+    for (Operation &op : llvm::make_early_inc_range(llvm::reverse(*block)))
+      if (isa<linalg::LinalgOp, tensor::EmptyOp>(op) && isOpTriviallyDead(&op))
+        op.erase();
+  });
+}
+
 struct LowerToLinalgPass : mt::impl::LowerToLinalgPassBase<LowerToLinalgPass> {
   using LowerToLinalgPassBase::LowerToLinalgPassBase;
 
@@ -111,6 +123,7 @@ struct LowerToLinalgPass : mt::impl::LowerToLinalgPassBase<LowerToLinalgPass> {
     if (failed(applyPartialConversion(module, target, std::move(patterns), config)))
       return signalPassFailure();
 
+    eraseDeadTensorOps(module);
     for (auto func : module.getOps<func::FuncOp>())
       // exported with a C interface (mt-export-entry-points); private
       // functions (outlined layers) are only called.

@@ -3,6 +3,7 @@
 
 #include "ColumnReductions.h"
 #include "Placement.h"
+#include "SiblingKernels.h"
 #include "VectorizeElementwise.h"
 #include "WarpRows.h"
 #include "WarpSums.h"
@@ -108,6 +109,20 @@ void mapToBlocksAndThreads(IRRewriter &rewriter, scf::ParallelOp loop, int64_t b
 
 struct MapToGPUPass : mt::impl::MapToGPUPassBase<MapToGPUPass> {
   using Base::Base;
+
+  /// Column sums as vector kernels, appended to `parallel`.
+  void reduceColumns(IRRewriter &rewriter, func::FuncOp fn,
+                     SmallVectorImpl<scf::ParallelOp> &parallel) {
+    // (Reductions only: the elementwise ops folded in are erased.)
+    SmallVector<linalg::GenericOp> generics;
+    for (auto generic : fn.getBody().front().getOps<linalg::GenericOp>())
+      if (generic.getNumReductionLoops() > 0)
+        generics.push_back(generic);
+    for (linalg::GenericOp generic : generics)
+      if (scf::ParallelOp p = mt::reduceColumnsOnVectors(rewriter, generic, vectorBytes))
+        parallel.push_back(p);
+  }
+
   void runOnOperation() override {
     if (blockSize < 1) {
       getOperation().emitError("mt-map-to-gpu: block-size must be >= 1");
@@ -138,16 +153,8 @@ struct MapToGPUPass : mt::impl::MapToGPUPassBase<MapToGPUPass> {
       }
       // Column sums first: each takes the fill before it and the
       // elementwise ops after it into its kernel.
-      if (columnReductions) {
-        // (Reductions only: the elementwise ops folded in are erased.)
-        SmallVector<linalg::GenericOp> generics;
-        for (auto generic : fn.getBody().front().getOps<linalg::GenericOp>())
-          if (generic.getNumReductionLoops() > 0)
-            generics.push_back(generic);
-        for (linalg::GenericOp generic : generics)
-          if (scf::ParallelOp p = mt::reduceColumnsOnVectors(rewriter, generic, vectorBytes))
-            parallel.push_back(p);
-      }
+      if (columnReductions)
+        reduceColumns(rewriter, fn, parallel);
       for (Operation &op : llvm::make_early_inc_range(fn.getBody().front())) {
         if (auto linalgOp = dyn_cast<linalg::LinalgOp>(op)) {
           if (!linalgOp.hasPureBufferSemantics()) {
@@ -224,6 +231,8 @@ struct MapToGPUPass : mt::impl::MapToGPUPassBase<MapToGPUPass> {
       }
       if (failed(mt::placeOnDevice(fn, rewriter)))
         return signalPassFailure();
+      if (siblingKernels)
+        mt::mergeSiblingKernels(rewriter, parallel);
       for (scf::ParallelOp p : parallel)
         mapToBlocksAndThreads(rewriter, p, blockSize);
     }

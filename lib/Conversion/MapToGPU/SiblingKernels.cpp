@@ -1,0 +1,343 @@
+//===- SiblingKernels.cpp - independent kernels as one launch ---------------===//
+//
+// A layer norm's gradient sums its weight's and its bias's gradients down
+// the same rows, each as a kernel of partial sums and a kernel of their
+// total (ColumnReductions.cpp): four launches where two do, 50 of the 125
+// launches of GPT-2's layer-norm gradients on an H100
+// (bench/gpu/results/2026-11-27-h100-run8.log). The optimizer updates and
+// sums each parameter in kernels of its own. Independent kernels run one
+// after the other in one launch instead.
+//
+//===----------------------------------------------------------------------===//
+#include "SiblingKernels.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "mlir/Interfaces/ViewLikeInterface.h"
+#include "mlir/Transforms/RegionUtils.h"
+
+#include <limits>
+
+using namespace mlir;
+
+namespace mt {
+namespace {
+
+/// Ops with memory effects (kernels, allocations) searched past for a
+/// sibling; constants and views are not counted.
+constexpr size_t kMaxBetween = 24;
+
+constexpr int64_t kWhole = std::numeric_limits<int64_t>::max();
+
+/// The most bytes of kernel parameters a merged kernel may take: what its
+/// bodies capture becomes the kernel's arguments (a memref is a descriptor
+/// of 8 x (3 + 2 x rank) bytes), and sm_80's limit is 4352.
+constexpr int64_t kMaxParameterBytes = 3072;
+
+int64_t parameterBytes(ArrayRef<Operation *> kernels) {
+  llvm::SetVector<Value> captured;
+  for (Operation *k : kernels)
+    for (Region &region : k->getRegions())
+      getUsedValuesDefinedAbove(region, captured);
+  int64_t bytes = 0;
+  for (Value v : captured)
+    if (auto m = dyn_cast<MemRefType>(v.getType()))
+      bytes += 8 * (3 + 2 * m.getRank());
+    else
+      bytes += 8;
+  return bytes;
+}
+
+/// The bytes [begin, end) of `root` a view covers; all of it when unknown.
+/// `resolved`: the root is a buffer (an allocation, a global, a function
+/// argument), not a value the analysis could not follow.
+struct Range {
+  Value root;
+  int64_t begin = 0, end = kWhole;
+  bool resolved = false;
+};
+
+/// Whether `loop` hands its i-th carried buffer on unchanged: each
+/// iteration yields it (or a view of it, or an inner loop's result that
+/// does so).
+bool yieldsItsBuffer(scf::ForOp loop, unsigned i) {
+  Value arg = loop.getRegionIterArgs()[i];
+  Value y = cast<scf::YieldOp>(loop.getBody()->getTerminator()).getOperand(i);
+  while (y != arg) {
+    if (auto view = y.getDefiningOp<ViewLikeOpInterface>())
+      y = view.getViewSource();
+    else if (auto inner = y.getDefiningOp<scf::ForOp>();
+             inner && yieldsItsBuffer(inner, cast<OpResult>(y).getResultNumber()))
+      y = inner.getInitArgs()[cast<OpResult>(y).getResultNumber()];
+    else
+      return false;
+  }
+  return true;
+}
+
+/// A buffer carried through an scf.for: the one it starts from.
+Value loopInit(Value v) {
+  scf::ForOp loop;
+  unsigned i = 0;
+  if (auto arg = dyn_cast<BlockArgument>(v)) {
+    loop = dyn_cast<scf::ForOp>(arg.getOwner()->getParentOp());
+    if (!loop || arg.getArgNumber() == 0)
+      return {};
+    i = arg.getArgNumber() - 1;
+  } else if ((loop = v.getDefiningOp<scf::ForOp>())) {
+    i = cast<OpResult>(v).getResultNumber();
+  }
+  if (!loop || !isa<MemRefType>(v.getType()) || !yieldsItsBuffer(loop, i))
+    return {};
+  return loop.getInitArgs()[i];
+}
+
+bool isFunctionArgument(Value v) {
+  auto arg = dyn_cast<BlockArgument>(v);
+  return arg && arg.getOwner()->isEntryBlock() && isa<func::FuncOp>(arg.getOwner()->getParentOp());
+}
+
+Range rangeOf(Value v) {
+  Range r;
+  bool known = false, exact = true;
+  while (true) {
+    if (auto view = v.getDefiningOp<ViewLikeOpInterface>()) {
+      if (auto bytes = dyn_cast<memref::ViewOp>(view.getOperation())) {
+        std::optional<int64_t> shift = getConstantIntValue(bytes.getByteShift());
+        MemRefType type = bytes.getType();
+        if (!shift || !type.hasStaticShape() || !exact) {
+          exact = false;
+        } else if (!known) {
+          r.begin = *shift;
+          r.end = *shift + type.getNumElements() * type.getElementTypeBitWidth() / 8;
+          known = true;
+        } else {
+          r.begin += *shift;
+          r.end += *shift;
+        }
+      } else if (known) {
+        exact = false; // a view of a view at an offset not followed
+      }
+      v = view.getViewSource();
+    } else if (Value init = loopInit(v)) {
+      // Loops carry the buffer they write in place (a row kernel's output).
+      v = init;
+    } else {
+      break;
+    }
+  }
+  r.root = v;
+  r.resolved = isFunctionArgument(v) || v.getDefiningOp<memref::AllocOp>() ||
+               v.getDefiningOp<memref::GetGlobalOp>();
+  if (!exact)
+    r.begin = 0, r.end = kWhole;
+  return r;
+}
+
+/// Which buffer of the plan a function argument is: its mt.buffer,
+/// mt.param or mt.accumulator_of attribute, null when it has none.
+Attribute identityOf(Value root) {
+  auto arg = cast<BlockArgument>(root);
+  auto fn = cast<func::FuncOp>(arg.getOwner()->getParentOp());
+  for (StringRef name : {"mt.buffer", "mt.param", "mt.accumulator_of", "mt.batch"})
+    if (Attribute a = fn.getArgAttr(arg.getArgNumber(), name))
+      return ArrayAttr::get(fn.getContext(), {StringAttr::get(fn.getContext(), name), a});
+  return {};
+}
+
+bool isNoAliasArgument(Value root) {
+  auto arg = cast<BlockArgument>(root);
+  auto fn = cast<func::FuncOp>(arg.getOwner()->getParentOp());
+  return static_cast<bool>(fn.getArgAttr(arg.getArgNumber(), LLVM::LLVMDialect::getNoAliasAttrName()));
+}
+
+/// Whether two ranges may share a byte: the same buffer, a value not
+/// followed to its buffer, or two function arguments the caller could pass
+/// one buffer for (both marked noalias, or naming two different buffers
+/// of the plan, they cannot).
+bool mayOverlap(const Range &a, const Range &b) {
+  if (!a.resolved || !b.resolved)
+    return true;
+  if (a.root != b.root) {
+    if (!isFunctionArgument(a.root) || !isFunctionArgument(b.root))
+      return false;
+    if (isNoAliasArgument(a.root) && isNoAliasArgument(b.root))
+      return false;
+    Attribute ia = identityOf(a.root), ib = identityOf(b.root);
+    return !ia || !ib || ia == ib;
+  }
+  return a.begin < b.end && b.begin < a.end;
+}
+
+/// The buffers an op reads and writes; `unknown` when it touches memory
+/// some other way (a call, an address taken).
+struct Effects {
+  SmallVector<Range> reads, writes;
+  bool unknown = false;
+
+  explicit Effects(Operation *op) {
+    op->walk([&](Operation *inner) {
+      if (auto load = dyn_cast<vector::LoadOp>(inner))
+        reads.push_back(rangeOf(load.getBase()));
+      else if (auto load = dyn_cast<memref::LoadOp>(inner))
+        reads.push_back(rangeOf(load.getMemRef()));
+      else if (auto store = dyn_cast<vector::StoreOp>(inner))
+        writes.push_back(rangeOf(store.getBase()));
+      else if (auto store = dyn_cast<memref::StoreOp>(inner))
+        writes.push_back(rangeOf(store.getMemRef()));
+      else if (auto linalgOp = dyn_cast<linalg::LinalgOp>(inner))
+        for (OpOperand &operand : linalgOp->getOpOperands()) {
+          reads.push_back(rangeOf(operand.get()));
+          if (linalgOp.isDpsInit(&operand))
+            writes.push_back(rangeOf(operand.get()));
+        }
+      else if (isa<CallOpInterface>(inner) ||
+               // Loops pass buffers on; their loads and stores are seen.
+               (!isa<ViewLikeOpInterface, memref::AllocOp, memref::DimOp, scf::ForOp,
+                     scf::YieldOp>(inner) &&
+                llvm::any_of(inner->getOperandTypes(), llvm::IsaPred<MemRefType>)))
+        unknown = true;
+    });
+  }
+
+  bool conflictsWith(const Effects &other) const {
+    if (unknown || other.unknown)
+      return true;
+    auto any = [](ArrayRef<Range> xs, ArrayRef<Range> ys) {
+      return llvm::any_of(xs, [&](const Range &x) {
+        return llvm::any_of(ys, [&](const Range &y) { return mayOverlap(x, y); });
+      });
+    };
+    return any(writes, other.reads) || any(writes, other.writes) || any(other.writes, reads);
+  }
+};
+
+std::optional<int64_t> chunkCount(scf::ParallelOp p) {
+  if (p.getNumLoops() != 1 || getConstantIntValue(p.getLowerBound()[0]) != 0 ||
+      getConstantIntValue(p.getStep()[0]) != 1)
+    return std::nullopt;
+  return getConstantIntValue(p.getUpperBound()[0]);
+}
+
+/// Wraps `p`'s body in `if (iv < bound)`: it runs on the first `bound`
+/// iterations of a loop that now has more.
+void guardBody(IRRewriter &rewriter, scf::ParallelOp p, int64_t bound) {
+  Block *body = p.getBody();
+  Location loc = p.getLoc();
+  Operation *firstOp = &body->front();
+  if (firstOp == body->getTerminator())
+    return;
+  rewriter.setInsertionPoint(body->getTerminator());
+  Value limit = arith::ConstantIndexOp::create(rewriter, loc, bound);
+  Value inside = arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::ult,
+                                       p.getInductionVars()[0], limit);
+  auto guard = scf::IfOp::create(rewriter, loc, inside, /*withElseRegion=*/false);
+  for (Operation *op = firstOp; op != limit.getDefiningOp();) {
+    Operation *next = op->getNextNode();
+    op->moveBefore(guard.thenBlock()->getTerminator());
+    op = next;
+  }
+}
+
+/// The ops between `first` and `later` that compute what `later` uses, in
+/// block order, when all of them can move before `first` (no memory
+/// effects, no regions); failure otherwise.
+FailureOr<SmallVector<Operation *>> definersToHoist(Operation *first, Operation *later) {
+  llvm::SetVector<Value> used(later->getOperands().begin(), later->getOperands().end());
+  for (Region &region : later->getRegions())
+    getUsedValuesDefinedAbove(region, used);
+  llvm::SetVector<Operation *> needed;
+  SmallVector<Value> worklist(used.begin(), used.end());
+  while (!worklist.empty()) {
+    Operation *def = worklist.pop_back_val().getDefiningOp();
+    if (!def || def->getBlock() != first->getBlock() || def->isBeforeInBlock(first) ||
+        needed.contains(def))
+      continue;
+    // An allocation moves up too: its buffer is only used later.
+    if (def->getNumRegions() || !(isMemoryEffectFree(def) || isa<memref::AllocOp>(def)))
+      return failure();
+    needed.insert(def);
+    llvm::append_range(worklist, def->getOperands());
+  }
+  SmallVector<Operation *> ordered(needed.begin(), needed.end());
+  llvm::sort(ordered, [](Operation *a, Operation *b) { return a->isBeforeInBlock(b); });
+  return ordered;
+}
+
+/// The kernel after `first` (past at most kMaxBetween ops with effects)
+/// that can join it.
+scf::ParallelOp siblingOf(scf::ParallelOp first,
+                          const llvm::SmallPtrSetImpl<Operation *> &candidates,
+                          SmallVectorImpl<Operation *> &hoist) {
+  std::optional<int64_t> chunks = chunkCount(first);
+  if (!chunks)
+    return {};
+  Effects firstEffects(first);
+  SmallVector<Effects> between;
+  for (Operation *at = first->getNextNode(); at && between.size() < kMaxBetween;
+       at = at->getNextNode()) {
+    auto later = dyn_cast<scf::ParallelOp>(at);
+    if (later && candidates.contains(later) && chunkCount(later)) {
+      Effects laterEffects(later);
+      FailureOr<SmallVector<Operation *>> defs = definersToHoist(first, later);
+      if (succeeded(defs) && parameterBytes({first, later}) <= kMaxParameterBytes &&
+          !laterEffects.conflictsWith(firstEffects) &&
+          llvm::none_of(between, [&](const Effects &e) { return laterEffects.conflictsWith(e); })) {
+        hoist.assign(defs->begin(), defs->end());
+        return later;
+      }
+    }
+    if (!isMemoryEffectFree(at) || at->getNumRegions())
+      between.emplace_back(at);
+  }
+  return {};
+}
+
+} // namespace
+
+void mergeSiblingKernels(IRRewriter &rewriter, SmallVectorImpl<scf::ParallelOp> &kernels) {
+  llvm::SmallPtrSet<Operation *, 16> candidates;
+  for (scf::ParallelOp k : kernels)
+    candidates.insert(k);
+  llvm::SmallPtrSet<Operation *, 16> merged;
+  // In program order, each kernel gathering the later ones it can.
+  SmallVector<scf::ParallelOp> ordered(kernels.begin(), kernels.end());
+  llvm::stable_sort(ordered, [](scf::ParallelOp a, scf::ParallelOp b) {
+    return a->getBlock() == b->getBlock() && a->isBeforeInBlock(b);
+  });
+  for (scf::ParallelOp first : ordered) {
+    if (merged.contains(first))
+      continue;
+    SmallVector<Operation *> hoist;
+    while (scf::ParallelOp later = siblingOf(first, candidates, hoist)) {
+      for (Operation *def : hoist)
+        def->moveBefore(first);
+      Block *into = first.getBody();
+      Block *from = later.getBody();
+      // Sizes may differ: the loop takes the larger, each body its own.
+      int64_t n = *chunkCount(first), m = *chunkCount(later);
+      if (m < n)
+        guardBody(rewriter, later, m);
+      if (n < m) {
+        guardBody(rewriter, first, n);
+        rewriter.setInsertionPoint(first);
+        first.getUpperBoundMutable()[0].assign(
+            arith::ConstantIndexOp::create(rewriter, first.getLoc(), m));
+      }
+      rewriter.replaceAllUsesWith(later.getInductionVars()[0], first.getInductionVars()[0]);
+      for (Operation &op : llvm::make_early_inc_range(from->without_terminator()))
+        op.moveBefore(into->getTerminator());
+      candidates.erase(later);
+      merged.insert(later);
+      rewriter.eraseOp(later);
+    }
+  }
+  llvm::erase_if(kernels, [&](scf::ParallelOp k) { return merged.contains(k.getOperation()); });
+}
+
+} // namespace mt

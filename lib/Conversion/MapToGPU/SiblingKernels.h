@@ -1,0 +1,29 @@
+//===- SiblingKernels.h - independent kernels as one launch -----*- C++ -*-===//
+#ifndef MT_LIB_CONVERSION_MAPTOGPU_SIBLINGKERNELS_H
+#define MT_LIB_CONVERSION_MAPTOGPU_SIBLINGKERNELS_H
+
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/PatternMatch.h"
+
+namespace mt {
+
+/// Merges kernels of `kernels` (one-dimensional scf.parallel ops from 0 to
+/// N, step 1, in one block, before mapping to blocks and threads) when a
+/// later one is independent of the first and of every op between them: no
+/// buffer one writes is touched by the other. Byte ranges of one arena are
+/// told apart by their views' offsets, buffers carried through loops are
+/// followed to where they start, and two function arguments are distinct
+/// when both are noalias or they name different buffers of the plan
+/// (mt.buffer, mt.param, mt.accumulator_of); anything else may alias. The
+/// merged loop runs max(N, M) iterations, a body over fewer guarded by
+/// `if (iv < N)`; the later kernel's body follows the first's, and the
+/// ops that compute what it uses (constants, views, allocations) move
+/// before the first. A layer norm's weight and bias gradients (two column
+/// sums over the same rows) and the optimizer's per-parameter updates and
+/// norms (independent kernels of different sizes) become a few launches.
+void mergeSiblingKernels(mlir::IRRewriter &rewriter,
+                         llvm::SmallVectorImpl<mlir::scf::ParallelOp> &kernels);
+
+} // namespace mt
+
+#endif // MT_LIB_CONVERSION_MAPTOGPU_SIBLINGKERNELS_H
