@@ -3,6 +3,7 @@
 // RUN: mt-opt %s -split-input-file -verify-diagnostics --mt-map-to-gpu=vector-bytes=0 | FileCheck %s --check-prefix=SCALAR
 // RUN: mt-opt %s -split-input-file -verify-diagnostics --mt-map-to-gpu=column-reductions=false | FileCheck %s --check-prefix=LOOPS
 // RUN: mt-opt %s -split-input-file -verify-diagnostics --mt-map-to-gpu=sibling-kernels=false | FileCheck %s --check-prefix=SIBLINGS
+// RUN: mt-opt %s -split-input-file -verify-diagnostics --mt-map-to-gpu=row-registers=0 | FileCheck %s --check-prefix=REGISTERS
 // RUN: not mt-opt %s -split-input-file --mt-map-to-gpu=warp-rows-per-block=33 2>&1 | FileCheck %s --check-prefix=BAD
 // BAD: mt-map-to-gpu: warp-rows-per-block must be 0 to 32
 
@@ -925,5 +926,174 @@ func.func @overlapping_sums(%dy: memref<8x16xf32> {llvm.noalias}, %arena: memref
     %t = arith.addf %y, %x : f32
     linalg.yield %t : f32
   }
+  return
+}
+
+// -----
+
+// Two optimizer updates of different sizes on different buffers of the plan
+// (mt.buffer names them): one launch over the larger, the smaller body
+// guarded by its own size.
+// CHECK-LABEL: func.func @updates_of_two_sizes
+// CHECK-SAME: (%[[A:.*]]: memref<64xf32> {{.*}}, %[[B:.*]]: memref<16xf32> {{.*}})
+// CHECK: scf.parallel
+// CHECK: vector.store %{{.*}}, %[[A]]
+// CHECK: %[[IN:.*]] = arith.cmpi ult, %{{.*}}, %{{.*}} : index
+// CHECK: scf.if %[[IN]]
+// CHECK: vector.store %{{.*}}, %[[B]]
+// CHECK: scf.reduce
+// CHECK-NOT: scf.parallel
+// CHECK: return
+func.func @updates_of_two_sizes(%a: memref<64xf32> {mt.buffer = #mt.buffer<param, "a">}, %b: memref<16xf32> {mt.buffer = #mt.buffer<param, "b">}) {
+  linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]}
+    outs(%a : memref<64xf32>) {
+  ^bb0(%y: f32):
+    %t = arith.mulf %y, %y : f32
+    linalg.yield %t : f32
+  }
+  linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]}
+    outs(%b : memref<16xf32>) {
+  ^bb0(%y: f32):
+    %t = arith.mulf %y, %y : f32
+    linalg.yield %t : f32
+  }
+  return
+}
+
+// -----
+
+// The same updates on two arguments that name one buffer of the plan (an
+// optimizer's parameter in and out), or nothing: they may be one buffer, so
+// a launch each.
+// CHECK-LABEL: func.func @same_buffer_twice
+// CHECK-COUNT-2: } {mapping = [#gpu.loop_dim_map<processor = block_x
+// CHECK-LABEL: func.func @unnamed_arguments
+// CHECK-COUNT-2: } {mapping = [#gpu.loop_dim_map<processor = block_x
+func.func @same_buffer_twice(%a: memref<64xf32> {mt.buffer = #mt.buffer<param, "a">}, %b: memref<64xf32> {mt.buffer = #mt.buffer<param, "a">}) {
+  linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]}
+    outs(%a : memref<64xf32>) {
+  ^bb0(%y: f32):
+    %t = arith.mulf %y, %y : f32
+    linalg.yield %t : f32
+  }
+  linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]}
+    outs(%b : memref<64xf32>) {
+  ^bb0(%y: f32):
+    %t = arith.mulf %y, %y : f32
+    linalg.yield %t : f32
+  }
+  return
+}
+func.func @unnamed_arguments(%a: memref<64xf32>, %b: memref<64xf32>) {
+  linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]}
+    outs(%a : memref<64xf32>) {
+  ^bb0(%y: f32):
+    %t = arith.mulf %y, %y : f32
+    linalg.yield %t : f32
+  }
+  linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]}
+    outs(%b : memref<64xf32>) {
+  ^bb0(%y: f32):
+    %t = arith.mulf %y, %y : f32
+    linalg.yield %t : f32
+  }
+  return
+}
+
+// -----
+
+// A row loop writes rows of %t through the buffer it carries; a later
+// kernel reading %t does not join it (the carried buffer is %t), one
+// reading only %u does.
+// CHECK-LABEL: func.func @carried_buffer
+// CHECK-SAME: (%[[X:.*]]: memref<8x4xf32> {{.*}}, %[[T:.*]]: memref<8x4xf32> {{.*}}, %[[U:.*]]: memref<8x4xf32> {{.*}}, %[[V:.*]]: memref<8x4xf32> {{.*}})
+// CHECK: scf.parallel
+// CHECK: scf.for {{.*}} iter_args(%[[O:.*]] = %[[T]])
+// CHECK: memref.store %{{.*}}, %[[O]][
+// CHECK: vector.load %[[U]]
+// CHECK: scf.parallel
+// CHECK: vector.load %[[T]]
+// CHECK: vector.store %{{.*}}, %[[V]]
+func.func @carried_buffer(%x: memref<8x4xf32> {llvm.noalias}, %t: memref<8x4xf32> {llvm.noalias}, %u: memref<8x4xf32> {llvm.noalias}, %v: memref<8x4xf32> {llvm.noalias}) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %c8 = arith.constant 8 : index
+  %r = scf.for %i = %c0 to %c8 step %c1 iter_args(%out = %t) -> (memref<8x4xf32>) {
+    %w = scf.for %j = %c0 to %c4 step %c1 iter_args(%o = %out) -> (memref<8x4xf32>) {
+      %e = memref.load %x[%i, %j] : memref<8x4xf32>
+      memref.store %e, %o[%i, %j] : memref<8x4xf32>
+      scf.yield %o : memref<8x4xf32>
+    }
+    scf.yield %w : memref<8x4xf32>
+  } {mt.independent_iterations}
+  linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]}
+    ins(%t : memref<8x4xf32>) outs(%v : memref<8x4xf32>) {
+  ^bb0(%a: f32, %y: f32):
+    linalg.yield %a : f32
+  }
+  linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]}
+    outs(%u : memref<8x4xf32>) {
+  ^bb0(%y: f32):
+    %s = arith.mulf %y, %y : f32
+    linalg.yield %s : f32
+  }
+  return
+}
+
+// -----
+
+// A softmax over rows of 256 f32: a lane takes two 16-byte chunks of its
+// row, so each pass is unrolled and the row is loaded once; the third pass
+// divides the exponentials the second one stored, without loading them
+// (`row-registers=0`: a loop per pass, three loads a chunk).
+// CHECK-LABEL: func.func @softmax_in_registers
+// CHECK-SAME: (%[[A:.*]]: memref<4x256xf32>, %[[OUT:.*]]: memref<4x256xf32>)
+// CHECK-NOT: scf.for
+// CHECK-COUNT-2: vector.load %[[A]]
+// CHECK-NOT: vector.load
+// CHECK: gpu.subgroup_reduce maximumf
+// CHECK: math.exp
+// CHECK: vector.store %[[E0:.*]], %[[OUT]]
+// CHECK: math.exp
+// CHECK: vector.store %[[E1:.*]], %[[OUT]]
+// CHECK: gpu.subgroup_reduce add
+// CHECK-NOT: vector.load
+// CHECK: arith.divf %[[E0]]
+// CHECK: vector.store %{{.*}}, %[[OUT]]
+// CHECK: arith.divf %[[E1]]
+// CHECK: vector.store %{{.*}}, %[[OUT]]
+// CHECK: scf.reduce
+// REGISTERS-LABEL: func.func @softmax_in_registers
+// REGISTERS-COUNT-3: scf.for
+func.func @softmax_in_registers(%a: memref<4x256xf32>, %out: memref<4x256xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %c256 = arith.constant 256 : index
+  %ninf = arith.constant 0xFF800000 : f32
+  %zero = arith.constant 0.0 : f32
+  %r = scf.for %i = %c0 to %c4 step %c1 iter_args(%o = %out) -> (memref<4x256xf32>) {
+    %max = scf.for %j = %c0 to %c256 step %c1 iter_args(%m = %ninf) -> (f32) {
+      %v = memref.load %a[%i, %j] : memref<4x256xf32>
+      %n = arith.maximumf %m, %v : f32
+      scf.yield %n : f32
+    } {mt.along_row}
+    %e:2 = scf.for %k = %c0 to %c256 step %c1 iter_args(%o2 = %o, %s = %zero) -> (memref<4x256xf32>, f32) {
+      %v = memref.load %a[%i, %k] : memref<4x256xf32>
+      %d = arith.subf %v, %max : f32
+      %x = math.exp %d : f32
+      memref.store %x, %o2[%i, %k] : memref<4x256xf32>
+      %n = arith.addf %s, %x : f32
+      scf.yield %o2, %n : memref<4x256xf32>, f32
+    } {mt.along_row}
+    %w = scf.for %m = %c0 to %c256 step %c1 iter_args(%o3 = %e#0) -> (memref<4x256xf32>) {
+      %x = memref.load %o3[%i, %m] : memref<4x256xf32>
+      %y = arith.divf %x, %e#1 : f32
+      memref.store %y, %o3[%i, %m] : memref<4x256xf32>
+      scf.yield %o3 : memref<4x256xf32>
+    } {mt.along_row}
+    scf.yield %w : memref<4x256xf32>
+  } {mt.independent_iterations}
   return
 }

@@ -206,6 +206,8 @@ def MapToGPUPass : Pass<"mt-map-to-gpu", "mlir::ModuleOp"> {
            "bytes an elementwise kernel's thread, or a row kernel's lane, loads per operand at once (0: one element)">,
     Option<"columnReductions", "column-reductions", "bool", "true",
            "sums down columns (bias gradients) as one vector kernel each, with the fill before and the elementwise ops after folded in (false: the loop-nest path)">,
+    Option<"rowRegisters", "row-registers", "int64_t", "8",
+           "a warp-per-row kernel whose lane takes at most this many chunks of a row loads each once, its passes along the row unrolled (0: a loop per pass)">,
     Option<"siblingKernels", "sibling-kernels", "bool", "true",
            "independent kernels share a launch, each body guarded by its own size (false: a launch each)">
   ];

@@ -221,7 +221,8 @@ struct MapToGPUPass : mt::impl::MapToGPUPassBase<MapToGPUPass> {
           continue;
         if (loop->hasAttr(mt::kIndependentIterationsAttrName)) {
           if (warpRowsPerBlock > 0 &&
-              mt::mapRowsToWarps(rewriter, loop, warpRowsPerBlock, vectorBytes))
+              mt::mapRowsToWarps(rewriter, loop, warpRowsPerBlock, vectorBytes,
+                                 rowRegisters))
             continue;
           parallel.push_back(toParallel(rewriter, loop));
           continue;

@@ -11,6 +11,8 @@
 //===----------------------------------------------------------------------===//
 #include "SiblingKernels.h"
 
+#include "BufferRanges.h"
+
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
@@ -32,8 +34,6 @@ namespace {
 /// sibling; constants and views are not counted.
 constexpr size_t kMaxBetween = 24;
 
-constexpr int64_t kWhole = std::numeric_limits<int64_t>::max();
-
 /// The most bytes of kernel parameters a merged kernel may take: what its
 /// bodies capture becomes the kernel's arguments (a memref is a descriptor
 /// of 8 x (3 + 2 x rank) bytes), and sm_80's limit is 4352.
@@ -53,131 +53,10 @@ int64_t parameterBytes(ArrayRef<Operation *> kernels) {
   return bytes;
 }
 
-/// The bytes [begin, end) of `root` a view covers; all of it when unknown.
-/// `resolved`: the root is a buffer (an allocation, a global, a function
-/// argument), not a value the analysis could not follow.
-struct Range {
-  Value root;
-  int64_t begin = 0, end = kWhole;
-  bool resolved = false;
-};
-
-/// Whether `loop` hands its i-th carried buffer on unchanged: each
-/// iteration yields it (or a view of it, or an inner loop's result that
-/// does so).
-bool yieldsItsBuffer(scf::ForOp loop, unsigned i) {
-  Value arg = loop.getRegionIterArgs()[i];
-  Value y = cast<scf::YieldOp>(loop.getBody()->getTerminator()).getOperand(i);
-  while (y != arg) {
-    if (auto view = y.getDefiningOp<ViewLikeOpInterface>())
-      y = view.getViewSource();
-    else if (auto inner = y.getDefiningOp<scf::ForOp>();
-             inner && yieldsItsBuffer(inner, cast<OpResult>(y).getResultNumber()))
-      y = inner.getInitArgs()[cast<OpResult>(y).getResultNumber()];
-    else
-      return false;
-  }
-  return true;
-}
-
-/// A buffer carried through an scf.for: the one it starts from.
-Value loopInit(Value v) {
-  scf::ForOp loop;
-  unsigned i = 0;
-  if (auto arg = dyn_cast<BlockArgument>(v)) {
-    loop = dyn_cast<scf::ForOp>(arg.getOwner()->getParentOp());
-    if (!loop || arg.getArgNumber() == 0)
-      return {};
-    i = arg.getArgNumber() - 1;
-  } else if ((loop = v.getDefiningOp<scf::ForOp>())) {
-    i = cast<OpResult>(v).getResultNumber();
-  }
-  if (!loop || !isa<MemRefType>(v.getType()) || !yieldsItsBuffer(loop, i))
-    return {};
-  return loop.getInitArgs()[i];
-}
-
-bool isFunctionArgument(Value v) {
-  auto arg = dyn_cast<BlockArgument>(v);
-  return arg && arg.getOwner()->isEntryBlock() && isa<func::FuncOp>(arg.getOwner()->getParentOp());
-}
-
-Range rangeOf(Value v) {
-  Range r;
-  bool known = false, exact = true;
-  while (true) {
-    if (auto view = v.getDefiningOp<ViewLikeOpInterface>()) {
-      if (auto bytes = dyn_cast<memref::ViewOp>(view.getOperation())) {
-        std::optional<int64_t> shift = getConstantIntValue(bytes.getByteShift());
-        MemRefType type = bytes.getType();
-        if (!shift || !type.hasStaticShape() || !exact) {
-          exact = false;
-        } else if (!known) {
-          r.begin = *shift;
-          r.end = *shift + type.getNumElements() * type.getElementTypeBitWidth() / 8;
-          known = true;
-        } else {
-          r.begin += *shift;
-          r.end += *shift;
-        }
-      } else if (known) {
-        exact = false; // a view of a view at an offset not followed
-      }
-      v = view.getViewSource();
-    } else if (Value init = loopInit(v)) {
-      // Loops carry the buffer they write in place (a row kernel's output).
-      v = init;
-    } else {
-      break;
-    }
-  }
-  r.root = v;
-  r.resolved = isFunctionArgument(v) || v.getDefiningOp<memref::AllocOp>() ||
-               v.getDefiningOp<memref::GetGlobalOp>();
-  if (!exact)
-    r.begin = 0, r.end = kWhole;
-  return r;
-}
-
-/// Which buffer of the plan a function argument is: its mt.buffer,
-/// mt.param or mt.accumulator_of attribute, null when it has none.
-Attribute identityOf(Value root) {
-  auto arg = cast<BlockArgument>(root);
-  auto fn = cast<func::FuncOp>(arg.getOwner()->getParentOp());
-  for (StringRef name : {"mt.buffer", "mt.param", "mt.accumulator_of", "mt.batch"})
-    if (Attribute a = fn.getArgAttr(arg.getArgNumber(), name))
-      return ArrayAttr::get(fn.getContext(), {StringAttr::get(fn.getContext(), name), a});
-  return {};
-}
-
-bool isNoAliasArgument(Value root) {
-  auto arg = cast<BlockArgument>(root);
-  auto fn = cast<func::FuncOp>(arg.getOwner()->getParentOp());
-  return static_cast<bool>(fn.getArgAttr(arg.getArgNumber(), LLVM::LLVMDialect::getNoAliasAttrName()));
-}
-
-/// Whether two ranges may share a byte: the same buffer, a value not
-/// followed to its buffer, or two function arguments the caller could pass
-/// one buffer for (both marked noalias, or naming two different buffers
-/// of the plan, they cannot).
-bool mayOverlap(const Range &a, const Range &b) {
-  if (!a.resolved || !b.resolved)
-    return true;
-  if (a.root != b.root) {
-    if (!isFunctionArgument(a.root) || !isFunctionArgument(b.root))
-      return false;
-    if (isNoAliasArgument(a.root) && isNoAliasArgument(b.root))
-      return false;
-    Attribute ia = identityOf(a.root), ib = identityOf(b.root);
-    return !ia || !ib || ia == ib;
-  }
-  return a.begin < b.end && b.begin < a.end;
-}
-
 /// The buffers an op reads and writes; `unknown` when it touches memory
 /// some other way (a call, an address taken).
 struct Effects {
-  SmallVector<Range> reads, writes;
+  SmallVector<BufferRange> reads, writes;
   bool unknown = false;
 
   explicit Effects(Operation *op) {
@@ -208,9 +87,9 @@ struct Effects {
   bool conflictsWith(const Effects &other) const {
     if (unknown || other.unknown)
       return true;
-    auto any = [](ArrayRef<Range> xs, ArrayRef<Range> ys) {
-      return llvm::any_of(xs, [&](const Range &x) {
-        return llvm::any_of(ys, [&](const Range &y) { return mayOverlap(x, y); });
+    auto any = [](ArrayRef<BufferRange> xs, ArrayRef<BufferRange> ys) {
+      return llvm::any_of(xs, [&](const BufferRange &x) {
+        return llvm::any_of(ys, [&](const BufferRange &y) { return mayOverlap(x, y); });
       });
     };
     return any(writes, other.reads) || any(writes, other.writes) || any(other.writes, reads);

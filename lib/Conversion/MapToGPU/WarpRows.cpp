@@ -10,6 +10,8 @@
 //===----------------------------------------------------------------------===//
 #include "WarpRows.h"
 
+#include "RowRegisters.h"
+
 #include "VectorizeRows.h"
 
 #include "mt/Analysis/ModelInfo.h"
@@ -176,7 +178,7 @@ std::pair<scf::ParallelOp, scf::ParallelOp> buildWarpLoops(IRRewriter &rewriter,
 }
 
 bool mapRowsToWarps(IRRewriter &rewriter, scf::ForOp rowLoop, int64_t rowsPerBlock,
-                    int64_t vectorBytes) {
+                    int64_t vectorBytes, int64_t rowRegisterChunks) {
   if (!isConstantIndex(rowLoop.getLowerBound(), 0) || !isConstantIndex(rowLoop.getStep(), 1))
     return false;
   auto upper = rowLoop.getUpperBound().getDefiningOp<arith::ConstantIndexOp>();
@@ -237,6 +239,8 @@ bool mapRowsToWarps(IRRewriter &rewriter, scf::ForOp rowLoop, int64_t rowsPerBlo
       rewriter.replaceAllUsesExcept(partial, total, total);
     }
   }
+  if (rowRegisterChunks > 0)
+    keepRowInRegisters(rewriter, before->getBlock(), lane, rowRegisterChunks);
   return true;
 }
 

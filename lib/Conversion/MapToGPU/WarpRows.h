@@ -31,9 +31,11 @@ std::pair<mlir::scf::ParallelOp, mlir::scf::ParallelOp> buildWarpLoops(mlir::IRR
 /// not a sum or maximum starting from its identity, an along-row loop inside
 /// other control flow, or an access that would read what another lane
 /// wrote. With `vectorBytes`, each lane takes that many bytes of neighbouring
-/// columns at a time where the loop allows it (vectorizeAlongRow).
+/// columns at a time where the loop allows it (vectorizeAlongRow). With
+/// `rowRegisterChunks` > 0, a lane's chunks of a row that fits that many a
+/// lane are loaded once (keepRowInRegisters).
 bool mapRowsToWarps(mlir::IRRewriter &rewriter, mlir::scf::ForOp rowLoop, int64_t rowsPerBlock,
-                    int64_t vectorBytes);
+                    int64_t vectorBytes, int64_t rowRegisterChunks);
 
 } // namespace mt
 
