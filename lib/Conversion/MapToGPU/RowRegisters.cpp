@@ -12,6 +12,7 @@
 #include "RowRegisters.h"
 
 #include "BufferRanges.h"
+#include "WarpRows.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
@@ -25,8 +26,6 @@ using namespace mlir;
 
 namespace mt {
 namespace {
-
-constexpr int64_t kLanes = 32;
 
 /// The loop's trip count when every lane makes the same number of trips:
 /// from the lane's first column (`lane` x W, by 32 W) to a constant width
@@ -46,7 +45,7 @@ std::optional<int64_t> lanesTrips(scf::ForOp loop, Value lane) {
   } else if (first != lane) {
     return std::nullopt;
   }
-  if (*step != kLanes * width)
+  if (*step != kWarpSize * width)
     return std::nullopt;
   return *upper / *step;
 }
