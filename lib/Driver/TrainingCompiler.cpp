@@ -118,6 +118,7 @@ LogicalResult runPipelines(ModuleOp module, bool runFrontend, const CompileSetti
   options.fuseBiasGelu = s.fuseBiasGelu;
   options.fuseBiasDropoutAdd = s.fuseBiasDropoutAdd;
   options.fuseAddLayerNorm = s.fuseAddLayerNorm;
+  options.fuseCrossEntropy = s.fuseCrossEntropy;
   options.activationType = s.activationType;
   options.fuseGradientAccumulation = s.fuseGradientAccumulation;
   options.fuseAttention = s.fuseAttention;

@@ -99,6 +99,10 @@ void mt::buildTrainingPipeline(OpPassManager &pm, const TrainingOptions &options
   // keeps the rest from its forward.
   if (options.pipelineStages > 1)
     pm.addPass(createSplitStageStepPass());
+  // After the stages split, so a last stage's loss and gradient meet in
+  // one function.
+  if (options.fuseCrossEntropy)
+    pm.addNestedPass<mlir::func::FuncOp>(createFuseCrossEntropyPass());
   pm.addPass(
       createBuildOptimizerPass(BuildOptimizerPassOptions{options.distributedOptimizerShards}));
   if (options.signalGradientsReady)

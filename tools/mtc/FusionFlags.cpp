@@ -30,6 +30,12 @@ static cl::opt<bool> fuseAddLayerNorm(
              "on)"),
     cl::init(mt::TrainingDefaults::fuseAddLayerNorm), cl::cat(fusionCategory()));
 
+static cl::opt<bool> fuseCrossEntropy(
+    "fuse-cross-entropy",
+    cl::desc("the loss and its logits' gradient in one pass over the logits, read and written "
+             "in the activations' type (default on)"),
+    cl::init(mt::TrainingDefaults::fuseCrossEntropy), cl::cat(fusionCategory()));
+
 static cl::opt<bool> fuseGradientAccumulation(
     "fuse-gradient-accumulation",
     cl::desc("the step adds each gradient into its fp32 accumulator where it is made: weight-"
@@ -47,6 +53,7 @@ bool applyFusionFlags(mt::CompileSettings &settings, std::string &error) {
   settings.fuseBiasGelu = fuseBiasGelu;
   settings.fuseBiasDropoutAdd = fuseBiasDropoutAdd;
   settings.fuseAddLayerNorm = fuseAddLayerNorm;
+  settings.fuseCrossEntropy = fuseCrossEntropy;
   settings.fuseGradientAccumulation = fuseGradientAccumulation;
   settings.fuseAttention = fuseAttention;
   return true;

@@ -35,6 +35,7 @@ struct CompileSettings {
   bool fuseBiasGelu = TrainingDefaults::fuseBiasGelu;
   bool fuseBiasDropoutAdd = TrainingDefaults::fuseBiasDropoutAdd; // with regenerated masks
   bool fuseAddLayerNorm = TrainingDefaults::fuseAddLayerNorm;
+  bool fuseCrossEntropy = TrainingDefaults::fuseCrossEntropy;
   /// 16-bit activations keep fp32 parameters and loss.
   ActivationType activationType = TrainingDefaults::activationType;
   bool fuseGradientAccumulation = TrainingDefaults::fuseGradientAccumulation;

@@ -75,6 +75,7 @@ struct TrainingDefaults {
   static constexpr bool fuseBiasGelu = true;
   static constexpr bool fuseBiasDropoutAdd = true;
   static constexpr bool fuseAddLayerNorm = true;
+  static constexpr bool fuseCrossEntropy = true;
   static constexpr ActivationType activationType = ActivationType::F32;
   static constexpr bool fuseGradientAccumulation = true;
   /// mt-fuse-attention (auto: where a query sees at least
@@ -161,6 +162,10 @@ struct TrainingOptions : public mlir::PassPipelineOptions<TrainingOptions> {
       *this, "fuse-add-layer-norm",
       llvm::cl::desc("a residual add and the layer norm of its sum in one kernel"),
       llvm::cl::init(TrainingDefaults::fuseAddLayerNorm)};
+  Option<bool> fuseCrossEntropy{
+      *this, "fuse-cross-entropy",
+      llvm::cl::desc("the loss and its logits' gradient in one kernel, casts folded in"),
+      llvm::cl::init(TrainingDefaults::fuseCrossEntropy)};
   Option<FuseAttention> fuseAttention{
       *this, "fuse-attention",
       llvm::cl::desc("scores, softmax, dropout and context in one kernel each way"),

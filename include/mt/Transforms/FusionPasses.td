@@ -158,6 +158,34 @@ def FuseAddLayerNormPass : Pass<"mt-fuse-add-layer-norm", "mlir::func::FuncOp"> 
   }];
 }
 
+def FuseCrossEntropyPass : Pass<"mt-fuse-cross-entropy", "mlir::func::FuncOp"> {
+  let summary = "fuses the loss and its gradient into mt.fused_cross_entropy, casts folded in";
+  let description = [{
+    An `mt.cross_entropy` and an `mt.cross_entropy_grad` of the same
+    logits, labels, mask and `num_classes` in one block (a training step's
+    loss and the start of its backward) become one `mt.fused_cross_entropy`
+    where the gradient was, when every reader of the loss comes after it.
+    The `[tokens, classes]` logits are then read once by both instead of
+    twice by each. Casts on either side fold in: logits widened by an
+    `mt.convert` (16-bit logits, an fp32 loss) are read in their own type,
+    and a gradient that is only converted (back to 16 bits) is written in
+    the converts' type. A lone `mt.cross_entropy` (an evaluation) reads
+    widened logits in their own type too. Results are bit-identical: the
+    same f32 arithmetic in the same order, and a widening convert is exact.
+    Run it after the gradients are derived and the pipeline stages split.
+
+    ```mlir
+    // before
+    %x = mt.convert %logits : tensor<8x1024x50304xbf16> -> tensor<8x1024x50304xf32>
+    %loss = mt.cross_entropy %x, %labels : tensor<8x1024x50304xf32>, tensor<8x1024xi32> -> tensor<f32>
+    %dx = mt.cross_entropy_grad %one, %x, %labels : tensor<f32>, tensor<8x1024x50304xf32>, tensor<8x1024xi32> -> tensor<8x1024x50304xf32>
+    %d = mt.convert %dx : tensor<8x1024x50304xf32> -> tensor<8x1024x50304xbf16>
+    // after
+    %loss, %d = mt.fused_cross_entropy %one, %logits, %labels : tensor<f32>, tensor<8x1024x50304xbf16>, tensor<8x1024xi32> -> tensor<f32>, tensor<8x1024x50304xbf16>
+    ```
+  }];
+}
+
 def FuseGradientAccumulationPass : Pass<"mt-fuse-gradient-accumulation", "mlir::ModuleOp"> {
   let summary = "makes the training step add its gradients into the accumulators in place";
   let description = [{

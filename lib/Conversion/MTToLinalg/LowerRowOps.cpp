@@ -401,37 +401,85 @@ Lowered lowerAccuracy(AccuracyOp op, LinalgBuilder &lb) {
   })};
 }
 
+/// A row's exponentials of the logits less their maximum (0 for a padded
+/// class) and their sum, which the gradient and the fused loss share.
+struct RowExponentials {
+  const LossRows &in;
+  Value r, max, sum;
+
+  RowExponentials(const LossRows &in, Scalar s, Value r) : in(in), r(r) {
+    max = in.rowMax(s, r);
+    Type ct = computeType(in.t);
+    sum = alongRow(s, in.v, s.c(ct, 0.0), [&](Scalar q, Value j, ValueRange acc) {
+      return SmallVector<Value>{q.add(acc[0], at(q, j))};
+    })[0];
+  }
+  Value at(Scalar q, Value j) const {
+    Type ct = computeType(in.t);
+    Value zj = in.z(q, r, j);
+    return q.select(q.eq(zj, q.c(ct, negInfinity())), q.c(ct, 0.0), q.exp(q.sub(zj, max)));
+  }
+  /// Writes the row of (softmax - onehot(label)) * w into `dx`.
+  Value writeGradient(Scalar s, Value w, Value dx) const {
+    Type ct = computeType(in.t);
+    Value label = in.label(s, r);
+    return alongRow(s, in.v, dx, [&](Scalar q, Value j, ValueRange acc) {
+      Value hit = arith::CmpIOp::create(q.b, q.l, arith::CmpIPredicate::eq, j, label);
+      Value onehot = q.select(hit, q.c(ct, 1.0), q.c(ct, 0.0));
+      Value g = q.mul(q.sub(q.divOrZero(at(q, j), sum), onehot), w);
+      return SmallVector<Value>{q.put(g, acc[0], {r, j})};
+    })[0];
+  }
+};
+
 /// dlogits = (softmax(z) - onehot(label)) * mask * dloss / count.
 Lowered lowerCrossEntropyGrad(CrossEntropyGradOp op, LinalgBuilder &lb) {
   LossRows in(op, lb);
-  Type t = in.t;
   Scalar top{lb.builder(), lb.location()};
   Value denom = top.nonZero(top.at(lossCount(in, lb), {}));
-  Value dloss = top.cast(top.at(op.getGrad(), {}), computeType(t));
+  Value dloss = top.cast(top.at(op.getGrad(), {}), computeType(in.t));
   Value dx = overRows(
-      lb, in.rows, lb.empty({in.rows, in.v}, t),
+      lb, in.rows, lb.empty({in.rows, in.v}, in.t),
       [&](Scalar s, Value r, ValueRange outs) {
-        Value max = in.rowMax(s, r);
-        auto e = [&](Scalar q, Value j) {
-          Value zj = in.z(q, r, j);
-          return q.select(q.eq(zj, q.c(computeType(t), negInfinity())), q.c(computeType(t), 0.0),
-                          q.exp(q.sub(zj, max)));
-        };
-        Value sum =
-            alongRow(s, in.v, s.c(computeType(t), 0.0), [&](Scalar q, Value j, ValueRange acc) {
-              return SmallVector<Value>{q.add(acc[0], e(q, j))};
-            })[0];
-        Value label = in.label(s, r);
+        RowExponentials e(in, s, r);
         Value w = s.div(s.mul(in.weight(s, r), dloss), denom);
-        return alongRow(s, in.v, outs, [&](Scalar q, Value j, ValueRange acc) {
-          Value hit = arith::CmpIOp::create(q.b, q.l, arith::CmpIPredicate::eq, j, label);
-          Value onehot = q.select(hit, q.c(computeType(t), 1.0), q.c(computeType(t), 0.0));
-          Value g = q.mul(q.sub(q.divOrZero(e(q, j), sum), onehot), w);
-          return SmallVector<Value>{q.put(g, acc[0], {r, j})};
-        });
+        return SmallVector<Value>{e.writeGradient(s, w, outs[0])};
       },
       /*independent=*/true)[0];
   return SmallVector<Value>{lb.reshape(dx, tensorOf(op.getLogits()).getShape())};
+}
+
+/// mt.cross_entropy and mt.cross_entropy_grad in one pass per row: each
+/// row's maximum and sum of exponentials serve its loss and its gradient.
+Lowered lowerFusedCrossEntropy(FusedCrossEntropyOp op, LinalgBuilder &lb) {
+  LossRows in(op, lb);
+  Type ct = computeType(in.t);
+  auto gradType = tensorOf(op.getLogitsGrad());
+  Scalar top{lb.builder(), lb.location()};
+  Value count = lossCount(in, lb);
+  Value denom = top.nonZero(top.at(count, {}));
+  Value dloss = top.cast(top.at(op.getGrad(), {}), ct);
+  SmallVector<Value> rows = overRows(
+      lb, in.rows,
+      {lb.empty({in.rows}, ct), lb.empty({in.rows, in.v}, gradType.getElementType())},
+      [&](Scalar s, Value r, ValueRange outs) {
+        RowExponentials e(in, s, r);
+        Value weight = in.weight(s, r);
+        Value w = s.div(s.mul(weight, dloss), denom);
+        Value dx = e.writeGradient(s, w, outs[1]);
+        Value picked = s.at(in.logits, {r, in.label(s, r)});
+        Value lse = s.add(e.max, math::LogOp::create(s.b, s.l, e.sum));
+        Value loss = s.put(s.mul(s.sub(lse, picked), weight), outs[0], {r});
+        return SmallVector<Value>{loss, dx};
+      },
+      /*independent=*/true);
+  Value total = lb.sumAll(rows[0]);
+  Scalar s{lb.builder(), lb.location()};
+  Type lossType = tensorOf(op.getLoss()).getElementType();
+  Value mean = s.cast(s.div(s.at(total, {}), s.nonZero(s.at(count, {}))), lossType);
+  Value loss = tensor::FromElementsOp::create(lb.builder(), lb.location(),
+                                              RankedTensorType::get({}, lossType), mean);
+  return SmallVector<Value>{loss, lb.reshape(rows[1], gradType.getShape())};
 }
 
 } // namespace
@@ -461,6 +509,7 @@ void populateRowLoweringPatterns(RewritePatternSet &patterns) {
   addLowering<LogSoftmaxGradOp>(patterns, lowerLogSoftmaxGrad);
   addLowering<CrossEntropyOp>(patterns, lowerCrossEntropy);
   addLowering<CrossEntropyGradOp>(patterns, lowerCrossEntropyGrad);
+  addLowering<FusedCrossEntropyOp>(patterns, lowerFusedCrossEntropy);
   addLowering<AccuracyOp>(patterns, lowerAccuracy);
 }
 

@@ -124,6 +124,35 @@ std::string timedTables(const std::map<std::string, Row> &kernels,
   }
   return out;
 }
+/// The slowest single kernels (not summed by op): what a change to one
+/// kernel's strategy would gain, with its time per launch and bandwidth.
+std::string slowestKernels(const std::vector<CudaBackend::ProfileEntry> &entries,
+                           const std::map<std::string, const plan::KernelTraffic *> &traffic,
+                           double n) {
+  std::vector<const CudaBackend::ProfileEntry *> sorted;
+  for (const CudaBackend::ProfileEntry &e : entries)
+    if (e.name.rfind("gemm ", 0) != 0 && e.calls > 0)
+      sorted.push_back(&e);
+  std::stable_sort(sorted.begin(), sorted.end(),
+                   [](const auto *a, const auto *b) { return a->ms > b->ms; });
+  constexpr size_t kShown = 24;
+  std::string out = format("\n%-36s %10s %10s %10s %12s %10s\n", "slowest kernels", "launches",
+                           "ms/step", "us/launch", "MB/launch", "GB/s");
+  for (size_t i = 0; i < sorted.size() && i < kShown; ++i) {
+    const CudaBackend::ProfileEntry &e = *sorted[i];
+    double us = 1e3 * e.ms / static_cast<double>(e.calls);
+    auto it = traffic.find(e.name);
+    std::string mb = "-", gbs = "-";
+    if (it != traffic.end()) {
+      double bytes = static_cast<double>(it->second->bytes());
+      mb = format("%.3f", bytes / 1e6);
+      gbs = us > 0 ? format("%.1f", bytes / (us * 1e3)) : "-";
+    }
+    out += format("%-36s %10.0f %10.3f %10.1f %12s %10s\n", e.name.c_str(),
+                  static_cast<double>(e.calls) / n, e.ms / n, us, mb.c_str(), gbs.c_str());
+  }
+  return out;
+}
 } // namespace
 
 DevicePeaks peaksOf(const std::string &device) {
@@ -259,7 +288,7 @@ std::string profileReport(const std::vector<CudaBackend::ProfileEntry> &entries,
   if (counted)
     return out + countedTables(kernels, gemms, n, kernelFloor, gemmFloor);
   out += timedTables(kernels, gemms, n, peaks, kernelFloor, gemmFloor);
-  return out;
+  return out + slowestKernels(entries, traffic, n);
 }
 
 } // namespace mt

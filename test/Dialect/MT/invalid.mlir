@@ -1407,6 +1407,82 @@ func.func @cross_entropy_c5_num_classes_zero(%logits: tensor<2x16x100xf32>, %lab
 }
 
 //===----------------------------------------------------------------------===//
+// mt.fused_cross_entropy
+//===----------------------------------------------------------------------===//
+
+// mt.fused_cross_entropy C1: integer logits
+func.func @fused_cross_entropy_c1_integer_logits(%d: tensor<f32>, %logits: tensor<2x16x100xi32>, %labels: tensor<2x16xi32>) -> tensor<f32> {
+  // expected-error @+1 {{violates C1: logits must be a floating-point tensor [..., classes], got 'tensor<2x16x100xi32>'}}
+  %l, %g = mt.fused_cross_entropy %d, %logits, %labels : tensor<f32>, tensor<2x16x100xi32>, tensor<2x16xi32> -> tensor<f32>, tensor<2x16x100xf32>
+  return %l : tensor<f32>
+}
+
+// -----
+
+// mt.fused_cross_entropy C2: labels of the wrong shape
+func.func @fused_cross_entropy_c2_labels_shape(%d: tensor<f32>, %logits: tensor<2x16x100xf32>, %labels: tensor<2x8xi32>) -> tensor<f32> {
+  // expected-error @+1 {{violates C2: labels must be i32 or i64 [2x16], got 'tensor<2x8xi32>'}}
+  %l, %g = mt.fused_cross_entropy %d, %logits, %labels : tensor<f32>, tensor<2x16x100xf32>, tensor<2x8xi32> -> tensor<f32>, tensor<2x16x100xf32>
+  return %l : tensor<f32>
+}
+
+// -----
+
+// mt.fused_cross_entropy C3: an integer loss mask
+func.func @fused_cross_entropy_c3_integer_mask(%d: tensor<f32>, %logits: tensor<2x16x100xf32>, %labels: tensor<2x16xi32>, %m: tensor<2x16xi32>) -> tensor<f32> {
+  // expected-error @+1 {{violates C3: the loss mask must be floating-point [2x16], got 'tensor<2x16xi32>'}}
+  %l, %g = mt.fused_cross_entropy %d, %logits, %labels mask %m : tensor<f32>, tensor<2x16x100xf32>, tensor<2x16xi32>, tensor<2x16xi32> -> tensor<f32>, tensor<2x16x100xf32>
+  return %l : tensor<f32>
+}
+
+// -----
+
+// mt.fused_cross_entropy C4: an f16 loss
+func.func @fused_cross_entropy_c4_f16_loss(%d: tensor<f32>, %logits: tensor<2x16x100xf32>, %labels: tensor<2x16xi32>) -> tensor<f16> {
+  // expected-error @+1 {{violates C4: the loss must be tensor<f32>, got 'tensor<f16>'}}
+  %l, %g = mt.fused_cross_entropy %d, %logits, %labels : tensor<f32>, tensor<2x16x100xf32>, tensor<2x16xi32> -> tensor<f16>, tensor<2x16x100xf32>
+  return %l : tensor<f16>
+}
+
+// -----
+
+// mt.fused_cross_entropy C5: num_classes past the last dimension
+func.func @fused_cross_entropy_c5_num_classes_too_large(%d: tensor<f32>, %logits: tensor<2x16x100xf32>, %labels: tensor<2x16xi32>) -> tensor<f32> {
+  // expected-error @+1 {{violates C5: num_classes must be in [1, 100], got 101}}
+  %l, %g = mt.fused_cross_entropy %d, %logits, %labels {num_classes = 101 : i64} : tensor<f32>, tensor<2x16x100xf32>, tensor<2x16xi32> -> tensor<f32>, tensor<2x16x100xf32>
+  return %l : tensor<f32>
+}
+
+// -----
+
+// mt.fused_cross_entropy C6: a per-token incoming gradient
+func.func @fused_cross_entropy_c6_grad_rank(%d: tensor<2x16xf32>, %logits: tensor<2x16x100xf32>, %labels: tensor<2x16xi32>) -> tensor<f32> {
+  // expected-error @+1 {{violates C6: grad must be tensor<f32> (the loss's gradient), got 'tensor<2x16xf32>'}}
+  %l, %g = mt.fused_cross_entropy %d, %logits, %labels : tensor<2x16xf32>, tensor<2x16x100xf32>, tensor<2x16xi32> -> tensor<f32>, tensor<2x16x100xf32>
+  return %l : tensor<f32>
+}
+
+// -----
+
+// mt.fused_cross_entropy C7: a gradient of another shape
+func.func @fused_cross_entropy_c7_grad_shape(%d: tensor<f32>, %logits: tensor<2x16x100xbf16>, %labels: tensor<2x16xi32>) -> tensor<f32> {
+  // expected-error @+1 {{violates C7: the logits' gradient must be a floating-point tensor of the logits' shape [2x16x100], got 'tensor<2x16x50xbf16>'}}
+  %l, %g = mt.fused_cross_entropy %d, %logits, %labels : tensor<f32>, tensor<2x16x100xbf16>, tensor<2x16xi32> -> tensor<f32>, tensor<2x16x50xbf16>
+  return %l : tensor<f32>
+}
+
+// -----
+
+// mt.fused_cross_entropy C7: an integer gradient
+func.func @fused_cross_entropy_c7_integer_grad(%d: tensor<f32>, %logits: tensor<2x16x100xf32>, %labels: tensor<2x16xi32>) -> tensor<f32> {
+  // expected-error @+1 {{violates C7: the logits' gradient must be a floating-point tensor of the logits' shape [2x16x100], got 'tensor<2x16x100xi32>'}}
+  %l, %g = mt.fused_cross_entropy %d, %logits, %labels : tensor<f32>, tensor<2x16x100xf32>, tensor<2x16xi32> -> tensor<f32>, tensor<2x16x100xi32>
+  return %l : tensor<f32>
+}
+
+// -----
+
+//===----------------------------------------------------------------------===//
 // mt.accuracy, mt.accuracy_from_stats
 //===----------------------------------------------------------------------===//
 

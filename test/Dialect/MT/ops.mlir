@@ -122,6 +122,13 @@ func.func @loss(%logits: tensor<2x16x100xf32>, %labels: tensor<2x16xi64>, %mask:
   return %l, %l2 : tensor<f32>, tensor<f32>
 }
 
+// CHECK-LABEL: func.func @fused_loss
+func.func @fused_loss(%d: tensor<f32>, %logits: tensor<2x16x100xbf16>, %labels: tensor<2x16xi64>, %mask: tensor<2x16xf32>) -> (tensor<f32>, tensor<2x16x100xbf16>) {
+  // CHECK: %{{.*}}, %{{.*}} = mt.fused_cross_entropy %{{.*}}, %{{.*}}, %{{.*}} mask %{{.*}} {num_classes = 97 : i64} : tensor<f32>, tensor<2x16x100xbf16>, tensor<2x16xi64>, tensor<2x16xf32> -> tensor<f32>, tensor<2x16x100xbf16>
+  %l, %g = mt.fused_cross_entropy %d, %logits, %labels mask %mask {num_classes = 97 : i64} : tensor<f32>, tensor<2x16x100xbf16>, tensor<2x16xi64>, tensor<2x16xf32> -> tensor<f32>, tensor<2x16x100xbf16>
+  return %l, %g : tensor<f32>, tensor<2x16x100xbf16>
+}
+
 // CHECK-LABEL: func.func @layers
 func.func @layers(%x: tensor<?x?x8xf32>, %g: tensor<3x8xf32>, %b: tensor<3x8xf32>) -> tensor<?x?x8xf32> {
   // CHECK: %[[OUT:.*]] = mt.layer_stack (%[[H:.*]] = %{{.*}} : tensor<?x?x8xf32>) layers (%[[GL:.*]] = %{{.*}} : tensor<3x8xf32>, %[[BL:.*]] = %{{.*}} : tensor<3x8xf32>) -> tensor<?x?x8xf32> {

@@ -424,6 +424,27 @@ LogicalResult VocabParallelStatsOp::verify() {
   return success();
 }
 
+LogicalResult FusedCrossEntropyOp::verify() {
+  if (failed(verifyCrossEntropyOperands(*this, getLogits(), getLabels(), getLossMask(),
+                                        getNumClassesAttr())))
+    return failure();
+  auto logits = tensorType(getLogits());
+  auto loss = RankedTensorType::get({}, lossElementType(logits.getElementType()));
+  if (getLoss().getType() != loss)
+    return violates(*this, 4) << "the loss must be " << typeStr(loss) << ", got "
+                              << getLoss().getType();
+  if (getGrad().getType() != loss)
+    return violates(*this, 6) << "grad must be " << typeStr(loss) << " (the loss's gradient), got "
+                              << getGrad().getType();
+  auto logitsGrad = tensorType(getLogitsGrad());
+  if (!isFloatTensor(getLogitsGrad()) ||
+      !shapesAgree(logitsGrad.getShape(), logits.getShape()))
+    return violates(*this, 7) << "the logits' gradient must be a floating-point tensor of the "
+                                 "logits' shape ["
+                              << shapeStr(logits.getShape()) << "], got " << logitsGrad;
+  return success();
+}
+
 LogicalResult CrossEntropyFromStatsOp::verify() {
   auto sumExp = tensorType(getSumExp());
   if (!isFloatTensor(getSumExp()) || getLabelLogit().getType() != sumExp ||

@@ -32,6 +32,37 @@ def MT_CrossEntropyOp : MT_Op<"cross_entropy", [MT_Differentiable, MT_SplitFlow,
   let hasVerifier = 1;
 }
 
+// Formed after the gradients are derived (mt-fuse-cross-entropy): the
+// loss and its gradient read the logits once between them.
+def MT_FusedCrossEntropyOp : MT_Op<"fused_cross_entropy", [Pure]> {
+  let summary = "the loss and its logits' gradient in one pass over each row";
+  let description = [{
+    What `mt.cross_entropy` and `mt.cross_entropy_grad` of the same logits,
+    labels, mask and `num_classes` compute, together: the mean token loss
+    and `grad * mask * (softmax(logits) - onehot(labels)) / sum(mask)`. Each
+    row's maximum and sum of exponentials are found once and serve both, in
+    the separate ops' order, so both results equal theirs bit for bit. The
+    arithmetic is f32 (f64 for f64 logits) whatever the logits' type, and
+    the gradient is rounded to its own element type, which may differ from
+    the logits': 16-bit logits give an f32 loss and a 16-bit gradient with
+    no cast of the `[tokens, classes]` matrix on either side.
+
+    ```mlir
+    %loss, %dlogits = mt.fused_cross_entropy %dloss, %logits, %labels mask %m : tensor<f32>, tensor<8x1024x50304xbf16>, tensor<8x1024xi32>, tensor<8x1024xf32> -> tensor<f32>, tensor<8x1024x50304xbf16>
+    ```
+  }];
+  let arguments = (ins AnyRankedTensor:$grad, AnyRankedTensor:$logits,
+                       AnyRankedTensor:$labels, Optional<AnyRankedTensor>:$loss_mask,
+                       OptionalAttr<I64Attr>:$num_classes);
+  let results = (outs AnyRankedTensor:$loss, AnyRankedTensor:$logits_grad);
+  let assemblyFormat = [{
+    $grad `,` $logits `,` $labels (`mask` $loss_mask^)? attr-dict `:` type($grad) `,`
+    type($logits) `,` type($labels) (`,` type($loss_mask)^)? `->` type($loss) `,`
+    type($logits_grad)
+  }];
+  let hasVerifier = 1;
+}
+
 // Vocab-parallel cross-entropy: the logits are one rank's piece of the
 // vocabulary. The pieces' statistics are combined by explicit collectives
 // between these ops, so the plan checker sees every one of them.
