@@ -214,11 +214,12 @@ func.func @embedding_grad_plus(%g: tensor<2x4xf32>, %ids: tensor<2xi32>, %acc: t
 // -----
 
 // A column sum over many rows runs in two levels: blocks of rows into
-// partial sums (blocks x columns parallel), then the blocks.
+// partial sums (blocks x columns parallel), then the blocks; at most about
+// sqrt(rows) blocks, so neither level is long.
 // CHECK-LABEL: func.func @sum_to_columns
-// CHECK: %[[BLOCKS:.*]] = tensor.expand_shape %{{.*}} output_shape [16, 4, 8]
-// CHECK: %[[PART:.*]] = linalg.generic {{.*}} iterator_types = ["parallel", "reduction", "parallel"]} ins(%[[BLOCKS]] : tensor<16x4x8xf32>) outs(%{{.*}} : tensor<16x8xf32>)
-// CHECK: %[[SUM:.*]] = linalg.generic {{.*}} iterator_types = ["reduction", "parallel"]} ins(%[[PART]] : tensor<16x8xf32>) outs(%{{.*}} : tensor<8xf32>)
+// CHECK: %[[BLOCKS:.*]] = tensor.expand_shape %{{.*}} output_shape [8, 8, 8]
+// CHECK: %[[PART:.*]] = linalg.generic {{.*}} iterator_types = ["parallel", "reduction", "parallel"]} ins(%[[BLOCKS]] : tensor<8x8x8xf32>) outs(%{{.*}} : tensor<8x8xf32>)
+// CHECK: %[[SUM:.*]] = linalg.generic {{.*}} iterator_types = ["reduction", "parallel"]} ins(%[[PART]] : tensor<8x8xf32>) outs(%{{.*}} : tensor<8xf32>)
 // CHECK: return %[[SUM]]
 func.func @sum_to_columns(%x: tensor<64x8xf32>) -> tensor<8xf32> {
   %s = mt.sum_to %x : tensor<64x8xf32> -> tensor<8xf32>
