@@ -4,6 +4,7 @@
 // RUN: mt-opt %s -split-input-file -verify-diagnostics --mt-map-to-gpu=column-reductions=false | FileCheck %s --check-prefix=LOOPS
 // RUN: mt-opt %s -split-input-file -verify-diagnostics --mt-map-to-gpu=sibling-kernels=false | FileCheck %s --check-prefix=SIBLINGS
 // RUN: mt-opt %s -split-input-file -verify-diagnostics --mt-map-to-gpu=row-registers=0 | FileCheck %s --check-prefix=REGISTERS
+// RUN: mt-opt %s -split-input-file -verify-diagnostics --mt-map-to-gpu --mlir-print-debuginfo | FileCheck %s --check-prefix=NAMES
 // RUN: not mt-opt %s -split-input-file --mt-map-to-gpu=warp-rows-per-block=33 2>&1 | FileCheck %s --check-prefix=BAD
 // BAD: mt-map-to-gpu: warp-rows-per-block must be 0 to 32
 
@@ -1095,5 +1096,36 @@ func.func @softmax_in_registers(%a: memref<4x256xf32>, %out: memref<4x256xf32>) 
     } {mt.along_row}
     scf.yield %w : memref<4x256xf32>
   } {mt.independent_iterations}
+  return
+}
+
+// -----
+
+// Kernels of two ops sharing a launch: its location names both, so the
+// kernel is named after both (mt-describe-kernels) and a profile shows
+// everything the launch runs. The second layer-norm sum adds no name.
+// CHECK-LABEL: func.func @named_siblings
+// NAMES: loc("sum_to__layer_norm_grad"(
+// NAMES-NOT: __layer_norm_grad__layer_norm_grad
+func.func @named_siblings(%dy: memref<8x16xf32> {llvm.noalias}, %a: memref<16xf32> {llvm.noalias}, %b: memref<16xf32> {llvm.noalias}, %c: memref<16xf32> {llvm.noalias}) {
+  linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d1)>], iterator_types = ["reduction", "parallel"]}
+    ins(%dy : memref<8x16xf32>) outs(%a : memref<16xf32>) {
+  ^bb0(%x: f32, %s: f32):
+    %t = arith.addf %s, %x : f32
+    linalg.yield %t : f32
+  } loc("sum_to"("model.mlir":1:1))
+  linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d1)>], iterator_types = ["reduction", "parallel"]}
+    ins(%dy : memref<8x16xf32>) outs(%b : memref<16xf32>) {
+  ^bb0(%x: f32, %s: f32):
+    %m = arith.mulf %x, %x : f32
+    %t = arith.addf %s, %m : f32
+    linalg.yield %t : f32
+  } loc("layer_norm_grad"("model.mlir":2:1))
+  linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d1)>], iterator_types = ["reduction", "parallel"]}
+    ins(%dy : memref<8x16xf32>) outs(%c : memref<16xf32>) {
+  ^bb0(%x: f32, %s: f32):
+    %t = arith.maximumf %s, %x : f32
+    linalg.yield %t : f32
+  } loc("layer_norm_grad"("model.mlir":3:1))
   return
 }

@@ -148,6 +148,24 @@ FailureOr<SmallVector<Operation *>> definersToHoist(Operation *first, Operation 
   return ordered;
 }
 
+/// `first`'s location once `later` joined it: a name holding both ops'
+/// names (mt-lower-to-linalg names each op's loops; mt-describe-kernels
+/// names the kernel after it), so a profile shows everything the launch
+/// runs: "accumulate__embedding_grad", not "accumulate". Names already
+/// there are not repeated (sixteen AdamW updates stay "adamw").
+Location joinedLocation(Location first, Location later) {
+  auto a = dyn_cast<NameLoc>(first), b = dyn_cast<NameLoc>(later);
+  if (!a || !b)
+    return first;
+  StringRef joined = a.getName().getValue(), added = b.getName().getValue();
+  SmallVector<StringRef> parts;
+  joined.split(parts, "__");
+  if (llvm::is_contained(parts, added))
+    return first;
+  return NameLoc::get(StringAttr::get(first.getContext(), joined + "__" + added),
+                      a.getChildLoc());
+}
+
 /// The kernel after `first` (past at most kMaxBetween ops with effects)
 /// that can join it.
 scf::ParallelOp siblingOf(scf::ParallelOp first,
@@ -208,6 +226,7 @@ void mergeSiblingKernels(IRRewriter &rewriter, SmallVectorImpl<scf::ParallelOp> 
         first.getUpperBoundMutable()[0].assign(
             arith::ConstantIndexOp::create(rewriter, first.getLoc(), m));
       }
+      first->setLoc(joinedLocation(first.getLoc(), later.getLoc()));
       rewriter.replaceAllUsesWith(later.getInductionVars()[0], first.getInductionVars()[0]);
       for (Operation &op : llvm::make_early_inc_range(from->without_terminator()))
         op.moveBefore(into->getTerminator());
