@@ -1129,3 +1129,41 @@ func.func @named_siblings(%dy: memref<8x16xf32> {llvm.noalias}, %a: memref<16xf3
   } loc("layer_norm_grad"("model.mlir":3:1))
   return
 }
+
+// -----
+
+// A row kernel reading a layer's slice of a stacked weight at a layer
+// known only when the code runs (a layer norm's gamma in an outlined
+// layer): the slice starts a whole row of 64 elements from the stack's
+// start, so its chunks are aligned and load as vectors.
+// CHECK-LABEL: func.func @stacked_weight_row
+// CHECK: %[[G:.*]] = memref.subview
+// CHECK: scf.parallel
+// CHECK: vector.load %[[G]][%{{.*}}] {alignment = 16 : i64} : memref<64xf32, strided<[1], offset: ?>>, vector<4xf32>
+// CHECK-NOT: memref.load %[[G]]
+// CHECK: return
+func.func @stacked_weight_row(%x: memref<8x64xf32>, %stack: memref<12x64xf32>, %layer: index, %out: memref<8x64xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c8 = arith.constant 8 : index
+  %c64 = arith.constant 64 : index
+  %zero = arith.constant 0.0 : f32
+  %g = memref.subview %stack[%layer, 0] [1, 64] [1, 1] : memref<12x64xf32> to memref<64xf32, strided<[1], offset: ?>>
+  %r = scf.for %i = %c0 to %c8 step %c1 iter_args(%o = %out) -> (memref<8x64xf32>) {
+    %s = scf.for %j = %c0 to %c64 step %c1 iter_args(%acc = %zero) -> (f32) {
+      %v = memref.load %x[%i, %j] : memref<8x64xf32>
+      %n = arith.addf %acc, %v : f32
+      scf.yield %n : f32
+    } {mt.along_row}
+    %w = scf.for %j = %c0 to %c64 step %c1 iter_args(%oo = %o) -> (memref<8x64xf32>) {
+      %v = memref.load %x[%i, %j] : memref<8x64xf32>
+      %gj = memref.load %g[%j] : memref<64xf32, strided<[1], offset: ?>>
+      %d = arith.subf %v, %s : f32
+      %y = arith.mulf %d, %gj : f32
+      memref.store %y, %oo[%i, %j] : memref<8x64xf32>
+      scf.yield %oo : memref<8x64xf32>
+    } {mt.along_row}
+    scf.yield %w : memref<8x64xf32>
+  } {mt.independent_iterations}
+  return
+}

@@ -10,6 +10,8 @@
 //===----------------------------------------------------------------------===//
 #include "VectorizeRows.h"
 
+#include "VectorizeElementwise.h"
+
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
@@ -21,13 +23,16 @@ using namespace mlir;
 namespace mt {
 namespace {
 
-/// Whether chunks of `width` elements along the last dimension of `type`
-/// start at multiples of `width` elements (so of the vector's size).
-bool chunksAligned(MemRefType type, int64_t width) {
+/// Whether chunks of `width` elements along the last dimension of `memref`
+/// start at multiples of `width` elements (so of the vector's size). A
+/// layer's slice of a stacked parameter (a norm's weight at a run-time
+/// layer) is, when the rows it steps over are (offsetAligned).
+bool chunksAligned(Value memref, int64_t width) {
+  auto type = cast<MemRefType>(memref.getType());
   SmallVector<int64_t> strides;
   int64_t offset;
   if (failed(type.getStridesAndOffset(strides, offset)) || strides.empty() ||
-      ShapedType::isDynamic(offset) || offset % width || strides.back() != 1)
+      strides.back() != 1 || !offsetAligned(memref, width))
     return false;
   return llvm::all_of(ArrayRef<int64_t>(strides).drop_back(),
                       [&](int64_t s) { return !ShapedType::isDynamic(s) && s % width == 0; });
@@ -131,7 +136,7 @@ vectorizeAlongRow(IRRewriter &rewriter, scf::ForOp loop, Value lane, int64_t war
   for (Operation *access : plan->vectorAccesses) {
     Value memref = isa<memref::LoadOp>(access) ? cast<memref::LoadOp>(access).getMemRef()
                                                : cast<memref::StoreOp>(access).getMemRef();
-    if (!chunksAligned(cast<MemRefType>(memref.getType()), width))
+    if (!chunksAligned(memref, width))
       return std::nullopt;
   }
   auto vectorOf = [&](Type element) { return VectorType::get({width}, element); };
