@@ -330,6 +330,13 @@ struct LossRows {
                       return SmallVector<Value>{q.max(z(q, r, j), acc[0])};
                     })[0];
   }
+  /// Row r's weighted loss, logsumexp(z) - z[label], from its maximum and
+  /// its sum of exponentials less the maximum.
+  Value rowLoss(Scalar s, Value r, Value max, Value sumExp) const {
+    Value picked = s.at(logits, {r, label(s, r)});
+    Value lse = s.add(max, mlir::math::LogOp::create(s.b, s.l, sumExp));
+    return s.mul(s.sub(lse, picked), weight(s, r));
+  }
 };
 
 /// The unmasked rows' weights (the mask, or ones) and their sum: the mean's
@@ -346,6 +353,14 @@ Value lossCount(const LossRows &in, LinalgBuilder &lb) {
   return lb.sumAll(weights);
 }
 
+/// total / count as a 0-d tensor of `type` (count 0, all rows masked: 0).
+Value meanOfRows(Value total, Value count, Type type, LinalgBuilder &lb) {
+  Scalar s{lb.builder(), lb.location()};
+  Value mean = s.cast(s.div(s.at(total, {}), s.nonZero(s.at(count, {}))), type);
+  return tensor::FromElementsOp::create(lb.builder(), lb.location(),
+                                        RankedTensorType::get({}, type), mean);
+}
+
 /// mean over unmasked rows of logsumexp(z) - z[label]; 0 when all are masked.
 /// Each row's loss is found on its own (rows in parallel), then summed.
 Lowered lowerCrossEntropy(CrossEntropyOp op, LinalgBuilder &lb) {
@@ -360,17 +375,12 @@ Lowered lowerCrossEntropy(CrossEntropyOp op, LinalgBuilder &lb) {
             alongRow(s, in.v, s.c(computeType(t), 0.0), [&](Scalar q, Value j, ValueRange a) {
               return SmallVector<Value>{q.add(a[0], q.exp(q.sub(in.z(q, r, j), max)))};
             })[0];
-        Value picked = s.at(in.logits, {r, in.label(s, r)});
-        Value lse = s.add(max, math::LogOp::create(s.b, s.l, sumExp));
-        return SmallVector<Value>{s.put(s.mul(s.sub(lse, picked), in.weight(s, r)), outs[0], {r})};
+        return SmallVector<Value>{s.put(in.rowLoss(s, r, max, sumExp), outs[0], {r})};
       },
       /*independent=*/true)[0];
   Value total = lb.sumAll(perRow), count = lossCount(in, lb);
-  Scalar s{lb.builder(), lb.location()};
-  Type lossType = tensorOf(op.getResult()).getElementType();
-  Value mean = s.cast(s.div(s.at(total, {}), s.nonZero(s.at(count, {}))), lossType);
-  return SmallVector<Value>{tensor::FromElementsOp::create(
-      lb.builder(), lb.location(), RankedTensorType::get({}, lossType), mean)};
+  return SmallVector<Value>{
+      meanOfRows(total, count, tensorOf(op.getResult()).getElementType(), lb)};
 }
 
 /// The unmasked rows' share whose label logit reaches the row maximum.
@@ -384,10 +394,7 @@ Value meanOfHits(LossRows &in, LinalgBuilder &lb, Type resultType, Hit hit) {
       },
       /*independent=*/true)[0];
   Value total = lb.sumAll(perRow), count = lossCount(in, lb);
-  Scalar s{lb.builder(), lb.location()};
-  Value mean = s.cast(s.div(s.at(total, {}), s.nonZero(s.at(count, {}))), resultType);
-  return tensor::FromElementsOp::create(lb.builder(), lb.location(),
-                                        RankedTensorType::get({}, resultType), mean);
+  return meanOfRows(total, count, resultType, lb);
 }
 
 /// mean over unmasked rows of [logits[label] >= max(logits)].
@@ -464,21 +471,14 @@ Lowered lowerFusedCrossEntropy(FusedCrossEntropyOp op, LinalgBuilder &lb) {
       {lb.empty({in.rows}, ct), lb.empty({in.rows, in.v}, gradType.getElementType())},
       [&](Scalar s, Value r, ValueRange outs) {
         RowExponentials e(in, s, r);
-        Value weight = in.weight(s, r);
-        Value w = s.div(s.mul(weight, dloss), denom);
+        Value w = s.div(s.mul(in.weight(s, r), dloss), denom);
         Value dx = e.writeGradient(s, w, outs[1]);
-        Value picked = s.at(in.logits, {r, in.label(s, r)});
-        Value lse = s.add(e.max, math::LogOp::create(s.b, s.l, e.sum));
-        Value loss = s.put(s.mul(s.sub(lse, picked), weight), outs[0], {r});
+        Value loss = s.put(in.rowLoss(s, r, e.max, e.sum), outs[0], {r});
         return SmallVector<Value>{loss, dx};
       },
       /*independent=*/true);
   Value total = lb.sumAll(rows[0]);
-  Scalar s{lb.builder(), lb.location()};
-  Type lossType = tensorOf(op.getLoss()).getElementType();
-  Value mean = s.cast(s.div(s.at(total, {}), s.nonZero(s.at(count, {}))), lossType);
-  Value loss = tensor::FromElementsOp::create(lb.builder(), lb.location(),
-                                              RankedTensorType::get({}, lossType), mean);
+  Value loss = meanOfRows(total, count, tensorOf(op.getLoss()).getElementType(), lb);
   return SmallVector<Value>{loss, lb.reshape(rows[1], gradType.getShape())};
 }
 
