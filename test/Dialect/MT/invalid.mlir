@@ -3815,3 +3815,48 @@ func.func @log_softmax_grad_c1_rank_zero(%dy: tensor<f32>, %y: tensor<f32>) -> t
   %dx = mt.log_softmax_grad %dy, %y : tensor<f32>
   return %dx : tensor<f32>
 }
+
+// -----
+
+// mt.lane_id C1: a task that is not a loop's induction variable
+func.func @lane_id_c1_not_a_task(%task: index) -> index {
+  // expected-error @+1 {{violates C1: the task must be the induction variable of an enclosing loop}}
+  %lane = mt.lane_id %task
+  return %lane : index
+}
+
+// -----
+
+// mt.warp_mma C1: a shape other than m16n8k16
+func.func @warp_mma_c1_shape(%a: vector<8xbf16>, %b: vector<4xbf16>, %c: vector<4xf32>) -> vector<4xf32> {
+  // expected-error @+1 {{violates C1: shape must be [16, 8, 16] (m16n8k16)}}
+  %d = mt.warp_mma %a, %b, %c {shape = array<i64: 16, 8, 8>} : vector<8xbf16>, vector<4xbf16>, vector<4xf32> -> vector<4xf32>
+  return %d : vector<4xf32>
+}
+
+// -----
+
+// mt.warp_mma C2: f32 multiplicands
+func.func @warp_mma_c2_f32_fragments(%a: vector<8xf32>, %b: vector<4xf32>, %c: vector<4xf32>) -> vector<4xf32> {
+  // expected-error @+1 {{violates C2: A must be vector<8xE> and B vector<4xE> with E bf16 or f16, got 'vector<8xf32>' and 'vector<4xf32>'}}
+  %d = mt.warp_mma %a, %b, %c {shape = array<i64: 16, 8, 16>} : vector<8xf32>, vector<4xf32>, vector<4xf32> -> vector<4xf32>
+  return %d : vector<4xf32>
+}
+
+// -----
+
+// mt.warp_mma C2: A and B of different element types
+func.func @warp_mma_c2_mixed(%a: vector<8xbf16>, %b: vector<4xf16>, %c: vector<4xf32>) -> vector<4xf32> {
+  // expected-error @+1 {{violates C2: A must be vector<8xE> and B vector<4xE> with E bf16 or f16, got 'vector<8xbf16>' and 'vector<4xf16>'}}
+  %d = mt.warp_mma %a, %b, %c {shape = array<i64: 16, 8, 16>} : vector<8xbf16>, vector<4xf16>, vector<4xf32> -> vector<4xf32>
+  return %d : vector<4xf32>
+}
+
+// -----
+
+// mt.warp_mma C3: a bf16 accumulator
+func.func @warp_mma_c3_bf16_accumulator(%a: vector<8xbf16>, %b: vector<4xbf16>, %c: vector<4xbf16>) -> vector<4xbf16> {
+  // expected-error @+1 {{violates C3: C and the result must be vector<4xf32>, got 'vector<4xbf16>' and 'vector<4xbf16>'}}
+  %d = mt.warp_mma %a, %b, %c {shape = array<i64: 16, 8, 16>} : vector<8xbf16>, vector<4xbf16>, vector<4xbf16> -> vector<4xbf16>
+  return %d : vector<4xbf16>
+}

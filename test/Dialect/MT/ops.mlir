@@ -358,3 +358,18 @@ func.func @fused_attention(%q: tensor<2x8x16x4xf32>, %k: tensor<2x2x16x4xf32>, %
   %o2, %lse2 = mt.fused_attention %q, %k, %v : tensor<2x8x16x4xf32>, tensor<2x2x16x4xf32>, tensor<2x2x16x4xf32> -> tensor<2x8x16x4xf32>, tensor<2x8x16xf32>
   return %o, %dq, %o2 : tensor<2x16x32xf32>, tensor<2x8x16x4xf32>, tensor<2x8x16x4xf32>
 }
+
+// CHECK-LABEL: func.func @warp_task
+func.func @warp_task(%a: vector<8xbf16>, %b: vector<4xbf16>, %c: vector<4xf32>, %n: index) -> vector<4xf32> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  // CHECK: scf.for %[[TASK:.*]] = %{{.*}} to %{{.*}} step %{{.*}} iter_args(%[[ACC:.*]] = %{{.*}})
+  %r = scf.for %task = %c0 to %n step %c1 iter_args(%acc = %c) -> (vector<4xf32>) {
+    // CHECK: %{{.*}} = mt.lane_id %[[TASK]]
+    %lane = mt.lane_id %task
+    // CHECK: %{{.*}} = mt.warp_mma %{{.*}}, %{{.*}}, %[[ACC]] {shape = array<i64: 16, 8, 16>} : vector<8xbf16>, vector<4xbf16>, vector<4xf32> -> vector<4xf32>
+    %d = mt.warp_mma %a, %b, %acc {shape = array<i64: 16, 8, 16>} : vector<8xbf16>, vector<4xbf16>, vector<4xf32> -> vector<4xf32>
+    scf.yield %d : vector<4xf32>
+  } {mt.warp_tasks = 4 : i64}
+  return %r : vector<4xf32>
+}

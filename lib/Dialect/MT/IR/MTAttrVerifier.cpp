@@ -62,6 +62,7 @@ const AttrRule kRules[] = {
     {kKvCacheAttrName, OnArgument | OnResult, kString, is<StringAttr>},
     {kIndependentIterationsAttrName, OnOp, kUnit, is<UnitAttr>},
     {kParallelTasksAttrName, OnOp, kUnit, is<UnitAttr>},
+    {kWarpTasksAttrName, OnOp, kI64, isI64},
     {kAlongRowAttrName, OnOp, kUnit, is<UnitAttr>},
     {kLayerAttrName, OnOp, kI64, isI64},
     {kBackwardAttrName, OnOp, kUnit, is<UnitAttr>},

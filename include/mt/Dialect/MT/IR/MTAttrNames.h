@@ -51,6 +51,9 @@ inline constexpr llvm::StringLiteral kIndependentIterationsAttrName = "mt.indepe
 /// A loop whose iterations write disjoint elements and are each large
 /// enough to be a thread's task (mt-parallelize-loops, CPU).
 inline constexpr llvm::StringLiteral kParallelTasksAttrName = "mt.parallel_tasks";
+/// A loop whose iterations are warp tasks written for one lane (mt.lane_id,
+/// mt.warp_mma): mt-map-to-gpu runs each on a warp, this many warps a block.
+inline constexpr llvm::StringLiteral kWarpTasksAttrName = "mt.warp_tasks";
 /// A model result after the loss: a scalar the trainer reports beside it,
 /// not differentiated (BERT's "lm loss" and "sop loss"): mt.metric = "<name>".
 inline constexpr llvm::StringLiteral kMetricAttrName = "mt.metric";

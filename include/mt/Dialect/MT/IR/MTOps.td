@@ -9,6 +9,7 @@
 //   MTTensorOps.td      zeros, reshape, concat, sum_to, layer slicing
 //   MTGradOps.td        backward ops the autodiff pass emits
 //   MTOptimizerOps.td   optimizer updates
+//   MTGpuOps.td         lanes and tensor-core products of generated GPU kernels
 //
 //===----------------------------------------------------------------------===//
 #ifndef MT_OPS_TD
@@ -24,5 +25,6 @@ include "mt/Dialect/MT/IR/MTShardOps.td"
 include "mt/Dialect/MT/IR/MTTensorOps.td"
 include "mt/Dialect/MT/IR/MTGradOps.td"
 include "mt/Dialect/MT/IR/MTOptimizerOps.td"
+include "mt/Dialect/MT/IR/MTGpuOps.td"
 
 #endif // MT_OPS_TD
