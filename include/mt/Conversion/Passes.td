@@ -352,6 +352,34 @@ def LowerWarpReductionsPass : Pass<"mt-lower-warp-reductions", "mlir::gpu::GPUMo
   let dependentDialects = ["::mlir::gpu::GPUDialect", "::mlir::arith::ArithDialect"];
 }
 
+def LowerWarpMmaPass : Pass<"mt-lower-warp-mma", "mlir::gpu::GPUModuleOp"> {
+  let summary = "lowers a kernel's warp-wide tensor-core products to NVVM's mma.sync";
+  let description = [{
+    Each `mt.warp_mma` (m16n8k16, bf16 or f16 fragments, f32 accumulators)
+    becomes one `nvvm.mma.sync` with A row-major and B column-major: the
+    16-bit fragments are bitcast to pairs packed in i32 registers (four for
+    A, two for B), the accumulators taken apart into four f32 values, and
+    the result struct put back together as `vector<4xf32>`. MLIR's
+    `nvgpu.mma.sync` is not used because it does not lower bf16. The
+    fragment layouts are the op's (docs/spec.md); the emulator implements
+    the same ones.
+
+    ```mlir
+    // before
+    %d = mt.warp_mma %a, %b, %c {shape = array<i64: 16, 8, 16>}
+        : vector<8xbf16>, vector<4xbf16>, vector<4xf32> -> vector<4xf32>
+    // after
+    %a32 = vector.bitcast %a : vector<8xbf16> to vector<4xi32>
+    ...
+    %r = nvvm.mma.sync A[%a0, %a1, %a2, %a3] B[%b0, %b1] C[%c0, %c1, %c2, %c3]
+        {layoutA = #nvvm.mma_layout<row>, layoutB = #nvvm.mma_layout<col>, ...}
+        : (i32, i32, f32) -> !llvm.struct<(f32, f32, f32, f32)>
+    ```
+  }];
+  let dependentDialects = ["::mlir::NVVM::NVVMDialect", "::mlir::LLVM::LLVMDialect",
+                           "::mlir::vector::VectorDialect"];
+}
+
 def PlanBuffersPass : Pass<"mt-plan-buffers", "mlir::ModuleOp"> {
   let summary = "places each function's temporary buffers in one arena the caller provides";
   let description = [{
