@@ -113,3 +113,14 @@ if shutil.which("mpirun"):
     config.environment["OMPI_ALLOW_RUN_AS_ROOT_CONFIRM"] = "1"
     config.environment["OMPI_MCA_rmaps_base_oversubscribe"] = "1"
     config.substitutions.append(("%mpirun", "mpirun --oversubscribe"))
+
+# mlir-runner (mlir-22-tools) runs lowered test IR on the CPU with the
+# runner's print functions: numeric checks of small emulated kernels.
+_runner = os.path.join(config.llvm_tools_dir, "mlir-runner")
+_runner_libs = [os.path.join(config.llvm_tools_dir, "..", "lib", name)
+                for name in ("libmlir_runner_utils.so", "libmlir_c_runner_utils.so")]
+if os.path.exists(_runner) and all(os.path.exists(l) for l in _runner_libs):
+    config.available_features.add("mlir-runner")
+    config.substitutions.append(
+        ("%mlir_runner", _runner + " -e main -entry-point-result=void -shared-libs=" +
+         ",".join(_runner_libs)))

@@ -103,3 +103,71 @@ func.func @lane_guard(%a: memref<64xf32>, %out: memref<32xf32>) {
   } {mapping = [#gpu.loop_dim_map<processor = thread_y, map = (d0) -> (d0), bound = (d0) -> (d0)>, #gpu.loop_dim_map<processor = thread_x, map = (d0) -> (d0), bound = (d0) -> (d0)>]}
   return
 }
+
+// -----
+
+// A sum over clusters of 4 lanes (a quad, the lanes sharing a row of an
+// MMA fragment): two butterfly levels, lane l with l ^ 1 then l ^ 2.
+// CHECK-LABEL: func.func @quad_sum
+// CHECK: arith.xori %{{.+}}, %c1{{(_[0-9]+)?}} : index
+// CHECK: arith.addf
+// CHECK: %[[C2:.+]] = arith.constant 2 : index
+// CHECK-NEXT: arith.xori %{{.+}}, %[[C2]] : index
+// CHECK: arith.addf
+// CHECK-NOT: arith.xori
+// CHECK-NOT: gpu.subgroup_reduce
+// CHECK: return
+func.func @quad_sum(%a: memref<32xf32>, %out: memref<32xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c32 = arith.constant 32 : index
+  scf.parallel (%w, %l) = (%c0, %c0) to (%c1, %c32) step (%c1, %c1) {
+    %v = memref.load %a[%l] : memref<32xf32>
+    %t = gpu.subgroup_reduce add %v uniform cluster(size = 4) : (f32) -> f32
+    memref.store %t, %out[%l] : memref<32xf32>
+    scf.reduce
+  } {mapping = [#gpu.loop_dim_map<processor = thread_y, map = (d0) -> (d0), bound = (d0) -> (d0)>, #gpu.loop_dim_map<processor = thread_x, map = (d0) -> (d0), bound = (d0) -> (d0)>]}
+  return
+}
+
+// -----
+
+// A tensor-core product: the fragments wait in lane buffers; each lane's
+// four D elements sum 16 products in ascending k, each A and B element read
+// from the lane that holds it (the fragment layout).
+// CHECK-LABEL: func.func @warp_mma
+// CHECK-DAG: %[[AS:.+]] = memref.alloca() : memref<32xvector<8xbf16>>
+// CHECK-DAG: %[[BS:.+]] = memref.alloca() : memref<32xvector<4xbf16>>
+// CHECK-DAG: %[[DS:.+]] = memref.alloca() : memref<32xvector<4xf32>>
+// CHECK: memref.store %{{.+}}, %[[BS]]
+// CHECK: scf.for %[[L:.+]] = %{{.+}} to %{{.+}} step
+// CHECK: %[[D:.+]] = scf.for %[[E:.+]] = %{{.+}} to %{{.+}} step %{{.+}} iter_args(%[[DV:.+]] = %{{.+}}) -> (vector<4xf32>)
+// CHECK: %[[C0:.+]] = vector.extract %[[DV]][%[[E]]] : f32 from vector<4xf32>
+// CHECK: %[[S:.+]] = scf.for %[[K:.+]] = %{{.+}} to %{{.+}} step %{{.+}} iter_args(%[[ACC:.+]] = %[[C0]]) -> (f32)
+// CHECK: %[[AV:.+]] = memref.load %[[AS]][%{{.+}}] : memref<32xvector<8xbf16>>
+// CHECK: %[[A:.+]] = vector.extract %[[AV]][%{{.+}}] : bf16 from vector<8xbf16>
+// CHECK: %[[AF:.+]] = arith.extf %[[A]] : bf16 to f32
+// CHECK: %[[BV:.+]] = memref.load %[[BS]][%{{.+}}] : memref<32xvector<4xbf16>>
+// CHECK: %[[BF:.+]] = arith.extf %{{.+}} : bf16 to f32
+// CHECK: %[[P:.+]] = arith.mulf %[[AF]], %[[BF]] : f32
+// CHECK: %[[N:.+]] = arith.addf %[[ACC]], %[[P]] : f32
+// CHECK: scf.yield %[[N]] : f32
+// CHECK: vector.insert %[[S]], %[[DV]] [%[[E]]] : f32 into vector<4xf32>
+// CHECK: memref.store %[[D]], %[[DS]][%[[L]]]
+// CHECK: memref.load %[[DS]]
+// CHECK-NOT: mt.warp_mma
+// CHECK: return
+func.func @warp_mma(%a: memref<32x8xbf16>, %b: memref<32x4xbf16>, %d: memref<32x4xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c32 = arith.constant 32 : index
+  %zero = arith.constant dense<0.0> : vector<4xf32>
+  scf.parallel (%w, %l) = (%c0, %c0) to (%c1, %c32) step (%c1, %c1) {
+    %av = vector.load %a[%l, %c0] : memref<32x8xbf16>, vector<8xbf16>
+    %bv = vector.load %b[%l, %c0] : memref<32x4xbf16>, vector<4xbf16>
+    %dv = mt.warp_mma %av, %bv, %zero {shape = array<i64: 16, 8, 16>} : vector<8xbf16>, vector<4xbf16>, vector<4xf32> -> vector<4xf32>
+    vector.store %dv, %d[%l, %c0] : memref<32x4xf32>, vector<4xf32>
+    scf.reduce
+  } {mapping = [#gpu.loop_dim_map<processor = thread_y, map = (d0) -> (d0), bound = (d0) -> (d0)>, #gpu.loop_dim_map<processor = thread_x, map = (d0) -> (d0), bound = (d0) -> (d0)>]}
+  return
+}

@@ -41,3 +41,23 @@ gpu.module @kernels {
     gpu.return %t : f64
   }
 }
+
+// -----
+
+// A maximum over clusters of 4 lanes (the quad holding one row of an MMA
+// fragment): offsets 1 and 2 only.
+// CHECK-LABEL: gpu.func @quad_max
+// CHECK-SAME: (%[[P:.+]]: f32)
+// CHECK-NOT: gpu.subgroup_reduce
+// CHECK: %[[S1:.+]], %{{.+}} = gpu.shuffle xor %[[P]], %{{.+}}, %{{.+}} : f32
+// CHECK: %[[M1:.+]] = arith.maximumf %[[P]], %[[S1]] : f32
+// CHECK: %[[S2:.+]], %{{.+}} = gpu.shuffle xor %[[M1]],
+// CHECK: %[[M2:.+]] = arith.maximumf %[[M1]], %[[S2]] : f32
+// CHECK-NOT: gpu.shuffle
+// CHECK: gpu.return %[[M2]]
+gpu.module @kernels {
+  gpu.func @quad_max(%p: f32) -> f32 {
+    %t = gpu.subgroup_reduce maximumf %p uniform cluster(size = 4) : (f32) -> f32
+    gpu.return %t : f32
+  }
+}

@@ -5,9 +5,12 @@
 // checked only for compiling. This pass makes them runnable on the CPU as
 // they are: thread loops stay loops, single-thread kernels are inlined, and
 // each warp's 32 lanes run one after another in phases cut at every warp
-// reduction, which is computed as the GPU computes it (a butterfly: lane l
-// combines its value with lane l ^ 1, then l ^ 2, ... l ^ 16, its own value
-// first). Values a lane carries from one phase to the next wait in a
+// collective. A reduction is computed as the GPU computes it (a butterfly:
+// lane l combines its value with lane l ^ 1, then l ^ 2, ... up to half the
+// warp or of the cluster, its own value first); a tensor-core product
+// (mt.warp_mma) gathers each output element's row of A and column of B from
+// the lanes holding them, by the op's fragment layout, and adds the products
+// in ascending k. Values a lane carries from one phase to the next wait in a
 // 32-element buffer per value. So a plan compiled this way adds and rounds
 // exactly as its CUDA kernels do, and training with it checks them.
 //
@@ -15,6 +18,7 @@
 #include "WarpRows.h"
 
 #include "mt/Conversion/Passes.h"
+#include "mt/Dialect/MT/IR/MTOps.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -22,6 +26,7 @@
 #include "mlir/Dialect/GPU/Transforms/ParallelLoopMapper.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 
@@ -57,8 +62,15 @@ void inlineLaunch(IRRewriter &rewriter, gpu::LaunchOp launch) {
   rewriter.eraseOp(launch);
 }
 
-bool containsWarpReduce(Operation *op) {
-  return op->walk([](gpu::SubgroupReduceOp) { return WalkResult::interrupt(); }).wasInterrupted();
+/// A warp reduction or tensor-core product: an op every lane must reach
+/// together, which cuts the lanes' work into phases.
+bool isWarpCollective(Operation *op) { return isa<gpu::SubgroupReduceOp, mt::WarpMmaOp>(op); }
+
+bool containsWarpCollective(Operation *op) {
+  return op->walk([](Operation *inner) {
+            return isWarpCollective(inner) ? WalkResult::interrupt() : WalkResult::advance();
+          })
+      .wasInterrupted();
 }
 
 /// One warp's lanes, one after another, in phases (see the file comment).
@@ -71,7 +83,7 @@ public:
   LogicalResult emulate(Block &block) {
     SmallVector<Operation *> phase;
     for (Operation &op : block.without_terminator()) {
-      if (!containsWarpReduce(&op)) {
+      if (!containsWarpCollective(&op)) {
         phase.push_back(&op);
         continue;
       }
@@ -83,10 +95,15 @@ public:
           return failure();
         continue;
       }
+      if (auto mma = dyn_cast<mt::WarpMmaOp>(op)) {
+        if (failed(emitMma(mma)))
+          return failure();
+        continue;
+      }
       // A guard around a row (rows past the end): the same for every lane.
       auto guard = dyn_cast<scf::IfOp>(op);
       if (!guard || guard.getNumResults() != 0)
-        return op.emitError("mt-emulate-gpu-kernels: a warp reduction inside control flow "
+        return op.emitError("mt-emulate-gpu-kernels: a warp collective inside control flow "
                             "other than a row's guard");
       FailureOr<Value> condition = uniform(guard.getCondition(), guard);
       if (failed(condition))
@@ -229,23 +246,25 @@ private:
     return success();
   }
 
-  /// The GPU's butterfly over the lanes' values of `reduce`'s operand.
+  /// The GPU's butterfly over the lanes' values of `reduce`'s operand: the
+  /// whole warp, or each cluster of consecutive lanes (offsets below the
+  /// cluster size, as mt-lower-warp-reductions shuffles them).
   LogicalResult emitReduction(gpu::SubgroupReduceOp reduce) {
     Location loc = reduce.getLoc();
-    if (reduce.getClusterSize() || (reduce.getOp() != gpu::AllReduceOperation::ADD &&
-                                    reduce.getOp() != gpu::AllReduceOperation::MAXIMUMF))
-      return reduce.emitError("mt-emulate-gpu-kernels: only whole-warp sums and maxima");
+    int64_t width = reduce.getClusterSize().value_or(kWarpSize);
+    if (reduce.getClusterStride() != 1 || width > kWarpSize ||
+        (reduce.getOp() != gpu::AllReduceOperation::ADD &&
+         reduce.getOp() != gpu::AllReduceOperation::MAXIMUMF))
+      return reduce.emitError("mt-emulate-gpu-kernels: only sums and maxima over the warp or "
+                              "clusters of consecutive lanes");
     FailureOr<Value> current = lanesOf(reduce.getValue(), loc);
     if (failed(current))
       return failure();
     Type type = reduce.getType();
-    for (int64_t offset = 1; offset < kWarpSize; offset *= 2) {
+    for (int64_t offset = 1; offset < width; offset *= 2) {
       Value next = laneBuffer(loc, type);
-      auto lanes =
-          scf::ForOp::create(rewriter, loc, index(loc, 0), index(loc, kWarpSize), index(loc, 1));
       OpBuilder::InsertionGuard g(rewriter);
-      rewriter.setInsertionPoint(lanes.getBody()->getTerminator());
-      Value lane = lanes.getInductionVar();
+      Value lane = laneLoop(loc);
       Value partner = arith::XOrIOp::create(rewriter, loc, lane, index(loc, offset));
       Value own = memref::LoadOp::create(rewriter, loc, *current, lane);
       Value theirs = memref::LoadOp::create(rewriter, loc, *current, partner);
@@ -256,6 +275,105 @@ private:
       current = next;
     }
     earlier[reduce.getResult()] = Earlier{Value(), Value(), *current};
+    return success();
+  }
+
+  /// A loop over the 32 lanes at the insertion point, which moves into its
+  /// body; returns the lane.
+  Value laneLoop(Location loc) {
+    auto lanes =
+        scf::ForOp::create(rewriter, loc, index(loc, 0), index(loc, kWarpSize), index(loc, 1));
+    rewriter.setInsertionPoint(lanes.getBody()->getTerminator());
+    return lanes.getInductionVar();
+  }
+
+  /// Reads `v`'s value in lane `lane` (an index): from its lanes' buffer, or
+  /// `v` itself where it was computed before the warp (the same in every lane).
+  FailureOr<Value> laneValue(Value v, Value lane, Location loc) {
+    if (!earlier.count(v)) {
+      Operation *def = v.getDefiningOp();
+      Region *region = def ? def->getParentRegion() : cast<BlockArgument>(v).getParentRegion();
+      if (!laneIv.getParentRegion()->isAncestor(region))
+        return v;
+    }
+    FailureOr<Value> buffer = lanesOf(v, loc);
+    if (failed(buffer))
+      return failure();
+    return memref::LoadOp::create(rewriter, loc, *buffer, lane).getResult();
+  }
+
+  /// (v >> shift) & mask, v + w and v * f on indices.
+  Value bits(Value v, int64_t shift, int64_t mask) {
+    Location loc = v.getLoc();
+    Value shifted = shift ? arith::ShRUIOp::create(rewriter, loc, v, index(loc, shift)) : v;
+    return arith::AndIOp::create(rewriter, loc, shifted, index(loc, mask));
+  }
+  Value add(Value v, Value w) { return arith::AddIOp::create(rewriter, v.getLoc(), v, w); }
+  Value times(Value v, int64_t f) {
+    return arith::MulIOp::create(rewriter, v.getLoc(), v, index(v.getLoc(), f));
+  }
+
+  /// Element `position` of the vector lane `lane` holds of `v`, widened to f32.
+  FailureOr<Value> fragmentElement(Value v, Value lane, Value position, Location loc) {
+    FailureOr<Value> vector = laneValue(v, lane, loc);
+    if (failed(vector))
+      return failure();
+    Value element = vector::ExtractOp::create(rewriter, loc, *vector, OpFoldResult(position));
+    return arith::ExtFOp::create(rewriter, loc, rewriter.getF32Type(), element).getResult();
+  }
+
+  /// D = A x B + C over the warp (mt.warp_mma's fragment layout, docs/spec.md):
+  /// lane l's element e of D is at row (l >> 2) + 8 (e >> 1), column
+  /// 2 (l & 3) + (e & 1); for k = 0..15 in turn, A[row, k] is element
+  /// (k & 1) + 2 (row >> 3) + 4 (k >> 3) of lane 4 (row & 7) + ((k & 7) >> 1),
+  /// and B[k, column] element (k & 1) + 2 (k >> 3) of lane 4 column +
+  /// ((k & 7) >> 1). Each product is exact in f32 and added unfused.
+  LogicalResult emitMma(mt::WarpMmaOp mma) {
+    Location loc = mma.getLoc();
+    Value result = laneBuffer(loc, mma.getType());
+    OpBuilder::InsertionGuard g(rewriter);
+    Value lane = laneLoop(loc);
+    FailureOr<Value> c = laneValue(mma.getC(), lane, loc);
+    if (failed(c))
+      return failure();
+    LogicalResult status = success();
+    auto elements = scf::ForOp::create(
+        rewriter, loc, index(loc, 0), index(loc, 4), index(loc, 1), ValueRange{*c},
+        [&](OpBuilder &b, Location, Value e, ValueRange d) {
+          OpBuilder::InsertionGuard inner(rewriter);
+          rewriter.setInsertionPoint(b.getInsertionBlock(), b.getInsertionPoint());
+          Value row = add(bits(lane, 2, 7), times(bits(e, 1, 1), 8));
+          Value column = add(times(bits(lane, 0, 3), 2), bits(e, 0, 1));
+          Value start = vector::ExtractOp::create(rewriter, loc, d[0], OpFoldResult(e));
+          auto steps = scf::ForOp::create(
+              rewriter, loc, index(loc, 0), index(loc, 16), index(loc, 1), ValueRange{start},
+              [&](OpBuilder &b2, Location, Value k, ValueRange acc) {
+                OpBuilder::InsertionGuard innermost(rewriter);
+                rewriter.setInsertionPoint(b2.getInsertionBlock(), b2.getInsertionPoint());
+                Value pairLane = bits(k, 1, 3);
+                Value aLane = add(times(bits(row, 0, 7), 4), pairLane);
+                Value aAt = add(add(bits(k, 0, 1), times(bits(row, 3, 1), 2)),
+                                times(bits(k, 3, 1), 4));
+                Value bLane = add(times(column, 4), pairLane);
+                Value bAt = add(bits(k, 0, 1), times(bits(k, 3, 1), 2));
+                FailureOr<Value> x = fragmentElement(mma.getA(), aLane, aAt, loc);
+                FailureOr<Value> y = fragmentElement(mma.getB(), bLane, bAt, loc);
+                Value sum = acc[0];
+                if (failed(x) || failed(y))
+                  status = failure();
+                else
+                  sum = arith::AddFOp::create(rewriter, loc, acc[0],
+                                              arith::MulFOp::create(rewriter, loc, *x, *y));
+                scf::YieldOp::create(rewriter, loc, sum);
+              });
+          Value updated =
+              vector::InsertOp::create(rewriter, loc, steps.getResult(0), d[0], OpFoldResult(e));
+          scf::YieldOp::create(rewriter, loc, updated);
+        });
+    if (failed(status))
+      return failure();
+    memref::StoreOp::create(rewriter, loc, elements.getResult(0), result, lane);
+    earlier[mma.getResult()] = Earlier{Value(), Value(), result};
     return success();
   }
 };
@@ -284,7 +402,7 @@ struct EmulateGpuKernelsPass : mt::impl::EmulateGpuKernelsPassBase<EmulateGpuKer
         inlineLaunch(rewriter, l);
       SmallVector<scf::ParallelOp> warps;
       fn.walk([&](scf::ParallelOp p) {
-        if (isWarpLoop(p) && containsWarpReduce(p))
+        if (isWarpLoop(p) && containsWarpCollective(p))
           warps.push_back(p);
       });
       for (scf::ParallelOp p : warps) {

@@ -30,6 +30,9 @@ struct LowerWarpReductionsPass : mt::impl::LowerWarpReductionsPassBase<LowerWarp
     }
     RewritePatternSet patterns(&getContext());
     populateGpuLowerSubgroupReduceToShufflePatterns(patterns, warpSize, /*shuffleBitwidth=*/32);
+    // Sums over clusters of lanes (a quad holding one row of an MMA fragment).
+    populateGpuLowerClusteredSubgroupReduceToShufflePatterns(patterns, warpSize,
+                                                             /*shuffleBitwidth=*/32);
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
       return signalPassFailure();
     WalkResult left = getOperation().walk([](gpu::SubgroupReduceOp op) {
