@@ -9,18 +9,18 @@
 // CHECK-DAG: %[[ROWS:.+]] = memref.alloca() : memref<32xindex>
 // CHECK: scf.parallel (%[[B:.+]]) =
 // CHECK: scf.for %[[W:.+]] = %{{.+}} to %{{.+}} step
-// CHECK: scf.for %[[L0:.+]] = %{{.+}} to %{{.+}} step
+// CHECK: scf.for %[[L0:.+]] = %{{.+}} to %c32{{[_0-9]*}} step
 // CHECK: %[[ROW:.+]] = arith.addi %[[B]], %[[W]]
 // CHECK: memref.store %[[ROW]], %[[ROWS]][%[[L0]]]
 // CHECK: %[[UROW:.+]] = arith.addi %[[B]], %[[W]]
 // CHECK: %[[IN:.+]] = arith.cmpi ult, %[[UROW]]
 // CHECK: scf.if %[[IN]]
-// CHECK: scf.for %[[L1:.+]] = %{{.+}} to %{{.+}} step
+// CHECK: scf.for %[[L1:.+]] = %{{.+}} to %c32{{[_0-9]*}} step
 // CHECK: %[[R:.+]] = memref.load %[[ROWS]][%[[L1]]]
 // CHECK: %[[P:.+]] = scf.for %{{.+}} = %[[L1]] to
 // CHECK: memref.load %{{.+}}[%[[R]],
 // CHECK: memref.store %[[P]], %[[PARTS:.+]][%[[L1]]]
-// CHECK: scf.for %[[L2:.+]] = %{{.+}} to %{{.+}} step
+// CHECK: scf.for %[[L2:.+]] = %{{.+}} to %c32{{[_0-9]*}} step
 // CHECK: %[[PARTNER:.+]] = arith.xori %[[L2]], %[[C1:.+]] : index
 // CHECK: %[[OWN:.+]] = memref.load %[[PARTS]][%[[L2]]]
 // CHECK: %[[THEIRS:.+]] = memref.load %[[PARTS]][%[[PARTNER]]]
@@ -31,7 +31,7 @@
 // CHECK: %[[C16:.+]] = arith.constant 16 : index
 // CHECK: arith.xori %{{.+}}, %[[C16]] : index
 // CHECK: memref.store %{{.+}}, %[[TOTALS:.+]][%{{.+}}]
-// CHECK: scf.for %[[L3:.+]] = %{{.+}} to %{{.+}} step
+// CHECK: scf.for %[[L3:.+]] = %{{.+}} to %c32{{[_0-9]*}} step
 // CHECK: %[[T:.+]] = memref.load %[[TOTALS]][%[[L3]]]
 // CHECK: memref.store %[[T]]
 // CHECK-NOT: gpu.subgroup_reduce
@@ -166,6 +166,71 @@ func.func @warp_mma(%a: memref<32x8xbf16>, %b: memref<32x4xbf16>, %d: memref<32x
     %av = vector.load %a[%l, %c0] : memref<32x8xbf16>, vector<8xbf16>
     %bv = vector.load %b[%l, %c0] : memref<32x4xbf16>, vector<4xbf16>
     %dv = mt.warp_mma %av, %bv, %zero {shape = array<i64: 16, 8, 16>} : vector<8xbf16>, vector<4xbf16>, vector<4xf32> -> vector<4xf32>
+    vector.store %dv, %d[%l, %c0] : memref<32x4xf32>, vector<4xf32>
+    scf.reduce
+  } {mapping = [#gpu.loop_dim_map<processor = thread_y, map = (d0) -> (d0), bound = (d0) -> (d0)>, #gpu.loop_dim_map<processor = thread_x, map = (d0) -> (d0), bound = (d0) -> (d0)>]}
+  return
+}
+
+// -----
+
+// A tile loop around a product, with the same bound in every lane: one
+// warp-level loop, its bound computed once for the warp; the accumulator
+// waits in a lane buffer, stored by the lanes before the loop and again
+// after each iteration's product.
+// CHECK-LABEL: func.func @tile_loop
+// CHECK: scf.for %[[W:.+]] = %{{.+}} to %{{.+}} step
+// CHECK: memref.store %{{.+}}, %{{.+}} : memref<32xvector<4xbf16>>
+// CHECK: }
+// CHECK: %[[N:.+]] = arith.addi %[[W]], %{{.+}} : index
+// CHECK: scf.for %[[L0:.+]] = %{{.+}} to %c32{{[_0-9]*}} step
+// CHECK: memref.store %{{.+}}, %[[ACC:.+]][%[[L0]]] : memref<32xvector<4xf32>>
+// CHECK: scf.for %[[T:.+]] = %{{.+}} to %[[N]] step
+// CHECK-NOT: iter_args
+// CHECK: scf.for %[[L1:.+]] = %{{.+}} to %c32{{[_0-9]*}} step
+// CHECK: memref.load %[[ACC]][%[[L1]]]
+// CHECK: scf.for %[[L2:.+]] = %{{.+}} to %c32{{[_0-9]*}} step
+// CHECK: memref.store %{{.+}}, %[[ACC]][%[[L2]]]
+// CHECK: scf.for %[[L3:.+]] = %{{.+}} to %c32{{[_0-9]*}} step
+// CHECK: %[[D:.+]] = memref.load %[[ACC]][%[[L3]]]
+// CHECK: vector.store %[[D]]
+// CHECK-NOT: mt.warp_mma
+func.func @tile_loop(%a: memref<32x8xbf16>, %b: memref<32x4xbf16>, %d: memref<32x4xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c32 = arith.constant 32 : index
+  %zero = arith.constant dense<0.0> : vector<4xf32>
+  scf.parallel (%w, %l) = (%c0, %c0) to (%c1, %c32) step (%c1, %c1) {
+    %av = vector.load %a[%l, %c0] : memref<32x8xbf16>, vector<8xbf16>
+    %bv = vector.load %b[%l, %c0] : memref<32x4xbf16>, vector<4xbf16>
+    %c2 = arith.constant 2 : index
+    %n = arith.addi %w, %c2 : index
+    %dv = scf.for %t = %c0 to %n step %c1 iter_args(%acc = %zero) -> (vector<4xf32>) {
+      %next = mt.warp_mma %av, %bv, %acc {shape = array<i64: 16, 8, 16>} : vector<8xbf16>, vector<4xbf16>, vector<4xf32> -> vector<4xf32>
+      scf.yield %next : vector<4xf32>
+    }
+    vector.store %dv, %d[%l, %c0] : memref<32x4xf32>, vector<4xf32>
+    scf.reduce
+  } {mapping = [#gpu.loop_dim_map<processor = thread_y, map = (d0) -> (d0), bound = (d0) -> (d0)>, #gpu.loop_dim_map<processor = thread_x, map = (d0) -> (d0), bound = (d0) -> (d0)>]}
+  return
+}
+
+// -----
+
+// A loop whose bound differs from lane to lane cannot hold a product.
+func.func @lane_loop(%a: memref<32x8xbf16>, %b: memref<32x4xbf16>, %d: memref<32x4xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c32 = arith.constant 32 : index
+  %zero = arith.constant dense<0.0> : vector<4xf32>
+  scf.parallel (%w, %l) = (%c0, %c0) to (%c1, %c32) step (%c1, %c1) {
+    %av = vector.load %a[%l, %c0] : memref<32x8xbf16>, vector<8xbf16>
+    %bv = vector.load %b[%l, %c0] : memref<32x4xbf16>, vector<4xbf16>
+    // expected-error @+1 {{mt-emulate-gpu-kernels: a lane-dependent row guard or loop bound}}
+    %dv = scf.for %t = %c0 to %l step %c1 iter_args(%acc = %zero) -> (vector<4xf32>) {
+      %next = mt.warp_mma %av, %bv, %acc {shape = array<i64: 16, 8, 16>} : vector<8xbf16>, vector<4xbf16>, vector<4xf32> -> vector<4xf32>
+      scf.yield %next : vector<4xf32>
+    }
     vector.store %dv, %d[%l, %c0] : memref<32x4xf32>, vector<4xf32>
     scf.reduce
   } {mapping = [#gpu.loop_dim_map<processor = thread_y, map = (d0) -> (d0), bound = (d0) -> (d0)>, #gpu.loop_dim_map<processor = thread_x, map = (d0) -> (d0), bound = (d0) -> (d0)>]}

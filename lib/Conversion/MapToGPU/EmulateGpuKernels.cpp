@@ -77,7 +77,9 @@ bool containsWarpCollective(Operation *op) {
 class WarpEmulator {
 public:
   WarpEmulator(IRRewriter &rewriter, func::FuncOp fn, Value warpIv, Value laneIv, Value newWarpIv)
-      : rewriter(rewriter), fn(fn), warpIv(warpIv), laneIv(laneIv), newWarpIv(newWarpIv) {}
+      : rewriter(rewriter), fn(fn), warpIv(warpIv), laneIv(laneIv), newWarpIv(newWarpIv) {
+    uniforms.map(warpIv, newWarpIv);
+  }
 
   /// Emits `block`'s ops (all lanes) at the rewriter's insertion point.
   LogicalResult emulate(Block &block) {
@@ -90,40 +92,98 @@ public:
       if (failed(emitPhase(phase)))
         return failure();
       phase.clear();
-      if (auto reduce = dyn_cast<gpu::SubgroupReduceOp>(op)) {
-        if (failed(emitReduction(reduce)))
-          return failure();
-        continue;
-      }
-      if (auto mma = dyn_cast<mt::WarpMmaOp>(op)) {
-        if (failed(emitMma(mma)))
-          return failure();
-        continue;
-      }
-      // A guard around a row (rows past the end): the same for every lane.
-      auto guard = dyn_cast<scf::IfOp>(op);
-      if (!guard || guard.getNumResults() != 0)
-        return op.emitError("mt-emulate-gpu-kernels: a warp collective inside control flow "
-                            "other than a row's guard");
-      FailureOr<Value> condition = uniform(guard.getCondition(), guard);
-      if (failed(condition))
+      if (failed(emitCollective(op)))
         return failure();
-      auto copy = scf::IfOp::create(rewriter, op.getLoc(), *condition,
-                                    /*withElseRegion=*/!guard.getElseRegion().empty());
-      OpBuilder::InsertionGuard g(rewriter);
-      rewriter.setInsertionPoint(copy.thenBlock()->getTerminator());
-      if (failed(emulate(*guard.thenBlock())))
-        return failure();
-      if (!guard.getElseRegion().empty()) {
-        rewriter.setInsertionPoint(copy.elseBlock()->getTerminator());
-        if (failed(emulate(*guard.elseBlock())))
-          return failure();
-      }
     }
     return emitPhase(phase);
   }
 
 private:
+  /// An op that holds a warp collective, emitted once for the whole warp.
+  LogicalResult emitCollective(Operation &op) {
+    if (auto reduce = dyn_cast<gpu::SubgroupReduceOp>(op))
+      return emitReduction(reduce);
+    if (auto mma = dyn_cast<mt::WarpMmaOp>(op))
+      return emitMma(mma);
+    if (auto loop = dyn_cast<scf::ForOp>(op))
+      return emitUniformFor(loop);
+    // A guard around a row (rows past the end): the same for every lane.
+    auto guard = dyn_cast<scf::IfOp>(op);
+    if (!guard || guard.getNumResults() != 0)
+      return op.emitError("mt-emulate-gpu-kernels: a warp collective inside control flow "
+                          "other than a row's guard or a loop with the same bounds in every lane");
+    FailureOr<Value> condition = uniform(guard.getCondition(), guard);
+    if (failed(condition))
+      return failure();
+    auto copy = scf::IfOp::create(rewriter, op.getLoc(), *condition,
+                                  /*withElseRegion=*/!guard.getElseRegion().empty());
+    OpBuilder::InsertionGuard g(rewriter);
+    rewriter.setInsertionPoint(copy.thenBlock()->getTerminator());
+    if (failed(emulate(*guard.thenBlock())))
+      return failure();
+    if (guard.getElseRegion().empty())
+      return success();
+    rewriter.setInsertionPoint(copy.elseBlock()->getTerminator());
+    return emulate(*guard.elseBlock());
+  }
+
+  /// A loop with the same bounds in every lane around collectives (a tile
+  /// loop): one warp-level loop whose body is emulated in phases. What the
+  /// lanes carry from one iteration to the next waits in a buffer per
+  /// iter_arg: the lanes store their initial values, each iteration's phases
+  /// read them, and a last phase stores what the iteration yields (each lane
+  /// its own slot, after every phase of the iteration has read it).
+  LogicalResult emitUniformFor(scf::ForOp loop) {
+    Location loc = loop.getLoc();
+    FailureOr<Value> lower = uniform(loop.getLowerBound(), loop);
+    FailureOr<Value> upper = uniform(loop.getUpperBound(), loop);
+    FailureOr<Value> step = uniform(loop.getStep(), loop);
+    if (failed(lower) || failed(upper) || failed(step))
+      return failure();
+    SmallVector<Value> carried;
+    for (Value arg : loop.getRegionIterArgs()) {
+      if (!arg.getType().isIntOrIndexOrFloat() && !isa<VectorType>(arg.getType()))
+        return loop.emitError() << "mt-emulate-gpu-kernels: cannot carry a lane's "
+                                << arg.getType() << " from one iteration to the next";
+      carried.push_back(laneBuffer(loc, arg.getType()));
+    }
+    if (failed(storeLanes(loop.getInitArgs(), carried, loc)))
+      return failure();
+    auto warpLoop = scf::ForOp::create(rewriter, loc, *lower, *upper, *step);
+    uniforms.map(loop.getInductionVar(), warpLoop.getInductionVar());
+    for (auto [arg, buffer] : llvm::zip(loop.getRegionIterArgs(), carried))
+      earlier[arg] = Earlier{Value(), Value(), buffer};
+    {
+      OpBuilder::InsertionGuard g(rewriter);
+      rewriter.setInsertionPoint(warpLoop.getBody()->getTerminator());
+      if (failed(emulate(*loop.getBody())) ||
+          failed(storeLanes(loop.getBody()->getTerminator()->getOperands(), carried, loc)))
+        return failure();
+    }
+    for (auto [result, buffer] : llvm::zip(loop.getResults(), carried))
+      earlier[result] = Earlier{Value(), Value(), buffer};
+    return success();
+  }
+
+  /// One phase: every lane stores its `values` into `buffers`, all read
+  /// before any is written (a yield may swap them).
+  LogicalResult storeLanes(ValueRange values, ArrayRef<Value> buffers, Location loc) {
+    if (values.empty())
+      return success();
+    OpBuilder::InsertionGuard g(rewriter);
+    Value lane = laneLoop(loc);
+    SmallVector<Value> read;
+    for (Value v : values) {
+      FailureOr<Value> r = laneValue(v, lane, loc);
+      if (failed(r))
+        return failure();
+      read.push_back(*r);
+    }
+    for (auto [v, buffer] : llvm::zip(read, buffers))
+      memref::StoreOp::create(rewriter, loc, v, buffer, lane);
+    return success();
+  }
+
   IRRewriter &rewriter;
   func::FuncOp fn;
   Value warpIv, laneIv, newWarpIv;
@@ -134,6 +194,9 @@ private:
     Value lanes; // memref<32xT>, made when a later phase needs it
   };
   llvm::DenseMap<Value, Earlier> earlier;
+  /// Values the same in every lane, as the warp-level code has them: the
+  /// warp's index and the induction variables of uniform loops.
+  IRMapping uniforms;
 
   Value index(Location loc, int64_t v) { return arith::ConstantIndexOp::create(rewriter, loc, v); }
 
@@ -166,15 +229,16 @@ private:
   /// The value every lane has for `v` (which must not depend on the lane),
   /// computed here.
   FailureOr<Value> uniform(Value v, Operation *guard) {
-    if (v == warpIv)
-      return newWarpIv;
-    if (v == laneIv)
-      return guard->emitError("mt-emulate-gpu-kernels: a lane-dependent row guard");
+    if (Value u = uniforms.lookupOrNull(v))
+      return u;
+    if (!insideWarp(v))
+      return v;
     Operation *def = v.getDefiningOp();
-    if (!def || !laneIv.getParentRegion()->isAncestor(def->getParentRegion()))
-      return v; // from outside the warp
+    if (!def || (earlier.count(v) && !earlier[v].copy))
+      return guard->emitError("mt-emulate-gpu-kernels: a lane-dependent row guard or loop bound");
     if (!isMemoryEffectFree(def) || def->getNumRegions())
-      return guard->emitError("mt-emulate-gpu-kernels: a row guard that reads memory");
+      return guard->emitError("mt-emulate-gpu-kernels: a row guard or loop bound that reads "
+                              "memory");
     IRMapping mapping;
     for (Value operand : def->getOperands()) {
       FailureOr<Value> u = uniform(operand, guard);
@@ -211,9 +275,8 @@ private:
     OpBuilder::InsertionGuard g(rewriter);
     rewriter.setInsertionPoint(lanes.getBody()->getTerminator());
     Value lane = lanes.getInductionVar();
-    IRMapping mapping;
+    IRMapping mapping = uniforms;
     mapping.map(laneIv, lane);
-    mapping.map(warpIv, newWarpIv);
     for (Operation *op : ops) {
       // Operands from earlier phases: this lane's copy from their buffer.
       WalkResult walk = op->walk([&](Operation *inner) {
@@ -287,15 +350,20 @@ private:
     return lanes.getInductionVar();
   }
 
+  /// Whether `v` is computed inside the warp's lane body (or is the lane).
+  bool insideWarp(Value v) {
+    Operation *def = v.getDefiningOp();
+    Region *region = def ? def->getParentRegion() : cast<BlockArgument>(v).getParentRegion();
+    return laneIv.getParentRegion()->isAncestor(region);
+  }
+
   /// Reads `v`'s value in lane `lane` (an index): from its lanes' buffer, or
   /// `v` itself where it was computed before the warp (the same in every lane).
   FailureOr<Value> laneValue(Value v, Value lane, Location loc) {
-    if (!earlier.count(v)) {
-      Operation *def = v.getDefiningOp();
-      Region *region = def ? def->getParentRegion() : cast<BlockArgument>(v).getParentRegion();
-      if (!laneIv.getParentRegion()->isAncestor(region))
-        return v;
-    }
+    if (Value u = uniforms.lookupOrNull(v))
+      return u;
+    if (!earlier.count(v) && !insideWarp(v))
+      return v;
     FailureOr<Value> buffer = lanesOf(v, loc);
     if (failed(buffer))
       return failure();

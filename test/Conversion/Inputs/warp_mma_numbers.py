@@ -1,11 +1,13 @@
 """Numbers for mt.warp_mma's emulation (test/Conversion/mt-emulate-warp-mma-numbers.test).
 
-`make DIR` writes DIR/mma.mlir: one warp's m16n8k16 product D = A x B + C of
+`make DIR E [STEPS]` writes DIR/mma.mlir: one warp's m16n8k16 product D = A x B + C of
 small integers (exact in bf16, f16 and f32, so the order of the sums cannot
 matter), each lane's fragments laid out as the PTX ISA describes them for
 mma.sync.m16n8k16 with .bf16/.f16 multiplicands, written here from that
 description, independently of the emulator. A main prints each lane's four
-D elements. DIR/expected.txt holds the product computed in Python.
+D elements. With STEPS, the product sits in a loop of STEPS iterations
+whose bound is the same in every lane (D = C + STEPS A x B), as a tile loop
+of the attention kernels does. DIR/expected.txt holds D computed in Python.
 `check EXPECTED PRINTED` compares the runner's output against it.
 """
 import random
@@ -37,12 +39,13 @@ def dense(rows):
     return "[" + ", ".join("[" + ", ".join(f"{v:.1f}" for v in r) + "]" for r in rows) + "]"
 
 
-def make(out_dir, element):
+def make(out_dir, element, steps):
     rnd = random.Random(38)
     a = [[rnd.randint(-4, 4) for _ in range(16)] for _ in range(16)]
     b = [[rnd.randint(-4, 4) for _ in range(8)] for _ in range(16)]
     c = [[rnd.randint(-8, 8) for _ in range(8)] for _ in range(16)]
-    d = [[c[m][n] + sum(a[m][k] * b[k][n] for k in range(16)) for n in range(8)] for m in range(16)]
+    d = [[c[m][n] + steps * sum(a[m][k] * b[k][n] for k in range(16)) for n in range(8)]
+         for m in range(16)]
     lanes = fragments(a, b, c)
     with open(f"{out_dir}/expected.txt", "w") as f:
         for lane in lanes:
@@ -50,6 +53,19 @@ def make(out_dir, element):
     E = element
     mapping = ("[#gpu.loop_dim_map<processor = thread_y, map = (d0) -> (d0), bound = (d0) -> (d0)>, "
                "#gpu.loop_dim_map<processor = thread_x, map = (d0) -> (d0), bound = (d0) -> (d0)>]")
+    mma = (f"mt.warp_mma %av, %bv, %{{acc}} {{{{shape = array<i64: 16, 8, 16>}}}} : vector<8x{E}>, "
+           f"vector<4x{E}>, vector<4xf32> -> vector<4xf32>")
+    if steps == 1:
+        body = f"      %dv = {mma.format(acc='cv')}\n"
+    else:
+        # The bound is computed in the lane body from the warp's index: the
+        # emulator has to see that it is the same in every lane.
+        body = (f"      %steps = arith.constant {steps} : index\n"
+                f"      %n = arith.addi %w, %steps : index\n"
+                f"      %dv = scf.for %i = %c0 to %n step %c1 iter_args(%acc = %cv) -> (vector<4xf32>) {{\n"
+                f"        %next = {mma.format(acc='acc')}\n"
+                f"        scf.yield %next : vector<4xf32>\n"
+                f"      }}\n")
     with open(f"{out_dir}/mma.mlir", "w") as f:
         f.write(f"""module {{
   memref.global "private" constant @a : memref<32x8x{E}> = dense<{dense([l[0] for l in lanes])}>
@@ -63,8 +79,7 @@ def make(out_dir, element):
       %av = vector.load %a[%l, %c0] : memref<32x8x{E}>, vector<8x{E}>
       %bv = vector.load %b[%l, %c0] : memref<32x4x{E}>, vector<4x{E}>
       %cv = vector.load %c[%l, %c0] : memref<32x4xf32>, vector<4xf32>
-      %dv = mt.warp_mma %av, %bv, %cv {{shape = array<i64: 16, 8, 16>}} : vector<8x{E}>, vector<4x{E}>, vector<4xf32> -> vector<4xf32>
-      vector.store %dv, %d[%l, %c0] : memref<32x4xf32>, vector<4xf32>
+{body}      vector.store %dv, %d[%l, %c0] : memref<32x4xf32>, vector<4xf32>
       scf.reduce
     }} {{mapping = {mapping}}}
     return
@@ -103,6 +118,6 @@ def check(expected_path, printed_path):
 
 if __name__ == "__main__":
     if sys.argv[1] == "make":
-        make(sys.argv[2], sys.argv[3])
+        make(sys.argv[2], sys.argv[3], int(sys.argv[4]) if len(sys.argv) > 4 else 1)
     else:
         check(sys.argv[2], sys.argv[3])
