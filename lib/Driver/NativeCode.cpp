@@ -69,7 +69,8 @@ bool attachNativeCode(ModuleOp module, plan::Plan &out, std::string &error, unsi
   // Bufferize first: the arena each function's temporaries need goes into
   // the plan, then on to LLVM.
   PassManager bufferize(module.getContext());
-  if (failed(buildBufferizePipeline(bufferize, target.cuda || target.emulateGpuKernels))) {
+  bool forGpu = target.cuda || target.emulateGpuKernels;
+  if (failed(buildBufferizePipeline(bufferize, forGpu, forGpu && target.mmaAttention))) {
     error = "lowering to native code failed";
     return false;
   }

@@ -122,6 +122,7 @@ LogicalResult runPipelines(ModuleOp module, bool runFrontend, const CompileSetti
   options.activationType = s.activationType;
   options.fuseGradientAccumulation = s.fuseGradientAccumulation;
   options.fuseAttention = s.fuseAttention;
+  options.gpuAttention = s.gpuAttention;
   options.recomputeAllGathers = s.recomputeAllGathers && s.sequenceParallel && s.tp > 1;
   options.recomputeGranularity =
       activationBudgets.empty() && s.granularity == RecomputeGranularity::Auto

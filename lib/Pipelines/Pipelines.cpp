@@ -38,9 +38,18 @@ mt::TargetResolved mt::resolveForTarget(const TrainingOptions &options) {
   TargetResolved r;
   r.overlapCollectives = options.overlapCollectives && options.tensorParallel > 1 && cpu;
   r.fuseAttention = options.fuseAttention;
-  if (r.fuseAttention == FuseAttention::Auto &&
-      (!cpu || options.activationType != ActivationType::F32))
-    r.fuseAttention = FuseAttention::Off;
+  if (r.fuseAttention != FuseAttention::Auto)
+    return r;
+  bool wide = options.activationType == ActivationType::F32;
+  if (cpu) {
+    r.fuseAttention = wide ? FuseAttention::Auto : FuseAttention::Off;
+    return r;
+  }
+  GpuAttention gpu = options.gpuAttention;
+  r.fuseAttention = gpu == GpuAttention::Rows || (gpu == GpuAttention::Mma && !wide)
+                        ? FuseAttention::On
+                        : FuseAttention::Off;
+  r.mmaShapesOnly = gpu == GpuAttention::Mma;
   return r;
 }
 
@@ -74,6 +83,7 @@ void mt::buildTrainingPipeline(OpPassManager &pm, const TrainingOptions &options
     FuseAttentionPassOptions fuse;
     fuse.minKeys = automatic ? TrainingDefaults::fuseAttentionAutoMinKeys : 0;
     fuse.wideOnly = automatic;
+    fuse.mmaShapesOnly = target.mmaShapesOnly;
     pm.addNestedPass<mlir::func::FuncOp>(createFuseAttentionPass(fuse));
   }
   pm.addPass(createBuildEvaluationPass());
@@ -112,7 +122,10 @@ void mt::buildTrainingPipeline(OpPassManager &pm, const TrainingOptions &options
     pm.addPass(createOverlapCollectivesPass());
 }
 
-LogicalResult mt::buildBufferizePipeline(OpPassManager &pm, bool forGpu) {
+LogicalResult mt::buildBufferizePipeline(OpPassManager &pm, bool forGpu, bool mmaAttention) {
+  // The tensor-core kernels are written per lane: only mt-map-to-gpu runs them.
+  if (mmaAttention && !forGpu)
+    return failure();
   // A GPU launches a kernel per cast: each stacked parameter is cast once.
   if (forGpu)
     pm.addPass(createHoistParameterCastsPass());
@@ -123,7 +136,8 @@ LogicalResult mt::buildBufferizePipeline(OpPassManager &pm, bool forGpu) {
   // The CPU multiplies attention's tiles with BLAS; a GPU runs a thread
   // per row.
   pm.addPass(createNumberCollectivesPass());
-  pm.addPass(createLowerToLinalgPass(LowerToLinalgPassOptions{/*tiledAttention=*/!forGpu}));
+  pm.addPass(createLowerToLinalgPass(
+      LowerToLinalgPassOptions{/*tiledAttention=*/!forGpu, /*mmaAttention=*/mmaAttention}));
   // A GPU spreads a row's reduction over a warp (mt-map-to-gpu); the CPU
   // overlaps independent partial sums.
   if (!forGpu)
@@ -248,11 +262,13 @@ void mt::registerPipelines() {
       "lower mt to linalg on buffers, with each function's temporaries planned "
       "into one arena (the first half of mt-lower-to-llvm)",
       [](OpPassManager &pm) { (void)buildBufferizePipeline(pm); });
-  PassPipelineRegistration<>(
+  PassPipelineRegistration<GpuBufferizeOptions>(
       "mt-bufferize-gpu",
       "mt-bufferize for the GPU: loop nests become GPU-mapped loops and "
       "single-thread kernels (mt-map-to-gpu) before the arena is planned",
-      [](OpPassManager &pm) { (void)buildBufferizePipeline(pm, /*forGpu=*/true); });
+      [](OpPassManager &pm, const GpuBufferizeOptions &options) {
+        (void)buildBufferizePipeline(pm, /*forGpu=*/true, options.mmaAttention);
+      });
   PassPipelineRegistration<GpuOptions>(
       "mt-lower-gpu-to-llvm",
       "after mt-bufferize-gpu: kernels to PTX per chip in one gpu.binary, the host to the LLVM "

@@ -5,6 +5,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "mt/Transforms/FusionPatterns.h"
+#include "mt/Transforms/MmaAttention.h"
 #include "mt/Transforms/Passes.h"
 
 #include "mt/Dialect/MT/IR/MTOps.h"
@@ -22,8 +23,10 @@ namespace {
 bool isStatic(Value v) { return cast<RankedTensorType>(v.getType()).hasStaticShape(); }
 
 struct FuseAttentionCore : OpRewritePattern<AttentionContextOp> {
-  FuseAttentionCore(MLIRContext *context, int64_t minKeys, int64_t blockKeys, bool wideOnly)
-      : OpRewritePattern(context), minKeys(minKeys), blockKeys(blockKeys), wideOnly(wideOnly) {}
+  FuseAttentionCore(MLIRContext *context, int64_t minKeys, int64_t blockKeys, bool wideOnly,
+                    bool mmaShapesOnly)
+      : OpRewritePattern(context), minKeys(minKeys), blockKeys(blockKeys), wideOnly(wideOnly),
+        mmaShapesOnly(mmaShapesOnly) {}
 
   LogicalResult matchAndRewrite(AttentionContextOp context,
                                 PatternRewriter &rewriter) const override {
@@ -56,6 +59,9 @@ struct FuseAttentionCore : OpRewritePattern<AttentionContextOp> {
     Type element = cast<RankedTensorType>(query.getType()).getElementType();
     if (wideOnly && !element.isF32() && !element.isF64())
       return rewriter.notifyMatchFailure(context, "16-bit attention with wide-only");
+    if (mmaShapesOnly && !mmaAttentionShape(cast<RankedTensorType>(query.getType()),
+                                            cast<RankedTensorType>(key.getType())))
+      return rewriter.notifyMatchFailure(context, "not an MMA attention shape");
 
     // The merge_heads that is the context's only reader goes into the op.
     Operation *replaced = context;
@@ -90,7 +96,7 @@ struct FuseAttentionCore : OpRewritePattern<AttentionContextOp> {
   }
 
   int64_t minKeys, blockKeys;
-  bool wideOnly;
+  bool wideOnly, mmaShapesOnly;
 };
 
 struct FuseAttentionPass : mt::impl::FuseAttentionPassBase<FuseAttentionPass> {
@@ -102,7 +108,7 @@ struct FuseAttentionPass : mt::impl::FuseAttentionPassBase<FuseAttentionPass> {
       return signalPassFailure();
     }
     RewritePatternSet patterns(&getContext());
-    populateFuseAttentionPatterns(patterns, minKeys, blockKeys, wideOnly);
+    populateFuseAttentionPatterns(patterns, minKeys, blockKeys, wideOnly, mmaShapesOnly);
     if (failed(applyFusionPatterns(getOperation(), std::move(patterns))))
       signalPassFailure();
   }
@@ -111,6 +117,7 @@ struct FuseAttentionPass : mt::impl::FuseAttentionPassBase<FuseAttentionPass> {
 } // namespace
 
 void mt::populateFuseAttentionPatterns(RewritePatternSet &patterns, int64_t minKeys,
-                                       int64_t blockKeys, bool wideOnly) {
-  patterns.add<FuseAttentionCore>(patterns.getContext(), minKeys, blockKeys, wideOnly);
+                                       int64_t blockKeys, bool wideOnly, bool mmaShapesOnly) {
+  patterns.add<FuseAttentionCore>(patterns.getContext(), minKeys, blockKeys, wideOnly,
+                                  mmaShapesOnly);
 }

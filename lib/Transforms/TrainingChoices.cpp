@@ -23,6 +23,9 @@ llvm::StringRef nameIn(std::initializer_list<llvm::cl::OptionEnumValue> values, 
 llvm::StringRef nameOf(TargetKind target) { return nameIn({MT_TARGET_KIND_VALUES}, target); }
 llvm::StringRef nameOf(ActivationType type) { return nameIn({MT_ACTIVATION_TYPE_VALUES}, type); }
 llvm::StringRef nameOf(FuseAttention fuse) { return nameIn({MT_FUSE_ATTENTION_VALUES}, fuse); }
+llvm::StringRef nameOf(GpuAttention attention) {
+  return nameIn({MT_GPU_ATTENTION_VALUES}, attention);
+}
 llvm::StringRef nameOf(RecomputeGranularity granularity) {
   return nameIn({MT_RECOMPUTE_GRANULARITY_VALUES}, granularity);
 }

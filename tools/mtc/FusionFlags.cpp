@@ -49,6 +49,13 @@ static cl::opt<mt::FuseAttention> fuseAttention(
     cl::values(MT_FUSE_ATTENTION_VALUES), cl::init(mt::TrainingDefaults::fuseAttention),
     cl::cat(fusionCategory()));
 
+static cl::opt<mt::GpuAttention> gpuAttention(
+    "gpu-attention",
+    cl::desc("GPU and emulated plans: attention's kernels, where --fuse-attention is auto "
+             "(default unfused: cuBLAS and separate kernels)"),
+    cl::values(MT_GPU_ATTENTION_VALUES), cl::init(mt::TrainingDefaults::gpuAttention),
+    cl::cat(fusionCategory()));
+
 bool applyFusionFlags(mt::CompileSettings &settings, std::string &error) {
   settings.fuseBiasGelu = fuseBiasGelu;
   settings.fuseBiasDropoutAdd = fuseBiasDropoutAdd;
@@ -56,5 +63,6 @@ bool applyFusionFlags(mt::CompileSettings &settings, std::string &error) {
   settings.fuseCrossEntropy = fuseCrossEntropy;
   settings.fuseGradientAccumulation = fuseGradientAccumulation;
   settings.fuseAttention = fuseAttention;
+  settings.gpuAttention = gpuAttention;
   return true;
 }

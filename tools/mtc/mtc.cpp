@@ -342,6 +342,7 @@ static bool settingsFromFlags(mt::CompileSettings &settings, mt::CodeTarget &cod
                     : code.emulateGpuKernels ? mt::TargetKind::EmulatedGpu
                                              : mt::TargetKind::Cpu;
   settings.overlapCollectives = overlapTpComm;
+  code.mmaAttention = settings.gpuAttention == mt::GpuAttention::Mma;
   if (code.cuda) {
     if (!cudaArch.empty())
       code.chips.assign(cudaArch.begin(), cudaArch.end());

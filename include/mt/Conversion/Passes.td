@@ -41,12 +41,22 @@ def LowerToLinalgPass : Pass<"mt-lower-to-linalg", "mlir::ModuleOp"> {
     products are matrix products (BLAS calls after
     mt-convert-contractions-to-blas); without it, row kernels (a GPU thread
     per row).
+
+    `mma-attention` (GPU plans under --gpu-attention=mma): the forward of a
+    16-bit mt.fused_attention whose shapes the tensor cores take
+    (mt::mmaAttentionShape) becomes a loop of warp tasks
+    (`scf.for {mt.warp_tasks = 4}`) written for one lane: `mt.lane_id`,
+    fragments as vectors, `mt.warp_mma`, reductions over the lane's quad.
+    Only mt-map-to-gpu can run it; never set it for a CPU plan.
   }];
   let options = [
     Option<"tiledAttention", "tiled-attention", "bool", "false",
-           "fused attention as tiles of rows with matrix products (the CPU's form)">
+           "fused attention as tiles of rows with matrix products (the CPU's form)">,
+    Option<"mmaAttention", "mma-attention", "bool", "false",
+           "16-bit fused attention as warp tasks on tensor cores (GPU plans)">
   ];
   let dependentDialects = [
+    "::mlir::gpu::GPUDialect", "::mlir::vector::VectorDialect",
     "::mlir::arith::ArithDialect", "::mlir::linalg::LinalgDialect",
     "::mlir::math::MathDialect", "::mlir::scf::SCFDialect",
     "::mlir::tensor::TensorDialect", "::mlir::bufferization::BufferizationDialect",

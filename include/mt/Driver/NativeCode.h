@@ -22,6 +22,9 @@ struct CodeTarget {
   /// A CPU plan whose code is the CUDA plan's kernels run on the CPU, in
   /// the GPU's order (mt-emulate-gpu-kernels), to check them without a GPU.
   bool emulateGpuKernels = false;
+  /// GPU and emulated plans: 16-bit fused attention's forward on tensor cores
+  /// (--gpu-attention=mma).
+  bool mmaAttention = false;
 };
 
 /// Whether every chip is an architecture the CUDA backend emits for (sm_80

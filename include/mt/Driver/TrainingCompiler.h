@@ -40,6 +40,7 @@ struct CompileSettings {
   ActivationType activationType = TrainingDefaults::activationType;
   bool fuseGradientAccumulation = TrainingDefaults::fuseGradientAccumulation;
   FuseAttention fuseAttention = TrainingDefaults::fuseAttention;
+  GpuAttention gpuAttention = TrainingDefaults::gpuAttention;
   /// Where the code runs; the pipeline resolves what depends on it.
   TargetKind target = TrainingDefaults::target;
   // Activations.

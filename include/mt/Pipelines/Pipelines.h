@@ -86,6 +86,9 @@ struct TrainingDefaults {
   /// there; resolveForTarget turns auto off for the GPU and for 16-bit
   /// activations, whose fused kernels are row kernels and slower.
   static constexpr FuseAttention fuseAttention = FuseAttention::Auto;
+  /// GPU plans keep attention unfused (cuBLAS) until the tensor-core
+  /// kernels (mma) are measured on a GPU (docs/attention-gpu-design.md).
+  static constexpr GpuAttention gpuAttention = GpuAttention::Unfused;
   static constexpr TargetKind target = TargetKind::Cpu;
   static constexpr int64_t fuseAttentionAutoMinKeys = 0;
 };
@@ -170,6 +173,11 @@ struct TrainingOptions : public mlir::PassPipelineOptions<TrainingOptions> {
       *this, "fuse-attention",
       llvm::cl::desc("scores, softmax, dropout and context in one kernel each way"),
       llvm::cl::init(TrainingDefaults::fuseAttention), llvm::cl::values(MT_FUSE_ATTENTION_VALUES)};
+  Option<GpuAttention> gpuAttention{
+      *this, "gpu-attention",
+      llvm::cl::desc("GPU and emulated plans: attention's kernels (fuse-attention=auto "
+                     "follows it; resolveForTarget)"),
+      llvm::cl::init(TrainingDefaults::gpuAttention), llvm::cl::values(MT_GPU_ATTENTION_VALUES)};
   Option<ActivationType> activationType{
       *this, "activation-type",
       llvm::cl::desc("the activations' element type (mt-cast-activations)"),
@@ -190,10 +198,14 @@ struct TrainingOptions : public mlir::PassPipelineOptions<TrainingOptions> {
 /// from buildTrainingPipeline): the GPU's collectives wait for its queue,
 /// so they are not split to overlap GEMMs there (nor emulated); `auto`
 /// attention fusion is a measurement of the CPU's f32 tiled kernels, so it
-/// fuses nothing on the GPU, emulated, or with 16-bit activations.
+/// fuses nothing on the GPU, emulated, or with 16-bit activations, unless
+/// gpu-attention asks for the GPU's fused kernels (rows: every attention;
+/// mma: 16-bit attention of the tensor cores' shapes).
 struct TargetResolved {
   bool overlapCollectives;
   FuseAttention fuseAttention;
+  /// Fuse only attention the tensor-core kernels take (gpu-attention=mma).
+  bool mmaShapesOnly = false;
 };
 TargetResolved resolveForTarget(const TrainingOptions &options);
 
@@ -208,7 +220,15 @@ void buildTrainingPipeline(mlir::OpPassManager &pm, const TrainingOptions &optio
 /// (mt-plan-buffers records `mt.arena_bytes` on every function). For the
 /// GPU (`forGpu`), the loop nests become GPU-mapped parallel loops and
 /// single-thread kernels (mt-map-to-gpu) before the arena is planned.
-mlir::LogicalResult buildBufferizePipeline(mlir::OpPassManager &pm, bool forGpu = false);
+mlir::LogicalResult buildBufferizePipeline(mlir::OpPassManager &pm, bool forGpu = false,
+                                           bool mmaAttention = false);
+
+/// mt-bufferize-gpu's options (mt-opt): what mtc's --gpu-attention=mma sets.
+struct GpuBufferizeOptions : public mlir::PassPipelineOptions<GpuBufferizeOptions> {
+  Option<bool> mmaAttention{*this, "mma-attention",
+                            llvm::cl::desc("16-bit fused attention's forward on tensor cores"),
+                            llvm::cl::init(false)};
+};
 
 struct GpuOptions : public mlir::PassPipelineOptions<GpuOptions> {
   ListOption<std::string> chips{*this, "chips",

@@ -106,6 +106,9 @@ def FuseAttentionPass : Pass<"mt-fuse-attention", "mlir::func::FuncOp"> {
     Option<"wideOnly", "wide-only", "bool", "false",
            "fuse only f32/f64 attention (mtc's auto: the CPU's tiled kernels; its 16-bit "
            "fused kernels are row kernels, slower than the unfused ops)">,
+    Option<"mmaShapesOnly", "mma-shapes-only", "bool", "false",
+           "fuse only attention the GPU's tensor-core kernels take (16-bit, head dim 16 to "
+           "128 in steps of 16, sequences in multiples of 16: mt::mmaAttentionShape)">,
   ];
 }
 

@@ -24,9 +24,11 @@ void populateFuseAddLayerNormPatterns(mlir::RewritePatternSet &patterns);
 
 /// scores -> softmax -> (dropout) -> context (-> merge_heads) ->
 /// mt.fused_attention, over at least `minKeys` keys, in tiles of `blockKeys`
-/// (`wideOnly`: f32/f64 attention only).
+/// (`wideOnly`: f32/f64 attention only; `mmaShapesOnly`: only what the
+/// GPU's tensor-core kernels take, mmaAttentionShape).
 void populateFuseAttentionPatterns(mlir::RewritePatternSet &patterns, int64_t minKeys = 0,
-                                   int64_t blockKeys = 64, bool wideOnly = false);
+                                   int64_t blockKeys = 64, bool wideOnly = false,
+                                   bool mmaShapesOnly = false);
 
 /// Applies fusion patterns to `root` in program order, to a fixpoint,
 /// without folding, constant CSE or region simplification: the IR changes

@@ -43,6 +43,17 @@ enum class FuseAttention { Auto, On, Off };
       clEnumValN(::mt::FuseAttention::On, "true", "every attention that can be"),                  \
       clEnumValN(::mt::FuseAttention::Off, "false", "none (the scores are materialized)")
 
+/// Attention in GPU plans (and emulated ones): which kernels.
+enum class GpuAttention { Unfused, Rows, Mma };
+#define MT_GPU_ATTENTION_VALUES                                                                    \
+  clEnumValN(::mt::GpuAttention::Unfused, "unfused",                                               \
+             "scores, softmax, dropout and context as separate kernels, the products on cuBLAS"),  \
+      clEnumValN(::mt::GpuAttention::Rows, "rows",                                                 \
+                 "fused, a GPU thread per query row (no tensor cores)"),                           \
+      clEnumValN(::mt::GpuAttention::Mma, "mma",                                                   \
+                 "fused where 16-bit shapes allow it, the forward on tensor cores (mma.sync "      \
+                 "warp tasks); other attention unfused")
+
 /// mt-recompute-activations: what the backward computes again.
 enum class RecomputeGranularity { None, Selective, Full, Auto };
 #define MT_RECOMPUTE_GRANULARITY_VALUES                                                            \
@@ -65,6 +76,7 @@ enum class RecomputeMethod { Uniform, Block };
 llvm::StringRef nameOf(TargetKind target);
 llvm::StringRef nameOf(ActivationType type);
 llvm::StringRef nameOf(FuseAttention fuse);
+llvm::StringRef nameOf(GpuAttention attention);
 llvm::StringRef nameOf(RecomputeGranularity granularity);
 llvm::StringRef nameOf(RecomputeMethod method);
 

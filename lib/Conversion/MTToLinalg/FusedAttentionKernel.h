@@ -106,6 +106,11 @@ lowerTiledAttention(FusedAttentionOp op, const AttentionProblem &p, LinalgBuilde
 mlir::FailureOr<llvm::SmallVector<mlir::Value>>
 lowerTiledAttentionGrad(FusedAttentionGradOp op, const AttentionProblem &p, LinalgBuilder &lb);
 
+/// The GPU's tensor-core forward (LowerMmaAttention.cpp), for ops whose
+/// shapes pass mmaAttentionShape: a loop of warp tasks written per lane.
+mlir::FailureOr<llvm::SmallVector<mlir::Value>>
+lowerMmaAttention(FusedAttentionOp op, const AttentionProblem &p, LinalgBuilder &lb);
+
 template <typename FusedOp>
 mlir::FailureOr<AttentionProblem> AttentionProblem::of(FusedOp op, mlir::Value output,
                                                        LinalgBuilder &lb) {

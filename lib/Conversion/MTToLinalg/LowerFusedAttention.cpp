@@ -19,6 +19,8 @@
 #include "FusedAttentionKernel.h"
 #include "Lowerings.h"
 
+#include "mt/Transforms/MmaAttention.h"
+
 using namespace mlir;
 
 namespace mt {
@@ -33,13 +35,15 @@ Value clearColumn(Scalar s, int64_t count, Value tensor, Value r, Type t) {
   })[0];
 }
 
-Lowered lowerFusedAttention(FusedAttentionOp op, LinalgBuilder &lb, bool tiled) {
+Lowered lowerFusedAttention(FusedAttentionOp op, LinalgBuilder &lb, bool tiled, bool mma) {
   FailureOr<AttentionProblem> problem = AttentionProblem::of(op, op.getOutput(), lb);
   if (failed(problem))
     return failure();
   const AttentionProblem &p = *problem;
   if (tiled && hasTiledAttention(p.element))
     return lowerTiledAttention(op, p, lb);
+  if (mma && mmaAttentionShape(tensorOf(op.getQuery()), tensorOf(op.getKey())))
+    return lowerMmaAttention(op, p, lb);
   int64_t rows = p.batch * p.heads * p.queries, bc = p.tile, d = p.headDim;
   Type ct = p.compute;
   double ninf = negInf();
@@ -268,9 +272,9 @@ Lowered lowerFusedAttentionGrad(FusedAttentionGradOp op, LinalgBuilder &lb, bool
 
 } // namespace
 
-void populateFusedAttentionLoweringPatterns(RewritePatternSet &patterns, bool tiled) {
-  addLowering<FusedAttentionOp>(patterns, [tiled](FusedAttentionOp op, LinalgBuilder &lb) {
-    return lowerFusedAttention(op, lb, tiled);
+void populateFusedAttentionLoweringPatterns(RewritePatternSet &patterns, bool tiled, bool mma) {
+  addLowering<FusedAttentionOp>(patterns, [tiled, mma](FusedAttentionOp op, LinalgBuilder &lb) {
+    return lowerFusedAttention(op, lb, tiled, mma);
   });
   addLowering<FusedAttentionGradOp>(patterns, [tiled](FusedAttentionGradOp op, LinalgBuilder &lb) {
     return lowerFusedAttentionGrad(op, lb, tiled);

@@ -68,7 +68,8 @@ void populateNNLoweringPatterns(mlir::RewritePatternSet &patterns);
 void populateAttentionLoweringPatterns(mlir::RewritePatternSet &patterns);
 /// mt.fused_attention and its gradient: row kernels over key/query tiles,
 /// or (`tiled`, f32/f64) tiles of rows whose products are matrix products.
-void populateFusedAttentionLoweringPatterns(mlir::RewritePatternSet &patterns, bool tiled);
+void populateFusedAttentionLoweringPatterns(mlir::RewritePatternSet &patterns, bool tiled,
+                                            bool mma = false);
 void populateRelativePositionLoweringPatterns(mlir::RewritePatternSet &patterns);
 void populateTensorLoweringPatterns(mlir::RewritePatternSet &patterns);
 void populateGradLoweringPatterns(mlir::RewritePatternSet &patterns);

@@ -95,7 +95,7 @@ struct LowerToLinalgPass : mt::impl::LowerToLinalgPassBase<LowerToLinalgPass> {
     populateRowLoweringPatterns(patterns);
     populateNNLoweringPatterns(patterns);
     populateAttentionLoweringPatterns(patterns);
-    populateFusedAttentionLoweringPatterns(patterns, tiledAttention);
+    populateFusedAttentionLoweringPatterns(patterns, tiledAttention, mmaAttention);
     populateRelativePositionLoweringPatterns(patterns);
     populateTensorLoweringPatterns(patterns);
     populateGradLoweringPatterns(patterns);
@@ -108,6 +108,9 @@ struct LowerToLinalgPass : mt::impl::LowerToLinalgPassBase<LowerToLinalgPass> {
     target.addIllegalDialect<MTDialect>();
     // Meshes only describe distribution; erased below.
     target.addLegalOp<MeshOp>();
+    // A warp task's lane and tensor-core products (mma-attention).
+    target.addLegalOp<LaneIdOp, WarpMmaOp>();
+    target.addLegalDialect<gpu::GPUDialect, vector::VectorDialect>();
     target.addLegalDialect<arith::ArithDialect, bufferization::BufferizationDialect,
                            func::FuncDialect, linalg::LinalgDialect, math::MathDialect,
                            memref::MemRefDialect, scf::SCFDialect, tensor::TensorDialect>();

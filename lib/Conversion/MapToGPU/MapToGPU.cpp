@@ -7,6 +7,9 @@
 #include "VectorizeElementwise.h"
 #include "WarpRows.h"
 #include "WarpSums.h"
+#include "WarpTasks.h"
+#include "mt/Dialect/MT/IR/MTAttrNames.h"
+#include "mt/Dialect/MT/IR/MTOps.h"
 #include "mt/Analysis/ModelInfo.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
@@ -219,6 +222,13 @@ struct MapToGPUPass : mt::impl::MapToGPUPassBase<MapToGPUPass> {
         // is placed with what uses them (placeOnDevice).
         if (!carriesBuffersUnchanged(loop))
           continue;
+        if (auto warps = loop->getAttrOfType<IntegerAttr>(mt::kWarpTasksAttrName)) {
+          if (failed(mt::mapWarpTasks(rewriter, loop, warps.getInt()))) {
+            loop.emitError("mt-map-to-gpu: a warp-task kernel could not be mapped to warps");
+            return signalPassFailure();
+          }
+          continue;
+        }
         if (loop->hasAttr(mt::kIndependentIterationsAttrName)) {
           if (warpRowsPerBlock > 0 &&
               mt::mapRowsToWarps(rewriter, loop, warpRowsPerBlock, vectorBytes,
@@ -230,6 +240,15 @@ struct MapToGPUPass : mt::impl::MapToGPUPassBase<MapToGPUPass> {
         rewriter.replaceAllUsesWith(loop.getResults(), loop.getInitArgs());
         mt::launchSingleThread(rewriter, loop);
       }
+      // Code written for one lane must run on a warp, never on one thread.
+      WalkResult unmapped = fn.walk([](Operation *op) {
+        if (!isa<mt::LaneIdOp>(op))
+          return WalkResult::advance();
+        op->emitError("mt-map-to-gpu: a warp-task kernel could not be mapped to warps");
+        return WalkResult::interrupt();
+      });
+      if (unmapped.wasInterrupted())
+        return signalPassFailure();
       if (failed(mt::placeOnDevice(fn, rewriter)))
         return signalPassFailure();
       if (siblingKernels)
