@@ -1,6 +1,7 @@
 // RUN: mt-opt %s -split-input-file -mt-fuse-attention | FileCheck %s
 // RUN: mt-opt %s -split-input-file -mt-fuse-attention=min-keys=32 | FileCheck %s --check-prefix=FEW
 // RUN: mt-opt %s -split-input-file -mt-fuse-attention=wide-only=true | FileCheck %s --check-prefix=WIDE
+// RUN: mt-opt %s -split-input-file -mt-fuse-attention=mma-shapes-only=true | FileCheck %s --check-prefix=MMA
 
 // GPT's core: causal softmax, dropout keyed by layer and shard, the context
 // read only by merge_heads, which the fused op absorbs (its output is the
@@ -103,4 +104,51 @@ func.func @f32(%q: tensor<2x4x16x8xf32>, %k: tensor<2x4x16x8xf32>, %v: tensor<2x
   %p = mt.softmax %s {mask = #mt<mask causal>, scale = 0.35 : f64} : tensor<2x4x16x16xf32>
   %c = mt.attention_context %p, %v : tensor<2x4x16x16xf32>, tensor<2x4x16x8xf32> -> tensor<2x4x16x8xf32>
   return %c : tensor<2x4x16x8xf32>
+}
+
+// -----
+
+// The tensor cores' shapes (mma-shapes-only, --gpu-attention=mma): bf16, a
+// head dim of 16 and sequences in multiples of 16 fuse.
+// CHECK-LABEL: func.func @mma_shape
+// CHECK: mt.fused_attention
+// MMA-LABEL: func.func @mma_shape
+// MMA: %[[O:.*]], %{{.*}} = mt.fused_attention
+// MMA: return %[[O]]
+func.func @mma_shape(%q: tensor<1x2x32x16xbf16>, %k: tensor<1x2x32x16xbf16>, %v: tensor<1x2x32x16xbf16>) -> tensor<1x2x32x16xbf16> {
+  %s = mt.attention_scores %q, %k : tensor<1x2x32x16xbf16>, tensor<1x2x32x16xbf16> -> tensor<1x2x32x32xbf16>
+  %p = mt.softmax %s {mask = #mt<mask causal>, scale = 0.25 : f64} : tensor<1x2x32x32xbf16>
+  %c = mt.attention_context %p, %v : tensor<1x2x32x32xbf16>, tensor<1x2x32x16xbf16> -> tensor<1x2x32x16xbf16>
+  return %c : tensor<1x2x32x16xbf16>
+}
+
+// -----
+
+// A head dim of 8 is no MMA shape: left unfused under mma-shapes-only.
+// CHECK-LABEL: func.func @narrow_heads
+// CHECK: mt.fused_attention
+// MMA-LABEL: func.func @narrow_heads
+// MMA-NOT: mt.fused_attention
+// MMA: mt.attention_scores
+func.func @narrow_heads(%q: tensor<1x2x32x8xbf16>, %k: tensor<1x2x32x8xbf16>, %v: tensor<1x2x32x8xbf16>) -> tensor<1x2x32x8xbf16> {
+  %s = mt.attention_scores %q, %k : tensor<1x2x32x8xbf16>, tensor<1x2x32x8xbf16> -> tensor<1x2x32x32xbf16>
+  %p = mt.softmax %s {scale = 0.35 : f64} : tensor<1x2x32x32xbf16>
+  %c = mt.attention_context %p, %v : tensor<1x2x32x32xbf16>, tensor<1x2x32x8xbf16> -> tensor<1x2x32x8xbf16>
+  return %c : tensor<1x2x32x8xbf16>
+}
+
+// -----
+
+// f32 attention (an fp32 plan) is never on the tensor cores: left unfused,
+// so the GPU plan keeps cuBLAS's FP32 products.
+// CHECK-LABEL: func.func @wide_mma_shape
+// CHECK: mt.fused_attention
+// MMA-LABEL: func.func @wide_mma_shape
+// MMA-NOT: mt.fused_attention
+// MMA: mt.attention_scores
+func.func @wide_mma_shape(%q: tensor<1x2x32x16xf32>, %k: tensor<1x2x32x16xf32>, %v: tensor<1x2x32x16xf32>) -> tensor<1x2x32x16xf32> {
+  %s = mt.attention_scores %q, %k : tensor<1x2x32x16xf32>, tensor<1x2x32x16xf32> -> tensor<1x2x32x32xf32>
+  %p = mt.softmax %s {scale = 0.25 : f64} : tensor<1x2x32x32xf32>
+  %c = mt.attention_context %p, %v : tensor<1x2x32x32xf32>, tensor<1x2x32x16xf32> -> tensor<1x2x32x16xf32>
+  return %c : tensor<1x2x32x16xf32>
 }
