@@ -47,6 +47,20 @@ print(' '.join(str(random.randrange(50257)) for _ in range(400000)))" > "$out/da
 "$mtc" "$root/examples/gpt2.mlir" $pad --micro-batch-size=4 --seq-length=1024 --global-batch-size=4 \
   --train-iters=10 --target=cuda --cuda-arch="$arch" --bf16 --fuse-attention=true \
   -o "$out/plans/gpt2-124m-cuda-bf16-fused"
+# Attention on tensor cores (--gpu-attention=mma, docs/attention-gpu-design.md;
+# not yet the default): the 124M step, and gpt-wide (head dim 64, 160
+# positions: a partial key tile) against the CPU's bf16 losses.
+"$mtc" "$root/examples/gpt2.mlir" $pad --micro-batch-size=4 --seq-length=1024 --global-batch-size=4 \
+  --train-iters=10 --target=cuda --cuda-arch="$arch" --bf16 --gpu-attention=mma \
+  -o "$out/plans/gpt2-124m-cuda-bf16-mma"
+python3 "$root/examples/gen_gpt.py" "$out/data" gpt-wide
+python3 "$root/test/mt-run/Inputs/make_tokens.py" "$out/data/wide.tokens" 512
+wide="--micro-batch-size=2 --seq-length=160 --global-batch-size=4 --train-iters=50 --bf16"
+"$mtc" "$out/data/gpt-wide.mlir" $wide --target=cpu -o "$out/plans/wide-cpu-bf16"
+"$mtc" "$out/data/gpt-wide.mlir" $wide --target=cuda --cuda-arch="$arch" --gpu-attention=mma \
+  -o "$out/plans/wide-cuda-bf16-mma"
+"$build/bin/mt-run" "$out/plans/wide-cpu-bf16" --data "$out/data/wide.tokens" \
+  --record "$out/cpu/wide-bf16" > "$out/cpu/wide-bf16.log"
 # The 40% MFU target's batch (issue #38): 124M bf16 at micro-batch 16.
 "$mtc" "$root/examples/gpt2.mlir" $pad --micro-batch-size=16 --seq-length=1024 --global-batch-size=16 \
   --train-iters=10 --target=cuda --cuda-arch="$arch" --bf16 -o "$out/plans/gpt2-124m-cuda-bf16-mb16"

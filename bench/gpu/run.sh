@@ -3,7 +3,7 @@
 # measured and leaves it in $OUT (when set) for docs/benchmarks.md.
 # Usage: bench/gpu/run.sh BUNDLE [STEP ...]
 # STEPs (default: all, in this order, most telling first): env micro tp2pp2
-# bf16 124m-bf16 124m-bf16-fused profile torch 350m 124m-bf16-mb16 124m-fp32 1layer torch-compile
+# bf16 124m-bf16 mma 124m-bf16-fused profile torch 350m 124m-bf16-mb16 124m-fp32 1layer torch-compile
 # torch-attn; and
 # sanitize (compute-sanitizer over two steps of the tiny GPT) when named.
 # Every step runs under its own time limit (a device lease is short and a
@@ -13,7 +13,7 @@
 set -uo pipefail
 bundle="$(cd "${1:?usage: run.sh BUNDLE [STEP ...]}" && pwd)"
 shift
-steps="${*:-env micro tp2pp2 bf16 124m-bf16 124m-bf16-fused profile torch 350m 124m-bf16-mb16 124m-fp32 1layer torch-compile torch-attn}"
+steps="${*:-env micro tp2pp2 bf16 124m-bf16 mma 124m-bf16-fused profile torch 350m 124m-bf16-mb16 124m-fp32 1layer torch-compile torch-attn}"
 results="$(mktemp -d)/results"
 mkdir -p "$results"
 log="$results/gpu-run.log"
@@ -99,6 +99,17 @@ for step in $steps; do
       micro micro-cuda-bf16 micro-cuda-bf16 1 ;;
     124m-bf16)
       gpt gpt2-124m-bf16 gpt2-124m-cuda-bf16 90 12 768 ;;
+    mma)     # tensor-core attention: gpt-wide bf16 against the CPU's bf16, then the 124M step
+      mtrun_limited 90 "$results/wide-mma.log" "$bundle/plans/wide-cuda-bf16-mma" \
+        --data "$bundle/data/wide.tokens" --record "$results/wide-mma"
+      tail -3 "$results/wide-mma.log"
+      python3 "$bundle/bin/compare_runs.py" "$bundle/cpu/wide-bf16" "$results/wide-mma" \
+        --rtol 1e-2 --param-tol 100
+      gpt gpt2-124m-bf16-mma gpt2-124m-cuda-bf16-mma 90 12 768
+      mtrun_limited 60 "$results/gpt2-124m-bf16-mma-profile.log" \
+        "$bundle/plans/gpt2-124m-cuda-bf16-mma" --data "$bundle/data/random.tokens" \
+        --train-iters 3 --profile
+      profile_or_error "$results/gpt2-124m-bf16-mma-profile.log" ;;
     124m-bf16-fused)
       gpt gpt2-124m-bf16-fused gpt2-124m-cuda-bf16-fused 90 12 768 ;;
     profile) # where the 124M bf16 step's time goes
