@@ -110,6 +110,11 @@ lowerTiledAttentionGrad(FusedAttentionGradOp op, const AttentionProblem &p, Lina
 /// shapes pass mmaAttentionShape: a loop of warp tasks written per lane.
 mlir::FailureOr<llvm::SmallVector<mlir::Value>>
 lowerMmaAttention(FusedAttentionOp op, const AttentionProblem &p, LinalgBuilder &lb);
+/// The gradient's query-side kernel on tensor cores (LowerMmaAttentionGrad.cpp):
+/// dq, and D = do . o per query row ([B * Hq * Sq], what the key-side
+/// kernel reads).
+mlir::FailureOr<std::pair<mlir::Value, mlir::Value>>
+lowerMmaQueryRowsGrad(FusedAttentionGradOp op, const AttentionProblem &p, LinalgBuilder &lb);
 
 template <typename FusedOp>
 mlir::FailureOr<AttentionProblem> AttentionProblem::of(FusedOp op, mlir::Value output,

@@ -259,12 +259,19 @@ std::pair<Value, Value> keyRowsGrad(FusedAttentionGradOp op, const AttentionProb
   return {results[0], results[1]};
 }
 
-Lowered lowerFusedAttentionGrad(FusedAttentionGradOp op, LinalgBuilder &lb, bool tiled) {
+Lowered lowerFusedAttentionGrad(FusedAttentionGradOp op, LinalgBuilder &lb, bool tiled, bool mma) {
   FailureOr<AttentionProblem> problem = AttentionProblem::of(op, op.getOutput(), lb);
   if (failed(problem))
     return failure();
   if (tiled && hasTiledAttention(problem->element))
     return lowerTiledAttentionGrad(op, *problem, lb);
+  if (mma && mmaAttentionShape(tensorOf(op.getQuery()), tensorOf(op.getKey()))) {
+    FailureOr<std::pair<Value, Value>> queries = lowerMmaQueryRowsGrad(op, *problem, lb);
+    if (failed(queries))
+      return failure();
+    auto [dk, dv] = keyRowsGrad(op, *problem, queries->second, lb);
+    return Values{queries->first, dk, dv};
+  }
   auto [dq, deltas] = queryRowsGrad(op, *problem, lb);
   auto [dk, dv] = keyRowsGrad(op, *problem, deltas, lb);
   return Values{dq, dk, dv};
@@ -276,9 +283,10 @@ void populateFusedAttentionLoweringPatterns(RewritePatternSet &patterns, bool ti
   addLowering<FusedAttentionOp>(patterns, [tiled, mma](FusedAttentionOp op, LinalgBuilder &lb) {
     return lowerFusedAttention(op, lb, tiled, mma);
   });
-  addLowering<FusedAttentionGradOp>(patterns, [tiled](FusedAttentionGradOp op, LinalgBuilder &lb) {
-    return lowerFusedAttentionGrad(op, lb, tiled);
-  });
+  addLowering<FusedAttentionGradOp>(patterns,
+                                    [tiled, mma](FusedAttentionGradOp op, LinalgBuilder &lb) {
+                                      return lowerFusedAttentionGrad(op, lb, tiled, mma);
+                                    });
 }
 
 } // namespace mt

@@ -110,6 +110,16 @@ void mapToBlocksAndThreads(IRRewriter &rewriter, scf::ParallelOp loop, int64_t b
   map(inner, gpu::Processor::ThreadX);
 }
 
+/// Code written for one lane (a warp task) must run on a warp, never on
+/// one thread: an mt.lane_id left means its loop was not mapped.
+LogicalResult allWarpTasksMapped(func::FuncOp fn) {
+  WalkResult unmapped = fn.walk([](mt::LaneIdOp op) {
+    op.emitError("mt-map-to-gpu: a warp-task kernel could not be mapped to warps");
+    return WalkResult::interrupt();
+  });
+  return failure(unmapped.wasInterrupted());
+}
+
 struct MapToGPUPass : mt::impl::MapToGPUPassBase<MapToGPUPass> {
   using Base::Base;
 
@@ -222,11 +232,9 @@ struct MapToGPUPass : mt::impl::MapToGPUPassBase<MapToGPUPass> {
         // is placed with what uses them (placeOnDevice).
         if (!carriesBuffersUnchanged(loop))
           continue;
-        if (auto warps = loop->getAttrOfType<IntegerAttr>(mt::kWarpTasksAttrName)) {
-          if (failed(mt::mapWarpTasks(rewriter, loop, warps.getInt()))) {
-            loop.emitError("mt-map-to-gpu: a warp-task kernel could not be mapped to warps");
+        if (loop->hasAttr(mt::kWarpTasksAttrName)) {
+          if (failed(mt::mapWarpTasks(rewriter, loop)))
             return signalPassFailure();
-          }
           continue;
         }
         if (loop->hasAttr(mt::kIndependentIterationsAttrName)) {
@@ -240,16 +248,7 @@ struct MapToGPUPass : mt::impl::MapToGPUPassBase<MapToGPUPass> {
         rewriter.replaceAllUsesWith(loop.getResults(), loop.getInitArgs());
         mt::launchSingleThread(rewriter, loop);
       }
-      // Code written for one lane must run on a warp, never on one thread.
-      WalkResult unmapped = fn.walk([](Operation *op) {
-        if (!isa<mt::LaneIdOp>(op))
-          return WalkResult::advance();
-        op->emitError("mt-map-to-gpu: a warp-task kernel could not be mapped to warps");
-        return WalkResult::interrupt();
-      });
-      if (unmapped.wasInterrupted())
-        return signalPassFailure();
-      if (failed(mt::placeOnDevice(fn, rewriter)))
+      if (failed(allWarpTasksMapped(fn)) || failed(mt::placeOnDevice(fn, rewriter)))
         return signalPassFailure();
       if (siblingKernels)
         mt::mergeSiblingKernels(rewriter, parallel);

@@ -9,18 +9,24 @@
 
 #include "WarpRows.h"
 
+#include "mt/Dialect/MT/IR/MTAttrNames.h"
 #include "mt/Dialect/MT/IR/MTOps.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 
 using namespace mlir;
 
-LogicalResult mt::mapWarpTasks(IRRewriter &rewriter, scf::ForOp taskLoop, int64_t warpsPerBlock) {
+LogicalResult mt::mapWarpTasks(IRRewriter &rewriter, scf::ForOp taskLoop) {
+  auto warps = taskLoop->getAttrOfType<IntegerAttr>(kWarpTasksAttrName);
+  int64_t warpsPerBlock = warps ? warps.getInt() : 0;
   auto lower = taskLoop.getLowerBound().getDefiningOp<arith::ConstantIndexOp>();
   auto step = taskLoop.getStep().getDefiningOp<arith::ConstantIndexOp>();
   auto upper = taskLoop.getUpperBound().getDefiningOp<arith::ConstantIndexOp>();
-  if (!lower || !step || !upper || lower.value() != 0 || step.value() != 1 || warpsPerBlock < 1)
-    return failure();
+  if (!lower || !step || !upper || lower.value() != 0 || step.value() != 1 || warpsPerBlock < 1 ||
+      warpsPerBlock * kWarpSize > 1024)
+    return taskLoop.emitError("mt-map-to-gpu: a warp-task kernel could not be mapped to warps "
+                              "(its loop must run from 0 by 1 to a constant, 1 to 32 warps a "
+                              "block)");
   int64_t tasks = upper.value();
   Location loc = taskLoop.getLoc();
   rewriter.setInsertionPoint(taskLoop);

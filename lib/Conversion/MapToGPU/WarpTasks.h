@@ -7,15 +7,13 @@
 
 namespace mt {
 
-/// Runs `taskLoop` (an scf.for over [0, N) marked mt.warp_tasks, its body
-/// written for one lane: mt.lane_id, mt.warp_mma, quad reductions) with a
-/// task per warp, `warpsPerBlock` warps to a block: the loop nest of
+/// Runs `taskLoop` (an scf.for over [0, N) marked mt.warp_tasks = W, its
+/// body written for one lane: mt.lane_id, mt.warp_mma, quad reductions)
+/// with a task per warp, W warps to a block: the loop nest of
 /// buildWarpLoops, the task index block + warp behind a guard the whole warp
-/// takes together, each mt.lane_id the lane. Fails, changing nothing, when
-/// the loop's bounds are not constant or it does not carry its buffers
-/// unchanged.
-mlir::LogicalResult mapWarpTasks(mlir::IRRewriter &rewriter, mlir::scf::ForOp taskLoop,
-                                 int64_t warpsPerBlock);
+/// takes together, each mt.lane_id the lane. Fails with an error on the
+/// loop, changing nothing, when its bounds are not constant from 0 by 1.
+mlir::LogicalResult mapWarpTasks(mlir::IRRewriter &rewriter, mlir::scf::ForOp taskLoop);
 
 } // namespace mt
 

@@ -1,14 +1,16 @@
 """Numbers for the tensor-core attention kernel (test/Conversion/mt-mma-attention-numbers.test).
 
-`make DIR CASE` writes DIR/attention.mlir: one bf16 mt.fused_attention over
-pseudo-random q, k, v whose scores are large (peaked softmax rows, so a key or a
-column put in the wrong place moves the output by O(1)), with a main that
-prints the output (widened to f32) and the log-sum-exp. The test lowers it
+`make DIR CASE` writes DIR/attention.mlir: one bf16 mt.fused_attention and
+its gradient over pseudo-random q, k, v and do whose scores are large
+(peaked softmax rows, so a key or a column put in the wrong place moves the
+output by O(1)), with a main that prints the output, dq and dk (widened to
+f32) and the log-sum-exp. The test lowers it
 twice, through the row kernel on the CPU and through the warp-MMA kernel
 emulated, and `compare A B` checks that they agree to bf16 rounding.
 Cases: `causal` (GQA 4 query heads on 2 key heads, 80 positions: two key
 tiles, the last partial), `padded` (a key mask, no causal rule) and
-`dropout` (causal with rate 0.2: the kernels must drop the same elements).
+`dropout` (causal with rate 0.2: the kernels must drop the same elements);
+`causal-f16` is `causal` in f16 (the f16 MMA, and 3 more bits: tighter).
 """
 import re
 import sys
@@ -16,11 +18,20 @@ import sys
 B, HQ, HKV, S, D = 1, 4, 2, 80, 32
 
 
-def fill(name, type_, heads):
-    """A function that fills a [B, heads, S, D] bf16 tensor with multiples of
-    1/4 in [-7.5, 7.5] hashed from the flat index and `salt` (a kernel, so
-    the GPU plan computes it on the device: its kernels cannot read host
+def fill(name, type_, shape):
+    """A function that fills a bf16 tensor of `shape` with multiples of 1/4
+    in [-7.5, 7.5] hashed from the flat index and `salt` (a kernel, so the
+    GPU plan computes it on the device: its kernels cannot read host
     globals)."""
+    dims = "abcd"[:len(shape)]
+    flat = ["      %f0 = linalg.index 0 : index"]
+    for i in range(1, len(shape)):
+        flat += [f"      %i{i} = linalg.index {i} : index",
+                 f"      %n{i} = arith.constant {shape[i]} : index",
+                 f"      %g{i} = arith.muli %f{i - 1}, %n{i} : index",
+                 f"      %f{i} = arith.addi %g{i}, %i{i} : index"]
+    flat = "\n".join(flat)
+    last = len(shape) - 1
     return f"""  func.func @{name}(%salt: index) -> {type_} {{
     %e = tensor.empty() : {type_}
     %c61 = arith.constant 61 : index
@@ -30,23 +41,11 @@ def fill(name, type_, heads):
     %quarter = arith.constant 0.25 : f32
     %golden = arith.constant 2654435761 : index
     %c16 = arith.constant 16 : index
-    %r = linalg.generic {{indexing_maps = [affine_map<(a, b, c, d) -> (a, b, c, d)>],
-        iterator_types = ["parallel", "parallel", "parallel", "parallel"]}} outs(%e : {type_}) {{
+    %r = linalg.generic {{indexing_maps = [affine_map<({", ".join(dims)}) -> ({", ".join(dims)})>],
+        iterator_types = [{", ".join(['"parallel"'] * len(shape))}]}} outs(%e : {type_}) {{
     ^bb0(%out: bf16):
-      %i0 = linalg.index 0 : index
-      %i1 = linalg.index 1 : index
-      %i2 = linalg.index 2 : index
-      %i3 = linalg.index 3 : index
-      %cH = arith.constant {heads} : index
-      %cS = arith.constant {S} : index
-      %cD = arith.constant {D} : index
-      %f0 = arith.muli %i0, %cH : index
-      %f1 = arith.addi %f0, %i1 : index
-      %f2 = arith.muli %f1, %cS : index
-      %f3 = arith.addi %f2, %i2 : index
-      %f4 = arith.muli %f3, %cD : index
-      %flat = arith.addi %f4, %i3 : index
-      %m = arith.muli %flat, %c7919 : index
+{flat}
+      %m = arith.muli %f{last}, %c7919 : index
       %s = arith.muli %salt, %c104729 : index
       %h = arith.addi %m, %s : index
       %mixed = arith.muli %h, %golden : index
@@ -64,11 +63,15 @@ def fill(name, type_, heads):
 
 
 def make(out_dir, case):
+    element = "f16" if case.endswith("-f16") else "bf16"
+    case = case.removesuffix("-f16")
     qt = f"tensor<{B}x{HQ}x{S}x{D}xbf16>"
     kt = f"tensor<{B}x{HKV}x{S}x{D}xbf16>"
     ot = f"tensor<{B}x{S}x{HQ * D}xbf16>"
     of = f"tensor<{B}x{S}x{HQ * D}xf32>"
     lt = f"tensor<{B}x{HQ}x{S}xf32>"
+    qf = f"tensor<{B}x{HQ}x{S}x{D}xf32>"
+    kf = f"tensor<{B}x{HKV}x{S}x{D}xf32>"
     mask = "#mt<mask causal>" if case != "padded" else "#mt<mask none>"
     extra_args, extra_ops, operands = "", "", ""
     attrs = f"scale = {D ** -0.5:.6f} : f64, mask = {mask}, block_keys = 64 : i64"
@@ -89,15 +92,18 @@ def make(out_dir, case):
         extra_ops += "    %seed = arith.constant dense<1234> : tensor<i64>\n"
         operands += " seed %seed : tensor<i64>"
         attrs += ", rate = 0.2 : f64, stream = 3 : i64"
-    with open(f"{out_dir}/attention.mlir", "w") as f:
-        f.write(f"""module {{
-  func.func @attention(%q: {qt}, %k: {kt}, %v: {kt}) -> ({of}, {lt}) {{
+    text = f"""module {{
+  func.func @attention(%q: {qt}, %k: {kt}, %v: {kt}, %do: {ot}) -> ({of}, {lt}, {qf}, {kf}) {{
 {extra_ops}    %o, %lse = mt.fused_attention %q, %k, %v{operands} {{{attrs}}} : {qt}, {kt}, {kt} -> {ot}, {lt}
+    %dq, %dk, %dv = mt.fused_attention_grad %do, %q, %k, %v, %o, %lse{operands} {{{attrs}}} : {ot}, {qt}, {kt}, {kt}, {lt}
     %wide = mt.convert %o : {ot} -> {of}
-    return %wide, %lse : {of}, {lt}
+    %dqf = mt.convert %dq : {qt} -> {qf}
+    %dkf = mt.convert %dk : {kt} -> {kf}
+    return %wide, %lse, %dqf, %dkf : {of}, {lt}, {qf}, {kf}
   }}
-{fill("fill_q", qt, HQ)}
-{fill("fill_kv", kt, HKV)}
+{fill("fill_q", qt, [B, HQ, S, D])}
+{fill("fill_kv", kt, [B, HKV, S, D])}
+{fill("fill_o", ot, [B, S, HQ * D])}
   func.func @main() {{
     %c1 = arith.constant 1 : index
     %c2 = arith.constant 2 : index
@@ -105,18 +111,27 @@ def make(out_dir, case):
     %q = call @fill_q(%c1) : (index) -> {qt}
     %k = call @fill_kv(%c2) : (index) -> {kt}
     %v = call @fill_kv(%c3) : (index) -> {kt}
-    %o, %lse = call @attention(%q, %k, %v) : ({qt}, {kt}, {kt}) -> ({of}, {lt})
+    %do = call @fill_o(%c2) : (index) -> {ot}
+    %o, %lse, %dq, %dk = call @attention(%q, %k, %v, %do) : ({qt}, {kt}, {kt}, {ot}) -> ({of}, {lt}, {qf}, {kf})
     %ob = bufferization.to_buffer %o : {of} to memref<{B}x{S}x{HQ * D}xf32>
     %lb = bufferization.to_buffer %lse : {lt} to memref<{B}x{HQ}x{S}xf32>
     %ou = memref.cast %ob : memref<{B}x{S}x{HQ * D}xf32> to memref<*xf32>
     %lu = memref.cast %lb : memref<{B}x{HQ}x{S}xf32> to memref<*xf32>
     call @printMemrefF32(%ou) : (memref<*xf32>) -> ()
     call @printMemrefF32(%lu) : (memref<*xf32>) -> ()
+    %qb = bufferization.to_buffer %dq : {qf} to memref<{B}x{HQ}x{S}x{D}xf32>
+    %qu = memref.cast %qb : memref<{B}x{HQ}x{S}x{D}xf32> to memref<*xf32>
+    call @printMemrefF32(%qu) : (memref<*xf32>) -> ()
+    %kb = bufferization.to_buffer %dk : {kf} to memref<{B}x{HKV}x{S}x{D}xf32>
+    %ku = memref.cast %kb : memref<{B}x{HKV}x{S}x{D}xf32> to memref<*xf32>
+    call @printMemrefF32(%ku) : (memref<*xf32>) -> ()
     return
   }}
   func.func private @printMemrefF32(memref<*xf32>) attributes {{llvm.emit_c_interface}}
 }}
-""")
+"""
+    with open(f"{out_dir}/attention.mlir", "w") as f:
+        f.write(text.replace("bf16", element))
 
 
 def numbers(path):
@@ -126,16 +141,23 @@ def numbers(path):
                                           b[b.index("data ="):])] for b in blocks]
 
 
-def compare(a_path, b_path):
-    (oa, la), (ob, lb) = numbers(a_path), numbers(b_path)
-    if len(oa) != len(ob) or len(la) != len(lb) or not oa:
+def compare(a_path, b_path, case):
+    # bf16 keeps 8 bits: P and dS rounded to it before their products, and
+    # dq's sum over keys cancels (sum_j dS_j = 0), so dq's error is larger.
+    o_tol, q_tol = (4e-3, 8e-3) if case.endswith("-f16") else (2e-2, 6e-2)
+    (oa, la, qa, ka), (ob, lb, qb, kb) = numbers(a_path), numbers(b_path)
+    if any(len(x) != len(y) for x, y in ((oa, ob), (la, lb), (qa, qb), (ka, kb))) or not oa:
         sys.exit("the two runs printed different shapes")
-    scale = max(abs(x) for x in oa)
-    o_err = max(abs(x - y) for x, y in zip(oa, ob)) / scale
+    def relative(x, y):
+        return max(abs(u - w) for u, w in zip(x, y)) / max(abs(u) for u in x)
+    # dk comes from the row kernel in both, from D = do . o of each: it
+    # checks the D the tensor-core kernel writes for it (1e-2: D's sum order).
+    o_err, q_err, k_err = relative(oa, ob), relative(qa, qb), relative(ka, kb)
     l_err = max(abs(x - y) for x, y in zip(la, lb))
-    print(f"output error {o_err:.1e} of its largest element, log-sum-exp error {l_err:.1e}")
-    if o_err > 2e-2 or l_err > 1e-3:
-        sys.exit("the tensor-core kernel disagrees with the row kernel")
+    print(f"output error {o_err:.1e}, dq error {q_err:.1e}, dk error {k_err:.1e} of their "
+          f"largest elements, log-sum-exp error {l_err:.1e}")
+    if o_err > o_tol or q_err > q_tol or k_err > 1e-2 or l_err > 1e-3:
+        sys.exit("the tensor-core kernels disagree with the row kernels")
     print("agree")
 
 
@@ -143,4 +165,4 @@ if __name__ == "__main__":
     if sys.argv[1] == "make":
         make(sys.argv[2], sys.argv[3])
     else:
-        compare(sys.argv[2], sys.argv[3])
+        compare(sys.argv[2], sys.argv[3], sys.argv[4])
