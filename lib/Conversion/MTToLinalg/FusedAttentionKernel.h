@@ -115,6 +115,10 @@ lowerMmaAttention(FusedAttentionOp op, const AttentionProblem &p, LinalgBuilder 
 /// kernel reads).
 mlir::FailureOr<std::pair<mlir::Value, mlir::Value>>
 lowerMmaQueryRowsGrad(FusedAttentionGradOp op, const AttentionProblem &p, LinalgBuilder &lb);
+/// Its key-side kernel (LowerMmaAttentionKeys.cpp): dk and dv, reading D.
+mlir::FailureOr<std::pair<mlir::Value, mlir::Value>>
+lowerMmaKeyRowsGrad(FusedAttentionGradOp op, const AttentionProblem &p, mlir::Value deltas,
+                    LinalgBuilder &lb);
 
 template <typename FusedOp>
 mlir::FailureOr<AttentionProblem> AttentionProblem::of(FusedOp op, mlir::Value output,

@@ -269,8 +269,11 @@ Lowered lowerFusedAttentionGrad(FusedAttentionGradOp op, LinalgBuilder &lb, bool
     FailureOr<std::pair<Value, Value>> queries = lowerMmaQueryRowsGrad(op, *problem, lb);
     if (failed(queries))
       return failure();
-    auto [dk, dv] = keyRowsGrad(op, *problem, queries->second, lb);
-    return Values{queries->first, dk, dv};
+    FailureOr<std::pair<Value, Value>> keys =
+        lowerMmaKeyRowsGrad(op, *problem, queries->second, lb);
+    if (failed(keys))
+      return failure();
+    return Values{queries->first, keys->first, keys->second};
   }
   auto [dq, deltas] = queryRowsGrad(op, *problem, lb);
   auto [dk, dv] = keyRowsGrad(op, *problem, deltas, lb);
