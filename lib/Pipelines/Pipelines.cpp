@@ -157,8 +157,11 @@ LogicalResult mt::buildBufferizePipeline(OpPassManager &pm, bool forGpu, bool mm
     return failure();
   // Before the arena is planned: scalars passed between kernels get
   // buffers of their own.
-  if (forGpu)
+  if (forGpu) {
+    // Kernels writing a layer's distinct out-parameters may share a launch.
+    pm.addPass(createMarkDistinctArgumentsPass());
     pm.addPass(createMapToGPUPass());
+  }
   pm.addPass(createPlanBuffersPass());
   return success();
 }

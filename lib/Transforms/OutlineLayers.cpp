@@ -252,6 +252,24 @@ std::optional<unsigned> inPlaceInput(const LayerGroup &g, Value output) {
   return static_cast<unsigned>(it - g.inputs.begin());
 }
 
+/// `fn`'s own key offset argument (a shared stage program's), if any.
+BlockArgument ownKeyOffset(func::FuncOp fn) {
+  for (BlockArgument arg : fn.getArguments())
+    if (fn.getArgAttr(arg.getArgNumber(), kLayerOffsetAttrName))
+      return arg;
+  return {};
+}
+
+/// The type of the key offset `fn`'s layers take: a scalar where the
+/// offsets are constants (as a tensor it would be a buffer the caller fills
+/// before each call: on a GPU, a one-thread kernel a layer); a tensor where
+/// they are computed from `fn`'s own offset, which a GPU holds in device
+/// memory where the host cannot read it.
+Type keyOffsetType(func::FuncOp fn) {
+  Type i64 = IntegerType::get(fn.getContext(), 64);
+  return ownKeyOffset(fn) ? Type(RankedTensorType::get({}, i64)) : i64;
+}
+
 /// The group's ops as a private function of its inputs (then the slot and
 /// the key offset), its slices and inserts at the slot argument.
 func::FuncOp buildCallee(LayerGroup &g, ModuleOp module, StringRef name) {
@@ -264,7 +282,7 @@ func::FuncOp buildCallee(LayerGroup &g, ModuleOp module, StringRef name) {
   if (g.slot)
     argTypes.push_back(mb.getIndexType());
   if (g.keyed)
-    argTypes.push_back(RankedTensorType::get({}, mb.getI64Type()));
+    argTypes.push_back(keyOffsetType(g.ops.front()->getParentOfType<func::FuncOp>()));
   SmallVector<Type> resultTypes;
   for (Value v : g.outputs)
     resultTypes.push_back(v.getType());
@@ -359,18 +377,13 @@ std::string calleeText(func::FuncOp fn) {
 /// The key offset of layer `layer` in `fn`: its own offset argument plus
 /// the layer, or the layer.
 Value keyOffset(OpBuilder &b, Location loc, func::FuncOp fn, int64_t layer) {
-  auto type = RankedTensorType::get({}, b.getI64Type());
-  for (BlockArgument arg : fn.getArguments())
-    if (fn.getArgAttr(arg.getArgNumber(), kLayerOffsetAttrName)) {
-      Value base = tensor::ExtractOp::create(b, loc, arg, ValueRange{});
-      Value sum = arith::AddIOp::create(
-          b, loc, base, arith::ConstantIntOp::create(b, loc, b.getI64Type(), layer));
-      return tensor::FromElementsOp::create(b, loc, type, ValueRange{sum});
-    }
-  // Built from a scalar, not a constant tensor: a global buffer would be
-  // host memory on a GPU.
-  Value scalar = arith::ConstantIntOp::create(b, loc, b.getI64Type(), layer);
-  return tensor::FromElementsOp::create(b, loc, type, ValueRange{scalar});
+  Value k = arith::ConstantIntOp::create(b, loc, b.getI64Type(), layer);
+  BlockArgument own = ownKeyOffset(fn);
+  if (!own)
+    return k;
+  Value base = tensor::ExtractOp::create(b, loc, own, ValueRange{});
+  Value sum = arith::AddIOp::create(b, loc, base, k);
+  return tensor::FromElementsOp::create(b, loc, keyOffsetType(fn), ValueRange{sum});
 }
 
 /// Replaces `g`'s ops by a call of its callee at the builder.

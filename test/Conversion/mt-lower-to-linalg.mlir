@@ -2,15 +2,14 @@
 // RUN: mt-opt %s -split-input-file -mt-number-collectives -mt-lower-to-linalg -verify-diagnostics --mlir-print-debuginfo | FileCheck %s --check-prefix=NAMED
 // Every op a lowering creates is named after the mt op it lowers
 // (mt-describe-kernels names kernels after it).
-// NAMED: #[[$AT:loc[0-9]+]] = loc("{{.*}}mt-lower-to-linalg.mlir":[[@LINE+16]]:
+// NAMED: #[[$AT:loc[0-9]+]] = loc("{{.*}}mt-lower-to-linalg.mlir":[[@LINE+15]]:
 // NAMED: loc("linear"(#[[$AT]]))
 
 // A linear layer: rows flattened, a contraction over in_features, the bias
 // broadcast, the result reshaped back; the function is exported.
 // CHECK-LABEL: func.func @linear
 // CHECK-SAME: attributes {llvm.emit_c_interface}
-// CHECK: %[[X2:.*]] = tensor.collapse_shape %{{.*}} {{\[\[}}0, 1, 2]] : tensor<2x3x4xf32> into tensor<24xf32>
-// CHECK: %[[X:.*]] = tensor.expand_shape %[[X2]] {{\[\[}}0, 1]] output_shape [6, 4] : tensor<24xf32> into tensor<6x4xf32>
+// CHECK: %[[X:.*]] = tensor.collapse_shape %{{.*}} {{\[\[}}0, 1], [2]] : tensor<2x3x4xf32> into tensor<6x4xf32>
 // CHECK: %[[Z:.*]] = linalg.fill
 // CHECK: %[[Y:.*]] = linalg.generic {{.*}} iterator_types = ["parallel", "parallel", "reduction"]} ins(%[[X]], %{{.*}} : tensor<6x4xf32>, tensor<5x4xf32>) outs(%[[Z]] : tensor<6x5xf32>)
 // CHECK: arith.mulf
@@ -88,7 +87,7 @@ func.func @unknown_axis(%x: tensor<4xf32>) -> tensor<4xf32> {
 // in place; the causal limit and the key mask are found from the row index.
 // CHECK-LABEL: func.func @softmax
 // CHECK-NOT: linalg.generic
-// CHECK: %[[X:.*]] = tensor.expand_shape {{.*}} output_shape [24, 4]
+// CHECK: %[[X:.*]] = tensor.collapse_shape {{.*}} {{\[\[}}0, 1, 2], [3]] : tensor<2x3x4x4xf32> into tensor<24x4xf32>
 // CHECK: %[[OUT:.*]] = tensor.empty() : tensor<24x4xf32>
 // CHECK: %[[P:.*]] = scf.for %[[R:[a-z0-9_]+]] = {{.*}} iter_args(%[[ROWS:[a-z0-9_]+]] = %[[OUT]]) -> (tensor<24x4xf32>)
 // CHECK: %[[MAX:.*]] = scf.for %[[J:[a-z0-9_]+]] = {{.*}} -> (f32)
@@ -102,7 +101,7 @@ func.func @unknown_axis(%x: tensor<4xf32>) -> tensor<4xf32> {
 // CHECK: scf.for {{.*}} iter_args(%{{.*}} = %[[E]]#0) -> (tensor<24x4xf32>)
 // CHECK: arith.divf %{{.*}}, %[[E]]#1
 // CHECK-NOT: linalg.generic
-// CHECK: tensor.collapse_shape %[[P]]
+// CHECK: tensor.expand_shape %[[P]] {{\[\[}}0, 1, 2], [3]] output_shape [2, 3, 4, 4]
 func.func @softmax(%x: tensor<2x3x4x4xf32>, %m: tensor<2x4xi1>) -> tensor<2x3x4x4xf32> {
   %p = mt.softmax %x key_mask %m : tensor<2x4xi1> {mask = #mt<mask causal>, scale = 5.000000e-01 : f64} : tensor<2x3x4x4xf32>
   return %p : tensor<2x3x4x4xf32>

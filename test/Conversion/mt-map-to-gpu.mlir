@@ -1167,3 +1167,104 @@ func.func @stacked_weight_row(%x: memref<8x64xf32>, %stack: memref<12x64xf32>, %
   } {mt.independent_iterations}
   return
 }
+
+// -----
+
+// Independent sums next to each other (a gradient norm's, a parameter
+// each), each after the fill of its output: one launch, a block of one warp
+// per sum, each fill's value the start its total is added to.
+// CHECK-LABEL: func.func @norm_sums
+// CHECK-SAME: (%[[A:[^:]+]]: memref<64xf32> {llvm.noalias}, %[[B:[^:]+]]: memref<8x4xf32> {llvm.noalias}, %[[OA:[^:]+]]: memref<f32> {llvm.noalias}, %[[OB:[^:]+]]: memref<f32> {llvm.noalias})
+// CHECK-NOT: linalg.fill
+// CHECK: %[[ZERO:.+]] = arith.constant 0.000000e+00 : f32
+// CHECK: %[[TWO:.+]] = arith.constant 2.000000e+00 : f32
+// CHECK: scf.parallel (%[[BLOCK:.+]]) = (%{{.+}}) to (%[[C2:.+]]) step
+// CHECK: scf.parallel (%{{.+}}, %[[LANE:.+]]) =
+// CHECK: %[[IS0:.+]] = arith.cmpi eq, %[[BLOCK]], %{{.+}} : index
+// CHECK: scf.if %[[IS0]]
+// CHECK: memref.load %[[A]]
+// CHECK: %[[TA:.+]] = gpu.subgroup_reduce add
+// CHECK: arith.addf %[[ZERO]], %[[TA]]
+// CHECK: memref.store %{{.+}}, %[[OA]][]
+// CHECK: %[[IS1:.+]] = arith.cmpi eq, %[[BLOCK]], %{{.+}} : index
+// CHECK: scf.if %[[IS1]]
+// CHECK: memref.load %[[B]]
+// CHECK: %[[TB:.+]] = gpu.subgroup_reduce add
+// CHECK: arith.addf %[[TWO]], %[[TB]]
+// CHECK: memref.store %{{.+}}, %[[OB]][]
+// CHECK-NOT: gpu.subgroup_reduce
+// CHECK: return
+func.func @norm_sums(%a: memref<64xf32> {llvm.noalias}, %b: memref<8x4xf32> {llvm.noalias}, %oa: memref<f32> {llvm.noalias}, %ob: memref<f32> {llvm.noalias}) {
+  %zero = arith.constant 0.0 : f32
+  %two = arith.constant 2.0 : f32
+  linalg.fill ins(%zero : f32) outs(%oa : memref<f32>)
+  linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> ()>], iterator_types = ["reduction"]}
+    ins(%a : memref<64xf32>) outs(%oa : memref<f32>) {
+  ^bb0(%x: f32, %y: f32):
+    %s = arith.addf %x, %y : f32
+    linalg.yield %s : f32
+  }
+  linalg.fill ins(%two : f32) outs(%ob : memref<f32>)
+  linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> ()>], iterator_types = ["reduction", "reduction"]}
+    ins(%b : memref<8x4xf32>) outs(%ob : memref<f32>) {
+  ^bb0(%x: f32, %y: f32):
+    %s = arith.addf %x, %y : f32
+    linalg.yield %s : f32
+  }
+  return
+}
+
+// -----
+
+// A sum of what the sum before it wrote (a levelled sum's two levels):
+// a launch each, in order.
+// CHECK-LABEL: func.func @chained_sums
+// CHECK: gpu.subgroup_reduce add
+// CHECK: } {mapping = [#gpu.loop_dim_map<processor = block_x
+// CHECK: gpu.subgroup_reduce add
+// CHECK: } {mapping = [#gpu.loop_dim_map<processor = block_x
+func.func @chained_sums(%a: memref<64xf32> {llvm.noalias}, %mid: memref<f32> {llvm.noalias}, %out: memref<f32> {llvm.noalias}) {
+  %v = memref.expand_shape %mid [] output_shape [1] : memref<f32> into memref<1xf32>
+  linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> ()>], iterator_types = ["reduction"]}
+    ins(%a : memref<64xf32>) outs(%mid : memref<f32>) {
+  ^bb0(%x: f32, %y: f32):
+    %s = arith.addf %x, %y : f32
+    linalg.yield %s : f32
+  }
+  linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> ()>], iterator_types = ["reduction"]}
+    ins(%v : memref<1xf32>) outs(%out : memref<f32>) {
+  ^bb0(%x: f32, %y: f32):
+    %s = arith.addf %x, %y : f32
+    linalg.yield %s : f32
+  }
+  return
+}
+
+// -----
+
+// A concat's copies into interleaved columns of one buffer (a packed
+// query/key/value gradient: rows of 8, columns 0-3 and 4-7): no element in
+// common, one launch. Columns 2-5 overlap the first copy's: a launch each.
+// CHECK-LABEL: func.func @interleaved_copies
+// CHECK-SAME: (%[[Q:[^:]+]]: memref<4x4xf32> {llvm.noalias}, %[[K:[^:]+]]: memref<4x4xf32> {llvm.noalias}, %[[QK:[^:]+]]: memref<4x8xf32> {llvm.noalias})
+// CHECK: vector.load %[[Q]]
+// CHECK-NOT: processor = block_x
+// CHECK: vector.load %[[K]]
+// CHECK-LABEL: func.func @overlapping_columns
+// CHECK-COUNT-2: } {mapping = [#gpu.loop_dim_map<processor = block_x
+// CHECK-NOT: mapping
+// CHECK: return
+func.func @interleaved_copies(%q: memref<4x4xf32> {llvm.noalias}, %k: memref<4x4xf32> {llvm.noalias}, %qk: memref<4x8xf32> {llvm.noalias}) {
+  %left = memref.subview %qk[0, 0] [4, 4] [1, 1] : memref<4x8xf32> to memref<4x4xf32, strided<[8, 1]>>
+  linalg.copy ins(%q : memref<4x4xf32>) outs(%left : memref<4x4xf32, strided<[8, 1]>>)
+  %right = memref.subview %qk[0, 4] [4, 4] [1, 1] : memref<4x8xf32> to memref<4x4xf32, strided<[8, 1], offset: 4>>
+  linalg.copy ins(%k : memref<4x4xf32>) outs(%right : memref<4x4xf32, strided<[8, 1], offset: 4>>)
+  return
+}
+func.func @overlapping_columns(%q: memref<4x4xf32> {llvm.noalias}, %k: memref<4x4xf32> {llvm.noalias}, %qk: memref<4x8xf32> {llvm.noalias}) {
+  %left = memref.subview %qk[0, 0] [4, 4] [1, 1] : memref<4x8xf32> to memref<4x4xf32, strided<[8, 1]>>
+  linalg.copy ins(%q : memref<4x4xf32>) outs(%left : memref<4x4xf32, strided<[8, 1]>>)
+  %mid = memref.subview %qk[0, 2] [4, 4] [1, 1] : memref<4x8xf32> to memref<4x4xf32, strided<[8, 1], offset: 2>>
+  linalg.copy ins(%k : memref<4x4xf32>) outs(%mid : memref<4x4xf32, strided<[8, 1], offset: 2>>)
+  return
+}

@@ -7,12 +7,10 @@
 // CHECK-SAME: (%[[X:.*]]: tensor<2x4xf32>, %[[W:.*]]: tensor<2x4xf32> {mt.first_layer = 0 : i64}, %[[SEED:.*]]: tensor<i64>)
 // CHECK-DAG: %[[C0:.*]] = arith.constant 0 : index
 // CHECK-DAG: %[[L0:.*]] = arith.constant 0 : i64
-// CHECK: %[[K0:.*]] = tensor.from_elements %[[L0]] : tensor<i64>
-// CHECK: %[[Y0:.*]] = call @forward_layer(%[[W]], %[[X]], %[[SEED]], %[[C0]], %[[K0]]) {mt.layer = 0 : i64}
+// CHECK: %[[Y0:.*]] = call @forward_layer(%[[W]], %[[X]], %[[SEED]], %[[C0]], %[[L0]]) {mt.layer = 0 : i64}
 // CHECK-DAG: %[[C1:.*]] = arith.constant 1 : index
 // CHECK-DAG: %[[L1:.*]] = arith.constant 1 : i64
-// CHECK: %[[K1:.*]] = tensor.from_elements %[[L1]] : tensor<i64>
-// CHECK: %[[Y1:.*]] = call @forward_layer(%[[W]], %[[Y0]], %[[SEED]], %[[C1]], %[[K1]]) {mt.layer = 1 : i64}
+// CHECK: %[[Y1:.*]] = call @forward_layer(%[[W]], %[[Y0]], %[[SEED]], %[[C1]], %[[L1]]) {mt.layer = 1 : i64}
 // CHECK: %[[Z:.*]] = mt.dropout %[[Y1]] seed %[[SEED]] : tensor<i64> {rate
 // CHECK: return %[[Z]]
 func.func @forward(%x: tensor<2x4xf32>, %w: tensor<2x4xf32> {mt.first_layer = 0 : i64}, %seed: tensor<i64>) -> tensor<2x4xf32>
@@ -34,8 +32,8 @@ func.func @forward(%x: tensor<2x4xf32>, %w: tensor<2x4xf32> {mt.first_layer = 0 
 // CHECK: %[[B0:.*]] = tensor.extract %[[OFF]][] : tensor<i64>
 // CHECK: %[[S0:.*]] = arith.addi %[[B0]], %{{.*}} : i64
 // CHECK: %[[O0:.*]] = tensor.from_elements %[[S0]] : tensor<i64>
-// CHECK: %[[Y0:.*]] = call @forward_layer(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %[[O0]]) {mt.layer = 0 : i64}
-// CHECK: call @forward_layer(%{{.*}}, %[[Y0]], {{.*}}) {mt.layer = 1 : i64}
+// CHECK: %[[Y0:.*]] = call @shared_layer(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %[[O0]]) {mt.layer = 0 : i64}
+// CHECK: call @shared_layer(%{{.*}}, %[[Y0]], {{.*}}) {mt.layer = 1 : i64}
 func.func @shared(%x: tensor<2x4xf32>, %w: tensor<2x4xf32> {mt.first_layer = 2 : i64}, %seed: tensor<i64>, %off: tensor<i64> {mt.layer_offset}) -> tensor<2x4xf32>
     attributes {mt.role = #mt<role eval>} {
   %w0 = mt.slice_layer %w {layer = 0 : i64} : tensor<2x4xf32> -> tensor<4xf32>
@@ -103,7 +101,7 @@ func.func @tangled(%x: tensor<4xf32>) -> tensor<4xf32> attributes {mt.role = #mt
 // relative to the offset argument; the inputs, distinct values live at the
 // call, do not alias.
 // CHECK-LABEL: func.func private @forward_layer
-// CHECK-SAME: (%[[W:[^:]*]]: tensor<2x4xf32> {llvm.noalias}, %[[X:[^:]*]]: tensor<2x4xf32> {llvm.noalias}, %[[SEED:[^:]*]]: tensor<i64> {llvm.noalias}, %[[SLOT:[^:]*]]: index, %{{.*}}: tensor<i64> {mt.layer_offset}) -> tensor<2x4xf32>
+// CHECK-SAME: (%[[W:[^:]*]]: tensor<2x4xf32> {llvm.noalias}, %[[X:[^:]*]]: tensor<2x4xf32> {llvm.noalias}, %[[SEED:[^:]*]]: tensor<i64> {llvm.noalias}, %[[SLOT:[^:]*]]: index, %{{.*}}: i64 {mt.layer_offset}) -> tensor<2x4xf32>
 // CHECK: %[[P:.*]] = tensor.extract_slice %[[W]][%[[SLOT]], 0] [1, 4] [1, 1] : tensor<2x4xf32> to tensor<4xf32>
 // CHECK: %[[A:.*]] = mt.add %[[X]], %[[P]] : tensor<2x4xf32>, tensor<4xf32>
 // CHECK: %[[D:.*]] = mt.dropout %[[A]] seed %[[SEED]] : tensor<i64> {layer = 0 : i64, rate

@@ -226,6 +226,35 @@ def MapToGPUPass : Pass<"mt-map-to-gpu", "mlir::ModuleOp"> {
                            "::mlir::affine::AffineDialect", "::mlir::vector::VectorDialect"];
 }
 
+def MarkDistinctArgumentsPass : Pass<"mt-mark-distinct-arguments", "mlir::ModuleOp"> {
+  let summary = "marks a private function's buffer arguments noalias where every call passes distinct buffers";
+  let description = [{
+    Runs on bufferized IR, after buffer-results-to-out-params and before
+    mt-map-to-gpu. An outlined layer's inputs are marked `llvm.noalias`
+    when it is made (mt-outline-layers), but the out-parameters its results
+    became are not, so mt-map-to-gpu must assume that two kernels writing
+    two of them may touch the same bytes and launches them one after the
+    other (the three head splits of a layer's query, key and value). Here a
+    memref argument of a private function is marked `llvm.noalias` when at
+    every call of the function the buffer passed for it cannot overlap the
+    buffer passed for any other argument (distinct allocations, distinct
+    plan buffers, disjoint byte ranges of one: BufferRanges.h). A function
+    used other than by direct calls is left alone.
+
+    ```mlir
+    // before
+    func.func private @layer(%x: memref<4xf32> {llvm.noalias}, %out: memref<4xf32>)
+    func.func @step(%x: memref<4xf32>) {
+      %a = memref.alloc() : memref<4xf32>
+      call @layer(%x, %a) : (memref<4xf32>, memref<4xf32>) -> ()
+    }
+    // after
+    func.func private @layer(%x: memref<4xf32> {llvm.noalias}, %out: memref<4xf32> {llvm.noalias})
+    ```
+  }];
+  let dependentDialects = ["::mlir::LLVM::LLVMDialect"];
+}
+
 def MergeKernelModulesPass : Pass<"mt-merge-kernel-modules", "mlir::ModuleOp"> {
   let summary = "moves every outlined kernel into one gpu.module";
   let description = [{

@@ -47,9 +47,13 @@ DropoutKeep::DropoutKeep(const DropoutKey &k, ArrayRef<int64_t> shape, LinalgBui
   Value site = arith::ConstantOp::create(b, loc, b.getI64IntegerAttr((k.stream << 32) | slot));
   // A shared stage program's layers are relative to its caller's first
   // (the slot stays below 2^32, so adding is or-ing).
-  if (k.layerOffset)
-    site = arith::AddIOp::create(b, loc, site,
-                                 tensor::ExtractOp::create(b, loc, k.layerOffset, ValueRange{}));
+  // (An outlined layer's offset is a scalar; a shared program's, a tensor.)
+  if (k.layerOffset) {
+    Value offset = k.layerOffset;
+    if (isa<TensorType>(offset.getType()))
+      offset = tensor::ExtractOp::create(b, loc, offset, ValueRange{});
+    site = arith::AddIOp::create(b, loc, site, offset);
+  }
   key = splitmix(b, loc, arith::XOrIOp::create(b, loc, seed, splitmix(b, loc, site)));
   // A shard's piece along shard_dim starts at shard * (its size there).
   SmallVector<int64_t> global(shape);

@@ -169,11 +169,69 @@ Value LinalgBuilder::reduceLast(Value input, double initValue, BodyFn combine) {
   return generic(input, identity(rank), init, dropLastMap(rank), iters, combine);
 }
 
+namespace {
+
+/// The dims of two row-major shapes of one element count in the fewest
+/// adjacent groups of equal products: [4,64,64] -> [4,64,4,16] is {0}{1}{2}
+/// -> {0}{1}{2,3}. A reshape is then a collapse of each source group and an
+/// expansion of each target group, and a group of one dim on either side
+/// needs neither: a view of a strided slice stays a view where a detour
+/// through rank 1 copied it (split and merged heads, a kernel each on a GPU).
+/// Empty when there is no such split (a zero-size dim, rank 0).
+bool reshapeGroups(ArrayRef<int64_t> from, ArrayRef<int64_t> to,
+                   SmallVector<ReassociationIndices> &fromGroups,
+                   SmallVector<ReassociationIndices> &toGroups) {
+  if (from.empty() || to.empty() || llvm::is_contained(from, 0) || llvm::is_contained(to, 0))
+    return false;
+  size_t i = 0, j = 0;
+  while (i < from.size() && j < to.size()) {
+    ReassociationIndices f{static_cast<int64_t>(i)}, t{static_cast<int64_t>(j)};
+    int64_t pf = from[i++], pt = to[j++];
+    while (pf != pt) {
+      if (pf < pt && i < from.size()) {
+        f.push_back(i);
+        pf *= from[i++];
+      } else if (pt < pf && j < to.size()) {
+        t.push_back(j);
+        pt *= to[j++];
+      } else {
+        return false;
+      }
+    }
+    fromGroups.push_back(f);
+    toGroups.push_back(t);
+  }
+  // Trailing dims of size 1 join the last group.
+  for (; i < from.size(); ++i) {
+    if (from[i] != 1)
+      return false;
+    fromGroups.back().push_back(i);
+  }
+  for (; j < to.size(); ++j) {
+    if (to[j] != 1)
+      return false;
+    toGroups.back().push_back(j);
+  }
+  return true;
+}
+
+} // namespace
+
 Value LinalgBuilder::reshape(Value input, ArrayRef<int64_t> shape) {
   auto type = tensorOf(input);
   if (type.getShape() == shape)
     return input;
   Type element = type.getElementType();
+  SmallVector<ReassociationIndices> fromGroups, toGroups;
+  if (reshapeGroups(type.getShape(), shape, fromGroups, toGroups)) {
+    Value grouped = input;
+    if (fromGroups.size() != static_cast<size_t>(type.getRank()))
+      grouped = tensor::CollapseShapeOp::create(b, loc, input, fromGroups);
+    if (toGroups.size() == shape.size())
+      return grouped;
+    return tensor::ExpandShapeOp::create(b, loc, RankedTensorType::get(shape, element), grouped,
+                                         toGroups);
+  }
   // Through rank 1: collapse everything, then expand to the target.
   // Rank 0 <-> rank 1 of one element use an empty reassociation.
   auto allDims = [](size_t rank) {

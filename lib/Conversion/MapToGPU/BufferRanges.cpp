@@ -8,6 +8,8 @@
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/Interfaces/ViewLikeInterface.h"
 
+#include <numeric>
+
 using namespace mlir;
 
 namespace mt {
@@ -121,6 +123,47 @@ bool mayOverlap(const BufferRange &a, const BufferRange &b) {
     return !ia || !ib || ia == ib;
   }
   return a.begin < b.end && b.begin < a.end;
+}
+
+namespace {
+
+/// The elements a static subview covers within each period of its source:
+/// [begin, end) modulo `period`.
+struct Interleave {
+  int64_t period = 0, begin = 0, end = 0;
+};
+
+std::optional<Interleave> interleaveOf(memref::SubViewOp view) {
+  MemRefType type = view.getType();
+  SmallVector<int64_t> strides;
+  int64_t offset;
+  if (!type.hasStaticShape() || failed(type.getStridesAndOffset(strides, offset)) ||
+      ShapedType::isDynamic(offset) || strides.empty() || strides.back() != 1 ||
+      llvm::any_of(strides, ShapedType::isDynamic))
+    return std::nullopt;
+  int64_t period = 0;
+  for (auto [size, stride] : llvm::zip(type.getShape().drop_back(), ArrayRef(strides).drop_back()))
+    if (size > 1)
+      period = std::gcd(period, stride);
+  int64_t width = type.getShape().back();
+  if (period == 0) // one contiguous run: a period as long as the source
+    period = std::numeric_limits<int64_t>::max() / 2;
+  Interleave r{period, offset % period, offset % period + width};
+  if (r.end > period)
+    return std::nullopt;
+  return r;
+}
+
+} // namespace
+
+bool interleaveDisjointly(Value a, Value b) {
+  auto va = a.getDefiningOp<memref::SubViewOp>(), vb = b.getDefiningOp<memref::SubViewOp>();
+  if (!va || !vb || va.getSource() != vb.getSource())
+    return false;
+  std::optional<Interleave> ia = interleaveOf(va), ib = interleaveOf(vb);
+  if (!ia || !ib || ia->period != ib->period)
+    return false;
+  return ia->end <= ib->begin || ib->end <= ia->begin;
 }
 
 } // namespace mt

@@ -30,6 +30,13 @@ BufferRange rangeOf(mlir::Value memref);
 /// they cannot).
 bool mayOverlap(const BufferRange &a, const BufferRange &b);
 
+/// Whether two views of one buffer interleave without sharing an element:
+/// subviews of the same memref whose innermost dimension is contiguous and
+/// whose outer strides are all multiples of one period P, each covering a
+/// different part of every period (the query, key and value columns of a
+/// packed [rows, 3 x width] gradient, written by a concat's three copies).
+bool interleaveDisjointly(mlir::Value a, mlir::Value b);
+
 } // namespace mt
 
 #endif // MT_LIB_CONVERSION_MAPTOGPU_BUFFERRANGES_H

@@ -168,6 +168,9 @@ struct MapToGPUPass : mt::impl::MapToGPUPassBase<MapToGPUPass> {
       // elementwise ops after it into its kernel.
       if (columnReductions)
         reduceColumns(rewriter, fn, parallel);
+      // Whole-buffer sums next, with the fills before them.
+      if (warpRowsPerBlock > 0)
+        mt::sumsOnWarps(rewriter, fn);
       for (Operation &op : llvm::make_early_inc_range(fn.getBody().front())) {
         if (auto linalgOp = dyn_cast<linalg::LinalgOp>(op)) {
           if (!linalgOp.hasPureBufferSemantics()) {
@@ -175,9 +178,6 @@ struct MapToGPUPass : mt::impl::MapToGPUPassBase<MapToGPUPass> {
             return signalPassFailure();
           }
           rewriter.setInsertionPoint(&op);
-          if (auto generic = dyn_cast<linalg::GenericOp>(op);
-              generic && warpRowsPerBlock > 0 && mt::sumOnOneWarp(rewriter, generic))
-            continue;
           // A copy or transpose (split and merge of attention heads, a
           // concat's pieces) is an elementwise generic whose body yields
           // its input: it gets the same vector chunks.

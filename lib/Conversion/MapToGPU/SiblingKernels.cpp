@@ -53,27 +53,41 @@ int64_t parameterBytes(ArrayRef<Operation *> kernels) {
   return bytes;
 }
 
+/// A memref an op reads or writes and the bytes of which buffer it views.
+struct Access {
+  Value memref;
+  BufferRange range;
+};
+
+Access accessOf(Value memref) { return {memref, rangeOf(memref)}; }
+
+bool mayShare(const Access &x, const Access &y) {
+  return mayOverlap(x.range, y.range) && !interleaveDisjointly(x.memref, y.memref);
+}
+
 /// The buffers an op reads and writes; `unknown` when it touches memory
 /// some other way (a call, an address taken).
 struct Effects {
-  SmallVector<BufferRange> reads, writes;
+  SmallVector<Access> reads, writes;
   bool unknown = false;
 
   explicit Effects(Operation *op) {
     op->walk([&](Operation *inner) {
       if (auto load = dyn_cast<vector::LoadOp>(inner))
-        reads.push_back(rangeOf(load.getBase()));
+        reads.push_back(accessOf(load.getBase()));
       else if (auto load = dyn_cast<memref::LoadOp>(inner))
-        reads.push_back(rangeOf(load.getMemRef()));
+        reads.push_back(accessOf(load.getMemRef()));
       else if (auto store = dyn_cast<vector::StoreOp>(inner))
-        writes.push_back(rangeOf(store.getBase()));
+        writes.push_back(accessOf(store.getBase()));
       else if (auto store = dyn_cast<memref::StoreOp>(inner))
-        writes.push_back(rangeOf(store.getMemRef()));
+        writes.push_back(accessOf(store.getMemRef()));
       else if (auto linalgOp = dyn_cast<linalg::LinalgOp>(inner))
         for (OpOperand &operand : linalgOp->getOpOperands()) {
-          reads.push_back(rangeOf(operand.get()));
+          if (!isa<MemRefType>(operand.get().getType()))
+            continue; // a scalar (a fill's value)
+          reads.push_back(accessOf(operand.get()));
           if (linalgOp.isDpsInit(&operand))
-            writes.push_back(rangeOf(operand.get()));
+            writes.push_back(accessOf(operand.get()));
         }
       else if (isa<CallOpInterface>(inner) ||
                // Loops pass buffers on; their loads and stores are seen.
@@ -87,9 +101,9 @@ struct Effects {
   bool conflictsWith(const Effects &other) const {
     if (unknown || other.unknown)
       return true;
-    auto any = [](ArrayRef<BufferRange> xs, ArrayRef<BufferRange> ys) {
-      return llvm::any_of(xs, [&](const BufferRange &x) {
-        return llvm::any_of(ys, [&](const BufferRange &y) { return mayOverlap(x, y); });
+    auto any = [](ArrayRef<Access> xs, ArrayRef<Access> ys) {
+      return llvm::any_of(xs, [&](const Access &x) {
+        return llvm::any_of(ys, [&](const Access &y) { return mayShare(x, y); });
       });
     };
     return any(writes, other.reads) || any(writes, other.writes) || any(other.writes, reads);
@@ -196,6 +210,8 @@ scf::ParallelOp siblingOf(scf::ParallelOp first,
 }
 
 } // namespace
+
+bool mayConflict(Operation *a, Operation *b) { return Effects(a).conflictsWith(Effects(b)); }
 
 void mergeSiblingKernels(IRRewriter &rewriter, SmallVectorImpl<scf::ParallelOp> &kernels) {
   llvm::SmallPtrSet<Operation *, 16> candidates;

@@ -24,6 +24,11 @@ namespace mt {
 void mergeSiblingKernels(mlir::IRRewriter &rewriter,
                          llvm::SmallVectorImpl<mlir::scf::ParallelOp> &kernels);
 
+/// Whether two ops may touch one byte that one of them writes (by the rules
+/// above; an op that touches memory other than through loads, stores and
+/// linalg operands, a call for one, conflicts with everything).
+bool mayConflict(mlir::Operation *a, mlir::Operation *b);
+
 } // namespace mt
 
 #endif // MT_LIB_CONVERSION_MAPTOGPU_SIBLINGKERNELS_H

@@ -116,6 +116,7 @@ inline constexpr llvm::StringLiteral kPipelineOfAttrName = "mt.pipeline_of";
 /// function (mt-share-stage-programs): its dropout layers are relative to
 /// the argument marked `mt.layer_offset` (a tensor<i64>), and the function
 /// lists, in `mt.shared_code`, every function it runs for with that offset.
+/// An outlined layer's offset argument (mt-outline-layers) is an i64.
 inline constexpr llvm::StringLiteral kLayerOffsetAttrName = "mt.layer_offset";
 /// On the module: mt-outline-layers leaves every layer inline (mtc
 /// --outline-layers=false: a smaller arena, longer native compiles).
