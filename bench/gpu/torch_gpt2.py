@@ -4,9 +4,11 @@ throughput on one GPU, the same shapes as the mtc plan (micro-batch, seq
 bench/torch_gpt_model.py's (F.scaled_dot_product_attention, causal).
 
 Usage: torch_gpt2.py [--layers 12 --hidden 768 --heads 12] [--micro 4]
-       [--seq 1024] [--steps 20] [--dtype fp32|bf16] [--compile]
+       [--seq 1024] [--steps 20] [--dtype fp32|bf16] [--compile] [--dropout 0.0]
 Prints one line: config, tokens/s, and model FLOPs utilization against the
 device's dense bf16 peak (--peak-tflops, default 989 for H100/H200 SXM).
+--dropout 0.1 is examples/gpt2.mlir's model (GPT-2's own rates, the ones
+mtc's plans train with); the default 0.0 is llm.c's and nanoGPT's setting.
 """
 import argparse
 import os
@@ -31,12 +33,13 @@ def main():
     p.add_argument("--steps", type=int, default=20)
     p.add_argument("--dtype", choices=["fp32", "bf16"], default="bf16")
     p.add_argument("--compile", action="store_true")
+    p.add_argument("--dropout", type=float, default=0.0)
     p.add_argument("--peak-tflops", type=float, default=989.0)
     a = p.parse_args()
     torch.backends.cuda.matmul.allow_tf32 = False
     torch.backends.cudnn.allow_tf32 = False
     torch.manual_seed(0)
-    model = GPT(a.layers, a.hidden, a.heads, a.vocab, a.seq).cuda()
+    model = GPT(a.layers, a.hidden, a.heads, a.vocab, a.seq, dropout=a.dropout).cuda()
     params = sum(t.numel() for t in model.parameters())
     opt = torch.optim.AdamW(model.parameters(), lr=6e-4, weight_decay=0.01, fused=True)
     step_fn = torch.compile(model) if a.compile else model
@@ -64,8 +67,9 @@ def main():
     # (forward QK^T and AV, backward twice that, causal not discounted).
     flops_per_token = 6 * params + 6 * a.layers * a.seq * a.hidden
     mfu = tokens_per_s * flops_per_token / (a.peak_tflops * 1e12)
+    dropout = f" dropout {a.dropout}" if a.dropout else ""
     print(f"torch {torch.__version__} {torch.cuda.get_device_name()} {a.dtype}"
-          f"{' compile' if a.compile else ''}: {params / 1e6:.1f}M params, micro {a.micro}, "
+          f"{' compile' if a.compile else ''}{dropout}: {params / 1e6:.1f}M params, micro {a.micro}, "
           f"seq {a.seq}: {tokens_per_s:.0f} tokens/s, MFU {100 * mfu:.1f}%, "
           f"loss {loss.item():.3f}")
 
