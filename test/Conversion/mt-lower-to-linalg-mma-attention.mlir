@@ -6,12 +6,19 @@
 // Q's fragment is loaded once; the tile loop over keys holds S = Q K^T (8
 // n-tiles of 8 keys, one k-step) and O += P V (4 k-steps of 16 keys, 2
 // n-tiles of 8 columns) as mt.warp_mma, and the rows' maxima and sums over
-// the lane's quad. Nothing score-sized is made.
+// the lane's quad. Nothing score-sized is made. Loads are whole groups: V
+// is copied transposed before the tasks, and a lane reads its k-columns of
+// a step (Q and K rows, one step at head dim 16: 4 elements) or of two
+// steps (V^T rows over 32 keys: 8 elements) in one vector read, which
+// mt-map-to-gpu makes an aligned vector.load.
 // CHECK-LABEL: func.func @forward
+// CHECK-SAME: %[[V:[^:]+]]: tensor<1x2x32x16xbf16>) ->
 // CHECK-NOT: tensor<1x2x32x32x
+// CHECK: %[[VT:.+]] = linalg.generic {{.*}} ins(%[[V]] : tensor<1x2x32x16xbf16>) outs(%{{.+}} : tensor<1x2x16x32xbf16>)
 // CHECK: %[[C4:.+]] = arith.constant 4 : index
 // CHECK: scf.for %[[TASK:.+]] = %{{.+}} to %[[C4]] step %{{.+}} iter_args
 // CHECK: %[[LANE:.+]] = mt.lane_id %[[TASK]]
+// CHECK: vector.transfer_read {{.*}} {in_bounds = [true]} : tensor<1x2x32x16xbf16>, vector<4xbf16>
 // CHECK: vector.from_elements {{.*}} : vector<8xbf16>
 // CHECK: scf.for %{{.+}} = %{{.+}} to %{{.+}} step %{{.+}} iter_args({{.*}}) -> (vector<4xf32>, vector<4xf32>, f32, f32, f32, f32)
 // CHECK-COUNT-8: mt.warp_mma %{{.+}}, %{{.+}}, %{{.+}} {shape = array<i64: 16, 8, 16>} : vector<8xbf16>, vector<4xbf16>, vector<4xf32> -> vector<4xf32>
@@ -19,6 +26,7 @@
 // CHECK: gpu.subgroup_reduce maximumf %{{.+}} uniform cluster(size = 4) : (f32) -> f32
 // CHECK: gpu.subgroup_reduce add %{{.+}} uniform cluster(size = 4) : (f32) -> f32
 // CHECK: gpu.subgroup_reduce add %{{.+}} uniform cluster(size = 4) : (f32) -> f32
+// CHECK: vector.transfer_read %[[VT]]{{.*}} {in_bounds = [true]} : tensor<1x2x16x32xbf16>, vector<8xbf16>
 // CHECK-COUNT-8: mt.warp_mma
 // CHECK-NOT: mt.warp_mma
 // CHECK: } {mt.warp_tasks = 4 : i64}
@@ -29,7 +37,9 @@
 // MAP: scf.parallel (%[[WARP:.+]], %[[L:.+]]) =
 // MAP: %[[T:.+]] = arith.addi %[[BLOCK]], %[[WARP]] : index
 // MAP: arith.divui %[[L]],
+// MAP: vector.load {{.*}} {alignment = 8 : i64} : memref<1x2x32x16xbf16>, vector<4xbf16>
 // MAP: mt.warp_mma
+// MAP: vector.load {{.*}} {alignment = 16 : i64} : memref<1x2x16x32xbf16>, vector<8xbf16>
 // MAP: {mapping = [#gpu.loop_dim_map<processor = thread_y, {{.*}}>, #gpu.loop_dim_map<processor = thread_x, {{.*}}>]}
 // MAP: {mapping = [#gpu.loop_dim_map<processor = block_x, {{.*}}>]}
 // MAP-NOT: mt.lane_id

@@ -6,7 +6,8 @@
 // Per tile of keys, S = Q K^T is a row of mt.warp_mma, the online softmax
 // runs in registers with each row's maximum and sum combined over the
 // lane's quad, and O += P V takes the probabilities straight from S's
-// accumulator fragments. The masks, the dropout and the guards are the row
+// accumulator fragments, V read from a transposed copy made before the
+// tasks (groups of neighbouring keys; MmaAttentionTiles.h). The masks, the dropout and the guards are the row
 // kernel's, element for element; the grouping of the sums differs, and P
 // is rounded to the element type before P V (as FlashAttention does).
 // mt-map-to-gpu runs each task on a warp (mapWarpTasks).
@@ -47,15 +48,17 @@ struct Running {
 
 /// One key tile of the forward: scores, online softmax, O += P V.
 Running keyTile(const Fragments &f, const AttentionProblem &p, const TaskShape &shape,
-                const TaskRows &r, ArrayRef<Value> queryFragments, Value tile,
+                const TaskRows &r, ArrayRef<Value> queryFragments, Value valuesT, Value tile,
                 const Running &in) {
   const Scalar &s = f.s;
   const Index &x = f.x;
   Type f32 = s.b.getF32Type();
   double ninf = negInf();
   Value j0 = x.mul(tile, x.c(shape.keyTile));
-  SmallVector<Values> z =
-      maskedScores(f, p, r, keyProducts(f, p, shape, r, queryFragments, p.key, j0), j0);
+  auto keyedAt = [&](Value row, Value col) { return Values{r.b, r.kh, row, col}; };
+  Values scores = tileProducts(f, r.g, r.t, queryFragments, shape.keyNTiles(), j0, p.keys, p.key,
+                               keyedAt);
+  SmallVector<Values> z = maskedScores(f, p, shape, r, scores, j0);
   // The rows' new maxima, over the lane's elements and then its quad.
   Running out;
   Value alpha[2];
@@ -77,7 +80,7 @@ Running keyTile(const Fragments &f, const AttentionProblem &p, const TaskShape &
       Value prob = s.select(s.eq(zv, s.c(f32, ninf)), s.c(f32, 0.0),
                             s.exp(s.sub(zv, out.max[e >> 1])));
       partial[e >> 1] = s.add(partial[e >> 1], prob);
-      Value j = x.min(r.keyOf(x, j0, n, e), x.c(p.keys - 1));
+      Value j = x.min(r.keyOf(x, shape, j0, n, e), x.c(p.keys - 1));
       row.push_back(p.dropped(s, prob, r.b, r.h, r.row[e >> 1], j));
     }
     kept.push_back(row);
@@ -92,7 +95,7 @@ Running keyTile(const Fragments &f, const AttentionProblem &p, const TaskShape &
       scaled.push_back(s.mul(f.at(acc, e), alpha[e >> 1]));
     out.acc.push_back(f.vector(scaled, f32));
   }
-  addValueProducts(f, p, shape, r, kept, p.value, j0, out.acc);
+  addTransposedProducts(f, r.g, r.t, kept, j0, p.keys, valuesT, keyedAt, out.acc);
   return out;
 }
 
@@ -104,15 +107,17 @@ FailureOr<Values> lowerMmaAttention(FusedAttentionOp op, const AttentionProblem 
   auto out = tensorOf(op.getOutput()), lse = tensorOf(op.getLse());
   Values inits{lb.empty(out.getShape(), out.getElementType()),
                lb.empty(lse.getShape(), lse.getElementType())};
+  Value valuesT = transposedRows(lb, p.value);
   return warpTasks(lb, p, shape, inits,
                    [&](const Fragments &f, const TaskRows &r, ValueRange outs) -> Values {
     const Scalar &s = f.s;
     const Index &x = f.x;
     Type f32 = s.b.getF32Type();
     // Q's A fragments, loaded once.
-    Values queryFragments = rowFragments(f, shape, r, p.query, [&](Value row, Value col) {
-      return Values{r.b, r.h, row, col};
-    });
+    Values queryFragments = rowFragments(f, shape.kSteps, r.row, r.t, p.query,
+                                         [&](Value row, Value col) {
+                                           return Values{r.b, r.h, row, col};
+                                         });
     Running start;
     start.acc.assign(shape.nTiles, f.zeros());
     for (int k = 0; k < 2; ++k) {
@@ -122,7 +127,7 @@ FailureOr<Values> lowerMmaAttention(FusedAttentionOp op, const AttentionProblem 
     Values walk = loopTo(s, r.tiles(x, p, shape), start.flat(),
                          [&](Scalar t, Value tile, ValueRange carried) {
                            Fragments ft{t, Index{t.b, t.l}, p.element};
-                           return keyTile(ft, p, shape, r, queryFragments, tile,
+                           return keyTile(ft, p, shape, r, queryFragments, valuesT, tile,
                                           Running::of(carried, shape.nTiles))
                                .flat();
                          });

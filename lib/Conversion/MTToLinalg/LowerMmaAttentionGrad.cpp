@@ -5,8 +5,9 @@
 // 16 query rows, D = do . o for each row, then per key tile S = Q K^T again
 // (P from the saved log-sum-exp), dP = dO V^T, dS = P (dP - D) scale with
 // the dropout applied to dP as the row kernel applies it, and dQ += dS K,
-// dS going from C fragments to A fragments as P does in the forward. The
-// keys' side (dK, dV) stays the row kernel (keyRowsGrad), which reads D.
+// dS going from C fragments to A fragments as P does in the forward and K
+// read from a transposed copy. The keys' side (dK, dV,
+// LowerMmaAttentionKeys.cpp) reads D.
 //
 //===----------------------------------------------------------------------===//
 #include "MmaAttentionTiles.h"
@@ -27,6 +28,7 @@ FailureOr<std::pair<Value, Value>> lowerMmaQueryRowsGrad(FusedAttentionGradOp op
   int64_t rows = p.batch * p.heads * p.queries;
   Value dOut = op.getGradOutput(), out = op.getOutput(), lse = op.getLse();
   Values inits{lb.empty(q.getShape(), q.getElementType()), lb.empty({rows}, p.compute)};
+  Value keysT = transposedRows(lb, p.key);
   Values results = warpTasks(lb, p, shape, inits,
                              [&](const Fragments &f, const TaskRows &r, ValueRange outs) {
     const Scalar &s = f.s;
@@ -48,10 +50,11 @@ FailureOr<std::pair<Value, Value>> lowerMmaQueryRowsGrad(FusedAttentionGradOp op
       Value flat = x.add(x.mul(x.add(x.mul(r.b, x.c(p.heads)), r.h), x.c(p.queries)), r.row[k]);
       deltas = s.put(delta[k], deltas, {flat});
     }
-    Values queryFragments = rowFragments(f, shape, r, p.query, [&](Value row, Value col) {
-      return Values{r.b, r.h, row, col};
-    });
-    Values gradFragments = rowFragments(f, shape, r, dOut, outputAt);
+    Values queryFragments = rowFragments(f, shape.kSteps, r.row, r.t, p.query,
+                                         [&](Value row, Value col) {
+                                           return Values{r.b, r.h, row, col};
+                                         });
+    Values gradFragments = rowFragments(f, shape.kSteps, r.row, r.t, dOut, outputAt);
     Value rowLse[2] = {s.cast(s.at(lse, {r.b, r.h, r.row[0]}), f32),
                        s.cast(s.at(lse, {r.b, r.h, r.row[1]}), f32)};
     Values start(shape.nTiles, f.zeros());
@@ -60,9 +63,12 @@ FailureOr<std::pair<Value, Value>> lowerMmaQueryRowsGrad(FusedAttentionGradOp op
       Fragments ft{t, Index{t.b, t.l}, p.element};
       Index tx{t.b, t.l};
       Value j0 = tx.mul(tile, tx.c(shape.keyTile));
-      SmallVector<Values> z = maskedScores(
-          ft, p, r, keyProducts(ft, p, shape, r, queryFragments, p.key, j0), j0);
-      Values dpd = keyProducts(ft, p, shape, r, gradFragments, p.value, j0);
+      auto keyedAt = [&](Value row, Value col) { return Values{r.b, r.kh, row, col}; };
+      Values scores = tileProducts(ft, r.g, r.t, queryFragments, shape.keyNTiles(), j0, p.keys,
+                                   p.key, keyedAt);
+      SmallVector<Values> z = maskedScores(ft, p, shape, r, scores, j0);
+      Values dpd = tileProducts(ft, r.g, r.t, gradFragments, shape.keyNTiles(), j0, p.keys,
+                                p.value, keyedAt);
       SmallVector<Values> ds;
       for (auto [n, tileZ] : llvm::enumerate(z)) {
         Values row;
@@ -70,14 +76,14 @@ FailureOr<std::pair<Value, Value>> lowerMmaQueryRowsGrad(FusedAttentionGradOp op
           Value zv = tileZ[e];
           Value prob = t.select(t.eq(zv, t.c(f32, negInf())), t.c(f32, 0.0),
                                 t.exp(t.sub(zv, rowLse[e >> 1])));
-          Value j = tx.min(r.keyOf(tx, j0, n, e), tx.c(p.keys - 1));
+          Value j = tx.min(r.keyOf(tx, shape, j0, n, e), tx.c(p.keys - 1));
           Value dp = p.dropped(t, ft.at(dpd[n], e), r.b, r.h, r.row[e >> 1], j);
           row.push_back(t.mul(t.mul(prob, t.sub(dp, delta[e >> 1])), t.c(f32, p.scale)));
         }
         ds.push_back(row);
       }
       Values next(carried.begin(), carried.end());
-      addValueProducts(ft, p, shape, r, ds, p.key, j0, next);
+      addTransposedProducts(ft, r.g, r.t, ds, j0, p.keys, keysT, keyedAt, next);
       return next;
     });
     Value dq = outs[0];

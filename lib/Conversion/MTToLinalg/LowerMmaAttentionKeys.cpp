@@ -8,7 +8,8 @@
 // dPd^T = V dO^T, then P^T from the saved log-sum-exp, the dropout applied
 // as the row kernel applies it, dS^T = P^T (dP^T - D) scale, and
 // dV += Pd^T dO, dK += dS^T Q with P^T and dS^T going from C fragments to A
-// fragments. No two tasks write one element: no atomics.
+// fragments, Q and dO read from transposed copies. No two tasks write one
+// element: no atomics.
 //
 //===----------------------------------------------------------------------===//
 #include "MmaAttentionTiles.h"
@@ -31,51 +32,21 @@ struct KeyRows {
   Value key[2]; ///< keys g and g + 8 of the task
 };
 
-/// Per 8-query n-tile: A (the task's 16 key rows, one fragment per k-step)
-/// times B[k, n] = `at(query, column)` of query i0 + 8n + g; C starts at 0.
-Values queryProducts(const Fragments &f, const AttentionProblem &p, const TaskShape &shape,
-                     const KeyRows &r, ArrayRef<Value> a, Value tensor, Value i0,
-                     function_ref<Values(Value, Value)> at) {
-  const Index &x = f.x;
-  Values products;
-  for (int64_t n = 0; n < shape.keyNTiles(); ++n) {
-    Value query = x.min(x.add(x.add(i0, x.c(8 * n)), r.g), x.c(p.queries - 1));
-    Value c = f.zeros();
-    for (int64_t st = 0; st < shape.kSteps; ++st) {
-      Values elements;
-      for (int64_t i = 0; i < 4; ++i) {
-        Value col = x.add(x.mul(r.t, x.c(2)), x.c(16 * st + (i & 1) + 8 * (i >> 1)));
-        elements.push_back(f.load(tensor, at(query, col)));
-      }
-      c = f.mma(a[st], f.vector(elements, f.element), c);
-    }
-    products.push_back(c);
-  }
-  return products;
-}
-
-/// acc[c] += W X over the query tile from i0: W's per-n-tile C values as A
-/// fragments of 16-query k-steps, X[k, n] = `at(query i0 + 16u + k, 8c + n)`.
-void addQueryProducts(const Fragments &f, const AttentionProblem &p, const TaskShape &shape,
-                      const KeyRows &r, ArrayRef<Values> weights, Value tensor, Value i0,
-                      function_ref<Values(Value, Value)> at, SmallVectorImpl<Value> &acc) {
-  const Index &x = f.x;
-  for (int64_t u = 0; u < shape.keySteps(); ++u) {
-    Values a;
-    for (int64_t half = 0; half < 2; ++half)
-      for (int64_t e = 0; e < 4; ++e)
-        a.push_back(f.s.cast(weights[2 * u + half][e], f.element));
-    Value w = f.vector(a, f.element);
-    for (int64_t c = 0; c < shape.nTiles; ++c) {
-      Values elements;
-      for (int64_t i = 0; i < 4; ++i) {
-        Value query = x.add(x.add(i0, x.c(16 * u + (i & 1) + 8 * (i >> 1))), x.mul(r.t, x.c(2)));
-        Value col = x.add(x.c(8 * c), r.g);
-        elements.push_back(f.load(tensor, at(x.min(query, x.c(p.queries - 1)), col)));
-      }
-      acc[c] = f.mma(w, f.vector(elements, f.element), acc[c]);
-    }
-  }
+/// dO as [B, Hq, D, Sq] (from [B, Sq, Hq * D] when merged): rows read
+/// along the queries of dV += Pd^T dO.
+Value transposedGrad(LinalgBuilder &outer, const AttentionProblem &p, Value dOut) {
+  if (!p.merged)
+    return transposedRows(outer, dOut);
+  LinalgBuilder lb = transposing(outer);
+  Value split = lb.reshape(dOut, {p.batch, p.queries, p.heads, p.headDim});
+  MLIRContext *context = lb.builder().getContext();
+  AffineExpr b, h, d, i;
+  bindDims(context, b, h, d, i);
+  auto read = AffineMap::get(4, 0, {b, i, h, d}, context);
+  Value init = lb.empty({p.batch, p.heads, p.headDim, p.queries}, p.element);
+  return lb.generic({split}, {read}, init, lb.identity(4),
+                    SmallVector<utils::IteratorType>(4, utils::IteratorType::parallel),
+                    [](OpBuilder &, Location, ValueRange args) { return args[0]; });
 }
 
 } // namespace
@@ -92,6 +63,7 @@ FailureOr<std::pair<Value, Value>> lowerMmaKeyRowsGrad(FusedAttentionGradOp op,
   int64_t queryTile = shape.keyTile, nd = shape.nTiles;
   auto k = tensorOf(p.key);
   Value dOut = op.getGradOutput(), lse = op.getLse();
+  Value queriesT = transposedRows(lb, p.query), gradT = transposedGrad(lb, p, dOut);
   Values inits{lb.empty(k.getShape(), k.getElementType()),
                lb.empty(k.getShape(), k.getElementType())};
   Values results = forRange(
@@ -110,19 +82,9 @@ FailureOr<std::pair<Value, Value>> lowerMmaKeyRowsGrad(FusedAttentionGradOp op,
         r.first = x.mul(x.rem(task, keyTasks), x.c(kMmaRows));
         r.key[0] = x.add(r.first, r.g);
         r.key[1] = x.add(r.key[0], x.c(8));
-        auto keyRows = [&](Value tensor) {
-          Values fragments;
-          for (int64_t st = 0; st < shape.kSteps; ++st) {
-            Values elements;
-            for (int64_t i = 0; i < 8; ++i) {
-              Value col = x.add(x.mul(r.t, x.c(2)), x.c(16 * st + (i & 1) + 8 * (i >> 2)));
-              elements.push_back(f.load(tensor, {r.b, r.kh, r.key[(i >> 1) & 1], col}));
-            }
-            fragments.push_back(f.vector(elements, p.element));
-          }
-          return fragments;
-        };
-        Values keyFragments = keyRows(p.key), valueFragments = keyRows(p.value);
+        auto keyedAt = [&](Value row, Value col) { return Values{r.b, r.kh, row, col}; };
+        Values keyFragments = rowFragments(f, shape.kSteps, r.key, r.t, p.key, keyedAt);
+        Values valueFragments = rowFragments(f, shape.kSteps, r.key, r.t, p.value, keyedAt);
         Value kept[2];
         for (int k = 0; k < 2; ++k)
           kept[k] = p.keyMask ? s.at(p.keyMask, {r.b, r.key[k]}) : Value();
@@ -142,14 +104,20 @@ FailureOr<std::pair<Value, Value>> lowerMmaKeyRowsGrad(FusedAttentionGradOp op,
             auto gradAt = [&](Value query, Value col) {
               return p.outputAt(tx, r.b, h, query, col);
             };
-            Values scores = queryProducts(ft, p, shape, r, keyFragments, p.query, i0, queryAt);
-            Values dpd = queryProducts(ft, p, shape, r, valueFragments, dOut, i0, gradAt);
+            auto transposedAt = [&](Value col, Value query) {
+              return Values{r.b, h, col, query};
+            };
+            int64_t nTiles = shape.keyNTiles();
+            Values scores = tileProducts(ft, r.g, r.t, keyFragments, nTiles, i0, p.queries,
+                                         p.query, queryAt);
+            Values dpd = tileProducts(ft, r.g, r.t, valueFragments, nTiles, i0, p.queries, dOut,
+                                      gradAt);
             SmallVector<Values> pd, ds;
             for (int64_t n = 0; n < shape.keyNTiles(); ++n) {
               Values pdRow, dsRow;
               for (int64_t e = 0; e < 4; ++e) {
                 Value key = r.key[e >> 1];
-                Value i = tx.add(tx.add(i0, tx.c(8 * n + (e & 1))), tx.mul(r.t, tx.c(2)));
+                Value i = tileColumn(tx, i0, nTiles, n, r.t, tx.c(e & 1));
                 Value ic = tx.min(i, tx.c(p.queries - 1));
                 Value seen = tx.lt(i, tx.c(p.queries));
                 if (p.causal)
@@ -171,8 +139,8 @@ FailureOr<std::pair<Value, Value>> lowerMmaKeyRowsGrad(FusedAttentionGradOp op,
             }
             Values dk(carried.begin(), carried.begin() + nd);
             Values dv(carried.begin() + nd, carried.end());
-            addQueryProducts(ft, p, shape, r, ds, p.query, i0, queryAt, dk);
-            addQueryProducts(ft, p, shape, r, pd, dOut, i0, gradAt, dv);
+            addTransposedProducts(ft, r.g, r.t, ds, i0, p.queries, queriesT, transposedAt, dk);
+            addTransposedProducts(ft, r.g, r.t, pd, i0, p.queries, gradT, transposedAt, dv);
             dk.append(dv);
             return dk;
           });

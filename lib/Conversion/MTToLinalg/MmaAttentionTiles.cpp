@@ -26,8 +26,28 @@ Value Fragments::zeros() const {
   return vector({zero, zero, zero, zero}, s.b.getF32Type());
 }
 
-Value Fragments::load(Value tensor, ValueRange indices) const {
-  return tensor::ExtractOp::create(s.b, s.l, tensor, indices);
+Value Fragments::group(Value tensor, ValueRange indices, int64_t width) const {
+  auto type = VectorType::get({width}, element);
+  Value padding = s.c(element, 0.0);
+  return vector::TransferReadOp::create(s.b, s.l, type, tensor, indices, padding,
+                                        ArrayRef<bool>{true});
+}
+
+Value Fragments::bFragment(Value group, int64_t step, int64_t width) const {
+  if (width == 4)
+    return group;
+  int64_t o = 4 * (step % 2);
+  return vector({at(group, o), at(group, o + 1), at(group, o + 2), at(group, o + 3)}, element);
+}
+
+Value Fragments::aFragment(Value upper, Value lower, int64_t step, int64_t width) const {
+  // Element i: row half (i >> 1) & 1, k-column 2t + (i & 1) + 8 (i >> 2),
+  // which is element o + (i & 1) + 2 (i >> 2) of that row's group.
+  int64_t o = width == 8 ? 4 * (step % 2) : 0;
+  Values elements;
+  for (int64_t i = 0; i < 8; ++i)
+    elements.push_back(at((i >> 1) & 1 ? lower : upper, o + (i & 1) + 2 * (i >> 2)));
+  return vector(elements, element);
 }
 
 Value Fragments::mma(Value a, Value b, Value c) const {
@@ -36,6 +56,41 @@ Value Fragments::mma(Value a, Value b, Value c) const {
 
 Value Fragments::quad(Value v, gpu::AllReduceOperation kind) const {
   return gpu::SubgroupReduceOp::create(s.b, s.l, v, kind, /*uniform=*/true, /*cluster_size=*/4);
+}
+
+Value groupStart(Index x, Value base, Value t, int64_t step, int64_t width) {
+  // A group holds width / 4 steps: 16 (width / 4) columns, lane t's from
+  // width t.
+  int64_t perGroup = width / 4;
+  return x.add(x.add(base, x.c(16 * perGroup * (step / perGroup))), x.mul(t, x.c(width)));
+}
+
+Value tileColumn(Index x, Value base, int64_t nTiles, int64_t n, Value pair, Value odd) {
+  // Step u takes n-tiles 2u and 2u + 1, its k-column 2t + (i & 1) + 8
+  // (i >> 1) being column 2t + (i & 1) of n-tile 2u + (i >> 1): element
+  // 4 (u % (width / 4)) + i of lane t's group.
+  int64_t width = groupWidth(nTiles / 2), perGroup = width / 2;
+  Value first = x.add(base, x.c(4 * width * (n / perGroup) + 2 * (n % perGroup)));
+  return x.add(x.add(first, x.mul(pair, x.c(width))), odd);
+}
+
+LinalgBuilder transposing(LinalgBuilder &lb) {
+  StringAttr name = lb.builder().getStringAttr("attention_transpose");
+  return LinalgBuilder(lb.builder(), NameLoc::get(name, lb.location()));
+}
+
+Value transposedRows(LinalgBuilder &outer, Value tensor) {
+  LinalgBuilder lb = transposing(outer);
+  auto type = tensorOf(tensor);
+  ArrayRef<int64_t> shape = type.getShape();
+  MLIRContext *context = lb.builder().getContext();
+  AffineExpr d0, d1, d2, d3;
+  bindDims(context, d0, d1, d2, d3);
+  auto read = AffineMap::get(4, 0, {d0, d1, d3, d2}, context);
+  Value init = lb.empty({shape[0], shape[1], shape[3], shape[2]}, type.getElementType());
+  return lb.generic({tensor}, {read}, init, lb.identity(4),
+                    SmallVector<utils::IteratorType>(4, utils::IteratorType::parallel),
+                    [](OpBuilder &, Location, ValueRange args) { return args[0]; });
 }
 
 TaskShape TaskShape::of(const AttentionProblem &p) {
@@ -64,76 +119,81 @@ TaskRows TaskRows::of(const Fragments &f, const AttentionProblem &p, const TaskS
   return r;
 }
 
-Value TaskRows::keyOf(Index x, Value j0, int64_t n, int64_t e) const {
-  return x.add(x.add(j0, x.c(8 * n + (e & 1))), x.mul(t, x.c(2)));
+Value TaskRows::keyOf(Index x, const TaskShape &shape, Value j0, int64_t n, int64_t e) const {
+  return tileColumn(x, j0, shape.keyNTiles(), n, t, x.c(e & 1));
 }
 
 Value TaskRows::tiles(Index x, const AttentionProblem &p, const TaskShape &shape) const {
   return x.ceilDiv(p.keyLimit(x, x.add(first, x.c(kMmaRows - 1))), shape.keyTile);
 }
 
-Values rowFragments(const Fragments &f, const TaskShape &shape, const TaskRows &r, Value tensor,
-                    function_ref<Values(Value, Value)> at) {
+Values rowFragments(const Fragments &f, int64_t steps, const Value (&rows)[2], Value t,
+                    Value tensor, function_ref<Values(Value, Value)> at) {
   const Index &x = f.x;
+  int64_t width = groupWidth(steps);
   Values fragments;
-  for (int64_t st = 0; st < shape.kSteps; ++st) {
-    Values elements;
-    for (int64_t i = 0; i < 8; ++i) {
-      Value col = x.add(x.mul(r.t, x.c(2)), x.c(16 * st + (i & 1) + 8 * (i >> 2)));
-      elements.push_back(f.load(tensor, at(r.row[(i >> 1) & 1], col)));
+  for (int64_t st = 0; st < steps; ++st) {
+    if (st % (width / 4) == 0) {
+      Value col = groupStart(x, x.c(0), t, st, width);
+      Value upper = f.group(tensor, at(rows[0], col), width);
+      Value lower = f.group(tensor, at(rows[1], col), width);
+      for (int64_t k = st; k < st + width / 4; ++k)
+        fragments.push_back(f.aFragment(upper, lower, k, width));
     }
-    fragments.push_back(f.vector(elements, f.element));
   }
   return fragments;
 }
 
-Values keyProducts(const Fragments &f, const AttentionProblem &p, const TaskShape &shape,
-                   const TaskRows &r, ArrayRef<Value> a, Value keyed, Value j0) {
+Values tileProducts(const Fragments &f, Value g, Value t, ArrayRef<Value> a, int64_t nTiles,
+                    Value base, int64_t rows, Value tensor, function_ref<Values(Value, Value)> at) {
   const Index &x = f.x;
+  int64_t steps = a.size(), width = groupWidth(steps);
+  Value pair = x.div(g, 2), odd = x.rem(g, 2);
   Values products;
-  for (int64_t n = 0; n < shape.keyNTiles(); ++n) {
-    // B[k, n] = keyed[key j0 + 8n + g, column k]: pairs along the row.
-    Value key = x.min(x.add(x.add(j0, x.c(8 * n)), r.g), x.c(p.keys - 1));
+  for (int64_t n = 0; n < nTiles; ++n) {
+    // B[k, n] = row (column g of the n-tile) at k-column k: the lane's group.
+    Value row = x.min(tileColumn(x, base, nTiles, n, pair, odd), x.c(rows - 1));
     Value c = f.zeros();
-    for (int64_t st = 0; st < shape.kSteps; ++st) {
-      Values elements;
-      for (int64_t i = 0; i < 4; ++i) {
-        Value col = x.add(x.mul(r.t, x.c(2)), x.c(16 * st + (i & 1) + 8 * (i >> 1)));
-        elements.push_back(f.load(keyed, {r.b, r.kh, key, col}));
-      }
-      c = f.mma(a[st], f.vector(elements, f.element), c);
+    Value group;
+    for (int64_t st = 0; st < steps; ++st) {
+      if (st % (width / 4) == 0)
+        group = f.group(tensor, at(row, groupStart(x, x.c(0), t, st, width)), width);
+      c = f.mma(a[st], f.bFragment(group, st, width), c);
     }
     products.push_back(c);
   }
   return products;
 }
 
-void addValueProducts(const Fragments &f, const AttentionProblem &p, const TaskShape &shape,
-                      const TaskRows &r, ArrayRef<Values> weights, Value keyed, Value j0,
-                      SmallVectorImpl<Value> &acc) {
+void addTransposedProducts(const Fragments &f, Value g, Value t, ArrayRef<Values> weights,
+                           Value base, int64_t columns, Value transposed,
+                           function_ref<Values(Value, Value)> at, SmallVectorImpl<Value> &acc) {
   const Index &x = f.x;
-  for (int64_t u = 0; u < shape.keySteps(); ++u) {
+  int64_t steps = weights.size() / 2, width = groupWidth(steps);
+  for (int64_t u = 0; u < steps; u += width / 4) {
     // Score n-tiles 2u and 2u + 1, their C layout read as one A fragment.
     Values a;
-    for (int64_t half = 0; half < 2; ++half)
-      for (int64_t e = 0; e < 4; ++e)
-        a.push_back(f.s.cast(weights[2 * u + half][e], f.element));
-    Value probs = f.vector(a, f.element);
-    for (int64_t c = 0; c < shape.nTiles; ++c) {
-      // B[k, n] = keyed[key j0 + 16u + k, column 8c + n].
+    for (int64_t k = u; k < u + width / 4; ++k) {
       Values elements;
-      for (int64_t i = 0; i < 4; ++i) {
-        Value key = x.add(x.add(j0, x.c(16 * u + (i & 1) + 8 * (i >> 1))), x.mul(r.t, x.c(2)));
-        Value col = x.add(x.c(8 * c), r.g);
-        elements.push_back(f.load(keyed, {r.b, r.kh, x.min(key, x.c(p.keys - 1)), col}));
-      }
-      acc[c] = f.mma(probs, f.vector(elements, f.element), acc[c]);
+      for (int64_t half = 0; half < 2; ++half)
+        for (int64_t e = 0; e < 4; ++e)
+          elements.push_back(f.s.cast(weights[2 * k + half][e], f.element));
+      a.push_back(f.vector(elements, f.element));
+    }
+    // Columns come in whole groups (columns % 16 == 0): one past the last
+    // is wholly past it.
+    Value start = x.min(groupStart(x, base, t, u, width), x.c(columns - width));
+    for (size_t c = 0; c < acc.size(); ++c) {
+      Value group = f.group(transposed, at(x.add(x.c(8 * c), g), start), width);
+      for (int64_t k = u; k < u + width / 4; ++k)
+        acc[c] = f.mma(a[k - u], f.bFragment(group, k, width), acc[c]);
     }
   }
 }
 
 SmallVector<Values> maskedScores(const Fragments &f, const AttentionProblem &p,
-                                 const TaskRows &r, ArrayRef<Value> scores, Value j0) {
+                                 const TaskShape &shape, const TaskRows &r,
+                                 ArrayRef<Value> scores, Value j0) {
   const Scalar &s = f.s;
   const Index &x = f.x;
   Type f32 = s.b.getF32Type();
@@ -142,7 +202,7 @@ SmallVector<Values> maskedScores(const Fragments &f, const AttentionProblem &p,
   for (auto [n, tile] : llvm::enumerate(scores)) {
     Values masked;
     for (int64_t e = 0; e < 4; ++e) {
-      Value j = r.keyOf(x, j0, n, e);
+      Value j = r.keyOf(x, shape, j0, n, e);
       Value seen = x.lt(j, limit[e >> 1]);
       if (p.keyMask)
         seen = arith::AndIOp::create(s.b, s.l, seen,

@@ -1,14 +1,24 @@
 //===- MmaAttentionTiles.h - per-lane pieces of the tensor-core attention -*- C++ -*-===//
 //
 // What the tensor-core attention kernels (LowerMmaAttention.cpp: the
-// forward; LowerMmaAttentionGrad.cpp: dQ) share. A warp task is 16 query
-// rows of one (batch, head); lane l holds rows g = l / 4 and g + 8 and, in
-// each fragment, columns 2t, 2t + 1 (t = l % 4) of every 8 (the m16n8k16
-// layouts of mt.warp_mma, docs/spec.md). Products come in two shapes:
-// 16 rows x 8 keys (an n-tile of scores, B read from a [keys, D] tensor
-// row by row) and 16 rows x 8 head columns (B read from a [keys, D] tensor
-// column by column, the keys as K); the C fragments of two score n-tiles are
-// the A fragment of one 16-key k-step.
+// forward; LowerMmaAttentionGrad.cpp: dQ; LowerMmaAttentionKeys.cpp: dK and
+// dV) share. A warp task is 16 rows (query rows, or keys for dK and dV) of
+// one (batch, head); lane l holds rows g = l / 4 and g + 8 and, in each
+// fragment, the k-columns 2t, 2t + 1, 2t + 8 and 2t + 9 (t = l % 4) of
+// each 16-wide k-step (the m16n8k16 layouts of mt.warp_mma, docs/spec.md).
+//
+// Loads are whole groups: a lane's k-columns of one or two k-steps are
+// made neighbours in memory by permuting the reduction, the same way for
+// both operands of a product (which leaves the product as it is), so a
+// lane reads 4 or 8 neighbouring elements in one 8- or 16-byte load
+// (groupWidth). Along the head dim that is a fixed permutation of the
+// columns. Along keys (the k of P V and dS K), the score n-tiles' columns
+// are permuted instead (tileColumn), and the keyed operand is read from a
+// transposed copy ([B, H, D, S], transposedRows): no element loads.
+// Products come in two shapes: 16 rows x 8 columns of scores (B read from
+// rows of a [.., S, D] tensor), and 16 rows x 8 head columns (B read from a
+// transposed tensor's rows); the C fragments of two score n-tiles are the A
+// fragment of one 16-column k-step.
 //
 //===----------------------------------------------------------------------===//
 #ifndef MT_LIB_CONVERSION_MTTOLINALG_MMAATTENTIONTILES_H
@@ -34,12 +44,35 @@ struct Fragments {
   mlir::Value at(mlir::Value v, int64_t i) const;
   /// vector<4xf32> of zeros: a cleared accumulator.
   mlir::Value zeros() const;
-  /// An element of a 16-bit tensor as it is (no widening).
-  mlir::Value load(mlir::Value tensor, mlir::ValueRange indices) const;
+  /// `width` neighbouring elements of a 16-bit tensor along its last
+  /// dimension, the first at `indices`: one vector read (mapWarpTasks makes
+  /// it one aligned load).
+  mlir::Value group(mlir::Value tensor, mlir::ValueRange indices, int64_t width) const;
+  /// The B fragment of k-step `step` in a lane's group of `width`.
+  mlir::Value bFragment(mlir::Value group, int64_t step, int64_t width) const;
+  /// The A fragment of k-step `step` from the groups of the lane's two rows.
+  mlir::Value aFragment(mlir::Value upper, mlir::Value lower, int64_t step, int64_t width) const;
   mlir::Value mma(mlir::Value a, mlir::Value b, mlir::Value c) const;
   /// The quad's (the 4 lanes holding one row) maximum or sum of `v`.
   mlir::Value quad(mlir::Value v, mlir::gpu::AllReduceOperation kind) const;
 };
+
+/// Elements a lane loads at once along a reduction of `steps` k-steps: 8
+/// (its columns of two steps) when `steps` is even, else 4.
+inline int64_t groupWidth(int64_t steps) { return steps % 2 ? 4 : 8; }
+/// The first element of lane t's group holding k-step `step`, counted from
+/// `base` along the reduced dimension.
+mlir::Value groupStart(Index x, mlir::Value base, mlir::Value t, int64_t step, int64_t width);
+/// Column `2 pair + odd` of score n-tile n, of a tile of `nTiles` n-tiles
+/// from `base`: the columns permuted so that lane t's k-columns of each
+/// 16-column step are its group (groupStart) of the transposed operand.
+mlir::Value tileColumn(Index x, mlir::Value base, int64_t nTiles, int64_t n, mlir::Value pair,
+                       mlir::Value odd);
+/// A builder of the transposed copies: their kernels are named
+/// attention_transpose.
+LinalgBuilder transposing(LinalgBuilder &lb);
+/// [B, H, S, D] -> [B, H, D, S]: rows read along the reduction of P V.
+mlir::Value transposedRows(LinalgBuilder &lb, mlir::Value tensor);
 
 /// Sizes of the warp tasks.
 struct TaskShape {
@@ -63,38 +96,45 @@ struct TaskRows {
   /// causal rule).
   static TaskRows of(const Fragments &f, const AttentionProblem &p, const TaskShape &shape,
                      mlir::Value task);
-  /// Key j0 + 8 n + 2 t + (e & 1): the column of element e of score n-tile n.
-  mlir::Value keyOf(Index x, mlir::Value j0, int64_t n, int64_t e) const;
+  /// The key of element e of score n-tile n in the key tile from j0.
+  mlir::Value keyOf(Index x, const TaskShape &shape, mlir::Value j0, int64_t n, int64_t e) const;
   /// Key tiles up to the last key the task's last row sees (the same for
   /// every lane: a uniform loop around the warp's MMAs).
   mlir::Value tiles(Index x, const AttentionProblem &p, const TaskShape &shape) const;
 };
 
-/// The A fragments (one per k-step) of the task's 16 query rows of
-/// `tensor`, `at(row, column)` giving an element's indices.
+/// The A fragments (one per k-step of `steps`) of rows `rows[0..1]` of
+/// `tensor`, `at(row, column)` giving an element's indices (the column last).
 llvm::SmallVector<mlir::Value>
-rowFragments(const Fragments &f, const TaskShape &shape, const TaskRows &r, mlir::Value tensor,
+rowFragments(const Fragments &f, int64_t steps, const mlir::Value (&rows)[2], mlir::Value t,
+             mlir::Value tensor,
              llvm::function_ref<llvm::SmallVector<mlir::Value>(mlir::Value, mlir::Value)> at);
 
-/// Score-shaped products A B^T for the key tile from `j0`: per 8-key n-tile,
-/// the A fragments times rows of `keyed` ([B, Hkv, keys, D]); C starts at 0.
-llvm::SmallVector<mlir::Value> keyProducts(const Fragments &f, const AttentionProblem &p,
-                                           const TaskShape &shape, const TaskRows &r,
-                                           llvm::ArrayRef<mlir::Value> a, mlir::Value keyed,
-                                           mlir::Value j0);
+/// Score-shaped products A B^T, `nTiles` n-tiles of columns from `base`
+/// (tileColumn): B's rows are those columns' rows of `tensor` (`at(row,
+/// column)`, rows past `rows` clamped); C starts at 0.
+llvm::SmallVector<mlir::Value>
+tileProducts(const Fragments &f, mlir::Value g, mlir::Value t, llvm::ArrayRef<mlir::Value> a,
+             int64_t nTiles, mlir::Value base, int64_t rows, mlir::Value tensor,
+             llvm::function_ref<llvm::SmallVector<mlir::Value>(mlir::Value, mlir::Value)> at);
 
-/// acc[c] += P V over the key tile from `j0`: `weights` holds, per score
+/// acc[c] += W X over the tile from `base`: `weights` holds, per score
 /// n-tile, the 4 f32 values of its C fragment (rounded to the element type
-/// as the A fragments of the 16-key k-steps); V is `keyed` read column-wise.
-void addValueProducts(const Fragments &f, const AttentionProblem &p, const TaskShape &shape,
-                      const TaskRows &r, llvm::ArrayRef<llvm::SmallVector<mlir::Value>> weights,
-                      mlir::Value keyed, mlir::Value j0, llvm::SmallVectorImpl<mlir::Value> &acc);
+/// as the A fragments of the 16-column k-steps); X[k, n] is element (8c + n,
+/// column k) of `transposed` (`at(head column, column)`, columns past
+/// `columns` clamped: their weights are 0).
+void addTransposedProducts(
+    const Fragments &f, mlir::Value g, mlir::Value t,
+    llvm::ArrayRef<llvm::SmallVector<mlir::Value>> weights, mlir::Value base, int64_t columns,
+    mlir::Value transposed,
+    llvm::function_ref<llvm::SmallVector<mlir::Value>(mlir::Value, mlir::Value)> at,
+    llvm::SmallVectorImpl<mlir::Value> &acc);
 
 /// The scaled scores of each score n-tile's elements, -inf where the row
 /// does not see the key (causal rule, key mask, past the last key).
 llvm::SmallVector<llvm::SmallVector<mlir::Value>>
-maskedScores(const Fragments &f, const AttentionProblem &p, const TaskRows &r,
-             llvm::ArrayRef<mlir::Value> scores, mlir::Value j0);
+maskedScores(const Fragments &f, const AttentionProblem &p, const TaskShape &shape,
+             const TaskRows &r, llvm::ArrayRef<mlir::Value> scores, mlir::Value j0);
 
 /// A loop of `tasks` warp tasks over `carried` (marked mt.warp_tasks);
 /// `body` gets the lane's fragments helper and the task's rows.

@@ -51,6 +51,17 @@ std::optional<VectorAccess> vectorAccessOf(Value operand, AffineMap map, unsigne
   return VectorAccess::Vector;
 }
 
+bool chunksAligned(Value memref, int64_t width) {
+  auto type = cast<MemRefType>(memref.getType());
+  SmallVector<int64_t> strides;
+  int64_t offset;
+  if (failed(type.getStridesAndOffset(strides, offset)) || strides.empty() ||
+      strides.back() != 1 || !offsetAligned(memref, width))
+    return false;
+  return llvm::all_of(ArrayRef<int64_t>(strides).drop_back(),
+                      [&](int64_t s) { return !ShapedType::isDynamic(s) && s % width == 0; });
+}
+
 bool offsetAligned(Value buffer, int64_t width) {
   auto type = cast<MemRefType>(buffer.getType());
   SmallVector<int64_t> strides;

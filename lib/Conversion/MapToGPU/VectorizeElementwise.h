@@ -28,6 +28,12 @@ std::optional<VectorAccess> vectorAccessOf(mlir::Value operand, mlir::AffineMap 
 /// from an aligned allocation: a static offset that is one, or a slice whose
 /// positions (static, or known only at run time) all step by multiples.
 bool offsetAligned(mlir::Value buffer, int64_t width);
+/// Whether chunks of `width` elements along the last dimension of `memref`
+/// start at multiples of `width` elements (so of the vector's size) when
+/// their last index is one: unit innermost stride, the other strides and the
+/// offset multiples of `width`. A layer's slice of a stacked parameter (a
+/// norm's weight at a run-time layer) is, when the rows it steps over are.
+bool chunksAligned(mlir::Value memref, int64_t width);
 
 /// Whether a linalg body can run on vectors: arithmetic on the elements and
 /// on their indices (`linalg.index`: a dropout mask is keyed by each

@@ -23,21 +23,6 @@ using namespace mlir;
 namespace mt {
 namespace {
 
-/// Whether chunks of `width` elements along the last dimension of `memref`
-/// start at multiples of `width` elements (so of the vector's size). A
-/// layer's slice of a stacked parameter (a norm's weight at a run-time
-/// layer) is, when the rows it steps over are (offsetAligned).
-bool chunksAligned(Value memref, int64_t width) {
-  auto type = cast<MemRefType>(memref.getType());
-  SmallVector<int64_t> strides;
-  int64_t offset;
-  if (failed(type.getStridesAndOffset(strides, offset)) || strides.empty() ||
-      strides.back() != 1 || !offsetAligned(memref, width))
-    return false;
-  return llvm::all_of(ArrayRef<int64_t>(strides).drop_back(),
-                      [&](int64_t s) { return !ShapedType::isDynamic(s) && s % width == 0; });
-}
-
 /// How the loop body uses the column: only as the last index of loads and
 /// stores whose other indices do not vary along the row ("vector accesses"),
 /// or in arithmetic.

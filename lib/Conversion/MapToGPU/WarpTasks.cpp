@@ -2,19 +2,75 @@
 //
 // The tensor-core kernels are written for one lane of one warp by the
 // lowering (LowerMmaAttention.cpp): all the restructuring is done there, so
-// mapping them is only putting each task on a warp.
+// mapping them is only putting each task on a warp, and stating the
+// alignment of the lanes' group loads.
 //
 //===----------------------------------------------------------------------===//
 #include "WarpTasks.h"
 
+#include "VectorizeElementwise.h"
 #include "WarpRows.h"
 
 #include "mt/Dialect/MT/IR/MTAttrNames.h"
 #include "mt/Dialect/MT/IR/MTOps.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+
+#include <numeric>
 
 using namespace mlir;
+
+namespace {
+
+/// A number every value `v` takes is a multiple of, from constants, sums,
+/// products and minima (enough for a lane's group start: a tile's first
+/// column plus the lane's multiple of the width, clamped to a multiple).
+int64_t knownMultiple(Value v, int depth = 0) {
+  constexpr int64_t kAny = int64_t(1) << 30;
+  if (std::optional<int64_t> c = getConstantIntValue(v))
+    return *c == 0 ? kAny : std::min(kAny, std::abs(*c));
+  Operation *op = v.getDefiningOp();
+  if (!op || depth > 16)
+    return 1;
+  auto of = [&](unsigned i) { return knownMultiple(op->getOperand(i), depth + 1); };
+  if (isa<arith::AddIOp, arith::SubIOp, arith::MinUIOp, arith::MinSIOp, arith::MaxUIOp,
+          arith::MaxSIOp>(op))
+    return std::gcd(of(0), of(1));
+  if (isa<arith::MulIOp>(op))
+    return std::min(kAny, of(0) * of(1));
+  if (isa<arith::SelectOp>(op))
+    return std::gcd(of(1), of(2));
+  return 1;
+}
+
+/// The lanes' group reads (MmaAttentionTiles.h: a run of 4 or 8 elements
+/// along the last dimension) as vector.load aligned to their size, where
+/// the buffer's layout and the start prove it: NVPTX makes one 8- or
+/// 16-byte load only of an access whose alignment is stated. Others stay
+/// transfer reads (correct, loaded element by element).
+void alignGroupLoads(IRRewriter &rewriter, Operation *kernel) {
+  SmallVector<vector::TransferReadOp> reads;
+  kernel->walk([&](vector::TransferReadOp read) { reads.push_back(read); });
+  for (vector::TransferReadOp read : reads) {
+    VectorType type = read.getVectorType();
+    if (!isa<MemRefType>(read.getBase().getType()) || type.getRank() != 1 || read.getMask() ||
+        !read.getPermutationMap().isMinorIdentity() || !read.getInBoundsValues().front())
+      continue;
+    int64_t width = type.getNumElements();
+    if (!mt::chunksAligned(read.getBase(), width) ||
+        knownMultiple(read.getIndices().back()) % width)
+      continue;
+    rewriter.setInsertionPoint(read);
+    rewriter.replaceOp(read, vector::LoadOp::create(
+                                 rewriter, read.getLoc(), type, read.getBase(), read.getIndices(),
+                                 /*nontemporal=*/false,
+                                 mt::vectorAlignment(type.getElementType(), width)));
+  }
+}
+
+} // namespace
 
 LogicalResult mt::mapWarpTasks(IRRewriter &rewriter, scf::ForOp taskLoop) {
   auto warps = taskLoop->getAttrOfType<IntegerAttr>(kWarpTasksAttrName);
@@ -53,5 +109,6 @@ LogicalResult mt::mapWarpTasks(IRRewriter &rewriter, scf::ForOp taskLoop) {
   blocks.walk([&](LaneIdOp op) { laneIds.push_back(op); });
   for (LaneIdOp op : laneIds)
     rewriter.replaceOp(op, lane);
+  alignGroupLoads(rewriter, blocks);
   return success();
 }
