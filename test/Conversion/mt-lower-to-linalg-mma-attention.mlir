@@ -3,14 +3,15 @@
 
 // A bf16 attention the tensor cores take (head dim 16, 32 positions): one
 // loop of warp tasks (2 heads x 2 tiles of 16 query rows) written per lane.
-// Q's fragment is loaded once; the tile loop over keys holds S = Q K^T (8
-// n-tiles of 8 keys, one k-step) and O += P V (4 k-steps of 16 keys, 2
+// Q's fragment is loaded once; the tile loop over 32 keys holds S = Q K^T
+// (4 n-tiles of 8 keys, one k-step) and O += P V (2 k-steps of 16 keys, 2
 // n-tiles of 8 columns) as mt.warp_mma, and the rows' maxima and sums over
-// the lane's quad. Nothing score-sized is made. Loads are whole groups: V
-// is copied transposed before the tasks, and a lane reads its k-columns of
-// a step (Q and K rows, one step at head dim 16: 4 elements) or of two
-// steps (V^T rows over 32 keys: 8 elements) in one vector read, which
-// mt-map-to-gpu makes an aligned vector.load.
+// the lane's quad; the exponentials are exp2 of scores in base-2 units.
+// Nothing score-sized is made. Loads are whole groups: V is copied
+// transposed before the tasks, and a lane reads its k-columns of a step (Q
+// and K rows, one step at head dim 16: 4 elements) or of two steps (V^T
+// rows over 32 keys: 8 elements) in one vector read, which mt-map-to-gpu
+// makes an aligned vector.load.
 // CHECK-LABEL: func.func @forward
 // CHECK-SAME: %[[V:[^:]+]]: tensor<1x2x32x16xbf16>) ->
 // CHECK-NOT: tensor<1x2x32x32x
@@ -21,13 +22,14 @@
 // CHECK: vector.transfer_read {{.*}} {in_bounds = [true]} : tensor<1x2x32x16xbf16>, vector<4xbf16>
 // CHECK: vector.from_elements {{.*}} : vector<8xbf16>
 // CHECK: scf.for %{{.+}} = %{{.+}} to %{{.+}} step %{{.+}} iter_args({{.*}}) -> (vector<4xf32>, vector<4xf32>, f32, f32, f32, f32)
-// CHECK-COUNT-8: mt.warp_mma %{{.+}}, %{{.+}}, %{{.+}} {shape = array<i64: 16, 8, 16>} : vector<8xbf16>, vector<4xbf16>, vector<4xf32> -> vector<4xf32>
+// CHECK-COUNT-4: mt.warp_mma %{{.+}}, %{{.+}}, %{{.+}} {shape = array<i64: 16, 8, 16>} : vector<8xbf16>, vector<4xbf16>, vector<4xf32> -> vector<4xf32>
 // CHECK: gpu.subgroup_reduce maximumf %{{.+}} uniform cluster(size = 4) : (f32) -> f32
 // CHECK: gpu.subgroup_reduce maximumf %{{.+}} uniform cluster(size = 4) : (f32) -> f32
+// CHECK: math.exp2
 // CHECK: gpu.subgroup_reduce add %{{.+}} uniform cluster(size = 4) : (f32) -> f32
 // CHECK: gpu.subgroup_reduce add %{{.+}} uniform cluster(size = 4) : (f32) -> f32
 // CHECK: vector.transfer_read %[[VT]]{{.*}} {in_bounds = [true]} : tensor<1x2x16x32xbf16>, vector<8xbf16>
-// CHECK-COUNT-8: mt.warp_mma
+// CHECK-COUNT-4: mt.warp_mma
 // CHECK-NOT: mt.warp_mma
 // CHECK: } {mt.warp_tasks = 4 : i64}
 // CHECK-NOT: tensor<1x2x32x32x

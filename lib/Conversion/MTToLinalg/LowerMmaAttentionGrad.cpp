@@ -55,8 +55,10 @@ FailureOr<std::pair<Value, Value>> lowerMmaQueryRowsGrad(FusedAttentionGradOp op
                                            return Values{r.b, r.h, row, col};
                                          });
     Values gradFragments = rowFragments(f, shape.kSteps, r.row, r.t, dOut, outputAt);
-    Value rowLse[2] = {s.cast(s.at(lse, {r.b, r.h, r.row[0]}), f32),
-                       s.cast(s.at(lse, {r.b, r.h, r.row[1]}), f32)};
+    // In base-2 units, as the masked scores are.
+    Value rowLse[2];
+    for (int k = 0; k < 2; ++k)
+      rowLse[k] = s.mul(s.cast(s.at(lse, {r.b, r.h, r.row[k]}), f32), s.c(f32, kLog2E));
     Values start(shape.nTiles, f.zeros());
     Values acc = loopTo(s, r.tiles(x, p, shape), start,
                         [&](Scalar t, Value tile, ValueRange carried) {
@@ -75,7 +77,7 @@ FailureOr<std::pair<Value, Value>> lowerMmaQueryRowsGrad(FusedAttentionGradOp op
         for (int64_t e = 0; e < 4; ++e) {
           Value zv = tileZ[e];
           Value prob = t.select(t.eq(zv, t.c(f32, negInf())), t.c(f32, 0.0),
-                                t.exp(t.sub(zv, rowLse[e >> 1])));
+                                ft.exp2(t.sub(zv, rowLse[e >> 1])));
           Value j = tx.min(r.keyOf(tx, shape, j0, n, e), tx.c(p.keys - 1));
           Value dp = p.dropped(t, ft.at(dpd[n], e), r.b, r.h, r.row[e >> 1], j);
           row.push_back(t.mul(t.mul(prob, t.sub(dp, delta[e >> 1])), t.c(f32, p.scale)));

@@ -124,9 +124,10 @@ FailureOr<std::pair<Value, Value>> lowerMmaKeyRowsGrad(FusedAttentionGradOp op,
                   seen = arith::AndIOp::create(t.b, t.l, seen, tx.lt(key, p.keyLimit(tx, i)));
                 if (kept[e >> 1])
                   seen = arith::AndIOp::create(t.b, t.l, seen, kept[e >> 1]);
-                Value rowLse = t.cast(t.at(lse, {r.b, h, ic}), f32);
-                Value score = t.mul(ft.at(scores[n], e), t.c(f32, p.scale));
-                Value prob = t.select(seen, t.exp(t.sub(score, rowLse)), t.c(f32, 0.0));
+                // exp(score - lse) in base-2 units.
+                Value rowLse = t.mul(t.cast(t.at(lse, {r.b, h, ic}), f32), t.c(f32, kLog2E));
+                Value score = t.mul(ft.at(scores[n], e), t.c(f32, p.scale * kLog2E));
+                Value prob = t.select(seen, ft.exp2(t.sub(score, rowLse)), t.c(f32, 0.0));
                 Value dp = p.dropped(t, ft.at(dpd[n], e), r.b, h, ic, key);
                 Value flat = tx.add(tx.mul(tx.add(tx.mul(r.b, tx.c(p.heads)), h),
                                            tx.c(p.queries)), ic);

@@ -93,6 +93,8 @@ Value transposedRows(LinalgBuilder &outer, Value tensor) {
                     [](OpBuilder &, Location, ValueRange args) { return args[0]; });
 }
 
+Value Fragments::exp2(Value v) const { return math::Exp2Op::create(s.b, s.l, v); }
+
 TaskShape TaskShape::of(const AttentionProblem &p) {
   // Registers: a tile's scores are keyTile / 2 f32 a lane beside the D / 2
   // of the accumulator.
@@ -207,7 +209,7 @@ SmallVector<Values> maskedScores(const Fragments &f, const AttentionProblem &p,
       if (p.keyMask)
         seen = arith::AndIOp::create(s.b, s.l, seen,
                                      s.at(p.keyMask, {r.b, x.min(j, x.c(p.keys - 1))}));
-      Value scaled = s.mul(f.at(tile, e), s.c(f32, p.scale));
+      Value scaled = s.mul(f.at(tile, e), s.c(f32, p.scale * kLog2E));
       masked.push_back(s.select(seen, scaled, s.c(f32, negInf())));
     }
     z.push_back(masked);

@@ -55,7 +55,14 @@ struct Fragments {
   mlir::Value mma(mlir::Value a, mlir::Value b, mlir::Value c) const;
   /// The quad's (the 4 lanes holding one row) maximum or sum of `v`.
   mlir::Value quad(mlir::Value v, mlir::gpu::AllReduceOperation kind) const;
+  /// 2^v: the kernels' exponentials, with log2(e) folded into the scale
+  /// (one ex2 on the GPU, where exp is a polynomial around one).
+  mlir::Value exp2(mlir::Value v) const;
 };
+
+/// log2(e): scores and log-sum-exps times it are in the base-2 units exp2
+/// takes.
+inline constexpr double kLog2E = 1.4426950408889634;
 
 /// Elements a lane loads at once along a reduction of `steps` k-steps: 8
 /// (its columns of two steps) when `steps` is even, else 4.
@@ -130,8 +137,9 @@ void addTransposedProducts(
     llvm::function_ref<llvm::SmallVector<mlir::Value>(mlir::Value, mlir::Value)> at,
     llvm::SmallVectorImpl<mlir::Value> &acc);
 
-/// The scaled scores of each score n-tile's elements, -inf where the row
-/// does not see the key (causal rule, key mask, past the last key).
+/// The scaled scores of each score n-tile's elements in base-2 units
+/// (times scale log2(e)), -inf where the row does not see the key (causal
+/// rule, key mask, past the last key).
 llvm::SmallVector<llvm::SmallVector<mlir::Value>>
 maskedScores(const Fragments &f, const AttentionProblem &p, const TaskShape &shape,
              const TaskRows &r, llvm::ArrayRef<mlir::Value> scores, mlir::Value j0);
