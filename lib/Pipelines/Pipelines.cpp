@@ -192,7 +192,8 @@ LogicalResult mt::buildGpuBuffersToLLVMPipeline(OpPassManager &pm, const GpuOpti
     kernels += ",nvvm-attach-target{chip=" + chip + " features=+ptx80 O=3" +
                (libdevice.empty() ? "" : " l=" + libdevice) + "}";
   kernels +=
-      ",gpu.module(mt-lower-warp-reductions,mt-lower-warp-mma,convert-gpu-to-nvvm),"
+      ",gpu.module(mt-promote-workgroup-buffers,mt-lower-warp-reductions,mt-lower-warp-mma,"
+      "convert-gpu-to-nvvm),"
       "gpu-module-to-binary{format=isa}";
   const char *host = "convert-bufferization-to-memref,"
                      "expand-strided-metadata,"

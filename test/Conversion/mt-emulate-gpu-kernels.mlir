@@ -236,3 +236,76 @@ func.func @lane_loop(%a: memref<32x8xbf16>, %b: memref<32x4xbf16>, %d: memref<32
   } {mapping = [#gpu.loop_dim_map<processor = thread_y, map = (d0) -> (d0), bound = (d0) -> (d0)>, #gpu.loop_dim_map<processor = thread_x, map = (d0) -> (d0), bound = (d0) -> (d0)>]}
   return
 }
+
+// -----
+
+// A barrier runs the block's two warps together: one loop over its 64
+// threads before the barrier and one after, the workgroup buffer a host
+// buffer made once for the block.
+// CHECK-LABEL: func.func @barrier
+// CHECK: %[[SHARED:.+]] = memref.alloca() : memref<64xf32>
+// CHECK: %[[C64:.+]] = arith.constant 64 : index
+// CHECK: scf.for %{{.+}} = %{{.+}} to %[[C64]] step
+// CHECK: memref.store %{{.+}}, %[[SHARED]]
+// CHECK: %[[C64B:.+]] = arith.constant 64 : index
+// CHECK: scf.for %{{.+}} = %{{.+}} to %[[C64B]] step
+// CHECK: memref.load %[[SHARED]]
+// CHECK-NOT: gpu.barrier
+// CHECK: return
+func.func @barrier(%out: memref<64xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %c32 = arith.constant 32 : index
+  %c63 = arith.constant 63 : index
+  %one = arith.constant 1.0 : f32
+  %shared = memref.alloca() : memref<64xf32, #gpu.address_space<workgroup>>
+  scf.parallel (%w, %l) = (%c0, %c0) to (%c2, %c32) step (%c1, %c1) {
+    %wt = arith.muli %w, %c32 : index
+    %t = arith.addi %wt, %l : index
+    memref.store %one, %shared[%t] : memref<64xf32, #gpu.address_space<workgroup>>
+    gpu.barrier
+    %other = arith.subi %c63, %t : index
+    %x = memref.load %shared[%other] : memref<64xf32, #gpu.address_space<workgroup>>
+    memref.store %x, %out[%t] : memref<64xf32>
+    scf.reduce
+  } {mapping = [#gpu.loop_dim_map<processor = thread_y, map = (d0) -> (d0), bound = (d0) -> (d0)>, #gpu.loop_dim_map<processor = thread_x, map = (d0) -> (d0), bound = (d0) -> (d0)>]}
+  return
+}
+
+// -----
+
+// A workgroup buffer belongs to the block, not to a thread.
+func.func @thread_shared(%out: memref<32xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c32 = arith.constant 32 : index
+  %one = arith.constant 1.0 : f32
+  scf.parallel (%w, %l) = (%c0, %c0) to (%c1, %c32) step (%c1, %c1) {
+    // expected-error @+1 {{mt-emulate-gpu-kernels: a workgroup buffer made inside a warp loop}}
+    %shared = memref.alloca() : memref<32xf32, #gpu.address_space<workgroup>>
+    memref.store %one, %shared[%l] : memref<32xf32, #gpu.address_space<workgroup>>
+    gpu.barrier
+    %x = memref.load %shared[%l] : memref<32xf32, #gpu.address_space<workgroup>>
+    memref.store %x, %out[%l] : memref<32xf32>
+    scf.reduce
+  } {mapping = [#gpu.loop_dim_map<processor = thread_y, map = (d0) -> (d0), bound = (d0) -> (d0)>, #gpu.loop_dim_map<processor = thread_x, map = (d0) -> (d0), bound = (d0) -> (d0)>]}
+  return
+}
+
+// -----
+
+// The block's warps must be known to run them together.
+func.func @barrier_warps(%out: memref<64xf32>, %n: index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c32 = arith.constant 32 : index
+  %one = arith.constant 1.0 : f32
+  // expected-error @+1 {{mt-emulate-gpu-kernels: a block barrier among a number of warps not known at compile time}}
+  scf.parallel (%w, %l) = (%c0, %c0) to (%n, %c32) step (%c1, %c1) {
+    gpu.barrier
+    memref.store %one, %out[%l] : memref<64xf32>
+    scf.reduce
+  } {mapping = [#gpu.loop_dim_map<processor = thread_y, map = (d0) -> (d0), bound = (d0) -> (d0)>, #gpu.loop_dim_map<processor = thread_x, map = (d0) -> (d0), bound = (d0) -> (d0)>]}
+  return
+}

@@ -285,6 +285,35 @@ def MergeKernelModulesPass : Pass<"mt-merge-kernel-modules", "mlir::ModuleOp"> {
   let dependentDialects = ["::mlir::gpu::GPUDialect"];
 }
 
+def PromoteWorkgroupBuffersPass
+    : Pass<"mt-promote-workgroup-buffers", "mlir::gpu::GPUModuleOp"> {
+  let summary = "turns a kernel's workgroup allocas into workgroup attributions";
+  let description = [{
+    A block-wide buffer is written as a `memref.alloca` in workgroup memory at
+    the top of the block's work, which `mt-emulate-gpu-kernels` runs on the
+    CPU as one host buffer per block. Outlined into a `gpu.func`, that alloca
+    would lower to a per-thread stack slot addressed as shared memory:
+    NVVM makes `.shared` variables only of workgroup attributions. This pass
+    moves each such alloca of a kernel's top level into a workgroup
+    attribution, aligned to 16 bytes (vector accesses), and rejects one
+    inside a loop or branch or of a dynamic shape.
+
+    ```mlir
+    // before
+    gpu.func @k(...) kernel {
+      %tile = memref.alloca() : memref<64x64xbf16, #gpu.address_space<workgroup>>
+      ...
+    }
+    // after
+    gpu.func @k(...) workgroup(%tile : memref<64x64xbf16, #gpu.address_space<workgroup>>
+                               {llvm.align = 16 : i64}) kernel {
+      ...
+    }
+    ```
+  }];
+  let dependentDialects = ["::mlir::LLVM::LLVMDialect"];
+}
+
 def EmulateGpuKernelsPass : Pass<"mt-emulate-gpu-kernels", "mlir::ModuleOp"> {
   let summary = "makes mt-map-to-gpu's kernels runnable on the CPU, adding as the GPU adds";
   let description = [{
@@ -297,7 +326,11 @@ def EmulateGpuKernelsPass : Pass<"mt-emulate-gpu-kernels", "mlir::ModuleOp"> {
     and the reduction is the GPU's butterfly: lane l combines its value
     with lane l ^ 1's, then l ^ 2's, ..., l ^ 16's, its own first (as
     mt-lower-warp-reductions' shuffles do). What a lane computes in one
-    phase and uses in a later one waits in a 32-element stack buffer. The
+    phase and uses in a later one waits in a 32-element stack buffer. A
+    warp loop holding a `gpu.barrier` runs its block's warps together: the
+    phases go over every thread of the block (the barrier a phase cut),
+    collectives act on each warp's 32 slots, and the block's workgroup
+    allocas (made outside the threads) become host buffers. The
     vector loads, the lanes' columns and every sum keep the GPU's order,
     so a plan built this way trains as the CUDA plan would, up to the
     library GEMMs (OpenBLAS here, cuBLAS there).

@@ -11,8 +11,14 @@
 // (mt.warp_mma) gathers each output element's row of A and column of B from
 // the lanes holding them, by the op's fragment layout, and adds the products
 // in ascending k. Values a lane carries from one phase to the next wait in a
-// 32-element buffer per value. So a plan compiled this way adds and rounds
-// exactly as its CUDA kernels do, and training with it checks them.
+// 32-element buffer per value. A warp loop holding a block barrier
+// (gpu.barrier) runs all the block's warps together instead: the phases
+// run over every thread of the block (a barrier is a phase cut with nothing
+// to compute), buffers hold a value per thread, collectives act on each
+// warp's 32 slots, and workgroup buffers (memref.alloca in workgroup
+// memory, made for the block outside its threads) become host buffers. So
+// a plan compiled this way adds and rounds exactly as its CUDA kernels do,
+// and training with it checks them.
 //
 //===----------------------------------------------------------------------===//
 #include "WarpRows.h"
@@ -26,6 +32,7 @@
 #include "mlir/Dialect/GPU/Transforms/ParallelLoopMapper.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
@@ -64,7 +71,10 @@ void inlineLaunch(IRRewriter &rewriter, gpu::LaunchOp launch) {
 
 /// A warp reduction or tensor-core product: an op every lane must reach
 /// together, which cuts the lanes' work into phases.
-bool isWarpCollective(Operation *op) { return isa<gpu::SubgroupReduceOp, mt::WarpMmaOp>(op); }
+/// A block barrier is one too: every thread of the block reaches it.
+bool isWarpCollective(Operation *op) {
+  return isa<gpu::SubgroupReduceOp, mt::WarpMmaOp, gpu::BarrierOp>(op);
+}
 
 bool containsWarpCollective(Operation *op) {
   return op->walk([](Operation *inner) {
@@ -76,9 +86,13 @@ bool containsWarpCollective(Operation *op) {
 /// One warp's lanes, one after another, in phases (see the file comment).
 class WarpEmulator {
 public:
-  WarpEmulator(IRRewriter &rewriter, func::FuncOp fn, Value warpIv, Value laneIv, Value newWarpIv)
-      : rewriter(rewriter), fn(fn), warpIv(warpIv), laneIv(laneIv), newWarpIv(newWarpIv) {
-    uniforms.map(warpIv, newWarpIv);
+  /// One warp at a time (`newWarpIv` the warp loop's index), or, with
+  /// `newWarpIv` null, the block's `threads` threads together.
+  WarpEmulator(IRRewriter &rewriter, func::FuncOp fn, Value warpIv, Value laneIv, Value newWarpIv,
+               int64_t threads = kWarpSize)
+      : rewriter(rewriter), fn(fn), warpIv(warpIv), laneIv(laneIv), threads(threads) {
+    if (newWarpIv)
+      uniforms.map(warpIv, newWarpIv);
   }
 
   /// Emits `block`'s ops (all lanes) at the rewriter's insertion point.
@@ -107,6 +121,9 @@ private:
       return emitMma(mma);
     if (auto loop = dyn_cast<scf::ForOp>(op))
       return emitUniformFor(loop);
+    // The phases before it are done for every thread of the block.
+    if (isa<gpu::BarrierOp>(op))
+      return success();
     // A guard around a row (rows past the end): the same for every lane.
     auto guard = dyn_cast<scf::IfOp>(op);
     if (!guard || guard.getNumResults() != 0)
@@ -186,7 +203,17 @@ private:
 
   IRRewriter &rewriter;
   func::FuncOp fn;
-  Value warpIv, laneIv, newWarpIv;
+  Value warpIv, laneIv;
+  int64_t threads; ///< 32, or the block's threads when its warps run together
+  bool wholeBlock() const { return threads != kWarpSize; }
+  /// Thread `thread`'s lane in its warp, and the warp's first thread.
+  Value laneIn(Value thread) { return wholeBlock() ? bits(thread, 0, kWarpSize - 1) : thread; }
+  /// Lane `l` of the warp of thread `thread`, as a thread.
+  Value sameWarp(Value thread, Value l) {
+    if (!wholeBlock())
+      return l;
+    return add(arith::SubIOp::create(rewriter, thread.getLoc(), thread, laneIn(thread)), l);
+  }
   /// A value of an earlier phase: its copy inside that phase's lane loop
   /// (and that loop's lane), or its 32 lanes in a buffer.
   struct Earlier {
@@ -200,12 +227,12 @@ private:
 
   Value index(Location loc, int64_t v) { return arith::ConstantIndexOp::create(rewriter, loc, v); }
 
-  /// A buffer of 32 elements of `type`, allocated on the stack at the
-  /// function's start (each warp reuses it).
+  /// A buffer of an element of `type` per thread, allocated on the stack at
+  /// the function's start (each warp or block reuses it).
   Value laneBuffer(Location loc, Type type) {
     OpBuilder::InsertionGuard g(rewriter);
     rewriter.setInsertionPointToStart(&fn.getBody().front());
-    return memref::AllocaOp::create(rewriter, loc, MemRefType::get({kWarpSize}, type));
+    return memref::AllocaOp::create(rewriter, loc, MemRefType::get({threads}, type));
   }
 
   /// `v`'s 32 lanes in a buffer (stored by its phase as it is computed).
@@ -271,12 +298,14 @@ private:
       return success();
     Location loc = ops.front()->getLoc();
     auto lanes =
-        scf::ForOp::create(rewriter, loc, index(loc, 0), index(loc, kWarpSize), index(loc, 1));
+        scf::ForOp::create(rewriter, loc, index(loc, 0), index(loc, threads), index(loc, 1));
     OpBuilder::InsertionGuard g(rewriter);
     rewriter.setInsertionPoint(lanes.getBody()->getTerminator());
     Value lane = lanes.getInductionVar();
     IRMapping mapping = uniforms;
-    mapping.map(laneIv, lane);
+    mapping.map(laneIv, laneIn(lane));
+    if (wholeBlock())
+      mapping.map(warpIv, arith::DivUIOp::create(rewriter, loc, lane, index(loc, kWarpSize)));
     for (Operation *op : ops) {
       // Operands from earlier phases: this lane's copy from their buffer.
       WalkResult walk = op->walk([&](Operation *inner) {
@@ -341,11 +370,11 @@ private:
     return success();
   }
 
-  /// A loop over the 32 lanes at the insertion point, which moves into its
-  /// body; returns the lane.
+  /// A loop over the 32 lanes (or the block's threads) at the insertion
+  /// point, which moves into its body; returns the lane (or thread).
   Value laneLoop(Location loc) {
     auto lanes =
-        scf::ForOp::create(rewriter, loc, index(loc, 0), index(loc, kWarpSize), index(loc, 1));
+        scf::ForOp::create(rewriter, loc, index(loc, 0), index(loc, threads), index(loc, 1));
     rewriter.setInsertionPoint(lanes.getBody()->getTerminator());
     return lanes.getInductionVar();
   }
@@ -410,8 +439,9 @@ private:
         [&](OpBuilder &b, Location, Value e, ValueRange d) {
           OpBuilder::InsertionGuard inner(rewriter);
           rewriter.setInsertionPoint(b.getInsertionBlock(), b.getInsertionPoint());
-          Value row = add(bits(lane, 2, 7), times(bits(e, 1, 1), 8));
-          Value column = add(times(bits(lane, 0, 3), 2), bits(e, 0, 1));
+          Value own = laneIn(lane);
+          Value row = add(bits(own, 2, 7), times(bits(e, 1, 1), 8));
+          Value column = add(times(bits(own, 0, 3), 2), bits(e, 0, 1));
           Value start = vector::ExtractOp::create(rewriter, loc, d[0], OpFoldResult(e));
           auto steps = scf::ForOp::create(
               rewriter, loc, index(loc, 0), index(loc, 16), index(loc, 1), ValueRange{start},
@@ -419,10 +449,10 @@ private:
                 OpBuilder::InsertionGuard innermost(rewriter);
                 rewriter.setInsertionPoint(b2.getInsertionBlock(), b2.getInsertionPoint());
                 Value pairLane = bits(k, 1, 3);
-                Value aLane = add(times(bits(row, 0, 7), 4), pairLane);
+                Value aLane = sameWarp(lane, add(times(bits(row, 0, 7), 4), pairLane));
                 Value aAt = add(add(bits(k, 0, 1), times(bits(row, 3, 1), 2)),
                                 times(bits(k, 3, 1), 4));
-                Value bLane = add(times(column, 4), pairLane);
+                Value bLane = sameWarp(lane, add(times(column, 4), pairLane));
                 Value bAt = add(bits(k, 0, 1), times(bits(k, 3, 1), 2));
                 FailureOr<Value> x = fragmentElement(mma.getA(), aLane, aAt, loc);
                 FailureOr<Value> y = fragmentElement(mma.getB(), bLane, bAt, loc);
@@ -448,6 +478,43 @@ private:
 
 /// The lanes of mapRowsToWarps' warps: an scf.parallel mapped to
 /// (thread_y, thread_x) over (rows per block, 32).
+/// Whether `type` is in GPU workgroup (shared) memory.
+bool inWorkgroupMemory(MemRefType type) {
+  auto space = dyn_cast_or_null<gpu::AddressSpaceAttr>(type.getMemorySpace());
+  return space && space.getValue() == gpu::AddressSpace::Workgroup;
+}
+
+/// Each block's workgroup buffers (allocas in workgroup memory, made by the
+/// block outside its warp loops) as host buffers of the same shape; their
+/// uses may only access them.
+LogicalResult hostWorkgroupBuffers(IRRewriter &rewriter, func::FuncOp fn,
+                                   ArrayRef<scf::ParallelOp> warps) {
+  SmallVector<memref::AllocaOp> shared;
+  fn.walk([&](memref::AllocaOp a) {
+    if (inWorkgroupMemory(a.getType()))
+      shared.push_back(a);
+  });
+  for (memref::AllocaOp a : shared) {
+    for (scf::ParallelOp p : warps)
+      if (p->isAncestor(a))
+        return a.emitError("mt-emulate-gpu-kernels: a workgroup buffer made inside a warp loop "
+                           "(a block's buffer is made once, outside its threads)");
+    for (Operation *user : a->getUsers())
+      if (!isa<memref::LoadOp, memref::StoreOp, vector::LoadOp, vector::StoreOp,
+               vector::TransferReadOp, vector::TransferWriteOp>(user))
+        return user->emitError("mt-emulate-gpu-kernels: a workgroup buffer used other than by "
+                               "loads and stores");
+    MemRefType type = a.getType();
+    auto host = MemRefType::get(type.getShape(), type.getElementType(), type.getLayout());
+    rewriter.setInsertionPoint(a);
+    auto replacement = memref::AllocaOp::create(rewriter, a.getLoc(), host,
+                                                a.getDynamicSizes(), a.getSymbolOperands(),
+                                                a.getAlignmentAttr());
+    rewriter.replaceOp(a, replacement);
+  }
+  return success();
+}
+
 bool isWarpLoop(scf::ParallelOp loop) {
   auto mapping = loop->getAttrOfType<ArrayAttr>(gpu::getMappingAttrName());
   if (!mapping || mapping.size() != 2 || loop.getNumLoops() != 2)
@@ -473,9 +540,27 @@ struct EmulateGpuKernelsPass : mt::impl::EmulateGpuKernelsPassBase<EmulateGpuKer
         if (isWarpLoop(p) && containsWarpCollective(p))
           warps.push_back(p);
       });
+      if (failed(hostWorkgroupBuffers(rewriter, fn, warps)))
+        return signalPassFailure();
       for (scf::ParallelOp p : warps) {
         Location loc = p.getLoc();
         rewriter.setInsertionPoint(p);
+        if (p->walk([](gpu::BarrierOp) { return WalkResult::interrupt(); }).wasInterrupted()) {
+          // The block's warps together: a barrier orders all of them.
+          auto warpsPerBlock = getConstantIntValue(p.getUpperBound()[0]);
+          if (!warpsPerBlock || !isConstantIntValue(p.getLowerBound()[0], 0) ||
+              !isConstantIntValue(p.getStep()[0], 1)) {
+            p.emitError("mt-emulate-gpu-kernels: a block barrier among a number of warps not "
+                        "known at compile time");
+            return signalPassFailure();
+          }
+          WarpEmulator emulator(rewriter, fn, p.getInductionVars()[0], p.getInductionVars()[1],
+                                Value(), *warpsPerBlock * kWarpSize);
+          if (failed(emulator.emulate(*p.getBody())))
+            return signalPassFailure();
+          rewriter.eraseOp(p);
+          continue;
+        }
         auto perWarp = scf::ForOp::create(rewriter, loc, p.getLowerBound()[0], p.getUpperBound()[0],
                                           p.getStep()[0]);
         rewriter.setInsertionPoint(perWarp.getBody()->getTerminator());
