@@ -4,8 +4,9 @@
 # Usage: bench/gpu/run.sh BUNDLE [STEP ...]
 # STEPs (default: all, in this order, most telling first): env micro tp2pp2
 # bf16 124m-bf16 mma 124m-bf16-fused profile torch 350m 124m-bf16-mb16 124m-fp32 1layer torch-compile
-# torch-dropout torch-attn; and
-# sanitize (compute-sanitizer over two steps of the tiny GPT) when named.
+# torch-dropout torch-attn; and, when named, sanitize (compute-sanitizer
+# over two steps of the tiny GPT) and ncu-attention (Nsight Compute on the
+# tensor-core attention's first forward, dq and dk/dv kernels of a step).
 # Every step runs under its own time limit (a device lease is short and a
 # kernel that is far too slow must not eat it); MT_GPU_TIME_SCALE multiplies
 # them. $OUT gets gpu-run.log and results.tar.gz (a device run brings back
@@ -145,6 +146,20 @@ for step in $steps; do
       limited 60 python3 "$here/torch_gpt2.py" --dtype bf16 --dropout 0.1 --peak-tflops "$peak"
       limited 120 python3 "$here/torch_gpt2.py" --dtype bf16 --dropout 0.1 --compile \
         --peak-tflops "$peak" ;;
+    ncu-attention) # why the tensor-core attention takes its time: occupancy, stalls, caches
+      ncu="$(command -v ncu || ls /usr/local/cuda/bin/ncu 2>/dev/null)"
+      if [ -z "$ncu" ]; then echo "no ncu on this machine"; else
+        for k in "fused_attention_grad 2" "fused_attention 1"; do
+          set -- $k
+          limited 90 "$ncu" --section SpeedOfLight --section MemoryWorkloadAnalysis \
+            --section WarpStateStats --section Occupancy --section LaunchStats -k "regex:$1" \
+            --launch-count "$2" "$bundle/lib/ld-linux-x86-64.so.2" --library-path "$libs" \
+            "$bundle/bin/mt-run" "$bundle/plans/gpt2-124m-cuda-bf16-mma" \
+            --data "$bundle/data/random.tokens" --train-iters 1 > "$results/ncu-$1.log" 2>&1
+          grep -E 'Duration|Registers Per|Achieved Occupancy|Cycles Per Issued|stalled|Hit Rate' \
+            "$results/ncu-$1.log"
+        done
+      fi ;;
     torch-attn) # the attention kernel target: PyTorch's fused attention, fwd + bwd
       limited 60 python3 "$here/torch_attention.py"
       limited 60 python3 "$here/torch_attention.py" --batch 16 ;;
