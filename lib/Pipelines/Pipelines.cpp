@@ -143,8 +143,12 @@ LogicalResult mt::buildBufferizePipeline(OpPassManager &pm, bool forGpu, bool mm
   if (!forGpu)
     pm.addPass(createInterleaveRowReductionsPass());
   // A GPU launches each linalg op: casts and squares go into their readers.
-  if (forGpu)
+  // The same for the elementwise ops around a row kernel (a softmax's
+  // dropout), which upstream's fusion does not see into.
+  if (forGpu) {
     pm.addPass(createFuseElementwiseOpsPass());
+    pm.addPass(createFuseIntoRowKernelsPass());
+  }
   // Upstream stages, by their registered names so the pipeline reads like
   // the mt-opt command that replays it.
   const char *upstream =

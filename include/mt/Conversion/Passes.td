@@ -224,6 +224,42 @@ def FuseElementwiseOpsPass : Pass<"mt-fuse-elementwise-ops"> {
   let dependentDialects = ["::mlir::linalg::LinalgDialect"];
 }
 
+def FuseIntoRowKernelsPass : Pass<"mt-fuse-into-row-kernels"> {
+  let summary = "merges elementwise linalg ops into the row kernels that write or read their operands (GPU)";
+  let description = [{
+    Runs on linalg on tensors after mt-fuse-elementwise-ops, for GPU plans.
+    A row kernel (an `scf.for` over rows marked `mt.independent_iterations`,
+    with passes along each row marked `mt.along_row`) is not a linalg op, so
+    upstream fusion does not reach it; here:
+
+    - an elementwise `linalg.generic` that reads a row kernel's result
+      element for element (directly, or through the reshape of its leading
+      dimensions) joins the kernel's last pass along the row: where the
+      pass stores element (r, j), it computes the generic's body on the
+      stored value and stores that into a new result of the kernel. The
+      attention probabilities' dropout after the softmax is the case that
+      matters: one launch and one read of a B x H x S x S tensor fewer;
+    - an elementwise generic whose only reader is a row kernel (its
+      `tensor.extract`s inside the row loop) is computed where it is read:
+      the dropout of the probabilities' gradient inside the softmax
+      gradient.
+
+    The fused body sees the values the generic would have read (the stored,
+    rounded element, the same positions for a dropout's key), so results
+    are bit-identical.
+
+    ```mlir
+    // before: a row kernel, then a dropout of its result
+    %p = scf.for %r = %c0 to %rows ... iter_args(%o = %e) {mt.independent_iterations}
+    %pd = linalg.generic {iterator_types = ["parallel", "parallel"]} ins(%p) outs(%e2) { keep(i, j) ? p * s : 0 }
+    // after: the row kernel's last pass stores both
+    %p, %pd = scf.for %r = %c0 to %rows ... iter_args(%o = %e, %o2 = %e2)
+    ```
+  }];
+  let dependentDialects = ["::mlir::linalg::LinalgDialect", "::mlir::scf::SCFDialect",
+                           "::mlir::tensor::TensorDialect", "::mlir::arith::ArithDialect"];
+}
+
 def InterleaveRowReductionsPass : Pass<"mt-interleave-row-reductions"> {
   let summary = "sums and maxima along a row in interleaved partial results (CPU)";
   let description = [{

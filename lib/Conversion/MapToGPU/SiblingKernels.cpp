@@ -39,6 +39,16 @@ constexpr size_t kMaxBetween = 24;
 /// of 8 x (3 + 2 x rank) bytes), and sm_80's limit is 4352.
 constexpr int64_t kMaxParameterBytes = 3072;
 
+/// Kernels of at most this many iterations may move down to join a later
+/// kernel: the second level of a column sum (a bias of 3072 fp32 columns
+/// is 768 chunks), which reads only its partial sums and adds into its
+/// gradient, so it can wait for a later launch past GEMMs and kernels that
+/// touch neither.
+constexpr int64_t kSmallKernelChunks = 4096;
+
+/// Ops with memory effects a small kernel may be moved past.
+constexpr size_t kMaxSunkPast = 64;
+
 int64_t parameterBytes(ArrayRef<Operation *> kernels) {
   llvm::SetVector<Value> captured;
   for (Operation *k : kernels)
@@ -65,6 +75,37 @@ bool mayShare(const Access &x, const Access &y) {
   return mayOverlap(x.range, y.range) && !interleaveDisjointly(x.memref, y.memref);
 }
 
+/// What an operand of a BLAS call is: a pointer into a memref (that memref,
+/// from its aligned pointer plus the view's offset), a scalar (null: a
+/// size, a stride), or failure where it cannot tell.
+FailureOr<Value> blasOperand(Value v) {
+  Operation *def = v.getDefiningOp();
+  if (!def)
+    return failure();
+  if (auto pointer = dyn_cast<memref::ExtractAlignedPointerAsIndexOp>(def))
+    return pointer.getSource();
+  if (isa<arith::ConstantOp, memref::ExtractStridedMetadataOp>(def))
+    return Value();
+  if (!isa<arith::IndexCastOp, arith::AddIOp, arith::MulIOp>(def))
+    return failure();
+  Value found;
+  for (Value operand : def->getOperands()) {
+    FailureOr<Value> inner = blasOperand(operand);
+    if (failed(inner) || (*inner && found))
+      return failure();
+    if (*inner)
+      found = *inner;
+  }
+  return found;
+}
+
+/// A call into the runtime's GEMMs (mt-convert-contractions-to-blas): it
+/// touches the buffers whose pointers it takes, and nothing else.
+bool isBlasCall(Operation *op) {
+  auto call = dyn_cast<func::CallOp>(op);
+  return call && call.getCallee().starts_with("mt_blas_");
+}
+
 /// The buffers an op reads and writes; `unknown` when it touches memory
 /// some other way (a call, an address taken).
 struct Effects {
@@ -88,6 +129,17 @@ struct Effects {
           reads.push_back(accessOf(operand.get()));
           if (linalgOp.isDpsInit(&operand))
             writes.push_back(accessOf(operand.get()));
+        }
+      else if (isBlasCall(inner))
+        // Each buffer it points into, as read and written.
+        for (Value operand : inner->getOperands()) {
+          FailureOr<Value> buffer = blasOperand(operand);
+          if (failed(buffer)) {
+            unknown = true;
+          } else if (*buffer) {
+            reads.push_back(accessOf(*buffer));
+            writes.push_back(accessOf(*buffer));
+          }
         }
       else if (isa<CallOpInterface>(inner) ||
                // Loops pass buffers on; their loads and stores are seen.
@@ -209,9 +261,76 @@ scf::ParallelOp siblingOf(scf::ParallelOp first,
   return {};
 }
 
+/// Runs `from`'s body in `into`'s launch, before or after `into`'s own,
+/// each body guarded by its size (the loop takes the larger); `from` is
+/// erased.
+void joinKernel(IRRewriter &rewriter, scf::ParallelOp into, scf::ParallelOp from,
+                bool fromFirst) {
+  int64_t n = *chunkCount(into), m = *chunkCount(from);
+  if (m < n)
+    guardBody(rewriter, from, m);
+  if (n < m) {
+    guardBody(rewriter, into, n);
+    rewriter.setInsertionPoint(into);
+    into.getUpperBoundMutable()[0].assign(
+        arith::ConstantIndexOp::create(rewriter, into.getLoc(), m));
+  }
+  into->setLoc(fromFirst ? joinedLocation(from.getLoc(), into.getLoc())
+                         : joinedLocation(into.getLoc(), from.getLoc()));
+  rewriter.replaceAllUsesWith(from.getInductionVars()[0], into.getInductionVars()[0]);
+  Block *body = into.getBody();
+  Operation *at = fromFirst ? &body->front() : body->getTerminator();
+  for (Operation &op : llvm::make_early_inc_range(from.getBody()->without_terminator()))
+    op.moveBefore(at);
+  rewriter.eraseOp(from);
+}
+
+/// The kernel after small kernel `k` that `k` can join where that kernel
+/// is: one that neither it nor any op between them (GEMMs included)
+/// touches a byte of what `k` writes, or writes what `k` reads.
+scf::ParallelOp laterKernelFor(scf::ParallelOp k,
+                               const llvm::SmallPtrSetImpl<Operation *> &candidates) {
+  Effects mine(k);
+  size_t passed = 0;
+  for (Operation *at = k->getNextNode(); at && passed < kMaxSunkPast; at = at->getNextNode()) {
+    auto later = dyn_cast<scf::ParallelOp>(at);
+    if (later && candidates.contains(later) && chunkCount(later) &&
+        parameterBytes({k, later}) <= kMaxParameterBytes && !mine.conflictsWith(Effects(later)))
+      return later;
+    if (isMemoryEffectFree(at) && !at->getNumRegions())
+      continue;
+    if (mine.conflictsWith(Effects(at)))
+      return {};
+    ++passed;
+  }
+  return {};
+}
+
 } // namespace
 
 bool mayConflict(Operation *a, Operation *b) { return Effects(a).conflictsWith(Effects(b)); }
+
+void sinkSmallKernels(IRRewriter &rewriter, SmallVectorImpl<scf::ParallelOp> &kernels) {
+  llvm::SmallPtrSet<Operation *, 16> candidates;
+  for (scf::ParallelOp k : kernels)
+    candidates.insert(k);
+  SmallVector<scf::ParallelOp> ordered(kernels.begin(), kernels.end());
+  llvm::stable_sort(ordered, [](scf::ParallelOp a, scf::ParallelOp b) {
+    return a->getBlock() == b->getBlock() && a->isBeforeInBlock(b);
+  });
+  llvm::SmallPtrSet<Operation *, 16> joined;
+  for (scf::ParallelOp k : ordered) {
+    std::optional<int64_t> chunks = chunkCount(k);
+    if (!chunks || *chunks > kSmallKernelChunks)
+      continue;
+    if (scf::ParallelOp later = laterKernelFor(k, candidates)) {
+      candidates.erase(k);
+      joined.insert(k);
+      joinKernel(rewriter, later, k, /*fromFirst=*/true);
+    }
+  }
+  llvm::erase_if(kernels, [&](scf::ParallelOp k) { return joined.contains(k.getOperation()); });
+}
 
 void mergeSiblingKernels(IRRewriter &rewriter, SmallVectorImpl<scf::ParallelOp> &kernels) {
   llvm::SmallPtrSet<Operation *, 16> candidates;
@@ -230,28 +349,13 @@ void mergeSiblingKernels(IRRewriter &rewriter, SmallVectorImpl<scf::ParallelOp> 
     while (scf::ParallelOp later = siblingOf(first, candidates, hoist)) {
       for (Operation *def : hoist)
         def->moveBefore(first);
-      Block *into = first.getBody();
-      Block *from = later.getBody();
-      // Sizes may differ: the loop takes the larger, each body its own.
-      int64_t n = *chunkCount(first), m = *chunkCount(later);
-      if (m < n)
-        guardBody(rewriter, later, m);
-      if (n < m) {
-        guardBody(rewriter, first, n);
-        rewriter.setInsertionPoint(first);
-        first.getUpperBoundMutable()[0].assign(
-            arith::ConstantIndexOp::create(rewriter, first.getLoc(), m));
-      }
-      first->setLoc(joinedLocation(first.getLoc(), later.getLoc()));
-      rewriter.replaceAllUsesWith(later.getInductionVars()[0], first.getInductionVars()[0]);
-      for (Operation &op : llvm::make_early_inc_range(from->without_terminator()))
-        op.moveBefore(into->getTerminator());
       candidates.erase(later);
       merged.insert(later);
-      rewriter.eraseOp(later);
+      joinKernel(rewriter, first, later, /*fromFirst=*/false);
     }
   }
   llvm::erase_if(kernels, [&](scf::ParallelOp k) { return merged.contains(k.getOperation()); });
+  sinkSmallKernels(rewriter, kernels);
 }
 
 } // namespace mt

@@ -21,12 +21,21 @@ namespace mt {
 /// before the first. A layer norm's weight and bias gradients (two column
 /// sums over the same rows) and the optimizer's per-parameter updates and
 /// norms (independent kernels of different sizes) become a few launches.
+/// Last, small kernels move down into later ones (sinkSmallKernels).
 void mergeSiblingKernels(mlir::IRRewriter &rewriter,
                          llvm::SmallVectorImpl<mlir::scf::ParallelOp> &kernels);
 
+/// Moves each small kernel of `kernels` (a column sum's second level)
+/// down into the next kernel it is independent of, past ops that touch
+/// none of its buffers (GEMM calls touch the buffers they point into):
+/// its body runs first in that launch, guarded by its size.
+void sinkSmallKernels(mlir::IRRewriter &rewriter,
+                      llvm::SmallVectorImpl<mlir::scf::ParallelOp> &kernels);
+
 /// Whether two ops may touch one byte that one of them writes (by the rules
-/// above; an op that touches memory other than through loads, stores and
-/// linalg operands, a call for one, conflicts with everything).
+/// above; an op that touches memory other than through loads, stores,
+/// linalg operands and GEMM calls, any other call for one, conflicts with
+/// everything).
 bool mayConflict(mlir::Operation *a, mlir::Operation *b);
 
 } // namespace mt

@@ -93,10 +93,13 @@ bool emitSharedObject(mlir::ModuleOp module, const std::string &soPath, std::str
   std::vector<std::string> owned{*cc, "-shared", "-o", soPath, objPath, MT_RUNTIME_HOOKS_OBJECT};
   if (support == HostSupport::Cpu) {
     // GEMMs (through OpenBLAS) and allocation come from NativeSupport.c;
-    // task loops run on the MLIR async runtime's workers.
+    // task loops run on the MLIR async runtime's workers; x86 rounds f32
+    // to bf16 by calling __truncsfbf2 (MLIR's float16 utils), which a plan
+    // using neither of the others would otherwise miss.
     for (std::string arg :
          {std::string(MT_NATIVE_SUPPORT_OBJECT), "-L" + libDir, "-Wl,-rpath," + libDir,
           std::string("-lmlir_c_runner_utils"), std::string("-lmlir_async_runtime"),
+          std::string("-lmlir_float16_utils"),
           std::string("-lopenblas"), std::string("-lm")})
       owned.push_back(arg);
   }
