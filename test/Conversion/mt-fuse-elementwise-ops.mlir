@@ -140,3 +140,48 @@ func.func @no_folding() -> tensor<i64> {
   %t = tensor.from_elements %c : tensor<i64>
   return %t : tensor<i64>
 }
+
+// -----
+
+// A concat's piece made by a generic (a merge of heads, reshaped) is made
+// straight into the concat's slice; the generic moves down to its insertion.
+// CHECK-LABEL: func.func @concat_piece_in_place
+// CHECK-SAME: (%[[X:[a-z0-9_]+]]: tensor<2x4x8x16xf32>, %[[Y:[a-z0-9_]+]]: tensor<2x8x64xf32>)
+// CHECK: %[[ACC:.*]] = tensor.empty() : tensor<2x8x128xf32>
+// CHECK: %[[SLICE:.*]] = tensor.extract_slice %[[ACC]][0, 0, 0] [2, 8, 64] [1, 1, 1]
+// CHECK: %[[OUT:.*]] = tensor.expand_shape %[[SLICE]] {{\[\[}}0], [1], [2, 3]]
+// CHECK: %[[G:.*]] = linalg.generic {{.*}} ins(%[[X]] : tensor<2x4x8x16xf32>) outs(%[[OUT]] : tensor<2x8x4x16xf32>)
+// CHECK: %[[C:.*]] = tensor.collapse_shape %[[G]]
+// CHECK: %[[ACC1:.*]] = tensor.insert_slice %[[C]] into %[[ACC]][0, 0, 0]
+// CHECK: tensor.insert_slice %[[Y]] into %[[ACC1]][0, 0, 64]
+func.func @concat_piece_in_place(%x: tensor<2x4x8x16xf32>, %y: tensor<2x8x64xf32>) -> tensor<2x8x128xf32> {
+  %e = tensor.empty() : tensor<2x8x4x16xf32>
+  %g = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d0, d2, d1, d3)>, affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%x : tensor<2x4x8x16xf32>) outs(%e : tensor<2x8x4x16xf32>) {
+  ^bb0(%a: f32, %b: f32):
+    linalg.yield %a : f32
+  } -> tensor<2x8x4x16xf32>
+  %c = tensor.collapse_shape %g [[0], [1], [2, 3]] : tensor<2x8x4x16xf32> into tensor<2x8x64xf32>
+  %acc = tensor.empty() : tensor<2x8x128xf32>
+  %acc1 = tensor.insert_slice %c into %acc[0, 0, 0] [2, 8, 64] [1, 1, 1] : tensor<2x8x64xf32> into tensor<2x8x128xf32>
+  %acc2 = tensor.insert_slice %y into %acc1[0, 0, 64] [2, 8, 64] [1, 1, 1] : tensor<2x8x64xf32> into tensor<2x8x128xf32>
+  return %acc2 : tensor<2x8x128xf32>
+}
+
+// -----
+
+// Inserted into a tensor whose other elements are still read: left as it is.
+// CHECK-LABEL: func.func @insert_into_live_tensor
+// CHECK: %[[E:.*]] = tensor.empty() : tensor<8x64xf32>
+// CHECK: linalg.generic {{.*}} outs(%[[E]] : tensor<8x64xf32>)
+func.func @insert_into_live_tensor(%x: tensor<8x64xf32>, %d: tensor<8x128xf32>) -> (tensor<8x128xf32>, tensor<8x128xf32>) {
+  %e = tensor.empty() : tensor<8x64xf32>
+  %g = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]}
+      ins(%x : tensor<8x64xf32>) outs(%e : tensor<8x64xf32>) {
+  ^bb0(%a: f32, %b: f32):
+    %n = arith.negf %a : f32
+    linalg.yield %n : f32
+  } -> tensor<8x64xf32>
+  %r = tensor.insert_slice %g into %d[0, 0] [8, 64] [1, 1] : tensor<8x64xf32> into tensor<8x128xf32>
+  return %r, %d : tensor<8x128xf32>, tensor<8x128xf32>
+}

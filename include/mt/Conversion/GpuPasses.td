@@ -26,7 +26,8 @@ def MapToGPUPass : Pass<"mt-map-to-gpu", "mlir::ModuleOp"> {
       aligned chunks, it is handled as the other linalg ops;
     - a linalg op (generic, fill, transpose, copy) and a `memref.copy`
       become an `scf.parallel` over their parallel dimensions (reductions
-      stay sequential inside each iteration);
+      stay sequential inside each iteration); a copy between two views of
+      the same elements (equal static layouts over one buffer) is dropped;
     - an `scf.for` marked `mt.independent_iterations` (a row kernel's loop
       over rows) becomes an `scf.parallel` over the rows; when its body
       walks the row with loops marked `mt.along_row` (softmax, norms,
@@ -108,7 +109,8 @@ def MapToGPUPass : Pass<"mt-map-to-gpu", "mlir::ModuleOp"> {
   ];
   let dependentDialects = ["::mlir::gpu::GPUDialect", "::mlir::scf::SCFDialect",
                            "::mlir::memref::MemRefDialect", "::mlir::arith::ArithDialect",
-                           "::mlir::affine::AffineDialect", "::mlir::vector::VectorDialect"];
+                           "::mlir::affine::AffineDialect", "::mlir::vector::VectorDialect",
+                           "::mlir::linalg::LinalgDialect"];
 }
 
 def MarkDistinctArgumentsPass : Pass<"mt-mark-distinct-arguments", "mlir::ModuleOp"> {

@@ -213,6 +213,13 @@ def FuseElementwiseOpsPass : Pass<"mt-fuse-elementwise-ops"> {
     apart on both sides, since mt-convert-contractions-to-blas matches its
     multiply-accumulate and the rounding of its product.
 
+    Then a piece of a concat (a tensor built by `tensor.insert_slice`s
+    into a `tensor.empty`) that a generic makes into a fresh tensor, perhaps
+    reshaped (the merged heads of the query, key and value gradients), is
+    made by that generic straight into the concat's slice: bufferization
+    stores it in place, and mt-map-to-gpu drops the copy of the slice onto
+    itself that remains, so the concat is no launch of its own.
+
     ```mlir
     // before: a square, then its sum
     %sq = linalg.generic {iterator_types = ["parallel"]} ins(%g) outs(%e) { x * x }

@@ -15,6 +15,7 @@
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Linalg/IR/LinalgInterfaces.h"
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
 namespace mt {
@@ -50,6 +51,51 @@ bool shouldFuse(OpOperand *operand) {
                        [](Value v) { return isContraction(v.getDefiningOp()); });
 }
 
+/// A piece of a concat made by a linalg op into a fresh tensor (a merge of
+/// heads, a transpose, reshaped) is written by that op into the concat's slice
+/// instead: bufferization then stores it in place, and the copy it leaves
+/// is of a view onto itself, which mt-map-to-gpu drops. The op moves down
+/// to the insertion, where the concat's tensor exists.
+void writeConcatPiecesInPlace(Operation *root) {
+  SmallVector<tensor::InsertSliceOp> inserts;
+  root->walk([&](tensor::InsertSliceOp op) { inserts.push_back(op); });
+  for (tensor::InsertSliceOp insert : inserts) {
+    Value piece = insert.getSource();
+    auto collapse = piece.getDefiningOp<tensor::CollapseShapeOp>();
+    if (collapse)
+      piece = collapse.getSrc();
+    auto producer = piece.getDefiningOp<linalg::LinalgOp>();
+    if (!producer || producer->getNumResults() != 1 || !piece.hasOneUse() ||
+        (collapse && !collapse->hasOneUse()) || producer->getBlock() != insert->getBlock() ||
+        !insert.hasUnitStride() || !insert.getSourceType().hasStaticShape())
+      continue;
+    // Only a tensor built of pieces from nothing (a concat): one whose
+    // other bytes something still reads would be copied whole instead.
+    Value whole = insert.getDest();
+    while (auto earlier = whole.getDefiningOp<tensor::InsertSliceOp>())
+      whole = earlier.getDest();
+    if (!whole.getDefiningOp<tensor::EmptyOp>() || !insert.getDest().hasOneUse())
+      continue;
+    OpOperand *init = producer.getDpsInitOperand(0);
+    auto empty = init->get().getDefiningOp<tensor::EmptyOp>();
+    if (!empty || producer.payloadUsesValueFromOperand(init))
+      continue;
+    producer->moveBefore(insert);
+    if (collapse)
+      collapse->moveBefore(insert);
+    OpBuilder b(producer);
+    Value slice = tensor::ExtractSliceOp::create(
+        b, insert.getLoc(), insert.getSourceType(), insert.getDest(), insert.getMixedOffsets(),
+        insert.getMixedSizes(), insert.getMixedStrides());
+    if (collapse)
+      slice = tensor::ExpandShapeOp::create(b, insert.getLoc(), collapse.getSrcType(), slice,
+                                            collapse.getReassociationIndices());
+    init->set(slice);
+    if (empty->use_empty())
+      empty->erase();
+  }
+}
+
 struct FuseElementwiseOpsPass : mt::impl::FuseElementwiseOpsPassBase<FuseElementwiseOpsPass> {
   void runOnOperation() override {
     RewritePatternSet patterns(&getContext());
@@ -61,7 +107,10 @@ struct FuseElementwiseOpsPass : mt::impl::FuseElementwiseOpsPassBase<FuseElement
     config.enableFolding(false).enableConstantCSE(false).setRegionSimplificationLevel(
         GreedySimplifyRegionLevel::Disabled);
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns), config)))
-      signalPassFailure();
+      return signalPassFailure();
+    // After the fusion, whose patterns give an op that does not read its
+    // outs a fresh tensor again.
+    writeConcatPiecesInPlace(getOperation());
   }
 };
 

@@ -154,10 +154,22 @@ std::optional<Interleave> interleaveOf(memref::SubViewOp view) {
   return r;
 }
 
+/// The subview `v` reshapes (a reshape covers the same elements), or null.
+memref::SubViewOp reshapedSubView(Value v) {
+  while (Operation *def = v.getDefiningOp()) {
+    if (auto view = dyn_cast<memref::SubViewOp>(def))
+      return view;
+    if (!isa<memref::ExpandShapeOp, memref::CollapseShapeOp>(def))
+      break;
+    v = def->getOperand(0);
+  }
+  return {};
+}
+
 } // namespace
 
 bool interleaveDisjointly(Value a, Value b) {
-  auto va = a.getDefiningOp<memref::SubViewOp>(), vb = b.getDefiningOp<memref::SubViewOp>();
+  memref::SubViewOp va = reshapedSubView(a), vb = reshapedSubView(b);
   if (!va || !vb || va.getSource() != vb.getSource())
     return false;
   std::optional<Interleave> ia = interleaveOf(va), ib = interleaveOf(vb);

@@ -34,7 +34,8 @@ bool mayOverlap(const BufferRange &a, const BufferRange &b);
 /// subviews of the same memref whose innermost dimension is contiguous and
 /// whose outer strides are all multiples of one period P, each covering a
 /// different part of every period (the query, key and value columns of a
-/// packed [rows, 3 x width] gradient, written by a concat's three copies).
+/// packed [rows, 3 x width] gradient, written by a concat's three copies),
+/// or reshapes of such subviews (the merged heads written into them).
 bool interleaveDisjointly(mlir::Value a, mlir::Value b);
 
 } // namespace mt

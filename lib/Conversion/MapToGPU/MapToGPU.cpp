@@ -28,6 +28,50 @@ using namespace mlir;
 
 namespace {
 
+/// The buffer whose start `v`'s layout offset counts from: through
+/// subviews, reshapes and casts, which keep it.
+Value layoutBase(Value v) {
+  while (Operation *def = v.getDefiningOp()) {
+    if (!isa<memref::SubViewOp, memref::ExpandShapeOp, memref::CollapseShapeOp, memref::CastOp>(
+            def))
+      break;
+    v = def->getOperand(0);
+  }
+  return v;
+}
+
+/// A copy between two views of the same elements (a piece bufferization
+/// wrote in place, then "inserted" where it already is): static layouts,
+/// equal, over the same buffer.
+bool copiesOntoItself(memref::CopyOp copy) {
+  auto from = cast<MemRefType>(copy.getSource().getType());
+  auto to = cast<MemRefType>(copy.getTarget().getType());
+  SmallVector<int64_t> fromStrides, toStrides;
+  int64_t fromOffset, toOffset;
+  if (from.getShape() != to.getShape() || !from.hasStaticShape() ||
+      failed(from.getStridesAndOffset(fromStrides, fromOffset)) ||
+      failed(to.getStridesAndOffset(toStrides, toOffset)) || fromStrides != toStrides ||
+      fromOffset != toOffset || ShapedType::isDynamic(fromOffset) ||
+      llvm::any_of(fromStrides, ShapedType::isDynamic))
+    return false;
+  return layoutBase(copy.getSource()) == layoutBase(copy.getTarget());
+}
+
+/// Each memref.copy of `fn` as a linalg.copy (mapped like any linalg op),
+/// a copy onto itself dropped.
+void copiesAsLinalg(IRRewriter &rewriter, func::FuncOp fn) {
+  for (Operation &op : llvm::make_early_inc_range(fn.getBody().front())) {
+    auto copy = dyn_cast<memref::CopyOp>(op);
+    if (!copy)
+      continue;
+    if (!copiesOntoItself(copy)) {
+      rewriter.setInsertionPoint(copy);
+      linalg::CopyOp::create(rewriter, copy.getLoc(), copy.getSource(), copy.getTarget());
+    }
+    rewriter.eraseOp(copy);
+  }
+}
+
 /// Whether `v` is `buffer` handed through nested loops that carry it.
 bool isCarried(Value v, Value buffer) {
   while (v != buffer) {
@@ -155,15 +199,7 @@ struct MapToGPUPass : mt::impl::MapToGPUPassBase<MapToGPUPass> {
       if (fn.isExternal())
         continue;
       SmallVector<scf::ParallelOp> parallel;
-      for (Operation &op : llvm::make_early_inc_range(fn.getBody().front())) {
-        if (auto copy = dyn_cast<memref::CopyOp>(op)) {
-          rewriter.setInsertionPoint(copy);
-          auto linalgCopy =
-              linalg::CopyOp::create(rewriter, copy.getLoc(), copy.getSource(), copy.getTarget());
-          rewriter.eraseOp(copy);
-          (void)linalgCopy;
-        }
-      }
+      copiesAsLinalg(rewriter, fn);
       // Column sums first: each takes the fill before it and the
       // elementwise ops after it into its kernel.
       if (columnReductions)

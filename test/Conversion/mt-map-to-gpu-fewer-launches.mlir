@@ -100,3 +100,24 @@ func.func @unknown_call(%p: memref<4x16xf32> {llvm.noalias}, %g: memref<16xf32> 
   return
 }
 func.func private @opaque(i64)
+
+// -----
+
+// A copy of a slice onto itself (a concat's piece bufferization wrote in
+// place) is dropped; a copy between different columns stays a kernel.
+// CHECK-LABEL: func.func @self_copy_dropped
+// CHECK-NOT: memref.copy
+// CHECK-COUNT-1: } {mapping = [#gpu.loop_dim_map<processor = block_x
+// CHECK-NOT: mapping
+// CHECK: return
+func.func @self_copy_dropped(%qk: memref<4x8xf32> {llvm.noalias}) {
+  %left = memref.subview %qk[0, 0] [4, 4] [1, 1] : memref<4x8xf32> to memref<4x4xf32, strided<[8, 1]>>
+  %e = memref.expand_shape %left [[0], [1, 2]] output_shape [4, 2, 2] : memref<4x4xf32, strided<[8, 1]>> into memref<4x2x2xf32, strided<[8, 2, 1]>>
+  %c = memref.collapse_shape %e [[0], [1, 2]] : memref<4x2x2xf32, strided<[8, 2, 1]>> into memref<4x4xf32, strided<[8, 1]>>
+  %again = memref.subview %qk[0, 0] [4, 4] [1, 1] : memref<4x8xf32> to memref<4x4xf32, strided<[8, 1]>>
+  memref.copy %c, %again : memref<4x4xf32, strided<[8, 1]>> to memref<4x4xf32, strided<[8, 1]>>
+  %right = memref.subview %qk[0, 4] [4, 4] [1, 1] : memref<4x8xf32> to memref<4x4xf32, strided<[8, 1], offset: 4>>
+  %other = memref.subview %qk[0, 2] [4, 4] [1, 1] : memref<4x8xf32> to memref<4x4xf32, strided<[8, 1], offset: 2>>
+  memref.copy %other, %right : memref<4x4xf32, strided<[8, 1], offset: 2>> to memref<4x4xf32, strided<[8, 1], offset: 4>>
+  return
+}
