@@ -64,12 +64,12 @@ std::string countedTables(const std::map<std::string, Row> &kernels,
                           KernelFloor kernelFloor, GemmFloor gemmFloor) {
   bool anyIndirect = false;
   std::string out =
-      format("\n%-36s %10s %12s %10s\n", "kernels by op", "launches", "MB/step", "floor ms");
+      format("\n%-28s %10s %12s %10s\n", "kernels by op", "launches", "MB/step", "floor ms");
   for (const Row &row : sortedBy(kernels, kernelFloor)) {
     std::string name = row.name + (row.indirect ? "*" : "");
     anyIndirect = anyIndirect || row.indirect;
     std::string mb = row.bytes < 0 ? "-" : format("%.3f", static_cast<double>(row.bytes) / n / 1e6);
-    out += format("%-36s %10.0f %12s %10s\n", name.c_str(), row.calls / n, mb.c_str(),
+    out += format("%-28s %10.0f %12s %10s\n", name.c_str(), row.calls / n, mb.c_str(),
                   ms(kernelFloor(row)).c_str());
   }
   if (anyIndirect)
@@ -94,18 +94,18 @@ std::string timedTables(const std::map<std::string, Row> &kernels,
   auto byTime = [](const Row &row) { return row.ms; };
   bool anyIndirect = false;
   std::string out;
-  out += format("\n%-36s %10s %10s %12s %10s %8s %10s\n", "kernels by op", "launches", "ms/step",
+  out += format("\n%-28s %10s %10s %12s %10s %8s %10s\n", "kernels by op", "launches", "ms/step",
                 "MB/step", "GB/s", "of peak", "floor ms");
   for (const Row &row : sortedBy(kernels, byTime)) {
     std::string name = row.name + (row.indirect ? "*" : "");
     anyIndirect = anyIndirect || row.indirect;
     if (row.bytes < 0) {
-      out += format("%-36s %10.0f %10.3f %12s %10s %8s %10s\n", name.c_str(), row.calls / n,
+      out += format("%-28s %10.0f %10.3f %12s %10s %8s %10s\n", name.c_str(), row.calls / n,
                     row.ms / n, "-", "-", "-", "-");
       continue;
     }
     double gbs = row.ms > 0 ? static_cast<double>(row.bytes) / (row.ms * 1e6) : 0;
-    out += format("%-36s %10.0f %10.3f %12.3f %10.1f %8s %10s\n", name.c_str(), row.calls / n,
+    out += format("%-28s %10.0f %10.3f %12.3f %10.1f %8s %10s\n", name.c_str(), row.calls / n,
                   row.ms / n, static_cast<double>(row.bytes) / n / 1e6, gbs,
                   ofPeak(gbs, peaks.bandwidthGBs).c_str(), ms(kernelFloor(row)).c_str());
   }
