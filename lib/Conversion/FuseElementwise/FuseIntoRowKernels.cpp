@@ -68,9 +68,9 @@ bool isElementwise(linalg::GenericOp op) {
   });
 }
 
-/// `v` seen as a [rows, width] tensor: `v` itself (rank 2), or what a
-/// collapse (a reshape to [rows, width]) or an expand (back from it) of the
-/// leading dimensions turns it into. Returns the rank-n shape's side.
+/// Whether a reshape between a rank-`rank` tensor and [rows, width] (a
+/// collapse to it, an expand from it) merges exactly the leading dimensions
+/// into the rows and keeps the last as the width.
 bool rowMajorReshape(ArrayRef<ReassociationIndices> groups, int64_t rank) {
   if (groups.size() != 2 || groups[1].size() != 1)
     return false;
@@ -80,15 +80,12 @@ bool rowMajorReshape(ArrayRef<ReassociationIndices> groups, int64_t rank) {
 /// Splits row index `r` of [prod(leading), width] into the leading indices.
 SmallVector<Value> rowIndices(OpBuilder &b, Location l, Value r, ArrayRef<int64_t> leading) {
   SmallVector<Value> idx(leading.size());
-  for (int64_t d = static_cast<int64_t>(leading.size()) - 1; d >= 0; --d) {
-    if (d == 0) {
-      idx[d] = r;
-      break;
-    }
+  for (size_t d = leading.size() - 1; d > 0; --d) {
     Value extent = arith::ConstantIndexOp::create(b, l, leading[d]);
     idx[d] = arith::RemUIOp::create(b, l, r, extent);
     r = arith::DivUIOp::create(b, l, r, extent);
   }
+  idx[0] = r;
   return idx;
 }
 
@@ -181,7 +178,7 @@ bool fuseConsumer(IRRewriter &rewriter, linalg::GenericOp consumer, OpOperand *i
   }
   auto rows = source.getDefiningOp<scf::ForOp>();
   if (!rows || !rows->hasAttr(mt::kIndependentIterationsAttrName) ||
-      rows->getBlock() != consumer->getBlock() || shape.size() < 2)
+      rows->getBlock() != consumer->getBlock())
     return false;
   unsigned result = cast<OpResult>(source).getResultNumber();
   scf::ForOp pass;
