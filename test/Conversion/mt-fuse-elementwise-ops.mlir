@@ -185,3 +185,91 @@ func.func @insert_into_live_tensor(%x: tensor<8x64xf32>, %d: tensor<8x128xf32>) 
   %r = tensor.insert_slice %g into %d[0, 0] [8, 64] [1, 1] : tensor<8x64xf32> into tensor<8x128xf32>
   return %r, %d : tensor<8x128xf32>, tensor<8x128xf32>
 }
+
+// -----
+
+// A bias add read only by head splits, through a reshape, slices and
+// reshapes: each transpose adds the bias itself, reading the same views of
+// the product and of the bias (sliced and split along the dims it spans).
+// CHECK-DAG: #[[$SPLIT:.*]] = affine_map<(d0, d1, d2, d3) -> (d0, d2, d1, d3)>
+// CHECK-DAG: #[[$BIAS:.*]] = affine_map<(d0, d1, d2, d3) -> (d1, d3)>
+// CHECK-DAG: #[[$OUT:.*]] = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+// CHECK-LABEL: func.func @bias_add_into_head_splits
+// CHECK-SAME: (%[[P:[a-z0-9_]+]]: tensor<16x64xf32>, %[[B:[a-z0-9_]+]]: tensor<64xf32>)
+// CHECK-NOT: tensor<16x64xf32>) outs
+// CHECK: %[[P3:.*]] = tensor.expand_shape %[[P]] {{\[\[}}0, 1], [2]] output_shape [2, 8, 64]
+// CHECK: %[[PQ:.*]] = tensor.extract_slice %[[P3]][0, 0, 0] [2, 8, 32] [1, 1, 1]
+// CHECK: %[[PQ4:.*]] = tensor.expand_shape %[[PQ]] {{\[\[}}0], [1], [2, 3]] output_shape [2, 8, 2, 16]
+// CHECK: %[[BQ:.*]] = tensor.extract_slice %[[B]][0] [32] [1]
+// CHECK: %[[BQ2:.*]] = tensor.expand_shape %[[BQ]] {{\[\[}}0, 1]] output_shape [2, 16]
+// CHECK: %[[Q:.*]] = linalg.generic {indexing_maps = [#[[$SPLIT]], #[[$BIAS]], #[[$OUT]]], {{.*}} ins(%[[PQ4]], %[[BQ2]] : tensor<2x8x2x16xf32>, tensor<2x16xf32>) outs({{.*}} : tensor<2x2x8x16xf32>)
+// CHECK: arith.addf
+// CHECK: tensor.extract_slice {{.*}}[0, 0, 32] [2, 8, 32] [1, 1, 1]
+// CHECK: tensor.extract_slice %[[B]][32] [32] [1]
+// CHECK: %[[K:.*]] = linalg.generic
+// CHECK: arith.addf
+// CHECK-NOT: linalg.transpose
+// CHECK: return %[[Q]], %[[K]]
+func.func @bias_add_into_head_splits(%p: tensor<16x64xf32>, %b: tensor<64xf32>) -> (tensor<2x2x8x16xf32>, tensor<2x2x8x16xf32>) {
+  %e = tensor.empty() : tensor<16x64xf32>
+  %sum = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]}
+      ins(%p, %b : tensor<16x64xf32>, tensor<64xf32>) outs(%e : tensor<16x64xf32>) {
+  ^bb0(%x: f32, %y: f32, %o: f32):
+    %s = arith.addf %x, %y : f32
+    linalg.yield %s : f32
+  } -> tensor<16x64xf32>
+  %s3 = tensor.expand_shape %sum [[0, 1], [2]] output_shape [2, 8, 64] : tensor<16x64xf32> into tensor<2x8x64xf32>
+  %q = tensor.extract_slice %s3[0, 0, 0] [2, 8, 32] [1, 1, 1] : tensor<2x8x64xf32> to tensor<2x8x32xf32>
+  %k = tensor.extract_slice %s3[0, 0, 32] [2, 8, 32] [1, 1, 1] : tensor<2x8x64xf32> to tensor<2x8x32xf32>
+  %q4 = tensor.expand_shape %q [[0], [1], [2, 3]] output_shape [2, 8, 2, 16] : tensor<2x8x32xf32> into tensor<2x8x2x16xf32>
+  %k4 = tensor.expand_shape %k [[0], [1], [2, 3]] output_shape [2, 8, 2, 16] : tensor<2x8x32xf32> into tensor<2x8x2x16xf32>
+  %eq = tensor.empty() : tensor<2x2x8x16xf32>
+  %ek = tensor.empty() : tensor<2x2x8x16xf32>
+  %qh = linalg.transpose ins(%q4 : tensor<2x8x2x16xf32>) outs(%eq : tensor<2x2x8x16xf32>) permutation = [0, 2, 1, 3]
+  %kh = linalg.transpose ins(%k4 : tensor<2x8x2x16xf32>) outs(%ek : tensor<2x2x8x16xf32>) permutation = [0, 2, 1, 3]
+  return %qh, %kh : tensor<2x2x8x16xf32>, tensor<2x2x8x16xf32>
+}
+
+// -----
+
+// The sum is also returned whole: it stays, and so do the transposes.
+// CHECK-LABEL: func.func @bias_add_also_read_whole
+// CHECK: linalg.generic
+// CHECK: linalg.transpose
+func.func @bias_add_also_read_whole(%p: tensor<8x32xf32>, %b: tensor<32xf32>) -> (tensor<2x8x16xf32>, tensor<8x32xf32>) {
+  %e = tensor.empty() : tensor<8x32xf32>
+  %sum = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]}
+      ins(%p, %b : tensor<8x32xf32>, tensor<32xf32>) outs(%e : tensor<8x32xf32>) {
+  ^bb0(%x: f32, %y: f32, %o: f32):
+    %s = arith.addf %x, %y : f32
+    linalg.yield %s : f32
+  } -> tensor<8x32xf32>
+  %s3 = tensor.expand_shape %sum [[0], [1, 2]] output_shape [8, 2, 16] : tensor<8x32xf32> into tensor<8x2x16xf32>
+  %eh = tensor.empty() : tensor<2x8x16xf32>
+  %h = linalg.transpose ins(%s3 : tensor<8x2x16xf32>) outs(%eh : tensor<2x8x16xf32>) permutation = [1, 0, 2]
+  return %h, %sum : tensor<2x8x16xf32>, tensor<8x32xf32>
+}
+
+// -----
+
+// A body that reads its position (a dropout's key) would see the
+// transpose's positions: left apart.
+// CHECK-LABEL: func.func @positions_stay
+// CHECK: linalg.index
+// CHECK: linalg.transpose
+func.func @positions_stay(%p: tensor<8x32xf32>) -> tensor<2x8x16xf32> {
+  %e = tensor.empty() : tensor<8x32xf32>
+  %v = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]}
+      ins(%p : tensor<8x32xf32>) outs(%e : tensor<8x32xf32>) {
+  ^bb0(%x: f32, %o: f32):
+    %i = linalg.index 1 : index
+    %c = arith.index_cast %i : index to i32
+    %f = arith.sitofp %c : i32 to f32
+    %s = arith.addf %x, %f : f32
+    linalg.yield %s : f32
+  } -> tensor<8x32xf32>
+  %s3 = tensor.expand_shape %v [[0], [1, 2]] output_shape [8, 2, 16] : tensor<8x32xf32> into tensor<8x2x16xf32>
+  %eh = tensor.empty() : tensor<2x8x16xf32>
+  %h = linalg.transpose ins(%s3 : tensor<8x2x16xf32>) outs(%eh : tensor<2x8x16xf32>) permutation = [1, 0, 2]
+  return %h : tensor<2x8x16xf32>
+}

@@ -213,6 +213,17 @@ def FuseElementwiseOpsPass : Pass<"mt-fuse-elementwise-ops"> {
     apart on both sides, since mt-convert-contractions-to-blas matches its
     multiply-accumulate and the rounding of its product.
 
+    A transpose is a named op, which upstream's patterns do not fuse into,
+    and views often stand between it and its producer: the QKV bias add is
+    reshaped and sliced into the query, key and value before each is split
+    into heads. An elementwise generic (no positions read, inputs broadcast
+    in loop order) whose every reader is such a transpose, through
+    `tensor.expand_shape`, `tensor.collapse_shape` and static unit-stride
+    `tensor.extract_slice`s, is computed by each transpose instead: the
+    transpose becomes a generic reading the same views of the producer's
+    operands (a broadcast operand viewed along the dimensions it spans), so
+    the bias add is no launch of its own.
+
     Then a piece of a concat (a tensor built by `tensor.insert_slice`s
     into a `tensor.empty`) that a generic makes into a fresh tensor, perhaps
     reshaped (the merged heads of the query, key and value gradients), is

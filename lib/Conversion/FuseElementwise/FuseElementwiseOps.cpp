@@ -10,6 +10,7 @@
 // matches a multiply-accumulate and the rounding after it).
 //
 //===----------------------------------------------------------------------===//
+#include "ElementwiseIntoTransposes.h"
 #include "mt/Conversion/Passes.h"
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -108,6 +109,9 @@ struct FuseElementwiseOpsPass : mt::impl::FuseElementwiseOpsPassBase<FuseElement
         GreedySimplifyRegionLevel::Disabled);
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns), config)))
       return signalPassFailure();
+    // A transpose is a named op, out of the patterns' reach, and views stand
+    // between it and what it reads (the QKV bias add before the head splits).
+    mt::fuseElementwiseIntoTransposes(getOperation());
     // After the fusion, whose patterns give an op that does not read its
     // outs a fresh tensor again.
     writeConcatPiecesInPlace(getOperation());

@@ -70,6 +70,11 @@ bool offsetAligned(Value buffer, int64_t width) {
     return false;
   if (!ShapedType::isDynamic(offset))
     return offset % width == 0;
+  // A reshape keeps its source's offset (a layer's bias row split by heads).
+  if (auto expand = buffer.getDefiningOp<memref::ExpandShapeOp>())
+    return offsetAligned(expand.getSrc(), width);
+  if (auto collapse = buffer.getDefiningOp<memref::CollapseShapeOp>())
+    return offsetAligned(collapse.getSrc(), width);
   // A slice at a position known only when the code runs (a layer's row of
   // a stacked parameter's accumulator): aligned when the source is and each
   // dynamic position steps by a multiple of W elements.
