@@ -1170,6 +1170,28 @@ func.func @stacked_weight_row(%x: memref<8x64xf32>, %stack: memref<12x64xf32>, %
 
 // -----
 
+// A head split adding a layer's bias row, split by heads: the reshape keeps
+// the aligned slice's offset, so the bias loads as vectors too.
+// CHECK-LABEL: func.func @head_split_with_bias
+// CHECK: %[[B:.*]] = memref.expand_shape
+// CHECK: scf.parallel
+// CHECK: vector.load %[[B]][%{{.*}}, %{{.*}}] {alignment = 16 : i64} : memref<2x16xf32, strided<[16, 1], offset: ?>>, vector<4xf32>
+// CHECK-NOT: memref.load %[[B]]
+// CHECK: return
+func.func @head_split_with_bias(%p: memref<2x8x2x16xf32>, %stack: memref<12x32xf32>, %layer: index, %out: memref<2x2x8x16xf32>) {
+  %row = memref.subview %stack[%layer, 0] [1, 32] [1, 1] : memref<12x32xf32> to memref<32xf32, strided<[1], offset: ?>>
+  %b = memref.expand_shape %row [[0, 1]] output_shape [2, 16] : memref<32xf32, strided<[1], offset: ?>> into memref<2x16xf32, strided<[16, 1], offset: ?>>
+  linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d0, d2, d1, d3)>, affine_map<(d0, d1, d2, d3) -> (d1, d3)>, affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%p, %b : memref<2x8x2x16xf32>, memref<2x16xf32, strided<[16, 1], offset: ?>>) outs(%out : memref<2x2x8x16xf32>) {
+  ^bb0(%x: f32, %y: f32, %o: f32):
+    %s = arith.addf %x, %y : f32
+    linalg.yield %s : f32
+  }
+  return
+}
+
+// -----
+
 // Independent sums next to each other (a gradient norm's, a parameter
 // each), each after the fill of its output: one launch, a block of one warp
 // per sum, each fill's value the start its total is added to.
