@@ -33,78 +33,6 @@ const char *kindName(uint32_t kind) {
   }
 }
 
-template <typename T> void combine(T *acc, const T *in, int64_t n, ReduceOp op) {
-  if (op == ReduceOp::Sum)
-    for (int64_t i = 0; i < n; ++i)
-      acc[i] += in[i];
-  else
-    for (int64_t i = 0; i < n; ++i)
-      acc[i] = std::max(acc[i], in[i]);
-}
-
-float bf16ToFloat(uint16_t h) {
-  uint32_t bits = static_cast<uint32_t>(h) << 16;
-  float f;
-  std::memcpy(&f, &bits, sizeof f);
-  return f;
-}
-
-uint16_t floatToBf16(float f) {
-  uint32_t bits;
-  std::memcpy(&bits, &f, sizeof bits);
-  if ((bits & 0x7fffffffu) > 0x7f800000u) // NaN: keep it one
-    return static_cast<uint16_t>((bits >> 16) | 0x40u);
-  bits += 0x7fffu + ((bits >> 16) & 1u); // round to nearest even
-  return static_cast<uint16_t>(bits >> 16);
-}
-
-float f16ToFloat(uint16_t bits) {
-  _Float16 h;
-  std::memcpy(&h, &bits, sizeof h);
-  return static_cast<float>(h);
-}
-
-uint16_t floatToF16(float f) {
-  _Float16 h = static_cast<_Float16>(f);
-  uint16_t bits;
-  std::memcpy(&bits, &h, sizeof bits);
-  return bits;
-}
-
-/// 16-bit values combined in fp32, each result rounded once.
-void combine16(uint16_t *acc, const uint16_t *in, int64_t n, ReduceOp op, float (*widen)(uint16_t),
-               uint16_t (*narrow)(float)) {
-  for (int64_t i = 0; i < n; ++i) {
-    float a = widen(acc[i]), b = widen(in[i]);
-    acc[i] = narrow(op == ReduceOp::Sum ? a + b : std::max(a, b));
-  }
-}
-
-void combine(void *acc, const void *in, int64_t n, ElementType type, ReduceOp op) {
-  switch (type) {
-  case ElementType::BF16:
-    combine16(static_cast<uint16_t *>(acc), static_cast<const uint16_t *>(in), n, op, bf16ToFloat,
-              floatToBf16);
-    break;
-  case ElementType::F16:
-    combine16(static_cast<uint16_t *>(acc), static_cast<const uint16_t *>(in), n, op, f16ToFloat,
-              floatToF16);
-    break;
-  case ElementType::F32:
-    combine(static_cast<float *>(acc), static_cast<const float *>(in), n, op);
-    break;
-  case ElementType::F64:
-    combine(static_cast<double *>(acc), static_cast<const double *>(in), n, op);
-    break;
-  case ElementType::I64:
-    combine(static_cast<int64_t *>(acc), static_cast<const int64_t *>(in), n, op);
-    break;
-  case ElementType::I32:
-    combine(static_cast<int32_t *>(acc), static_cast<const int32_t *>(in), n, op);
-    break;
-  }
-}
-
 std::string groupText(const Group &group) {
   std::string s = group.name + " group [";
   for (size_t i = 0; i < group.ranks.size(); ++i)
@@ -114,11 +42,6 @@ std::string groupText(const Group &group) {
 
 } // namespace
 
-int64_t elementBytes(ElementType type) {
-  if (type == ElementType::BF16 || type == ElementType::F16)
-    return 2;
-  return type == ElementType::F64 || type == ElementType::I64 ? 8 : 4;
-}
 
 int64_t Communicator::indexIn(const Group &group, const std::string &what,
                               std::string &error) const {
@@ -223,7 +146,7 @@ bool Communicator::allReduce(const Group &group, void *data, int64_t count, Elem
     if (i == 0)
       std::memcpy(acc.data(), src, bytes);
     else
-      combine(acc.data(), src, count, type, op);
+      combineElements(acc.data(), src, count, type, op);
   }
   if (bytes)
     std::memcpy(data, acc.data(), bytes);
@@ -306,7 +229,7 @@ bool Communicator::reduceScatter(const Group &group, const void *in,
     if (i == 0)
       std::memcpy(acc.data(), src, bytes);
     else
-      combine(acc.data(), src, count, type, op);
+      combineElements(acc.data(), src, count, type, op);
   }
   if (bytes)
     std::memcpy(out, acc.data(), bytes);

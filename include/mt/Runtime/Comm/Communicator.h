@@ -12,6 +12,7 @@
 #ifndef MT_RUNTIME_COMM_COMMUNICATOR_H
 #define MT_RUNTIME_COMM_COMMUNICATOR_H
 
+#include "mt/Runtime/Comm/ElementCombine.h"
 #include "mt/Runtime/Comm/Transport.h"
 
 #include <cstdint>
@@ -20,12 +21,6 @@
 
 namespace mt {
 
-/// BF16 and F16 are reduced in fp32 arithmetic, each partial sum rounded
-/// (to nearest even) back to 16 bits, in the group's fixed order.
-enum class ElementType : uint32_t { F32 = 1, F64 = 2, I64 = 3, I32 = 4, BF16 = 5, F16 = 6 };
-enum class ReduceOp : uint32_t { Sum = 1, Max = 2 };
-
-int64_t elementBytes(ElementType type);
 
 /// The ranks of one collective, in group order, and what they are ("dp").
 struct Group {
