@@ -67,6 +67,10 @@ if config.cuda_toolkit_found:
 # Stands in for libmt-cuda-runtime.so: checks a CUDA plan's launches, runs nothing.
 config.substitutions.append(
     ("%fake_cuda_runtime", os.path.join(config.mt_obj_root, "lib", "libmt-cuda-standin.so")))
+# Stands in for NCCL (MT_NCCL_LIBRARY): its interface over host threads, on
+# host memory, so the NCCL path of plans is checked without GPUs.
+config.substitutions.append(
+    ("%fake_nccl", os.path.join(config.mt_obj_root, "lib", "libmt-nccl-standin.so")))
 # ptxas assembles the PTX the compiler emits (tests marked REQUIRES: ptxas).
 _ptxas = shutil.which("ptxas") or (
     "/usr/local/cuda/bin/ptxas" if os.path.exists("/usr/local/cuda/bin/ptxas") else None)

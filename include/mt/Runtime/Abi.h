@@ -166,6 +166,7 @@ MT_BLAS_GEMM_TYPES(MT_ABI_DECLARE_GEMM)
  *   add_image:       registers a kernel module (PTX or cubin) by name
  *   alloc, free:     zeroed device memory the host can address
  *   sync:            waits for the thread's queued work; 0 on failure
+ *   stream:          the calling thread's stream (a CUstream), for NCCL
  *   zero:            zeroes memory in order with the thread's kernels
  *   profile:         an MtAbiProfileMode
  *   profile_entries: snapshots the totals and counts their entries
@@ -184,6 +185,7 @@ enum MtAbiProfileMode {
   X(alloc, void *, (size_t bytes, char *error, size_t capacity))                                   \
   X(free, void, (void *pointer))                                                                   \
   X(sync, int, (char *error, size_t capacity))                                                     \
+  X(stream, void *, (void))                                                                        \
   X(zero, void, (void *pointer, size_t bytes))                                                     \
   X(profile, void, (int mode))                                                                     \
   X(profile_entries, size_t, (void))                                                               \

@@ -92,4 +92,10 @@ int mt_cuda_sync(char *error, size_t capacity) {
   return 1;
 }
 
+/// The calling thread's stream, where NCCL queues its collectives behind
+/// the thread's kernels (null when the thread cannot be bound).
+void *mt_cuda_stream(void) {
+  return mt::cuda::bindThread() ? static_cast<void *>(mt::cuda::threadStream()) : nullptr;
+}
+
 } // extern "C"

@@ -27,6 +27,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <condition_variable>
 #include <cstdio>
@@ -108,6 +109,20 @@ struct mt::nccl::CommState {
 };
 
 namespace {
+
+/// What the process did, printed at its exit (tests check the NCCL path
+/// was taken): communicators made, and calls per kind.
+struct Tally {
+  std::atomic<long> comms{0}, allReduces{0}, allGathers{0}, reduceScatters{0}, sends{0};
+  ~Tally() {
+    if (comms > 0)
+      std::fprintf(stderr,
+                   "stand-in NCCL: %ld communicator(s), %ld all-reduce(s), %ld all-gather(s), "
+                   "%ld reduce-scatter(s), %ld send(s)\n",
+                   comms.load(), allReduces.load(), allGathers.load(), reduceScatters.load(),
+                   sends.load());
+  }
+} tally;
 
 std::mutex registryMutex;
 std::condition_variable registryChanged;
@@ -242,6 +257,10 @@ std::string runRound(Clique &clique) {
 }
 
 Result collective(Comm comm, Call call) {
+  (call.kind == Kind::AllReduce       ? tally.allReduces
+   : call.kind == Kind::AllGather     ? tally.allGathers
+   : call.kind == Kind::ReduceScatter ? tally.reduceScatters
+                                      : tally.comms)++;
   if (!comm)
     return fail(nullptr, InvalidArgument, std::string(kindName(call.kind)) + ": no communicator");
   if (comm->aborted)
@@ -342,6 +361,9 @@ Result pointToPoint(const Deferred &d) {
 
 extern "C" {
 
+/// Tells mt-run this is the stand-in, which takes host memory.
+int mtNcclStandIn(void) { return 1; }
+
 Result ncclGetVersion(int *version) {
   *version = 22809;
   return Success;
@@ -374,6 +396,7 @@ Result ncclCommInitRank(Comm *comm, int ranks, UniqueId id, int rank) {
                                                  std::to_string(clique->size) + " ranks"
                                            : " joined twice"));
   auto *state = new CommState{clique, rank};
+  ++tally.comms;
   clique->members[rank] = state;
   if (++clique->joined == ranks) {
     pending.erase(key);
@@ -466,6 +489,7 @@ Result ncclAllGather(const void *send, void *recv, size_t sendCount, DataType ty
 }
 
 Result ncclSend(const void *send, size_t count, DataType type, int peer, Comm comm, Stream) {
+  ++tally.sends;
   return pointToPoint({true, send, nullptr, count, type, peer, comm});
 }
 

@@ -133,6 +133,8 @@ bool CudaBackend::bindThread(std::string &error) {
   return false;
 }
 
+void *CudaBackend::stream() { return api_->stream(); }
+
 std::string CudaBackend::device() const {
   char text[512] = {0};
   api_->describe(text, sizeof(text));

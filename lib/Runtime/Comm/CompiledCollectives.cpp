@@ -92,8 +92,73 @@ int64_t axisIndex(int64_t mask) {
   return c->mesh->indexInGroup(c->rank, codes.axes);
 }
 
+/// A collective as an NCCL call on the rank's stream: queued behind the
+/// kernels that write its input, before those that read its output, so
+/// nothing waits for the device.
+void ncclAllReduce(CollectiveContext &c, int64_t data, int64_t count, const Codes &codes,
+                   int64_t mask, int64_t number) {
+  if (c.mesh->groupOf(c.rank, codes.axes).size() > 1)
+    c.nccl->allReduce(reinterpret_cast<void *>(data), count, codes.type, codes.op, mask, c.stream,
+                      label(c, "all_reduce", number), c.error);
+}
+
+/// An all-gather ([outer, inner] -> [outer, members * inner]) or a
+/// reduce-scatter (back) through NCCL, whose pieces are whole buffers: with
+/// one outer row they are the pieces; with more, the rows are regrouped in
+/// a staging buffer on the host, after the device's queued work.
+void ncclResize(CollectiveContext &c, bool gather, int64_t in, int64_t out, int64_t outer,
+                int64_t inner, const Codes &codes, int64_t mask, int64_t number) {
+  size_t members = c.mesh->groupOf(c.rank, codes.axes).size();
+  size_t row = static_cast<size_t>(inner * elementBytes(codes.type));
+  size_t piece = static_cast<size_t>(outer) * row;
+  const auto *src = reinterpret_cast<const unsigned char *>(in);
+  auto *dst = reinterpret_cast<unsigned char *>(out);
+  std::string what = label(c, gather ? "all_gather" : "reduce_scatter", number);
+  if (members <= 1) {
+    if (c.device && !c.device->synchronize(c.error))
+      return;
+    std::memmove(dst, src, piece);
+    return;
+  }
+  int64_t count = outer * inner;
+  if (outer == 1) {
+    if (gather)
+      c.nccl->allGather(src, dst, count, codes.type, mask, c.stream, what, c.error);
+    else
+      c.nccl->reduceScatter(src, dst, count, codes.type, mask, c.stream, what, c.error);
+    return;
+  }
+  if (c.device && !c.device->synchronize(c.error))
+    return;
+  withStagingBuffer(
+      c.device, members * piece,
+      [&](unsigned char *staged) {
+        if (gather) {
+          if (!c.nccl->allGather(src, staged, count, codes.type, mask, c.stream, what, c.error) ||
+              (c.device && !c.device->synchronize(c.error)))
+            return false;
+          for (size_t o = 0; o < static_cast<size_t>(outer); ++o)
+            for (size_t p = 0; p < members; ++p)
+              std::memcpy(dst + (o * members + p) * row, staged + p * piece + o * row, row);
+          return true;
+        }
+        for (size_t o = 0; o < static_cast<size_t>(outer); ++o)
+          for (size_t p = 0; p < members; ++p)
+            std::memcpy(staged + p * piece + o * row, src + (o * members + p) * row, row);
+        return c.nccl->reduceScatter(staged, dst, count, codes.type, mask, c.stream, what,
+                                     c.error);
+      },
+      c.error);
+}
+
 void allReduce(int64_t data, int64_t count, int64_t dtype, int64_t reduction, int64_t mask,
                int64_t number) {
+  if (CollectiveContext *n = usable(); n && n->nccl) {
+    Codes codes;
+    if (decode(*n, "all_reduce", number, dtype, reduction, mask, codes))
+      ncclAllReduce(*n, data, count, codes, mask, number);
+    return;
+  }
   CollectiveContext *c = withBuffersReady();
   Blocked blocked(c);
   Codes codes;
@@ -175,6 +240,12 @@ Resize stage(CollectiveContext &c, bool gather, int64_t in, int64_t out, int64_t
 
 void allGather(int64_t in, int64_t out, int64_t outer, int64_t inner, int64_t dtype, int64_t mask,
                int64_t number) {
+  if (CollectiveContext *n = usable(); n && n->nccl) {
+    Codes codes;
+    if (decode(*n, "all_gather", number, dtype, MT_ABI_REDUCE_SUM, mask, codes))
+      ncclResize(*n, true, in, out, outer, inner, codes, mask, number);
+    return;
+  }
   CollectiveContext *c = withBuffersReady();
   Blocked blocked(c);
   Codes codes;
@@ -184,6 +255,12 @@ void allGather(int64_t in, int64_t out, int64_t outer, int64_t inner, int64_t dt
 
 void reduceScatter(int64_t in, int64_t out, int64_t outer, int64_t inner, int64_t dtype,
                    int64_t mask, int64_t number) {
+  if (CollectiveContext *n = usable(); n && n->nccl) {
+    Codes codes;
+    if (decode(*n, "reduce_scatter", number, dtype, MT_ABI_REDUCE_SUM, mask, codes))
+      ncclResize(*n, false, in, out, outer, inner, codes, mask, number);
+    return;
+  }
   CollectiveContext *c = withBuffersReady();
   Blocked blocked(c);
   Codes codes;
@@ -202,7 +279,7 @@ void startResize(bool gather, int64_t in, int64_t out, int64_t outer, int64_t in
   CollectiveContext *c = usable();
   if (!c)
     return;
-  if (!c->queueStarted || c->device || !c->comm->transport().concurrent()) {
+  if (!c->queueStarted || c->device || c->nccl || !c->comm->transport().concurrent()) {
     (gather ? allGather : reduceScatter)(in, out, outer, inner, dtype, mask, number);
     return;
   }
@@ -227,7 +304,7 @@ void allReduceStart(int64_t data, int64_t count, int64_t dtype, int64_t reductio
   if (!c || !decode(*c, "all_reduce", number, dtype, reduction, mask, codes))
     return;
   Group group = groupFor(*c, codes.axes);
-  if (!c->queueStarted || c->device || !c->comm->transport().concurrent() ||
+  if (!c->queueStarted || c->device || c->nccl || !c->comm->transport().concurrent() ||
       group.ranks.size() <= 1) {
     allReduce(data, count, dtype, reduction, mask, number);
     return;

@@ -67,6 +67,7 @@ std::unique_ptr<NcclLibrary> NcclLibrary::load(std::string &error) {
     error = path + " is not an NCCL library mt-run can use: it lacks " + missing;
     return nullptr;
   }
+  library->standIn_ = dlsym(handle, "mtNcclStandIn") != nullptr;
   nccl::Result result = api.GetVersion(&library->version_);
   if (result != nccl::Success) {
     error = path + ": ncclGetVersion failed: " + library->describe(result);
@@ -78,6 +79,14 @@ std::unique_ptr<NcclLibrary> NcclLibrary::load(std::string &error) {
     return nullptr;
   }
   return library;
+}
+
+const NcclLibrary *NcclLibrary::shared(std::string &error) {
+  static std::string loadError;
+  static std::unique_ptr<NcclLibrary> library = load(loadError);
+  if (!library)
+    error = loadError;
+  return library.get();
 }
 
 NcclLibrary::~NcclLibrary() {

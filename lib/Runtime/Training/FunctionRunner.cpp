@@ -69,6 +69,8 @@ bool CompiledFunctions::call(const plan::Function &fn, std::string &error) {
   Communicator *comm = place_.comm;
   CollectiveContext collectives{comm, &place_.mesh, place_.rank, fn.name(),
                                 "",   cuda_.get(),  gradients_};
+  collectives.nccl = nccl_;
+  collectives.stream = nccl_ && cuda_ ? cuda_->stream() : nullptr;
   collectives.queueStarted =
       comm && (overlap_ == CollectiveOverlap::On ||
                (overlap_ == CollectiveOverlap::Auto && comm->transport().name() == "mpi"));

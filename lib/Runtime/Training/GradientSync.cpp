@@ -2,6 +2,7 @@
 #include "mt/Runtime/Training/GradientSync.h"
 
 #include "TrainerInternals.h"
+#include "mt/Runtime/Abi.h"
 
 #include <algorithm>
 #include <cstring>
@@ -23,6 +24,8 @@ void GradientSync::zero() {
   reducedEarly_.clear();
 }
 
+void *GradientSync::stream() const { return gpu_ ? gpu_->stream() : nullptr; }
+
 bool GradientSync::reduce(std::string &error) {
   return reducePartial(error) && reduceTied(error) && reduceDataParallel(error);
 }
@@ -34,8 +37,11 @@ bool GradientSync::reducePartial(std::string &error) {
     if (!sl.partialOverTp)
       continue;
     Buffer &acc = *buffers_.find(sl.accumulator);
-    if (!place_.comm->allReduce(place_.tpGroup, acc.data(), acc.numElements(),
-                                commType(sl.param->dtype()), ReduceOp::Sum, sl.accumulator, error))
+    ElementType type = commType(sl.param->dtype());
+    if (nccl_ ? !nccl_->allReduce(acc.data(), acc.numElements(), type, ReduceOp::Sum,
+                                  MT_ABI_AXIS_TP, stream(), sl.accumulator, error)
+              : !place_.comm->allReduce(place_.tpGroup, acc.data(), acc.numElements(), type,
+                                        ReduceOp::Sum, sl.accumulator, error))
       return false;
   }
   return true;
@@ -94,8 +100,10 @@ bool GradientSync::reduceDataParallel(std::string &error) {
     if (reducedEarly_.count(what))
       continue; // reduced beside the backward
     if (!distributed_) {
-      if (!place_.comm->allReduce(place_.dpGroup, acc.data(), acc.numElements(), type,
-                                  ReduceOp::Sum, what, error))
+      if (nccl_ ? !nccl_->allReduce(acc.data(), acc.numElements(), type, ReduceOp::Sum,
+                                    MT_ABI_AXIS_DP, stream(), what, error)
+                : !place_.comm->allReduce(place_.dpGroup, acc.data(), acc.numElements(), type,
+                                          ReduceOp::Sum, what, error))
         return false;
       continue;
     }
@@ -107,7 +115,21 @@ bool GradientSync::reduceDataParallel(std::string &error) {
       return false;
     }
     // Zero-padded to dp equal pieces; rank i keeps the sum of piece i.
-    std::vector<unsigned char> padded(static_cast<size_t>(s * dp * bytes), 0);
+    size_t paddedBytes = static_cast<size_t>(s * dp * bytes);
+    if (nccl_) {
+      if (!withStagingBuffer(
+              gpu_, paddedBytes,
+              [&](unsigned char *padded) {
+                std::memset(padded, 0, paddedBytes);
+                std::memcpy(padded, acc.data(), static_cast<size_t>(acc.numElements() * bytes));
+                return nccl_->reduceScatter(padded, shard->data(), s, type, MT_ABI_AXIS_DP,
+                                            stream(), what, error);
+              },
+              error))
+        return false;
+      continue;
+    }
+    std::vector<unsigned char> padded(paddedBytes, 0);
     std::memcpy(padded.data(), acc.data(), static_cast<size_t>(acc.numElements() * bytes));
     if (dp == 1)
       std::memcpy(shard->data(), padded.data(), padded.size());
@@ -124,7 +146,7 @@ void GradientSync::startOverlap(const LocalStage &st) {
   Communicator *comm = place_.comm;
   // Only a transport several threads may use at once (rank threads; MPI
   // with MPI_THREAD_MULTIPLE) lets the reduction run on a thread of its own.
-  if (!overlapAllowed_ || place_.dp <= 1 || gpu_ || !comm || st.accumulate ||
+  if (!overlapAllowed_ || place_.dp <= 1 || gpu_ || nccl_ || !comm || st.accumulate ||
       fn.gradients_ready_size() == 0 || !comm->transport().concurrent())
     return;
   // An accumulator goes to the other thread when its signals cover it and

@@ -117,6 +117,23 @@ bool OptimizerStep::update(const std::vector<LocalStage> &stages, std::string &e
       Buffer &param = *buffers_.find(sl.buffer);
       Buffer &shard = *buffers_.find(sl.named(buffers::Role::ParamShard));
       int64_t s = sl.shardElements(dp), bytes = dtypeBytes(sl.param->dtype());
+      size_t wholeBytes = static_cast<size_t>(param.numElements() * bytes);
+      if (nccl_) {
+        if (!withStagingBuffer(
+                gpu_, static_cast<size_t>(s * dp * bytes),
+                [&](unsigned char *padded) {
+                  if (!nccl_->allGather(shard.data(), padded, s, commType(sl.param->dtype()),
+                                        MT_ABI_AXIS_DP, gpu_ ? gpu_->stream() : nullptr,
+                                        sl.named(buffers::Role::ParamShard), error) ||
+                      (gpu_ && !gpu_->synchronize(error)))
+                    return false;
+                  std::memcpy(param.data(), padded, wholeBytes);
+                  return true;
+                },
+                error))
+          return false;
+        continue;
+      }
       std::vector<unsigned char> padded(static_cast<size_t>(s * dp * bytes));
       if (dp == 1)
         std::memcpy(padded.data(), shard.data(), padded.size());
@@ -124,7 +141,7 @@ bool OptimizerStep::update(const std::vector<LocalStage> &stages, std::string &e
                                        commType(sl.param->dtype()),
                                        sl.named(buffers::Role::ParamShard), error))
         return false;
-      std::memcpy(param.data(), padded.data(), static_cast<size_t>(param.numElements() * bytes));
+      std::memcpy(param.data(), padded.data(), wholeBytes);
     }
   }
   return true;

@@ -31,6 +31,31 @@ bool Trainer::load(const plan::Plan &plan, int64_t rank, Communicator *comm, std
   return allocateFunctionBuffers(error);
 }
 
+bool Trainer::runCollectivesWithNccl(const NcclLibrary &nccl, std::string &error) {
+  // NCCL moves device memory; only the tests' stand-in takes host memory
+  // (an emulated plan's buffers), to check the calls without GPUs.
+  if (!functions_.gpu() && !nccl.isStandIn()) {
+    error = "--collectives=nccl: this plan runs on the CPU, and NCCL moves GPU memory (CPU "
+            "plans' collectives use the host transport; compile with --target=cuda)";
+    return false;
+  }
+  // NCCL refuses two ranks of one communicator on one GPU.
+  if (functions_.gpu() && !nccl.isStandIn() && place_.comm && place_.comm->size() > 1 &&
+      place_.comm->transport().name() == "threads") {
+    error = "--collectives=nccl: this process runs " + std::to_string(place_.comm->size()) +
+            " ranks on one GPU, and NCCL needs a GPU per rank (start one process per GPU with "
+            "mpirun, or use --collectives=host)";
+    return false;
+  }
+  nccl_ = DeviceCollectives::open(nccl, place_.comm, place_.mesh, place_.rank, error);
+  if (!nccl_)
+    return false;
+  functions_.runCollectivesOn(nccl_.get());
+  gradients_.runCollectivesOn(nccl_.get());
+  optimizer_.runCollectivesOn(nccl_.get(), functions_.gpu());
+  return true;
+}
+
 bool Trainer::allocateFunctionBuffers(std::string &error) {
   int64_t arenaBytes = 0;
   for (const plan::Function &f : plan_.functions()) {

@@ -68,6 +68,10 @@ bool TrainingRun::prepare(std::string &error) {
     trainer_.measureArena();
   trainer_.overlapGradientReduction(o_.overlapGradReduce);
   trainer_.overlapTensorParallelComm(o_.overlapTpComm);
+  const NcclLibrary *nccl = nullptr;
+  if (o_.ncclCollectives &&
+      (!(nccl = NcclLibrary::shared(error)) || !trainer_.runCollectivesWithNccl(*nccl, error)))
+    return false;
   const plan::Config &c = trainer_.config();
   // --train-iters stops the run early; the data are laid out for the whole
   // schedule either way, so a resumed run continues the same order.
@@ -91,6 +95,11 @@ bool TrainingRun::prepare(std::string &error) {
       (lead_ && !o_.metricsFile.empty() && !log_->openMetrics(o_.metricsFile, error)))
     return false;
   log_->header(c, data_.train().numSamples(), data_.valid().numSamples(), trainer_.device());
+  if (lead_ && nccl) {
+    std::printf("collectives: NCCL %d on each rank's stream (%s)\n", nccl->version(),
+                nccl->path().c_str());
+    std::fflush(stdout);
+  }
   if (lead_ && !loadedFrom_.empty()) {
     std::printf("resumed from %s at iteration %lld\n", loadedFrom_.c_str(),
                 static_cast<long long>(first_ - 1));

@@ -45,6 +45,9 @@ public:
   void zero(void *pointer, size_t bytes);
   /// Binds the calling thread (a rank's) to the GPU.
   bool bindThread(std::string &error);
+  /// The calling thread's stream (a CUstream), where NCCL queues its
+  /// collectives behind the thread's kernels.
+  void *stream();
   /// "NVIDIA H100 80GB HBM3 (sm_90)".
   std::string device() const;
   /// The most bytes of buffers allocated through this backend at once so

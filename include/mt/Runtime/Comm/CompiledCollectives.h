@@ -17,6 +17,7 @@
 #include "mt/Runtime/Code/CudaBackend.h"
 #include "mt/Runtime/Comm/CollectiveQueue.h"
 #include "mt/Runtime/Comm/Communicator.h"
+#include "mt/Runtime/Comm/DeviceCollectives.h"
 #include "mt/Runtime/Comm/OverlappedReduction.h"
 #include "mt/Sharding/MeshShape.h"
 
@@ -37,6 +38,11 @@ struct CollectiveContext {
   CudaBackend *device = nullptr;
   /// Where the step's mt.gradient_ready signals go (null: ignored).
   OverlappedReduction *gradients = nullptr;
+  /// The rank's NCCL communicators (--collectives=nccl; null: the host
+  /// transport carries the collectives) and the stream they run on (the
+  /// rank's; null where the calling thread is the stream, an emulated plan).
+  DeviceCollectives *nccl = nullptr;
+  void *stream = nullptr;
   /// Seconds the call stood still in collectives (a collective run whole,
   /// or a wait for one started earlier): its communication not hidden.
   double blockedSeconds = 0;

@@ -27,6 +27,13 @@ public:
   const std::string &path() const { return path_; }
   /// NCCL's version code: 22809 for 2.28.9.
   int version() const { return version_; }
+  /// Whether this is the tests' stand-in (libmt-nccl-standin.so), which
+  /// works on host memory.
+  bool isStandIn() const { return standIn_; }
+
+  /// The process's library, loaded at the first call (every rank thread
+  /// shares it); null with `error` as load()'s.
+  static const NcclLibrary *shared(std::string &error);
 
   /// NCCL's words for a failed call: its error string, and the
   /// communicator's last error where there is one.
@@ -38,6 +45,7 @@ private:
   nccl::Api api_;
   std::string path_;
   int version_ = 0;
+  bool standIn_ = false;
 };
 
 } // namespace mt

@@ -13,6 +13,7 @@
 #include "mt/Runtime/Code/CpuModule.h"
 #include "mt/Runtime/Code/CudaBackend.h"
 #include "mt/Runtime/Comm/CollectiveQueue.h"
+#include "mt/Runtime/Comm/DeviceCollectives.h"
 #include "mt/Runtime/Training/BufferStore.h"
 #include "mt/Runtime/Training/RankPlace.h"
 
@@ -51,6 +52,9 @@ public:
   void signalGradientsTo(OverlappedReduction *sink) override { gradients_ = sink; }
 
   void overlapCollectives(CollectiveOverlap mode) { overlap_ = mode; }
+  /// The collectives of the calls from now on run as NCCL calls through
+  /// `nccl` (null: over the host transport).
+  void runCollectivesOn(DeviceCollectives *nccl) { nccl_ = nccl; }
   /// Seconds the calls since the last reset stood still in collectives.
   double commSeconds() const { return commSeconds_; }
   void resetCommSeconds() { commSeconds_ = 0; }
@@ -73,6 +77,7 @@ private:
   int64_t arenaBytes_ = 0;
   CollectiveOverlap overlap_ = CollectiveOverlap::Auto;
   OverlappedReduction *gradients_ = nullptr;
+  DeviceCollectives *nccl_ = nullptr;
   double commSeconds_ = 0;
   bool measureArena_ = false;
   std::map<std::string, int64_t> arenaCalls_, arenaReached_;

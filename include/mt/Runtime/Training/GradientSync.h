@@ -12,6 +12,7 @@
 #ifndef MT_RUNTIME_TRAINING_GRADIENTSYNC_H
 #define MT_RUNTIME_TRAINING_GRADIENTSYNC_H
 
+#include "mt/Runtime/Comm/DeviceCollectives.h"
 #include "mt/Runtime/Comm/OverlappedReduction.h"
 #include "mt/Runtime/Training/StageExecutor.h"
 #include "mt/Runtime/Training/StepStats.h"
@@ -37,6 +38,9 @@ public:
   void allowOverlap(bool on) { overlapAllowed_ = on; }
   /// The GPU the accumulators live on (null on the CPU).
   void setGpu(CudaBackend *gpu) { gpu_ = gpu; }
+  /// The tp and dp sums as NCCL calls through `nccl` (null: the host
+  /// transport). No reduction beside the backward then.
+  void runCollectivesOn(DeviceCollectives *nccl) { nccl_ = nccl; }
 
   /// Zeroes every accumulator: the start of a step.
   void zero();
@@ -52,6 +56,8 @@ public:
   bool reduce(std::string &error);
 
 private:
+  /// The stream NCCL queues on: the rank's, or none without a GPU.
+  void *stream() const;
   bool reducePartial(std::string &error);
   bool reduceTied(std::string &error);
   bool reduceDataParallel(std::string &error);
@@ -61,6 +67,7 @@ private:
   const RankPlace &place_;
   FunctionRunner &runner_;
   CudaBackend *gpu_ = nullptr;
+  DeviceCollectives *nccl_ = nullptr;
   bool distributed_ = false;
   bool overlapAllowed_ = true;
   std::unique_ptr<OverlappedReduction> overlap_;

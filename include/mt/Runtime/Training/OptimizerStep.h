@@ -13,6 +13,7 @@
 #define MT_RUNTIME_TRAINING_OPTIMIZERSTEP_H
 
 #include "mt/Runtime/Abi.h"
+#include "mt/Runtime/Comm/DeviceCollectives.h"
 #include "mt/Runtime/Training/LossScaler.h"
 #include "mt/Runtime/Training/LrSchedule.h"
 #include "mt/Runtime/Training/StageExecutor.h"
@@ -36,6 +37,12 @@ public:
                 FunctionRunner &runner)
       : buffers_(buffers), params_(params), place_(place), runner_(runner) {}
 
+  /// The distributed optimizer's gather of updated shards as NCCL calls
+  /// through `nccl` (null: the host transport), staged in `gpu`'s memory.
+  void runCollectivesOn(DeviceCollectives *nccl, CudaBackend *gpu) {
+    nccl_ = nccl;
+    gpu_ = gpu;
+  }
   /// The plan's optimizer, learning-rate schedule and loss scaling.
   void configure(const plan::Config &config);
   /// The scale the step's losses are multiplied by (1 without scaling).
@@ -64,6 +71,8 @@ private:
   const ParameterStore &params_;
   const RankPlace &place_;
   FunctionRunner &runner_;
+  DeviceCollectives *nccl_ = nullptr;
+  CudaBackend *gpu_ = nullptr;
   plan::Optimizer optimizer_;
   bool distributed_ = false;
   LrSchedule schedule_;

@@ -87,6 +87,10 @@ public:
   /// Whether collectives the plan starts ahead of their waits run on a
   /// thread of their own (CollectiveQueue) or whole where they start.
   void overlapTensorParallelComm(CollectiveOverlap mode) { functions_.overlapCollectives(mode); }
+  /// After load(): the collectives of compiled code run as NCCL calls on the
+  /// rank's stream (mt-run --collectives=nccl). Collective over the ranks;
+  /// false with `error` where NCCL cannot serve this plan or fails.
+  bool runCollectivesWithNccl(const NcclLibrary &nccl, std::string &error);
 
   /// Bytes of the saved activations this rank allocated: a set per
   /// micro-batch in flight on each stage that keeps its activations.
@@ -113,6 +117,8 @@ private:
   RankPlace place_;
   // Declared before the buffers: it holds the GPU their memory is on.
   CompiledFunctions functions_{buffers_, place_};
+  // After the functions, so NCCL's communicators go before the GPU does.
+  std::unique_ptr<DeviceCollectives> nccl_;
   BufferStore buffers_;
   ParameterStore params_;
   StageExecutor executor_{functions_, buffers_, place_};

@@ -37,6 +37,8 @@ struct TrainingRunOptions {
   bool measureArena = false;
   bool overlapGradReduce = true;
   CollectiveOverlap overlapTpComm = CollectiveOverlap::Auto;
+  /// --collectives=nccl: compiled code's collectives as NCCL calls.
+  bool ncclCollectives = false;
   bool profile = false;
   double peakBandwidth = 0, peakTflops = 0; // 0: the device's known peaks
   /// --report-kernels: the run counts on the stand-in runtime (mt-run
