@@ -85,7 +85,98 @@ std::unique_ptr<DeviceCollectives> DeviceCollectives::open(const NcclLibrary &nc
   return d;
 }
 
+bool DeviceCollectives::openPipeline(int64_t numStages, int64_t worldSize, int64_t rank,
+                                     const std::function<int64_t(int64_t)> &stageRank,
+                                     std::string &error) {
+  for (int64_t b = 0; b + 1 < numStages; ++b) {
+    int64_t from = stageRank(b), to = stageRank(b + 1);
+    bool member = rank == from || rank == to;
+    nccl::Comm comm = nullptr;
+    // The pair's sender names it; the sender is index 0.
+    int color = member ? static_cast<int>(b * worldSize + from) : nccl::kSplitNoColor;
+    if (!check(nccl_.api().CommSplit(world_, color, rank == from ? 0 : 1, &comm, nullptr), world_,
+               "ncclCommSplit for pipeline boundary " + std::to_string(b), error))
+      return false;
+    if (member)
+      boundaries_[b] = Boundary{comm, rank == from ? 1 : 0};
+  }
+  return true;
+}
+
+bool DeviceCollectives::send(int64_t boundary, const void *data, int64_t count, ElementType type,
+                             CudaBackend *gpu, const std::string &what, std::string &error) {
+  size_t bytes = static_cast<size_t>(count * elementBytes(type));
+  unsigned char *copy = nullptr;
+  if (gpu) {
+    copy = static_cast<unsigned char *>(gpu->allocate(bytes, error));
+    if (!copy) {
+      error = what + ": no GPU memory for the message's copy: " + error;
+      return false;
+    }
+  } else {
+    hostCopies_.emplace_back(bytes);
+    copy = hostCopies_.back().data();
+  }
+  // The compiled function that wrote `data` has finished (the runner waits
+  // for the GPU after each call), and the next may overwrite it.
+  std::memcpy(copy, data, bytes);
+  queued_.push_back(Queued{boundary, copy, count, type, what});
+  return true;
+}
+
+bool DeviceCollectives::recv(int64_t boundary, void *data, int64_t count, ElementType type,
+                             CudaBackend *gpu, const std::string &what, std::string &error) {
+  Queued in{boundary, nullptr, count, type, what};
+  return exchange(&in, data, gpu, error);
+}
+
+bool DeviceCollectives::flush(CudaBackend *gpu, std::string &error) {
+  return queued_.empty() || exchange(nullptr, nullptr, gpu, error);
+}
+
+bool DeviceCollectives::exchange(const Queued *recv, void *into, CudaBackend *gpu,
+                                 std::string &error) {
+  const nccl::Api &api = nccl_.api();
+  void *stream = gpu ? gpu->stream() : nullptr;
+  std::vector<Queued> sends;
+  sends.swap(queued_);
+  auto boundaryOf = [&](const Queued &q) -> const Boundary * {
+    auto it = boundaries_.find(q.boundary);
+    if (it == boundaries_.end() && error.empty())
+      error = q.what + ": this rank holds no side of pipeline boundary " +
+              std::to_string(q.boundary);
+    return it == boundaries_.end() ? nullptr : &it->second;
+  };
+  bool ok = check(api.GroupStart(), nullptr, "ncclGroupStart", error);
+  for (const Queued &q : sends)
+    if (const Boundary *b = ok ? boundaryOf(q) : nullptr)
+      ok = check(api.Send(q.staged, static_cast<size_t>(q.count), ncclType(q.type), b->peer,
+                          b->comm, stream),
+                 b->comm, q.what, error);
+    else
+      ok = false;
+  if (recv && ok) {
+    const Boundary *b = boundaryOf(*recv);
+    ok = b && check(api.Recv(into, static_cast<size_t>(recv->count), ncclType(recv->type),
+                             b->peer, b->comm, stream),
+                    b->comm, recv->what, error);
+  }
+  // The group ends even after a failure inside it, so NCCL's state stays whole.
+  ok = check(api.GroupEnd(), nullptr, recv ? recv->what : "the pipeline's sends", error) && ok;
+  // The host reads a received activation next (and frees the copies sent).
+  if (gpu) {
+    ok = gpu->synchronize(error) && ok;
+    for (const Queued &q : sends)
+      gpu->release(q.staged);
+  }
+  hostCopies_.clear();
+  return ok;
+}
+
 DeviceCollectives::~DeviceCollectives() {
+  for (auto &[b, boundary] : boundaries_)
+    if (boundary.comm)
+      nccl_.api().CommDestroy(boundary.comm);
   for (auto &[mask, comm] : byMask_)
     if (comm)
       nccl_.api().CommDestroy(comm);

@@ -187,15 +187,14 @@ bool StageExecutor::evaluate(const MicroBatch &batch, int64_t index, double loss
                              std::string &error) {
   if (!setBatch(batch, 0, index, lossScale, error))
     return false;
-  Communicator *comm = place_.comm;
   for (const LocalStage &st : stages_) {
     int64_t k = st.index;
     std::string what = "evaluation activation into stage ";
     if (k > 0) {
       Buffer &in = stageBuffer(st, buffers::kStageInput);
-      if (!comm->recv(place_.stageRank(k - 1), kEvalChannelBase + static_cast<int>(k - 1),
-                      in.data(), in.numElements(), stageType(st, buffers::kStageInput),
-                      what + std::to_string(k), error))
+      if (!recvFromStage(k - 1, place_.stageRank(k - 1), kEvalChannelBase + static_cast<int>(k - 1),
+                         in, stageType(st, buffers::kStageInput), what + std::to_string(k),
+                         error))
         return false;
     }
     if (!runner_.call(st.eval ? *st.eval : *st.forward, error))
@@ -204,13 +203,14 @@ bool StageExecutor::evaluate(const MicroBatch &batch, int64_t index, double loss
       addLastStage(sums);
     } else {
       Buffer &out = stageBuffer(st, buffers::kStageOutput);
-      if (!comm->send(place_.stageRank(k + 1), kEvalChannelBase + static_cast<int>(k), out.data(),
-                      out.numElements(), stageType(st, buffers::kStageOutput),
-                      what + std::to_string(k + 1), error))
+      if (!sendToStage(k, place_.stageRank(k + 1), kEvalChannelBase + static_cast<int>(k), out,
+                       stageType(st, buffers::kStageOutput), what + std::to_string(k + 1),
+                       error))
         return false;
     }
   }
-  return true;
+  // Each evaluation's messages go before the next batch's.
+  return !nccl_ || nccl_->flush(gpu_, error);
 }
 
 } // namespace mt

@@ -77,7 +77,22 @@ bool StageExecutor::runPipeline(int64_t iteration, const std::vector<MicroBatch>
     if (!ran)
       return false;
   }
-  return true;
+  // The step's last messages, before anything waits on another group.
+  return !nccl_ || nccl_->flush(gpu_, error);
+}
+
+bool StageExecutor::sendToStage(int64_t boundary, int64_t peer, int channel, Buffer &b,
+                                ElementType type, const std::string &what, std::string &error) {
+  if (nccl_)
+    return nccl_->send(boundary, b.data(), b.numElements(), type, gpu_, what, error);
+  return place_.comm->send(peer, channel, b.data(), b.numElements(), type, what, error);
+}
+
+bool StageExecutor::recvFromStage(int64_t boundary, int64_t peer, int channel, Buffer &b,
+                                  ElementType type, const std::string &what, std::string &error) {
+  if (nccl_)
+    return nccl_->recv(boundary, b.data(), b.numElements(), type, gpu_, what, error);
+  return place_.comm->recv(peer, channel, b.data(), b.numElements(), type, what, error);
 }
 
 bool StageExecutor::runForward(const PipelineOp &op, InFlight &inFlight, std::string &error) {
@@ -85,13 +100,12 @@ bool StageExecutor::runForward(const PipelineOp &op, InFlight &inFlight, std::st
   const LocalStage &st = stages_[chunk];
   int64_t k = st.index, i = op.microBatch;
   std::string micro = " (micro-batch " + std::to_string(i) + ")";
-  Communicator *comm = place_.comm;
   TimelineEntry entry{place_.ppIndex, op, 0, 0};
   if (k > 0) {
     Buffer &in = stageBuffer(st, buffers::kStageInput);
     ElementType t = stageType(st, buffers::kStageInput);
-    if (!comm->recv(place_.stageRank(k - 1), activationChannel(k - 1), in.data(), in.numElements(),
-                    t, "activation into stage " + std::to_string(k) + micro, error))
+    if (!recvFromStage(k - 1, place_.stageRank(k - 1), activationChannel(k - 1), in, t,
+                       "activation into stage " + std::to_string(k) + micro, error))
       return false;
     auto *bytes = static_cast<unsigned char *>(in.data());
     if (st.saved.empty())
@@ -117,9 +131,9 @@ bool StageExecutor::runForward(const PipelineOp &op, InFlight &inFlight, std::st
   entry.end = now();
   timeline_.push_back(entry);
   Buffer &out = stageBuffer(st, buffers::kStageOutput);
-  return comm->send(place_.stageRank(k + 1), activationChannel(k), out.data(), out.numElements(),
-                    stageType(st, buffers::kStageOutput),
-                    "activation into stage " + std::to_string(k + 1) + micro, error);
+  return sendToStage(k, place_.stageRank(k + 1), activationChannel(k), out,
+                     stageType(st, buffers::kStageOutput),
+                     "activation into stage " + std::to_string(k + 1) + micro, error);
 }
 
 bool StageExecutor::runBackward(const PipelineOp &op, bool lastOfChunk, InFlight &inFlight,
@@ -128,13 +142,12 @@ bool StageExecutor::runBackward(const PipelineOp &op, bool lastOfChunk, InFlight
   const LocalStage &st = stages_[chunk];
   int64_t k = st.index, i = op.microBatch;
   std::string micro = " (micro-batch " + std::to_string(i) + ")";
-  Communicator *comm = place_.comm;
   TimelineEntry entry{place_.ppIndex, op, 0, 0};
   if (!place_.isLastStage(k)) {
     Buffer &g = stageBuffer(st, buffers::kStageOutputGrad);
-    if (!comm->recv(place_.stageRank(k + 1), gradientChannel(k), g.data(), g.numElements(),
-                    stageType(st, buffers::kStageOutputGrad),
-                    "gradient out of stage " + std::to_string(k + 1) + micro, error))
+    if (!recvFromStage(k, place_.stageRank(k + 1), gradientChannel(k), g,
+                       stageType(st, buffers::kStageOutputGrad),
+                       "gradient out of stage " + std::to_string(k + 1) + micro, error))
       return false;
   }
   SavedSet set;
@@ -173,9 +186,9 @@ bool StageExecutor::runBackward(const PipelineOp &op, bool lastOfChunk, InFlight
   if (k == 0)
     return true;
   Buffer &g = stageBuffer(st, buffers::kStageInputGrad);
-  return comm->send(place_.stageRank(k - 1), gradientChannel(k - 1), g.data(), g.numElements(),
-                    stageType(st, buffers::kStageInputGrad),
-                    "gradient out of stage " + std::to_string(k) + micro, error);
+  return sendToStage(k - 1, place_.stageRank(k - 1), gradientChannel(k - 1), g,
+                     stageType(st, buffers::kStageInputGrad),
+                     "gradient out of stage " + std::to_string(k) + micro, error);
 }
 
 bool StageExecutor::gatherTimeline(std::vector<TimelineEntry> &out, std::string &error) {

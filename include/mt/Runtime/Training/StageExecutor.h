@@ -46,6 +46,13 @@ public:
   /// parameters they hold (each gradient accumulated exactly once).
   bool build(const plan::Plan &plan, const ParameterStore &params, std::string &error);
   const std::vector<LocalStage> &stages() const { return stages_; }
+  /// The messages between stages as NCCL sends and receives through
+  /// `nccl`'s pipeline communicators (null: the host transport), the copies
+  /// in flight in `gpu`'s memory.
+  void runPipelineOn(DeviceCollectives *nccl, CudaBackend *gpu) {
+    nccl_ = nccl;
+    gpu_ = gpu;
+  }
   /// The pipeline schedule of a step and, for each stage that keeps its
   /// activations, as many saved sets as the schedule holds in flight.
   bool allocateSaved(std::string &error);
@@ -103,6 +110,13 @@ private:
   bool runForward(const PipelineOp &op, InFlight &inFlight, std::string &error);
   bool runBackward(const PipelineOp &op, bool lastOfChunk, InFlight &inFlight, Sums &sums,
                    std::string &error);
+  /// A message between neighbouring stages over `boundary` (between stages
+  /// b and b + 1): NCCL's with runPipelineOn, else the host transport's on
+  /// `channel`.
+  bool sendToStage(int64_t boundary, int64_t peer, int channel, Buffer &b, ElementType type,
+                   const std::string &what, std::string &error);
+  bool recvFromStage(int64_t boundary, int64_t peer, int channel, Buffer &b, ElementType type,
+                     const std::string &what, std::string &error);
   /// This stage's buffer of `kind` (kStageInput, ...), and how it crosses ranks.
   Buffer &stageBuffer(const LocalStage &st, std::string_view kind);
   ElementType stageType(const LocalStage &st, std::string_view kind) const;
@@ -118,6 +132,8 @@ private:
   std::vector<TimelineEntry> timeline_; // this rank's passes in the last step
   int64_t savedBytes_ = 0;
   std::function<void(const LocalStage &)> lastBackward_;
+  DeviceCollectives *nccl_ = nullptr;
+  CudaBackend *gpu_ = nullptr;
 };
 
 } // namespace mt
