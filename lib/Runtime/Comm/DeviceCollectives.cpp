@@ -147,22 +147,25 @@ bool DeviceCollectives::exchange(const Queued *recv, void *into, CudaBackend *gp
               std::to_string(q.boundary);
     return it == boundaries_.end() ? nullptr : &it->second;
   };
+  // NCCL's words for a failed group are in the communicator that failed.
+  nccl::Comm last = nullptr;
   bool ok = check(api.GroupStart(), nullptr, "ncclGroupStart", error);
-  for (const Queued &q : sends)
-    if (const Boundary *b = ok ? boundaryOf(q) : nullptr)
-      ok = check(api.Send(q.staged, static_cast<size_t>(q.count), ncclType(q.type), b->peer,
-                          b->comm, stream),
-                 b->comm, q.what, error);
-    else
-      ok = false;
+  for (const Queued &q : sends) {
+    const Boundary *b = ok ? boundaryOf(q) : nullptr;
+    ok = b && check(api.Send(q.staged, static_cast<size_t>(q.count), ncclType(q.type), b->peer,
+                             b->comm, stream),
+                    b->comm, q.what, error);
+    last = b ? b->comm : last;
+  }
   if (recv && ok) {
     const Boundary *b = boundaryOf(*recv);
     ok = b && check(api.Recv(into, static_cast<size_t>(recv->count), ncclType(recv->type),
                              b->peer, b->comm, stream),
                     b->comm, recv->what, error);
+    last = b ? b->comm : last;
   }
   // The group ends even after a failure inside it, so NCCL's state stays whole.
-  ok = check(api.GroupEnd(), nullptr, recv ? recv->what : "the pipeline's sends", error) && ok;
+  ok = check(api.GroupEnd(), last, recv ? recv->what : "the pipeline's sends", error) && ok;
   // The host reads a received activation next (and frees the copies sent).
   if (gpu) {
     ok = gpu->synchronize(error) && ok;

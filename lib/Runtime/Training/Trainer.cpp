@@ -47,6 +47,9 @@ bool Trainer::runCollectivesWithNccl(const NcclLibrary &nccl, std::string &error
             "mpirun, or use --collectives=host)";
     return false;
   }
+  // NCCL takes the device current on the calling thread.
+  if (functions_.gpu() && !functions_.gpu()->bindThread(error))
+    return false;
   nccl_ = DeviceCollectives::open(nccl, place_.comm, place_.mesh, place_.rank, error);
   if (!nccl_)
     return false;
