@@ -1,5 +1,6 @@
 //===- CommunicatorTest.cpp - collectives over rank threads ----------------===//
 #include "mt/Runtime/Comm/Communicator.h"
+#include "mt/Runtime/Comm/MpiTransport.h"
 #include "mt/Runtime/Comm/ThreadTransport.h"
 
 #include <gtest/gtest.h>
@@ -199,3 +200,20 @@ TEST(Communicator, NonMemberIsRefused) {
 }
 
 } // namespace
+
+// The GPU of a process under mpirun or srun is its index on its machine, as
+// the launcher says it (Open MPI's first, then MPICH's, then Slurm's).
+TEST(MpiTransport, LocalRankFromTheLaunchersEnvironment) {
+  const char *vars[] = {"OMPI_COMM_WORLD_LOCAL_RANK", "MPI_LOCALRANKID", "SLURM_LOCALID"};
+  for (const char *v : vars)
+    unsetenv(v);
+  EXPECT_EQ(MpiTransport::localRank(), -1);
+  setenv("SLURM_LOCALID", "3", 1);
+  EXPECT_EQ(MpiTransport::localRank(), 3);
+  setenv("OMPI_COMM_WORLD_LOCAL_RANK", "1", 1);
+  EXPECT_EQ(MpiTransport::localRank(), 1);
+  setenv("OMPI_COMM_WORLD_LOCAL_RANK", "one", 1);
+  EXPECT_EQ(MpiTransport::localRank(), 3); // not a number: the next launcher's word
+  for (const char *v : vars)
+    unsetenv(v);
+}

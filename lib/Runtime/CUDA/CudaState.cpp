@@ -35,8 +35,10 @@ Device &device() {
     if ((r = cuDeviceGetCount(&count)) != CUDA_SUCCESS)
       return fail("cuDeviceGetCount", r);
     if (ordinal < 0 || ordinal >= count) {
-      d.failure = "MT_CUDA_DEVICE=" + std::to_string(ordinal) + " but the driver sees " +
-                  std::to_string(count) + " GPU(s)";
+      d.failure = "GPU " + std::to_string(ordinal) +
+                  " asked for (MT_CUDA_DEVICE; under mpirun or srun, the process's local rank "
+                  "unless set) but the driver sees " +
+                  std::to_string(count) + " GPU(s): more ranks on this machine than GPUs?";
       return;
     }
     if ((r = cuDeviceGet(&d.device, ordinal)) != CUDA_SUCCESS)

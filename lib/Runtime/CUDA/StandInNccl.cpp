@@ -384,6 +384,11 @@ Result ncclCommInitRank(Comm *comm, int ranks, UniqueId id, int rank) {
     return fail(nullptr, InvalidArgument,
                 "ncclCommInitRank: rank " + std::to_string(rank) + " of " + std::to_string(ranks));
   std::string key(id.internal, strnlen(id.internal, sizeof id.internal));
+  int maker = 0;
+  if (std::sscanf(key.c_str(), "mt-nccl-standin:%d:", &maker) != 1 || maker != getpid())
+    return fail(nullptr, InvalidUsage,
+                "ncclCommInitRank: the id was made by another process (" + key +
+                    "); the stand-in NCCL joins the rank threads of one process only");
   std::unique_lock<std::mutex> lock(registryMutex);
   std::shared_ptr<Clique> &slot = pending[key];
   if (!slot)

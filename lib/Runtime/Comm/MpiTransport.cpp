@@ -23,6 +23,17 @@ bool MpiTransport::launchedByMpi() {
   return false;
 }
 
+int MpiTransport::localRank() {
+  for (const char *v : {"OMPI_COMM_WORLD_LOCAL_RANK", "MPI_LOCALRANKID", "SLURM_LOCALID"})
+    if (const char *text = std::getenv(v)) {
+      char *end = nullptr;
+      long local = std::strtol(text, &end, 10);
+      if (end != text && *end == '\0' && local >= 0 && local < (1L << 20))
+        return static_cast<int>(local);
+    }
+  return -1;
+}
+
 std::unique_ptr<MpiTransport> MpiTransport::create(std::string &error) {
   int provided = 0;
   if (MPI_Init_thread(nullptr, nullptr, MPI_THREAD_MULTIPLE, &provided) != MPI_SUCCESS) {

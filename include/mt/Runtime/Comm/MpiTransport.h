@@ -22,6 +22,10 @@ class MpiTransport : public Transport {
 public:
   /// True when this process was started by an MPI launcher (mpirun, srun).
   static bool launchedByMpi();
+  /// This process's index among the launcher's processes on its machine
+  /// (Open MPI, MPICH/Hydra, Slurm), or -1 when the launcher does not say:
+  /// the GPU a process of a CUDA plan takes.
+  static int localRank();
   /// Initializes MPI; false with `error` when it cannot.
   static std::unique_ptr<MpiTransport> create(std::string &error);
   ~MpiTransport() override;
