@@ -1,5 +1,6 @@
 //===- ParallelReport.cpp - what each rank of a plan holds and sends -------===//
 #include "mt/Plan/ParallelReport.h"
+#include "mt/Plan/LinkTraffic.h"
 #include "mt/Plan/PlanEnums.h"
 #include "mt/Plan/PlanFile.h"
 
@@ -95,15 +96,22 @@ bool bubbleLine(int64_t pp, int64_t v, int64_t micro, std::string &out, std::str
   return true;
 }
 
-/// Collectives in the compiled code of pipeline rank `s`, "kind over axes"
-/// -> (calls, ring bytes) per step: the stage's forward (pipelined, not
-/// last) and training step run once per micro-batch, the rest once per step.
-std::map<std::string, std::pair<int64_t, double>> compiledCollectives(const plan::Plan &plan,
-                                                                      int64_t s, int64_t pp,
-                                                                      int64_t dp, int64_t tp,
-                                                                      int64_t micro) {
+/// A kind of collective in the compiled code: calls and ring bytes per
+/// step, and its mesh axes (bit 0 pp, 1 dp, 2 tp).
+struct CompiledVolume {
+  int64_t calls = 0;
+  double bytes = 0;
+  int64_t mask = 0;
+};
+
+/// Collectives in the compiled code of pipeline rank `s`, by "kind over
+/// axes", per step: the stage's forward (pipelined, not last) and training
+/// step run once per micro-batch, the rest once per step.
+std::map<std::string, CompiledVolume> compiledCollectives(const plan::Plan &plan, int64_t s,
+                                                          int64_t pp, int64_t dp, int64_t tp,
+                                                          int64_t micro) {
   int64_t stages = plan.stages_size() ? plan.stages_size() : 1;
-  std::map<std::string, std::pair<int64_t, double>> compiled;
+  std::map<std::string, CompiledVolume> compiled;
   for (int64_t k = s; k < stages; k += pp)
     for (const plan::Function &f : plan.functions()) {
       if (f.stage() != k || f.role() == plan::Function::EVAL)
@@ -114,18 +122,20 @@ std::map<std::string, std::pair<int64_t, double>> compiledCollectives(const plan
         continue;
       int64_t times = perMicroBatch ? micro : 1;
       for (const plan::CollectiveVolume &cv : f.collectives()) {
-        int64_t n = 1;
+        int64_t n = 1, mask = 0;
         std::string over;
         for (int axis : cv.axes()) {
           n *= axis == plan::TP ? tp : axis == plan::DP ? dp : axis == plan::PP ? pp : 1;
+          mask |= axis == plan::TP ? 4 : axis == plan::DP ? 2 : axis == plan::PP ? 1 : 0;
           over += (over.empty() ? "" : "+") + std::string(nameOf(plan::MeshAxis(axis)));
         }
         std::string kind(nameOf(cv.kind()));
         std::replace(kind.begin(), kind.end(), '_', '-');
-        auto &[calls, bytes] = compiled[kind + " over " + over];
-        calls += cv.calls() * times;
-        bytes +=
+        CompiledVolume &v = compiled[kind + " over " + over];
+        v.calls += cv.calls() * times;
+        v.bytes +=
             ringBytes(cv.kind(), static_cast<double>(cv.bytes()), n) * static_cast<double>(times);
+        v.mask = mask;
       }
     }
   return compiled;
@@ -164,7 +174,8 @@ void addSharedGradientBytes(const plan::Plan &plan, int64_t k,
       }
 }
 
-bool parallelReport(const plan::Plan &plan, std::string &out, std::string &error) {
+bool parallelReport(const plan::Plan &plan, std::string &out, std::string &error,
+                    int64_t gpusPerNode) {
   const plan::Config &c = plan.config();
   const plan::Parallelism &par = c.parallel();
   int64_t pp = std::max<int64_t>(par.pipeline_parallel_size(), 1);
@@ -217,14 +228,24 @@ bool parallelReport(const plan::Plan &plan, std::string &out, std::string &error
   for (int64_t s = 0; s < pp; ++s) {
     int64_t params = 0, p2p = 0, tied = 0, partial = 0;
     std::string held;
+    // The stage's first rank; its pipeline peers share its dp and tp place.
+    int64_t first = s * dp * tp;
+    LinkTraffic links(std::max<int64_t>(gpusPerNode, 1));
+    auto stageRank = [&](int64_t k) { return (k % pp) * dp * tp; };
     for (int64_t k = s; k < stages; k += pp) {
       params += paramBytes[static_cast<size_t>(k)];
       held += (held.empty() ? "" : ", ") + std::to_string(k);
       // Forward activations out and gradients back, per micro-batch.
-      if (k + 1 < stages)
+      if (k + 1 < stages) {
         p2p += actBytes[static_cast<size_t>(k)] * micro;
-      if (k > 0)
+        links.add("pipeline send/recv", {first, stageRank(k + 1)},
+                  static_cast<double>(actBytes[static_cast<size_t>(k)] * micro));
+      }
+      if (k > 0) {
         p2p += actBytes[static_cast<size_t>(k - 1)] * micro;
+        links.add("pipeline send/recv", {first, stageRank(k - 1)},
+                  static_cast<double>(actBytes[static_cast<size_t>(k - 1)] * micro));
+      }
       addSharedGradientBytes(plan, k, byName, holders, tp, partial, tied);
     }
     // Ring-equivalent volumes: all-reduce 2(n-1)/n, reduce-scatter and
@@ -233,8 +254,17 @@ bool parallelReport(const plan::Plan &plan, std::string &out, std::string &error
     double dpBytes = 2 * ring * static_cast<double>(params); // the same for both schemes
     double optimizerState = 2.0 * static_cast<double>(params) /
                             static_cast<double>(par.distributed_optimizer() ? dp : 1);
-    std::map<std::string, std::pair<int64_t, double>> compiled =
+    std::map<std::string, CompiledVolume> compiled =
         compiledCollectives(plan, s, pp, dp, tp, micro);
+    links.add("data-parallel", meshGroup(first, pp, dp, tp, 2), dpBytes);
+    // The tied copies' all-reduce joins the first and the last stage.
+    links.add("tied-embedding", {first, stageRank(0), stageRank(stages - 1)},
+              static_cast<double>(tied));
+    if (partial)
+      links.add("sequence-parallel gradients", meshGroup(first, pp, dp, tp, 4),
+                ringBytes(plan::CollectiveVolume::ALL_REDUCE, static_cast<double>(partial), tp));
+    for (auto &[what, volume] : compiled)
+      links.add(what, meshGroup(first, pp, dp, tp, volume.mask), volume.bytes);
     r << "  pipeline stage " << s << " (virtual stages " << held << "): parameters "
       << megabytes(static_cast<double>(params)) << ", gradients "
       << megabytes(static_cast<double>(params)) << ", optimizer state " << megabytes(optimizerState)
@@ -254,12 +284,14 @@ bool parallelReport(const plan::Plan &plan, std::string &out, std::string &error
       r << "    collectives in the compiled step:";
       const char *sep = " ";
       for (auto &[what, volume] : compiled) {
-        r << sep << what << " " << megabytes(volume.second) << " (" << volume.first << " calls)";
+        r << sep << what << " " << megabytes(volume.bytes) << " (" << volume.calls << " calls)";
         sep = ", ";
-        total += volume.second;
+        total += volume.bytes;
       }
       r << "; total " << megabytes(total) << "\n";
     }
+    if (gpusPerNode > 0)
+      r << "    by link, " << gpusPerNode << " GPUs a node: " << links.describe() << "\n";
   }
   out = r.str();
   return true;

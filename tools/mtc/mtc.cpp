@@ -196,6 +196,12 @@ static cl::opt<bool> reportParallel(
              "pipeline bubble (with or without -o)"),
     cl::init(false), cl::cat(parallelCategory));
 
+static cl::opt<int64_t> gpusPerNode(
+    "gpus-per-node",
+    cl::desc("with --report-parallel: split each stage's sends into those inside a node of this "
+             "many GPUs and those across nodes (ranks fill nodes in mesh order, tp fastest)"),
+    cl::init(0), cl::cat(parallelCategory));
+
 static cl::opt<bool> reportMemory(
     "report-memory",
     cl::desc("print, per rank, the bytes of parameters, gradients, optimizer state and "
@@ -445,7 +451,7 @@ static bool reportPlan(ModuleOp module, ModuleOp parsed, const mt::plan::Plan &p
   std::string error;
   if (reportParallel) {
     std::string report;
-    if (!mt::parallelReport(plan, report, error))
+    if (!mt::parallelReport(plan, report, error, gpusPerNode))
       return fail(error), false;
     llvm::outs() << report;
   }
@@ -484,6 +490,8 @@ int main(int argc, char **argv) {
   mt::CodeTarget code;
   if (!settingsFromFlags(settings, code))
     return 1;
+  if (gpusPerNode < 0 || (gpusPerNode.getNumOccurrences() && !reportParallel))
+    return fail("--gpus-per-node takes a positive number of GPUs and goes with --report-parallel");
   std::string error;
   auto file = openInputFile(inputFilename, &error);
   if (!file)

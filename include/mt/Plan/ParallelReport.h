@@ -23,7 +23,10 @@ namespace mt {
 /// names an unknown parameter.
 bool stageParameterBytes(const plan::Plan &plan, std::vector<int64_t> &bytes, std::string &error);
 
-bool parallelReport(const plan::Plan &plan, std::string &out, std::string &error);
+/// With `gpusPerNode` > 0, each stage's sends are also split by link: inside
+/// a node of that many GPUs or across nodes (ranks fill nodes in mesh order).
+bool parallelReport(const plan::Plan &plan, std::string &out, std::string &error,
+                    int64_t gpusPerNode = 0);
 
 } // namespace mt
 
