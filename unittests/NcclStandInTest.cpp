@@ -11,6 +11,7 @@
 
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <cstdlib>
 #include <cstring>
 #include <functional>
@@ -198,6 +199,27 @@ TEST(NcclStandIn, AbortWakesAWaitingReceive) {
     EXPECT_EQ(async, nccl::RemoteError);
     EXPECT_NE(std::string(api.GetLastError(comm)).find("aborted"), std::string::npos);
   });
+}
+
+TEST(NcclStandIn, ARoundLeftUnfinishedFailsTheLateRank) {
+  setenv("MT_NCCL_STANDIN_TIMEOUT", "1", 1);
+  std::vector<nccl::Result> results(2);
+  std::vector<std::string> errors(2);
+  onRanks(2, [&](int rank, nccl::Comm comm) {
+    const nccl::Api &api = standIn().api();
+    float v = 1;
+    // Rank 1 comes after rank 0 gave up waiting: it must not run the round
+    // with rank 0's buffers, which are gone.
+    if (rank == 1)
+      std::this_thread::sleep_for(std::chrono::milliseconds(1500));
+    results[rank] = api.AllReduce(&v, &v, 1, nccl::Float32, nccl::Sum, comm, nullptr);
+    errors[rank] = api.GetLastError(comm);
+  });
+  setenv("MT_NCCL_STANDIN_TIMEOUT", "20", 1);
+  EXPECT_EQ(results[0], nccl::RemoteError);
+  EXPECT_EQ(results[1], nccl::RemoteError);
+  EXPECT_NE(errors[1].find("rank 0 left a ncclAllReduce unfinished"), std::string::npos)
+      << errors[1];
 }
 
 TEST(NcclLibrary, SaysWhatItTriedWhenNcclIsMissing) {

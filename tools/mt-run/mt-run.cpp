@@ -108,10 +108,12 @@ int runUnderMpi(const Options &o, const mt::plan::Plan &plan, int64_t ranks) {
       fail(message);
     return 1;
   }
-  // One process per GPU: the process's index on its machine picks it,
-  // unless MT_CUDA_DEVICE says which.
-  if (int local = mt::MpiTransport::localRank(); local >= 0 && !std::getenv("MT_CUDA_DEVICE"))
-    setenv("MT_CUDA_DEVICE", std::to_string(local).c_str(), 1);
+  // One process per GPU: the process's index on its machine picks one of
+  // the GPUs it sees (the CUDA runtime takes it modulo their number, so a
+  // launcher that gives each task one GPU works too) unless MT_CUDA_DEVICE
+  // says which.
+  if (int local = mt::MpiTransport::localRank(); local >= 0)
+    setenv("MT_CUDA_LOCAL_RANK", std::to_string(local).c_str(), 1);
   mt::Communicator comm(*mpi, o.commTimeout);
   int rc = runRank(o, plan, comm);
   if (rc == 1) // an error; a run stopped by SIGTERM/SIGINT exits with 128 + the signal

@@ -28,17 +28,21 @@ Device &device() {
     CUresult r = cuInit(0);
     if (r != CUDA_SUCCESS)
       return fail("cuInit", r);
-    int ordinal = 0;
-    if (const char *chosen = std::getenv("MT_CUDA_DEVICE"))
-      ordinal = std::atoi(chosen);
     int count = 0;
     if ((r = cuDeviceGetCount(&count)) != CUDA_SUCCESS)
       return fail("cuDeviceGetCount", r);
+    // MT_CUDA_DEVICE picks; else under mpirun or srun the process's local
+    // rank (mt-run's MT_CUDA_LOCAL_RANK) among the GPUs it sees.
+    int ordinal = 0;
+    const char *chosen = std::getenv("MT_CUDA_DEVICE");
+    const char *local = std::getenv("MT_CUDA_LOCAL_RANK");
+    if (chosen)
+      ordinal = std::atoi(chosen);
+    else if (local && count > 0)
+      ordinal = std::atoi(local) % count;
     if (ordinal < 0 || ordinal >= count) {
-      d.failure = "GPU " + std::to_string(ordinal) +
-                  " asked for (MT_CUDA_DEVICE; under mpirun or srun, the process's local rank "
-                  "unless set) but the driver sees " +
-                  std::to_string(count) + " GPU(s): more ranks on this machine than GPUs?";
+      d.failure = "MT_CUDA_DEVICE=" + std::to_string(ordinal) + " but the driver sees " +
+                  std::to_string(count) + " GPU(s)";
       return;
     }
     if ((r = cuDeviceGet(&d.device, ordinal)) != CUDA_SUCCESS)

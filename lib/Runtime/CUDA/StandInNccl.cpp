@@ -91,6 +91,9 @@ struct Clique {
   unsigned long long round = 0;
   Result outcome = Success;
   std::string outcomeText;
+  // Why a rank left a round unfinished (a timeout, an abort): the round
+  // cannot end, so every later call fails at once with this.
+  std::string broken;
   // Point to point: messages from one rank to another, in order.
   std::map<std::pair<int, int>, std::deque<std::shared_ptr<Message>>> mailboxes;
   // Initialization: the ranks that joined.
@@ -103,8 +106,9 @@ struct Clique {
 struct mt::nccl::CommState {
   std::shared_ptr<Clique> clique;
   int rank = 0;
-  bool aborted = false;
-  Result asyncError = Success;
+  // Set by ncclCommAbort and failures, possibly from another thread.
+  std::atomic<bool> aborted{false};
+  std::atomic<Result> asyncError{Success};
   std::string lastError;
 };
 
@@ -267,6 +271,8 @@ Result collective(Comm comm, Call call) {
     return fail(comm, InvalidUsage, std::string(kindName(call.kind)) + ": communicator aborted");
   Clique &clique = *comm->clique;
   std::unique_lock<std::mutex> lock(clique.mutex);
+  if (!clique.broken.empty())
+    return fail(comm, RemoteError, std::string(kindName(call.kind)) + ": " + clique.broken);
   unsigned long long round = clique.round;
   clique.calls[comm->rank] = call;
   if (++clique.arrived == clique.size) {
@@ -277,9 +283,15 @@ Result collective(Comm comm, Call call) {
     ++clique.round;
     clique.changed.notify_all();
   } else if (Result r = await(comm, lock, kindName(call.kind),
-                              [&] { return clique.round != round; });
-             r != Success) {
-    return r;
+                              [&] { return clique.round != round || !clique.broken.empty(); });
+             r != Success || clique.round == round) {
+    // Nobody may run this round with this rank's buffers any more.
+    if (clique.broken.empty())
+      clique.broken = "rank " + std::to_string(comm->rank) + " left a " + kindName(call.kind) +
+                      " unfinished: " + comm->lastError;
+    clique.changed.notify_all();
+    return r != Success ? r : fail(comm, RemoteError, std::string(kindName(call.kind)) + ": " +
+                                                          clique.broken);
   }
   // The next round cannot end before this rank joins it: the outcome is this one's.
   if (clique.outcome != Success)
@@ -445,7 +457,7 @@ Result ncclCommAbort(Comm comm) {
 }
 
 Result ncclCommGetAsyncError(Comm comm, Result *error) {
-  *error = comm ? comm->asyncError : Success;
+  *error = comm ? comm->asyncError.load() : Success;
   return Success;
 }
 

@@ -177,20 +177,24 @@ bool DeviceCollectives::exchange(const Queued *recv, void *into, CudaBackend *gp
 }
 
 DeviceCollectives::~DeviceCollectives() {
+  // After a failure, work still queued may wait forever on a peer that is
+  // gone; ncclCommDestroy would wait with it, ncclCommAbort does not.
+  auto close = failed_ ? nccl_.api().CommAbort : nccl_.api().CommDestroy;
   for (auto &[b, boundary] : boundaries_)
     if (boundary.comm)
-      nccl_.api().CommDestroy(boundary.comm);
+      close(boundary.comm);
   for (auto &[mask, comm] : byMask_)
     if (comm)
-      nccl_.api().CommDestroy(comm);
+      close(comm);
   if (world_)
-    nccl_.api().CommDestroy(world_);
+    close(world_);
 }
 
 bool DeviceCollectives::check(nccl::Result result, nccl::Comm comm, const std::string &what,
                               std::string &error) {
   if (result == nccl::Success)
     return true;
+  failed_ = true;
   if (error.empty())
     error = what + ": NCCL failed: " + nccl_.describe(result, comm);
   return false;

@@ -117,6 +117,10 @@ bool GradientSync::reduceDataParallel(std::string &error) {
     // Zero-padded to dp equal pieces; rank i keeps the sum of piece i.
     size_t paddedBytes = static_cast<size_t>(s * dp * bytes);
     if (nccl_) {
+      // The host copies the accumulator below: the tp sum queued before it
+      // must be done.
+      if (gpu_ && !gpu_->synchronize(error))
+        return false;
       if (!withStagingBuffer(
               gpu_, paddedBytes,
               [&](unsigned char *padded) {

@@ -39,6 +39,15 @@ bool Trainer::runCollectivesWithNccl(const NcclLibrary &nccl, std::string &error
             "plans' collectives use the host transport; compile with --target=cuda)";
     return false;
   }
+  // The stand-in works on host memory when called, not in stream order: a
+  // real GPU's kernels would not have written its inputs yet.
+  if (functions_.gpu() && nccl.isStandIn() &&
+      functions_.gpu()->device().rfind("stand-in", 0) != 0) {
+    error = "--collectives=nccl: " + nccl.path() +
+            " is the tests' stand-in NCCL, which cannot serve a real GPU (unset "
+            "MT_NCCL_LIBRARY to use libnccl.so.2)";
+    return false;
+  }
   // NCCL refuses two ranks of one communicator on one GPU.
   if (functions_.gpu() && !nccl.isStandIn() && place_.comm && place_.comm->size() > 1 &&
       place_.comm->transport().name() == "threads") {

@@ -90,6 +90,7 @@ private:
   nccl::Comm world_ = nullptr;
   std::map<int64_t, nccl::Comm> byMask_;
   std::map<int64_t, Boundary> boundaries_;
+  bool failed_ = false; // a call failed: the communicators are aborted, not waited for
   std::vector<Queued> queued_;
   std::vector<std::vector<unsigned char>> hostCopies_; // the copies without a GPU
 };
