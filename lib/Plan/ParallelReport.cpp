@@ -8,6 +8,7 @@
 #include "mt/Sharding/MeshShape.h"
 
 #include <algorithm>
+#include <array>
 #include <cstdio>
 #include <map>
 #include <sstream>
@@ -141,6 +142,22 @@ std::map<std::string, CompiledVolume> compiledCollectives(const plan::Plan &plan
   return compiled;
 }
 
+/// The collectives of the stage whose first rank is `first` by link: the
+/// data-parallel reduction, the tied copies' all-reduce (the first and the
+/// last stage), sequence-parallel gradient sums and the compiled ones.
+void addCollectiveLinks(LinkTraffic &links, int64_t first, const std::array<int64_t, 3> &mesh,
+                        int64_t lastStageRank, double dpBytes, int64_t tied, int64_t partial,
+                        const std::map<std::string, CompiledVolume> &compiled) {
+  auto [pp, dp, tp] = mesh;
+  links.add("data-parallel", meshGroup(first, pp, dp, tp, 2), dpBytes);
+  links.add("tied-embedding", {first, 0, lastStageRank}, static_cast<double>(tied));
+  if (partial)
+    links.add("sequence-parallel gradients", meshGroup(first, pp, dp, tp, 4),
+              ringBytes(plan::CollectiveVolume::ALL_REDUCE, static_cast<double>(partial), tp));
+  for (auto &[what, volume] : compiled)
+    links.add(what, meshGroup(first, pp, dp, tp, volume.mask), volume.bytes);
+}
+
 /// Bytes of virtual stage k's gradients reduced besides the data-parallel
 /// ones: sequence-parallel partial sums (`partial`) and tied copies (`tied`).
 void addSharedGradientBytes(const plan::Plan &plan, int64_t k,
@@ -256,15 +273,8 @@ bool parallelReport(const plan::Plan &plan, std::string &out, std::string &error
                             static_cast<double>(par.distributed_optimizer() ? dp : 1);
     std::map<std::string, CompiledVolume> compiled =
         compiledCollectives(plan, s, pp, dp, tp, micro);
-    links.add("data-parallel", meshGroup(first, pp, dp, tp, 2), dpBytes);
-    // The tied copies' all-reduce joins the first and the last stage.
-    links.add("tied-embedding", {first, stageRank(0), stageRank(stages - 1)},
-              static_cast<double>(tied));
-    if (partial)
-      links.add("sequence-parallel gradients", meshGroup(first, pp, dp, tp, 4),
-                ringBytes(plan::CollectiveVolume::ALL_REDUCE, static_cast<double>(partial), tp));
-    for (auto &[what, volume] : compiled)
-      links.add(what, meshGroup(first, pp, dp, tp, volume.mask), volume.bytes);
+    addCollectiveLinks(links, first, {pp, dp, tp}, stageRank(stages - 1), dpBytes, tied, partial,
+                       compiled);
     r << "  pipeline stage " << s << " (virtual stages " << held << "): parameters "
       << megabytes(static_cast<double>(params)) << ", gradients "
       << megabytes(static_cast<double>(params)) << ", optimizer state " << megabytes(optimizerState)
