@@ -151,7 +151,7 @@ TEST(NcclStandIn, GroupedSendsAndReceivesExchange) {
   onRanks(2, [&](int rank, nccl::Comm comm) {
     const nccl::Api &api = standIn().api();
     float out = static_cast<float>(10 + rank), in = 0;
-    // Both ranks send first: without the group each send would wait.
+    // Both ranks send first, in one group with the receive.
     ASSERT_EQ(api.GroupStart(), nccl::Success);
     ASSERT_EQ(api.Send(&out, 1, nccl::Float32, 1 - rank, comm, nullptr), nccl::Success);
     ASSERT_EQ(api.Recv(&in, 1, nccl::Float32, 1 - rank, comm, nullptr), nccl::Success);
@@ -159,6 +159,31 @@ TEST(NcclStandIn, GroupedSendsAndReceivesExchange) {
     received[rank] = in;
   });
   EXPECT_EQ(received, (std::vector<float>{11, 10}));
+}
+
+TEST(NcclStandIn, ASendOutsideAGroupGoesOnFromACopy) {
+  // As on a side stream nothing waits on: rank 0's two sends return before
+  // rank 1 receives, and each carries its data as it was when sent.
+  std::vector<float> received(2);
+  onRanks(2, [&](int rank, nccl::Comm comm) {
+    const nccl::Api &api = standIn().api();
+    if (rank == 0) {
+      float out = 1;
+      ASSERT_EQ(api.Send(&out, 1, nccl::Float32, 1, comm, nullptr), nccl::Success);
+      out = 2;
+      ASSERT_EQ(api.Send(&out, 1, nccl::Float32, 1, comm, nullptr), nccl::Success);
+      out = 3;
+      float done = 0;
+      ASSERT_EQ(api.Recv(&done, 1, nccl::Float32, 1, comm, nullptr), nccl::Success);
+      EXPECT_EQ(done, 9);
+      return;
+    }
+    for (float &r : received)
+      ASSERT_EQ(api.Recv(&r, 1, nccl::Float32, 0, comm, nullptr), nccl::Success);
+    float done = 9;
+    ASSERT_EQ(api.Send(&done, 1, nccl::Float32, 0, comm, nullptr), nccl::Success);
+  });
+  EXPECT_EQ(received, (std::vector<float>{1, 2}));
 }
 
 TEST(NcclStandIn, MismatchedCallsFailOnEveryRankNamingBoth) {

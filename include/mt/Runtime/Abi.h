@@ -167,6 +167,10 @@ MT_BLAS_GEMM_TYPES(MT_ABI_DECLARE_GEMM)
  *   alloc, free:     zeroed device memory the host can address
  *   sync:            waits for the thread's queued work; 0 on failure
  *   stream:          the calling thread's stream (a CUstream), for NCCL
+ *   side_stream:     the calling thread's side stream `index` (0..15),
+ *                    made on first use: work beside the thread's own
+ *                    (a pipeline communicator's NCCL sends); null if none
+ *   sync_stream:     waits for a stream's queued work; 0 on failure
  *   zero:            zeroes memory in order with the thread's kernels
  *   profile:         an MtAbiProfileMode
  *   profile_entries: snapshots the totals and counts their entries
@@ -186,6 +190,8 @@ enum MtAbiProfileMode {
   X(free, void, (void *pointer))                                                                   \
   X(sync, int, (char *error, size_t capacity))                                                     \
   X(stream, void *, (void))                                                                        \
+  X(side_stream, void *, (int index))                                                              \
+  X(sync_stream, int, (void *stream, char *error, size_t capacity))                                \
   X(zero, void, (void *pointer, size_t bytes))                                                     \
   X(profile, void, (int mode))                                                                     \
   X(profile_entries, size_t, (void))                                                               \

@@ -98,4 +98,20 @@ void *mt_cuda_stream(void) {
   return mt::cuda::bindThread() ? static_cast<void *>(mt::cuda::threadStream()) : nullptr;
 }
 
+/// The calling thread's side stream `index`, for work that must not queue
+/// behind the thread's kernels (null when it cannot be made).
+void *mt_cuda_side_stream(int index) { return static_cast<void *>(mt::cuda::sideStream(index)); }
+
+/// Waits for the work queued on `stream` (one of the thread's side streams).
+int mt_cuda_sync_stream(void *stream, char *error, size_t capacity) {
+  if (!mt::cuda::bindThread())
+    return fail(error, capacity, mt::cuda::takeError());
+  CUresult r = cuStreamSynchronize(static_cast<CUstream>(stream));
+  if (r != CUDA_SUCCESS) {
+    mt::cuda::record("the work of a side stream", r);
+    return fail(error, capacity, mt::cuda::takeError());
+  }
+  return 1;
+}
+
 } // extern "C"

@@ -64,6 +64,7 @@ Device &device() {
 struct ThreadState {
   bool bound = false;
   CUstream stream = nullptr;
+  CUstream side[16] = {};
   std::string error;
 };
 thread_local ThreadState threadState;
@@ -93,6 +94,18 @@ bool bindThread() {
 CUstream threadStream() {
   bindThread();
   return threadState.stream;
+}
+
+CUstream sideStream(int index) {
+  if (index < 0 || index >= 16 || !bindThread())
+    return nullptr;
+  CUstream &s = threadState.side[index];
+  if (!s)
+    if (CUresult r = cuStreamCreate(&s, CU_STREAM_NON_BLOCKING); r != CUDA_SUCCESS) {
+      record("cuStreamCreate (side stream " + std::to_string(index) + ")", r);
+      s = nullptr;
+    }
+  return s;
 }
 
 const std::string &deviceArch() { return device().arch; }

@@ -33,6 +33,10 @@ bool bindThread();
 /// in program order.
 CUstream threadStream();
 
+/// The calling thread's side stream `index` (< 16), made on first use
+/// (non-blocking, like the thread's stream); null with the failure recorded.
+CUstream sideStream(int index);
+
 /// "sm_90" for the bound device.
 const std::string &deviceArch();
 const std::string &deviceName();

@@ -8,8 +8,12 @@
 //  - every call of a communicator's ranks meets the others' in issue order
 //    and fails, on every rank, where they differ (NCCL would hang or
 //    corrupt: here it is an error naming both calls);
-//  - sends block until received, except inside a group, where everything
-//    is issued at ncclGroupEnd, sends first;
+//  - a send outside a group is eager: its data is copied when the call is
+//    made and the caller goes on, as NCCL's send does on a stream nothing
+//    else waits on (mt-run gives each pipeline communicator's sends a side
+//    stream); a receive blocks until its message is there; inside a group
+//    everything is issued at ncclGroupEnd, sends first, and the group ends
+//    when all of it is done;
 //  - in-place forms (recv at the rank's own piece for all-gather, send at it
 //    for reduce-scatter);
 //  - ncclCommInitRank and ncclCommSplit are collective;
@@ -78,6 +82,7 @@ struct Message {
   size_t count;
   DataType type;
   bool taken = false;
+  std::vector<unsigned char> copy; // an eager send's data; `data` points here
 };
 
 struct Clique {
@@ -364,9 +369,23 @@ Result pointToPoint(const Deferred &d) {
   }
   if (!d.isSend)
     return receive(d);
-  std::shared_ptr<Message> posted;
-  post(d, posted);
-  return awaitTaken(d, posted);
+  std::optional<mt::ElementType> type = elementType(d.type);
+  if (!type)
+    return fail(d.comm, InvalidArgument,
+                "ncclSend: unknown data type " + std::to_string(static_cast<int>(d.type)));
+  const auto *bytes = static_cast<const unsigned char *>(d.send);
+  std::vector<unsigned char> copy(bytes, bytes + d.count * static_cast<size_t>(
+                                                     mt::elementBytes(*type)));
+  Clique &clique = *d.comm->clique;
+  std::lock_guard<std::mutex> lock(clique.mutex);
+  if (!clique.broken.empty())
+    return fail(d.comm, RemoteError, clique.broken);
+  auto posted = std::make_shared<Message>(Message{nullptr, d.count, d.type});
+  posted->copy = std::move(copy);
+  posted->data = posted->copy.data();
+  clique.mailboxes[{d.comm->rank, d.peer}].push_back(posted);
+  clique.changed.notify_all();
+  return Success;
 }
 
 } // namespace

@@ -233,6 +233,14 @@ int mt_cuda_sync(char *error, size_t capacity) {
 /// The one stream mgpuStreamCreate gives too: everything here is in order.
 void *mt_cuda_stream(void) { return reinterpret_cast<void *>(1); }
 
+/// Handles apart from the thread's stream, so that callers passing them on
+/// can be told apart; nothing is queued on them here.
+void *mt_cuda_side_stream(int index) {
+  return index >= 0 && index < 16 ? reinterpret_cast<void *>(uintptr_t{2} + index) : nullptr;
+}
+
+int mt_cuda_sync_stream(void *, char *, size_t) { return 1; }
+
 void mt_cuda_profile(int mode) {
   State &s = state();
   std::lock_guard<std::mutex> lock(s.lock);

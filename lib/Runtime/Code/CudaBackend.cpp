@@ -135,6 +135,22 @@ bool CudaBackend::bindThread(std::string &error) {
 
 void *CudaBackend::stream() { return api_->stream(); }
 
+void *CudaBackend::sideStream(int index, std::string &error) {
+  void *stream = index >= 0 && index < kSideStreams ? api_->side_stream(index) : nullptr;
+  if (!stream)
+    error = "no side stream " + std::to_string(index) + " on the GPU (at most " +
+            std::to_string(kSideStreams) + " a rank)";
+  return stream;
+}
+
+bool CudaBackend::synchronizeStream(void *stream, std::string &error) {
+  char message[2048] = {0};
+  if (api_->sync_stream(stream, message, sizeof(message)))
+    return true;
+  error = std::string("on the GPU: ") + message;
+  return false;
+}
+
 std::string CudaBackend::device() const {
   char text[512] = {0};
   api_->describe(text, sizeof(text));

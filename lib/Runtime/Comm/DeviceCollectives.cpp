@@ -4,6 +4,7 @@
 #include "mt/Runtime/Abi.h"
 #include "mt/Runtime/Comm/CompiledCollectives.h"
 
+#include <algorithm>
 #include <cstring>
 
 namespace mt {
@@ -87,24 +88,58 @@ std::unique_ptr<DeviceCollectives> DeviceCollectives::open(const NcclLibrary &nc
 
 bool DeviceCollectives::openPipeline(int64_t numStages, int64_t worldSize, int64_t rank,
                                      const std::function<int64_t(int64_t)> &stageRank,
-                                     std::string &error) {
-  for (int64_t b = 0; b + 1 < numStages; ++b) {
-    int64_t from = stageRank(b), to = stageRank(b + 1);
-    bool member = rank == from || rank == to;
-    nccl::Comm comm = nullptr;
-    // The pair's sender names it; the sender is index 0.
-    int color = member ? static_cast<int>(b * worldSize + from) : nccl::kSplitNoColor;
-    if (!check(nccl_.api().CommSplit(world_, color, rank == from ? 0 : 1, &comm, nullptr), world_,
-               "ncclCommSplit for pipeline boundary " + std::to_string(b), error))
-      return false;
-    if (member)
-      boundaries_[b] = Boundary{comm, rank == from ? 1 : 0};
-  }
+                                     CudaBackend *gpu, std::string &error) {
+  int sideStreams = 0;
+  for (int64_t b = 0; b + 1 < numStages; ++b)
+    for (Flow flow : {Flow::Activations, Flow::Gradients}) {
+      int64_t from = stageRank(flow == Flow::Activations ? b : b + 1);
+      int64_t to = stageRank(flow == Flow::Activations ? b + 1 : b);
+      if (from == to) {
+        error = "pipeline stages " + std::to_string(b) + " and " + std::to_string(b + 1) +
+                " are both on rank " + std::to_string(from) +
+                ": their messages cannot go through NCCL (use --collectives=host)";
+        return false;
+      }
+      bool member = rank == from || rank == to;
+      nccl::Comm comm = nullptr;
+      // The pair's sender names it and is its index 0; each split is a
+      // collective of its own, so the colors of different calls may meet.
+      int color = member ? static_cast<int>(from) : nccl::kSplitNoColor;
+      std::string what = "ncclCommSplit for pipeline boundary " + std::to_string(b) +
+                         (flow == Flow::Activations ? " (activations)" : " (gradients)");
+      if (!check(nccl_.api().CommSplit(world_, color, rank == from ? 0 : 1, &comm, nullptr),
+                 world_, what, error))
+        return false;
+      if (!member)
+        continue;
+      Link link{comm, rank == from ? 1 : 0, nullptr};
+      if (rank == from && gpu && !(link.sideStream = gpu->sideStream(sideStreams++, error))) {
+        links_[{b, flow}] = link; // closed with the others
+        error = what + ": " + error;
+        return false;
+      }
+      links_[{b, flow}] = link;
+    }
   return true;
 }
 
-bool DeviceCollectives::send(int64_t boundary, const void *data, int64_t count, ElementType type,
-                             CudaBackend *gpu, const std::string &what, std::string &error) {
+const DeviceCollectives::Link *DeviceCollectives::linkOf(int64_t boundary, Flow flow,
+                                                         const std::string &what,
+                                                         std::string &error) {
+  auto it = links_.find({boundary, flow});
+  if (it == links_.end()) {
+    error = what + ": this rank holds no side of pipeline boundary " + std::to_string(boundary);
+    return nullptr;
+  }
+  return &it->second;
+}
+
+bool DeviceCollectives::send(int64_t boundary, Flow flow, const void *data, int64_t count,
+                             ElementType type, CudaBackend *gpu, const std::string &what,
+                             std::string &error) {
+  const Link *link = linkOf(boundary, flow, what, error);
+  if (!link)
+    return false;
   size_t bytes = static_cast<size_t>(count * elementBytes(type));
   unsigned char *copy = nullptr;
   if (gpu) {
@@ -113,6 +148,7 @@ bool DeviceCollectives::send(int64_t boundary, const void *data, int64_t count, 
       error = what + ": no GPU memory for the message's copy: " + error;
       return false;
     }
+    sent_.push_back(Sent{copy, link->sideStream});
   } else {
     hostCopies_.emplace_back(bytes);
     copy = hostCopies_.back().data();
@@ -120,58 +156,39 @@ bool DeviceCollectives::send(int64_t boundary, const void *data, int64_t count, 
   // The compiled function that wrote `data` has finished (the runner waits
   // for the GPU after each call), and the next may overwrite it.
   std::memcpy(copy, data, bytes);
-  queued_.push_back(Queued{boundary, copy, count, type, what});
-  return true;
+  return check(nccl_.api().Send(copy, static_cast<size_t>(count), ncclType(type), link->peer,
+                                link->comm, link->sideStream),
+               link->comm, what, error);
 }
 
-bool DeviceCollectives::recv(int64_t boundary, void *data, int64_t count, ElementType type,
-                             CudaBackend *gpu, const std::string &what, std::string &error) {
-  Queued in{boundary, nullptr, count, type, what};
-  return exchange(&in, data, gpu, error);
+bool DeviceCollectives::recv(int64_t boundary, Flow flow, void *data, int64_t count,
+                             ElementType type, CudaBackend *gpu, const std::string &what,
+                             std::string &error) {
+  const Link *link = linkOf(boundary, flow, what, error);
+  if (!link)
+    return false;
+  bool ok = check(nccl_.api().Recv(data, static_cast<size_t>(count), ncclType(type), link->peer,
+                                   link->comm, gpu ? gpu->stream() : nullptr),
+                  link->comm, what, error);
+  // The host reads a received activation next (a stage's kept input).
+  return ok && (!gpu || gpu->synchronize(error));
 }
 
 bool DeviceCollectives::flush(CudaBackend *gpu, std::string &error) {
-  return queued_.empty() || exchange(nullptr, nullptr, gpu, error);
-}
-
-bool DeviceCollectives::exchange(const Queued *recv, void *into, CudaBackend *gpu,
-                                 std::string &error) {
-  const nccl::Api &api = nccl_.api();
-  void *stream = gpu ? gpu->stream() : nullptr;
-  std::vector<Queued> sends;
-  sends.swap(queued_);
-  auto boundaryOf = [&](const Queued &q) -> const Boundary * {
-    auto it = boundaries_.find(q.boundary);
-    if (it == boundaries_.end() && error.empty())
-      error = q.what + ": this rank holds no side of pipeline boundary " +
-              std::to_string(q.boundary);
-    return it == boundaries_.end() ? nullptr : &it->second;
-  };
-  // NCCL's words for a failed group are in the communicator that failed.
-  nccl::Comm last = nullptr;
-  bool ok = check(api.GroupStart(), nullptr, "ncclGroupStart", error);
-  for (const Queued &q : sends) {
-    const Boundary *b = ok ? boundaryOf(q) : nullptr;
-    ok = b && check(api.Send(q.staged, static_cast<size_t>(q.count), ncclType(q.type), b->peer,
-                             b->comm, stream),
-                    b->comm, q.what, error);
-    last = b ? b->comm : last;
+  bool ok = true;
+  std::vector<void *> waited;
+  for (const Sent &s : sent_) {
+    if (std::find(waited.begin(), waited.end(), s.stream) == waited.end()) {
+      waited.push_back(s.stream);
+      ok = gpu->synchronizeStream(s.stream, error) && ok;
+    }
   }
-  if (recv && ok) {
-    const Boundary *b = boundaryOf(*recv);
-    ok = b && check(api.Recv(into, static_cast<size_t>(recv->count), ncclType(recv->type),
-                             b->peer, b->comm, stream),
-                    b->comm, recv->what, error);
-    last = b ? b->comm : last;
-  }
-  // The group ends even after a failure inside it, so NCCL's state stays whole.
-  ok = check(api.GroupEnd(), last, recv ? recv->what : "the pipeline's sends", error) && ok;
-  // The host reads a received activation next (and frees the copies sent).
-  if (gpu) {
-    ok = gpu->synchronize(error) && ok;
-    for (const Queued &q : sends)
-      gpu->release(q.staged);
-  }
+  // A copy a failed send may still read stays allocated (the communicators
+  // are aborted first, at the end of the run).
+  if (ok)
+    for (const Sent &s : sent_)
+      gpu->release(s.copy);
+  sent_.clear();
   hostCopies_.clear();
   return ok;
 }
@@ -180,9 +197,9 @@ DeviceCollectives::~DeviceCollectives() {
   // After a failure, work still queued may wait forever on a peer that is
   // gone; ncclCommDestroy would wait with it, ncclCommAbort does not.
   auto close = failed_ ? nccl_.api().CommAbort : nccl_.api().CommDestroy;
-  for (auto &[b, boundary] : boundaries_)
-    if (boundary.comm)
-      close(boundary.comm);
+  for (auto &[key, link] : links_)
+    if (link.comm)
+      close(link.comm);
   for (auto &[mask, comm] : byMask_)
     if (comm)
       close(comm);

@@ -192,7 +192,7 @@ bool StageExecutor::evaluate(const MicroBatch &batch, int64_t index, double loss
     std::string what = "evaluation activation into stage ";
     if (k > 0) {
       Buffer &in = stageBuffer(st, buffers::kStageInput);
-      if (!recvFromStage(k - 1, place_.stageRank(k - 1), kEvalChannelBase + static_cast<int>(k - 1),
+      if (!recvFromStage(k - 1, Flow::Activations, place_.stageRank(k - 1), kEvalChannelBase + static_cast<int>(k - 1),
                          in, stageType(st, buffers::kStageInput), what + std::to_string(k),
                          error))
         return false;
@@ -203,7 +203,7 @@ bool StageExecutor::evaluate(const MicroBatch &batch, int64_t index, double loss
       addLastStage(sums);
     } else {
       Buffer &out = stageBuffer(st, buffers::kStageOutput);
-      if (!sendToStage(k, place_.stageRank(k + 1), kEvalChannelBase + static_cast<int>(k), out,
+      if (!sendToStage(k, Flow::Activations, place_.stageRank(k + 1), kEvalChannelBase + static_cast<int>(k), out,
                        stageType(st, buffers::kStageOutput), what + std::to_string(k + 1),
                        error))
         return false;

@@ -81,17 +81,19 @@ bool StageExecutor::runPipeline(int64_t iteration, const std::vector<MicroBatch>
   return !nccl_ || nccl_->flush(gpu_, error);
 }
 
-bool StageExecutor::sendToStage(int64_t boundary, int64_t peer, int channel, Buffer &b,
-                                ElementType type, const std::string &what, std::string &error) {
+bool StageExecutor::sendToStage(int64_t boundary, Flow flow, int64_t peer, int channel,
+                                Buffer &b, ElementType type, const std::string &what,
+                                std::string &error) {
   if (nccl_)
-    return nccl_->send(boundary, b.data(), b.numElements(), type, gpu_, what, error);
+    return nccl_->send(boundary, flow, b.data(), b.numElements(), type, gpu_, what, error);
   return place_.comm->send(peer, channel, b.data(), b.numElements(), type, what, error);
 }
 
-bool StageExecutor::recvFromStage(int64_t boundary, int64_t peer, int channel, Buffer &b,
-                                  ElementType type, const std::string &what, std::string &error) {
+bool StageExecutor::recvFromStage(int64_t boundary, Flow flow, int64_t peer, int channel,
+                                  Buffer &b, ElementType type, const std::string &what,
+                                  std::string &error) {
   if (nccl_)
-    return nccl_->recv(boundary, b.data(), b.numElements(), type, gpu_, what, error);
+    return nccl_->recv(boundary, flow, b.data(), b.numElements(), type, gpu_, what, error);
   return place_.comm->recv(peer, channel, b.data(), b.numElements(), type, what, error);
 }
 
@@ -104,7 +106,7 @@ bool StageExecutor::runForward(const PipelineOp &op, InFlight &inFlight, std::st
   if (k > 0) {
     Buffer &in = stageBuffer(st, buffers::kStageInput);
     ElementType t = stageType(st, buffers::kStageInput);
-    if (!recvFromStage(k - 1, place_.stageRank(k - 1), activationChannel(k - 1), in, t,
+    if (!recvFromStage(k - 1, Flow::Activations, place_.stageRank(k - 1), activationChannel(k - 1), in, t,
                        "activation into stage " + std::to_string(k) + micro, error))
       return false;
     auto *bytes = static_cast<unsigned char *>(in.data());
@@ -131,7 +133,7 @@ bool StageExecutor::runForward(const PipelineOp &op, InFlight &inFlight, std::st
   entry.end = now();
   timeline_.push_back(entry);
   Buffer &out = stageBuffer(st, buffers::kStageOutput);
-  return sendToStage(k, place_.stageRank(k + 1), activationChannel(k), out,
+  return sendToStage(k, Flow::Activations, place_.stageRank(k + 1), activationChannel(k), out,
                      stageType(st, buffers::kStageOutput),
                      "activation into stage " + std::to_string(k + 1) + micro, error);
 }
@@ -145,7 +147,7 @@ bool StageExecutor::runBackward(const PipelineOp &op, bool lastOfChunk, InFlight
   TimelineEntry entry{place_.ppIndex, op, 0, 0};
   if (!place_.isLastStage(k)) {
     Buffer &g = stageBuffer(st, buffers::kStageOutputGrad);
-    if (!recvFromStage(k, place_.stageRank(k + 1), gradientChannel(k), g,
+    if (!recvFromStage(k, Flow::Gradients, place_.stageRank(k + 1), gradientChannel(k), g,
                        stageType(st, buffers::kStageOutputGrad),
                        "gradient out of stage " + std::to_string(k + 1) + micro, error))
       return false;
@@ -186,7 +188,7 @@ bool StageExecutor::runBackward(const PipelineOp &op, bool lastOfChunk, InFlight
   if (k == 0)
     return true;
   Buffer &g = stageBuffer(st, buffers::kStageInputGrad);
-  return sendToStage(k - 1, place_.stageRank(k - 1), gradientChannel(k - 1), g,
+  return sendToStage(k - 1, Flow::Gradients, place_.stageRank(k - 1), gradientChannel(k - 1), g,
                      stageType(st, buffers::kStageInputGrad),
                      "gradient out of stage " + std::to_string(k) + micro, error);
 }

@@ -62,13 +62,10 @@ bool Trainer::runCollectivesWithNccl(const NcclLibrary &nccl, std::string &error
   nccl_ = DeviceCollectives::open(nccl, place_.comm, place_.mesh, place_.rank, error);
   if (!nccl_)
     return false;
-  // A stage's sends go out with its next receive, Megatron's pairing for
-  // 1F1B. Interleaved stages would wait on each other that way (a rank's
-  // pending send to one stage behind another's): their messages stay on
-  // the host transport until sends get a stream of their own.
-  if (place_.numStages == place_.pp) {
+  if (place_.numStages > 1) {
     if (!nccl_->openPipeline(place_.numStages, place_.mesh.numRanks(), place_.rank,
-                             [&](int64_t stage) { return place_.stageRank(stage); }, error))
+                             [&](int64_t stage) { return place_.stageRank(stage); },
+                             functions_.gpu(), error))
       return false;
     executor_.runPipelineOn(nccl_.get(), functions_.gpu());
   }

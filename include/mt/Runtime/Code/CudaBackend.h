@@ -48,6 +48,13 @@ public:
   /// The calling thread's stream (a CUstream), where NCCL queues its
   /// collectives behind the thread's kernels.
   void *stream();
+  /// The calling thread's side stream `index` (< kSideStreams): NCCL work
+  /// that must not wait behind the thread's own, nor block it. Null with
+  /// `error` when it cannot be made.
+  static constexpr int kSideStreams = 16;
+  void *sideStream(int index, std::string &error);
+  /// Waits for a stream's queued work; false with its failure.
+  bool synchronizeStream(void *stream, std::string &error);
   /// "NVIDIA H100 80GB HBM3 (sm_90)".
   std::string device() const;
   /// The most bytes of buffers allocated through this backend at once so

@@ -47,51 +47,53 @@ public:
   bool reduceScatter(const void *in, void *out, int64_t count, ElementType type, int64_t mask,
                      void *stream, const std::string &what, std::string &error);
 
-  /// The pipeline's communicators: one per boundary between virtual stages
-  /// b and b + 1, of the two ranks holding them (this rank's data- and
-  /// tensor-parallel peers), so that the messages of each boundary match in
-  /// order (NCCL has no tags). `stageRank(k)`: the rank holding stage k.
-  /// Collective over the world.
+  /// Which way a pipeline message goes across boundary b: activations from
+  /// stage b to b + 1, gradients back.
+  enum class Flow { Activations, Gradients };
+
+  /// The pipeline's communicators: two per boundary between virtual stages
+  /// b and b + 1 (one per flow), of the two ranks holding them (this rank's
+  /// data- and tensor-parallel peers), so that each one's messages go one
+  /// way, in micro-batch order on both sides (NCCL has no tags).
+  /// `stageRank(k)`: the rank holding stage k. Collective over the world.
   bool openPipeline(int64_t numStages, int64_t worldSize, int64_t rank,
-                    const std::function<int64_t(int64_t)> &stageRank, std::string &error);
-  /// Queues a copy of `data` for the other rank of `boundary`. NCCL needs a
-  /// send and its receive under way together, so the sends go out with
-  /// this rank's next receive, or flush(): Megatron's pairing of a stage's
-  /// output with its next input.
-  bool send(int64_t boundary, const void *data, int64_t count, ElementType type, CudaBackend *gpu,
-            const std::string &what, std::string &error);
-  /// Receives from the other rank of `boundary`, the queued sends with it;
-  /// `data` holds the message on return.
-  bool recv(int64_t boundary, void *data, int64_t count, ElementType type, CudaBackend *gpu,
-            const std::string &what, std::string &error);
-  /// Sends what is queued.
+                    const std::function<int64_t(int64_t)> &stageRank, CudaBackend *gpu,
+                    std::string &error);
+  /// Sends a copy of `data` across `boundary` on the communicator's own
+  /// side stream, and goes on: a send waits for its receive without
+  /// holding up this rank's kernels or its other sends, as the host
+  /// transport's buffered sends do, so no schedule (1F1B, interleaved) can
+  /// wait on itself. The copy is freed by flush().
+  bool send(int64_t boundary, Flow flow, const void *data, int64_t count, ElementType type,
+            CudaBackend *gpu, const std::string &what, std::string &error);
+  /// Receives across `boundary` on the rank's stream; `data` holds the
+  /// message on return.
+  bool recv(int64_t boundary, Flow flow, void *data, int64_t count, ElementType type,
+            CudaBackend *gpu, const std::string &what, std::string &error);
+  /// Waits for the sends under way, and frees their copies.
   bool flush(CudaBackend *gpu, std::string &error);
 
 private:
-  struct Boundary {
+  struct Link {
     nccl::Comm comm = nullptr;
-    int peer = 0; // the other rank's index in it
+    int peer = 0;             // the other rank's index in it
+    void *sideStream = nullptr; // where this rank's sends on it queue
   };
-  struct Queued {
-    int64_t boundary;
-    unsigned char *staged;
-    int64_t count;
-    ElementType type;
-    std::string what;
+  struct Sent {
+    unsigned char *copy;
+    void *stream;
   };
   explicit DeviceCollectives(const NcclLibrary &nccl) : nccl_(nccl) {}
-  /// The queued sends and `recv` (if any) as one NCCL group; frees the
-  /// copies after.
-  bool exchange(const Queued *recv, void *into, CudaBackend *gpu, std::string &error);
+  const Link *linkOf(int64_t boundary, Flow flow, const std::string &what, std::string &error);
   bool check(nccl::Result result, nccl::Comm comm, const std::string &what, std::string &error);
   nccl::Comm commOf(int64_t mask, const std::string &what, std::string &error);
 
   const NcclLibrary &nccl_;
   nccl::Comm world_ = nullptr;
   std::map<int64_t, nccl::Comm> byMask_;
-  std::map<int64_t, Boundary> boundaries_;
+  std::map<std::pair<int64_t, Flow>, Link> links_;
   bool failed_ = false; // a call failed: the communicators are aborted, not waited for
-  std::vector<Queued> queued_;
+  std::vector<Sent> sent_;
   std::vector<std::vector<unsigned char>> hostCopies_; // the copies without a GPU
 };
 

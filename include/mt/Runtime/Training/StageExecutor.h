@@ -111,12 +111,13 @@ private:
   bool runBackward(const PipelineOp &op, bool lastOfChunk, InFlight &inFlight, Sums &sums,
                    std::string &error);
   /// A message between neighbouring stages over `boundary` (between stages
-  /// b and b + 1): NCCL's with runPipelineOn, else the host transport's on
-  /// `channel`.
-  bool sendToStage(int64_t boundary, int64_t peer, int channel, Buffer &b, ElementType type,
-                   const std::string &what, std::string &error);
-  bool recvFromStage(int64_t boundary, int64_t peer, int channel, Buffer &b, ElementType type,
-                     const std::string &what, std::string &error);
+  /// b and b + 1), activations forward or gradients back: NCCL's with
+  /// runPipelineOn, else the host transport's on `channel`.
+  using Flow = DeviceCollectives::Flow;
+  bool sendToStage(int64_t boundary, Flow flow, int64_t peer, int channel, Buffer &b,
+                   ElementType type, const std::string &what, std::string &error);
+  bool recvFromStage(int64_t boundary, Flow flow, int64_t peer, int channel, Buffer &b,
+                     ElementType type, const std::string &what, std::string &error);
   /// This stage's buffer of `kind` (kStageInput, ...), and how it crosses ranks.
   Buffer &stageBuffer(const LocalStage &st, std::string_view kind);
   ElementType stageType(const LocalStage &st, std::string_view kind) const;
