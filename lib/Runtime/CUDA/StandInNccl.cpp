@@ -3,8 +3,10 @@
 // NCCL refuses two ranks of one communicator on one GPU, and no machine here
 // has several, so the NCCL path of CUDA plans is tested against this
 // library: the entry points of include/mt/Runtime/Comm/NcclApi.h over the
-// threads of one process, on buffers in host memory (the stand-in CUDA
-// runtime's, or an emulated plan's). What it keeps of NCCL's semantics:
+// threads of one process (here), or over processes of one machine through
+// files with $MT_NCCL_STANDIN_DIR set (StandInNcclProcesses.cpp), on
+// buffers in host memory (the stand-in CUDA runtime's, or an emulated
+// plan's). What it keeps of NCCL's semantics:
 //  - every call of a communicator's ranks meets the others' in issue order
 //    and fails, on every rank, where they differ (NCCL would hang or
 //    corrupt: here it is an error naming both calls);
@@ -25,8 +27,7 @@
 // with ncclRemoteError rather than hang a test.
 //
 //===----------------------------------------------------------------------===//
-#include "mt/Runtime/Comm/ElementCombine.h"
-#include "mt/Runtime/Comm/NcclApi.h"
+#include "StandInNccl.h"
 
 #include <unistd.h>
 
@@ -46,12 +47,9 @@
 #include <vector>
 
 using namespace mt::nccl;
+using namespace mt::nccl::standin;
 
-namespace {
-
-enum class Kind { AllReduce, ReduceScatter, AllGather, Split };
-
-const char *kindName(Kind kind) {
+const char *mt::nccl::standin::kindName(Kind kind) {
   switch (kind) {
   case Kind::AllReduce:
     return "ncclAllReduce";
@@ -65,17 +63,7 @@ const char *kindName(Kind kind) {
   return "?";
 }
 
-/// One rank's part of a collective.
-struct Call {
-  Kind kind;
-  const void *send = nullptr;
-  void *recv = nullptr;
-  size_t count = 0;
-  DataType type = Float32;
-  RedOp op = Sum;
-  int color = 0, key = 0;
-  Comm *split = nullptr;
-};
+namespace mt::nccl::standin {
 
 struct Message {
   const void *data;
@@ -85,7 +73,9 @@ struct Message {
   std::vector<unsigned char> copy; // an eager send's data; `data` points here
 };
 
-struct Clique {
+} // namespace mt::nccl::standin
+
+struct mt::nccl::standin::Clique {
   explicit Clique(int size) : size(size), calls(size), members(size, nullptr) {}
   const int size;
   std::mutex mutex;
@@ -104,17 +94,6 @@ struct Clique {
   // Initialization: the ranks that joined.
   std::vector<CommState *> members;
   int joined = 0;
-};
-
-} // namespace
-
-struct mt::nccl::CommState {
-  std::shared_ptr<Clique> clique;
-  int rank = 0;
-  // Set by ncclCommAbort and failures, possibly from another thread.
-  std::atomic<bool> aborted{false};
-  std::atomic<Result> asyncError{Success};
-  std::string lastError;
 };
 
 namespace {
@@ -137,6 +116,10 @@ std::mutex registryMutex;
 std::condition_variable registryChanged;
 std::map<std::string, std::shared_ptr<Clique>> pending; // cliques still being joined
 thread_local std::string lastErrorWithoutComm;
+
+} // namespace
+
+namespace mt::nccl::standin {
 
 std::chrono::seconds timeout() {
   const char *text = std::getenv("MT_NCCL_STANDIN_TIMEOUT");
@@ -195,6 +178,17 @@ std::string describe(const Call &call, int rank) {
   return text;
 }
 
+Comm newComm(int rank) {
+  ++tally.comms;
+  Comm comm = new CommState;
+  comm->rank = rank;
+  return comm;
+}
+
+} // namespace mt::nccl::standin
+
+namespace {
+
 /// Runs a round whose calls are all in: returns the error every rank gets.
 std::string runRound(Clique &clique) {
   const Call &first = clique.calls[0];
@@ -218,7 +212,9 @@ std::string runRound(Clique &clique) {
       std::sort(members.begin(), members.end());
       auto split = std::make_shared<Clique>(static_cast<int>(members.size()));
       for (size_t i = 0; i < members.size(); ++i) {
-        auto *comm = new CommState{split, static_cast<int>(i)};
+        auto *comm = new CommState;
+        comm->clique = split;
+        comm->rank = static_cast<int>(i);
         split->members[i] = comm;
         *clique.calls[members[i].second].split = comm;
       }
@@ -274,6 +270,8 @@ Result collective(Comm comm, Call call) {
     return fail(nullptr, InvalidArgument, std::string(kindName(call.kind)) + ": no communicator");
   if (comm->aborted)
     return fail(comm, InvalidUsage, std::string(kindName(call.kind)) + ": communicator aborted");
+  if (comm->process)
+    return processesCollective(comm, call);
   Clique &clique = *comm->clique;
   std::unique_lock<std::mutex> lock(clique.mutex);
   if (!clique.broken.empty())
@@ -359,7 +357,8 @@ Result receive(const Deferred &d) {
 Result pointToPoint(const Deferred &d) {
   if (!d.comm)
     return fail(nullptr, InvalidArgument, "ncclSend/ncclRecv: no communicator");
-  if (d.peer < 0 || d.peer >= d.comm->clique->size || d.peer == d.comm->rank)
+  int size = d.comm->process ? sizeOf(*d.comm->process) : d.comm->clique->size;
+  if (d.peer < 0 || d.peer >= size || d.peer == d.comm->rank)
     return fail(d.comm, InvalidArgument,
                 "ncclSend/ncclRecv on rank " + std::to_string(d.comm->rank) + ": peer " +
                     std::to_string(d.peer) + " is not another rank of the communicator");
@@ -367,6 +366,9 @@ Result pointToPoint(const Deferred &d) {
     deferred.push_back(d);
     return Success;
   }
+  if (d.comm->process)
+    return d.isSend ? processesSend(d.comm, d.send, d.count, d.type, d.peer)
+                    : processesRecv(d.comm, d.recv, d.count, d.type, d.peer);
   if (!d.isSend)
     return receive(d);
   std::optional<mt::ElementType> type = elementType(d.type);
@@ -401,6 +403,8 @@ Result ncclGetVersion(int *version) {
 }
 
 Result ncclGetUniqueId(UniqueId *id) {
+  if (processesDirectory())
+    return makeProcessesId(id);
   static std::mutex mutex;
   static unsigned long long next = 0;
   std::lock_guard<std::mutex> lock(mutex);
@@ -415,11 +419,23 @@ Result ncclCommInitRank(Comm *comm, int ranks, UniqueId id, int rank) {
     return fail(nullptr, InvalidArgument,
                 "ncclCommInitRank: rank " + std::to_string(rank) + " of " + std::to_string(ranks));
   std::string key(id.internal, strnlen(id.internal, sizeof id.internal));
+  if (key.rfind(kProcessesIdPrefix, 0) == 0) {
+    Comm joined = newComm(rank);
+    if (Result r = joinProcesses(joined, ranks, key.substr(std::strlen(kProcessesIdPrefix)), rank);
+        r != Success) {
+      lastErrorWithoutComm = joined->lastError;
+      delete joined;
+      return r;
+    }
+    *comm = joined;
+    return Success;
+  }
   int maker = 0;
   if (std::sscanf(key.c_str(), "mt-nccl-standin:%d:", &maker) != 1 || maker != getpid())
     return fail(nullptr, InvalidUsage,
                 "ncclCommInitRank: the id was made by another process (" + key +
-                    "); the stand-in NCCL joins the rank threads of one process only");
+                    "); the stand-in NCCL joins the rank threads of one process, or with "
+                    "MT_NCCL_STANDIN_DIR set the processes of one machine");
   std::unique_lock<std::mutex> lock(registryMutex);
   std::shared_ptr<Clique> &slot = pending[key];
   if (!slot)
@@ -431,8 +447,8 @@ Result ncclCommInitRank(Comm *comm, int ranks, UniqueId id, int rank) {
                     (clique->size != ranks ? " joins a communicator of " +
                                                  std::to_string(clique->size) + " ranks"
                                            : " joined twice"));
-  auto *state = new CommState{clique, rank};
-  ++tally.comms;
+  Comm state = newComm(rank);
+  state->clique = clique;
   clique->members[rank] = state;
   if (++clique->joined == ranks) {
     pending.erase(key);
@@ -466,6 +482,10 @@ Result ncclCommDestroy(Comm comm) {
 Result ncclCommAbort(Comm comm) {
   if (!comm)
     return Success;
+  if (comm->process) {
+    comm->aborted = true; // its waits poll
+    return Success;
+  }
   {
     std::lock_guard<std::mutex> lock(comm->clique->mutex);
     comm->aborted = true;
@@ -547,15 +567,23 @@ Result ncclGroupEnd() {
     return Success;
   std::vector<Deferred> work;
   work.swap(deferred);
+  Result result = Success;
+  // Across processes sends are eager, so they go first and nothing waits
+  // for them to be taken.
+  for (const Deferred &d : work)
+    if (d.comm->process && d.isSend && result == Success)
+      result = processesSend(d.comm, d.send, d.count, d.type, d.peer);
+  for (const Deferred &d : work)
+    if (d.comm->process && !d.isSend && result == Success)
+      result = processesRecv(d.comm, d.recv, d.count, d.type, d.peer);
   std::vector<std::pair<const Deferred *, std::shared_ptr<Message>>> sends;
   for (const Deferred &d : work)
-    if (d.isSend) {
+    if (!d.comm->process && d.isSend) {
       sends.push_back({&d, nullptr});
       post(d, sends.back().second);
     }
-  Result result = Success;
   for (const Deferred &d : work)
-    if (!d.isSend && result == Success)
+    if (!d.comm->process && !d.isSend && result == Success)
       result = receive(d);
   for (auto &[d, posted] : sends)
     if (Result r = awaitTaken(*d, posted); r != Success && result == Success)

@@ -65,6 +65,8 @@ std::unique_ptr<DeviceCollectives> DeviceCollectives::open(const NcclLibrary &nc
   if (!sharedId(nccl, host, ranks, id, error))
     return nullptr;
   const nccl::Api &api = nccl.api();
+  for (int64_t r = 0; r < ranks; ++r)
+    d->members_[nullptr].push_back(r); // the world's, until it exists
   if (!d->check(api.CommInitRank(&d->world_, static_cast<int>(ranks), id, static_cast<int>(rank)),
                 nullptr, "ncclCommInitRank of the world's " + std::to_string(ranks) + " ranks",
                 error))
@@ -82,6 +84,7 @@ std::unique_ptr<DeviceCollectives> DeviceCollectives::open(const NcclLibrary &nc
                   d->world_, "ncclCommSplit for mesh axes mask " + std::to_string(mask), error))
       return nullptr;
     d->byMask_[mask] = comm;
+    d->members_[comm] = group;
   }
   return d;
 }
@@ -113,6 +116,7 @@ bool DeviceCollectives::openPipeline(int64_t numStages, int64_t worldSize, int64
       if (!member)
         continue;
       Link link{comm, rank == from ? 1 : 0, nullptr};
+      members_[comm] = {from, to};
       if (rank == from && gpu && !(link.sideStream = gpu->sideStream(sideStreams++, error))) {
         links_[{b, flow}] = link; // closed with the others
         error = what + ": " + error;
@@ -212,8 +216,17 @@ bool DeviceCollectives::check(nccl::Result result, nccl::Comm comm, const std::s
   if (result == nccl::Success)
     return true;
   failed_ = true;
-  if (error.empty())
-    error = what + ": NCCL failed: " + nccl_.describe(result, comm);
+  if (!error.empty())
+    return false;
+  error = what + ": NCCL failed: " + nccl_.describe(result, comm);
+  // NCCL names ranks by their index in the communicator: which ranks those are.
+  auto it = members_.find(comm == world_ ? nullptr : comm);
+  if (it != members_.end() && it->second.size() > 1) {
+    error += " (a communicator of ranks ";
+    for (size_t i = 0; i < it->second.size(); ++i)
+      error += (i ? ", " : "") + std::to_string(it->second[i]);
+    error += ", in its order)";
+  }
   return false;
 }
 

@@ -92,6 +92,8 @@ private:
   nccl::Comm world_ = nullptr;
   std::map<int64_t, nccl::Comm> byMask_;
   std::map<std::pair<int64_t, Flow>, Link> links_;
+  // The world ranks of each communicator, by index (the world's under null).
+  std::map<nccl::Comm, std::vector<int64_t>> members_;
   bool failed_ = false; // a call failed: the communicators are aborted, not waited for
   std::vector<Sent> sent_;
   std::vector<std::vector<unsigned char>> hostCopies_; // the copies without a GPU
