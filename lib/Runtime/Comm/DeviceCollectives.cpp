@@ -65,6 +65,7 @@ std::unique_ptr<DeviceCollectives> DeviceCollectives::open(const NcclLibrary &nc
   if (!sharedId(nccl, host, ranks, id, error))
     return nullptr;
   const nccl::Api &api = nccl.api();
+  d->rank_ = rank;
   for (int64_t r = 0; r < ranks; ++r)
     d->members_[nullptr].push_back(r); // the world's, until it exists
   if (!d->check(api.CommInitRank(&d->world_, static_cast<int>(ranks), id, static_cast<int>(rank)),
@@ -125,6 +126,48 @@ bool DeviceCollectives::openPipeline(int64_t numStages, int64_t worldSize, int64
       links_[{b, flow}] = link;
     }
   return true;
+}
+
+bool DeviceCollectives::openGroups(const std::vector<std::vector<int64_t>> &groups,
+                                   std::string &error) {
+  for (size_t i = 0; i < groups.size(); ++i) {
+    const std::vector<int64_t> &group = groups[i];
+    int64_t self = -1;
+    for (size_t k = 0; k < group.size(); ++k)
+      if (group[k] == rank_)
+        self = static_cast<int64_t>(k);
+    nccl::Comm comm = nullptr;
+    // The group's first rank names it; the rank's place in it orders it.
+    int color = self >= 0 ? static_cast<int>(group.front()) : nccl::kSplitNoColor;
+    if (!check(nccl_.api().CommSplit(world_, color, static_cast<int>(std::max<int64_t>(self, 0)),
+                                     &comm, nullptr),
+               world_, "ncclCommSplit for the group of ranks " + std::to_string(i), error))
+      return false;
+    if (self < 0)
+      continue;
+    if (byGroup_.count(group)) {
+      // Opened already: the same ranks under another entry.
+      nccl_.api().CommDestroy(comm);
+      continue;
+    }
+    byGroup_[group] = comm;
+    members_[comm] = group;
+  }
+  return true;
+}
+
+bool DeviceCollectives::allReduceOver(const std::vector<int64_t> &group, void *data,
+                                      int64_t count, ElementType type, ReduceOp op, void *stream,
+                                      const std::string &what, std::string &error) {
+  auto it = byGroup_.find(group);
+  if (it == byGroup_.end()) {
+    error = what + ": no NCCL communicator for this group of ranks";
+    return false;
+  }
+  return check(nccl_.api().AllReduce(data, data, static_cast<size_t>(count), ncclType(type),
+                                     op == ReduceOp::Sum ? nccl::Sum : nccl::Max, it->second,
+                                     stream),
+               it->second, what, error);
 }
 
 const DeviceCollectives::Link *DeviceCollectives::linkOf(int64_t boundary, Flow flow,
@@ -204,6 +247,8 @@ DeviceCollectives::~DeviceCollectives() {
   for (auto &[key, link] : links_)
     if (link.comm)
       close(link.comm);
+  for (auto &[group, comm] : byGroup_)
+    close(comm);
   for (auto &[mask, comm] : byMask_)
     if (comm)
       close(comm);

@@ -77,9 +77,13 @@ bool GradientSync::reduceTied(std::string &error) {
       }
     std::string what = buffers::of(buffers::Role::GradAccumulator, p->name());
     if (tied->tiedRanks.size() > 1 &&
-        !place_.comm->allReduce(Group{tied->tiedRanks, "tied " + p->name()}, sum.data(),
-                                sum.numElements(), commType(p->dtype()), ReduceOp::Sum, what,
-                                error))
+        !(nccl_ ? nccl_->allReduceOver(tied->tiedRanks, sum.data(), sum.numElements(),
+                                       commType(p->dtype()), ReduceOp::Sum, stream(), what,
+                                       error) &&
+                      (copies.size() < 2 || !gpu_ || gpu_->synchronize(error)) // read below
+                : place_.comm->allReduce(Group{tied->tiedRanks, "tied " + p->name()},
+                                         sum.data(), sum.numElements(), commType(p->dtype()),
+                                         ReduceOp::Sum, what, error)))
       return false;
     for (size_t c = 1; c < copies.size(); ++c)
       std::memcpy(copies[c]->data(), sum.data(),

@@ -15,6 +15,45 @@ std::string ParameterSlice::named(buffers::Role role) const {
   return prefix + buffers::of(role, param->name());
 }
 
+namespace {
+
+/// The virtual stages holding each whole parameter (a layer range of 0).
+std::map<std::string, std::vector<int64_t>> wholeHoldersOf(const plan::Plan &plan) {
+  std::map<std::string, std::vector<int64_t>> holders;
+  for (const plan::Stage &st : plan.stages())
+    for (const plan::StageParameter &sp : st.parameters())
+      if (sp.layer_end() == 0)
+        holders[sp.name()].push_back(st.index());
+  return holders;
+}
+
+} // namespace
+
+std::vector<std::vector<int64_t>> tiedGroups(const plan::Plan &plan, const RankPlace &place) {
+  std::vector<std::vector<int64_t>> groups;
+  std::vector<std::vector<int64_t>> seen; // sets of pipeline ranks
+  for (const auto &[name, stages] : wholeHoldersOf(plan)) {
+    std::vector<int64_t> pipelineRanks, group;
+    for (int64_t h : stages)
+      pipelineRanks.push_back(h % place.pp);
+    std::sort(pipelineRanks.begin(), pipelineRanks.end());
+    pipelineRanks.erase(std::unique(pipelineRanks.begin(), pipelineRanks.end()),
+                        pipelineRanks.end());
+    if (pipelineRanks.size() < 2 ||
+        std::find(seen.begin(), seen.end(), pipelineRanks) != seen.end())
+      continue;
+    seen.push_back(pipelineRanks);
+    if (std::find(pipelineRanks.begin(), pipelineRanks.end(), place.ppIndex) !=
+        pipelineRanks.end())
+      for (int64_t h : stages)
+        group.push_back(place.stageRank(h));
+    std::sort(group.begin(), group.end());
+    group.erase(std::unique(group.begin(), group.end()), group.end());
+    groups.push_back(group);
+  }
+  return groups;
+}
+
 bool ParameterStore::layOut(const plan::Plan &plan, const RankPlace &place, std::string &error) {
   plan_ = &plan;
   place_ = &place;
@@ -22,11 +61,7 @@ bool ParameterStore::layOut(const plan::Plan &plan, const RankPlace &place, std:
   std::map<std::string, const plan::Parameter *> byName;
   for (const plan::Parameter &p : plan.parameters())
     byName[p.name()] = &p;
-  std::map<std::string, std::vector<int64_t>> wholeHolders; // parameter -> virtual stages
-  for (const plan::Stage &st : plan.stages())
-    for (const plan::StageParameter &sp : st.parameters())
-      if (sp.layer_end() == 0)
-        wholeHolders[sp.name()].push_back(st.index());
+  std::map<std::string, std::vector<int64_t>> wholeHolders = wholeHoldersOf(plan);
   for (int64_t k = place.ppIndex; k < place.numStages; k += place.pp) {
     std::string prefix = buffers::stagePrefix(k, place.numStages);
     auto addSlice = [&](const plan::Parameter &p, int64_t begin, int64_t end) -> bool {

@@ -69,6 +69,8 @@ bool Trainer::runCollectivesWithNccl(const NcclLibrary &nccl, std::string &error
       return false;
     executor_.runPipelineOn(nccl_.get(), functions_.gpu());
   }
+  if (!nccl_->openGroups(tiedGroups(plan_, place_), error))
+    return false;
   functions_.runCollectivesOn(nccl_.get());
   gradients_.runCollectivesOn(nccl_.get());
   optimizer_.runCollectivesOn(nccl_.get(), functions_.gpu());

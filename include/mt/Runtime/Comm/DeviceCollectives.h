@@ -47,6 +47,16 @@ public:
   bool reduceScatter(const void *in, void *out, int64_t count, ElementType type, int64_t mask,
                      void *stream, const std::string &what, std::string &error);
 
+  /// Communicators over groups of ranks no set of mesh axes names (the
+  /// stages holding a tied parameter): one ncclCommSplit per entry, the
+  /// same number in the same order on every rank; entry i is this rank's
+  /// group (empty: it is in none). Collective over the world.
+  bool openGroups(const std::vector<std::vector<int64_t>> &groups, std::string &error);
+  /// In place, over `group`, one openGroups opened.
+  bool allReduceOver(const std::vector<int64_t> &group, void *data, int64_t count,
+                     ElementType type, ReduceOp op, void *stream, const std::string &what,
+                     std::string &error);
+
   /// Which way a pipeline message goes across boundary b: activations from
   /// stage b to b + 1, gradients back.
   enum class Flow { Activations, Gradients };
@@ -90,8 +100,10 @@ private:
 
   const NcclLibrary &nccl_;
   nccl::Comm world_ = nullptr;
+  int64_t rank_ = 0; // in the world
   std::map<int64_t, nccl::Comm> byMask_;
   std::map<std::pair<int64_t, Flow>, Link> links_;
+  std::map<std::vector<int64_t>, nccl::Comm> byGroup_;
   // The world ranks of each communicator, by index (the world's under null).
   std::map<nccl::Comm, std::vector<int64_t>> members_;
   bool failed_ = false; // a call failed: the communicators are aborted, not waited for

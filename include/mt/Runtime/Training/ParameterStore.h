@@ -39,6 +39,12 @@ struct ParameterSlice {
   std::string named(buffers::Role role) const;
 };
 
+/// The groups of ranks that sum a tied parameter's gradient (ParameterSlice::
+/// tiedRanks), one entry per distinct set of pipeline ranks holding one, in
+/// the same order on every rank: this rank's group there, or empty where it
+/// holds none (the NCCL communicators are made from it).
+std::vector<std::vector<int64_t>> tiedGroups(const plan::Plan &plan, const RankPlace &place);
+
 class ParameterStore {
 public:
   /// Lays out the slices each of `place`'s stages holds; false with `error`
