@@ -1,5 +1,6 @@
 //===- CommunicatorTest.cpp - collectives over rank threads ----------------===//
 #include "mt/Runtime/Comm/Communicator.h"
+#include "mt/Runtime/Comm/GpuSharing.h"
 #include "mt/Runtime/Comm/MpiTransport.h"
 #include "mt/Runtime/Comm/ThreadTransport.h"
 
@@ -216,4 +217,26 @@ TEST(MpiTransport, LocalRankFromTheLaunchersEnvironment) {
   EXPECT_EQ(MpiTransport::localRank(), 3); // not a number: the next launcher's word
   for (const char *v : vars)
     unsetenv(v);
+}
+
+// NCCL needs a GPU per rank: ranks reporting the same machine and bus id are
+// named before NCCL would fail in its own words.
+TEST(GpuSharing, NamesTheFirstTwoRanksOnOneGpu) {
+  EXPECT_EQ(sharedGpuError({"a 0000:1b:00.0", "a 0000:1c:00.0", "b 0000:1b:00.0"}), "");
+  std::string error = sharedGpuError({"a 0000:1b:00.0", "a 0000:1c:00.0", "a 0000:1b:00.0"});
+  EXPECT_NE(error.find("ranks 0 and 2 would share the GPU 0000:1b:00.0 on a"), std::string::npos)
+      << error;
+  EXPECT_NE(error.find("--collectives=host"), std::string::npos) << error;
+}
+
+TEST(GpuSharing, GathersEveryRanksPlace) {
+  std::vector<std::vector<std::string>> seen(3);
+  onRanks(3, 10, [&](int r, Communicator &c) {
+    std::string error;
+    EXPECT_TRUE(gatherGpuPlaces(c, gpuPlace("bus" + std::to_string(r)), seen[r], error)) << error;
+  });
+  for (const auto &places : seen) {
+    ASSERT_EQ(places.size(), 3u);
+    EXPECT_EQ(places[2], gpuPlace("bus2"));
+  }
 }

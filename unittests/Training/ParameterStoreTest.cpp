@@ -127,3 +127,34 @@ TEST(ParameterStore, GatherAssemblesTensorParallelPiecesOnRankZero) {
   ASSERT_TRUE(store.gather("", whole.parameters(0), buffers, expected, error)) << error;
   EXPECT_EQ(gathered, expected);
 }
+
+// NCCL's communicators for tied sums are split in one order on every rank,
+// so every rank lists every group, empty where it holds no copy; parameters
+// held by the same pipeline ranks share one.
+TEST(ParameterStore, TiedGroupsInOneOrderOnEveryRank) {
+  plan::Plan plan = meshPlan(3, 1, 1);
+  addParameter(plan, "wte", {8, 4});
+  addParameter(plan, "wpe", {8, 4});
+  addParameter(plan, "h.w", {4, 2});
+  for (int64_t k = 0; k < 3; ++k) {
+    plan::Stage &s = *plan.add_stages();
+    s.set_index(k);
+    hold(s, "h.w");
+    if (k != 1) {
+      hold(s, "wte");
+      hold(s, "wpe");
+    }
+  }
+  std::vector<std::vector<int64_t>> expected[] = {{{0, 1, 2}, {0, 2}}, {{0, 1, 2}, {}},
+                                                 {{0, 1, 2}, {0, 2}}};
+  for (int64_t rank = 0; rank < 3; ++rank) {
+    RankPlace place;
+    std::string error;
+    ASSERT_TRUE(RankPlace::locate(plan, rank, 3, place, error)) << error;
+    std::vector<std::vector<int64_t>> groups = tiedGroups(plan, place);
+    // h.w (on all three ranks) comes first by name, then wpe; wte shares wpe's.
+    ASSERT_EQ(groups.size(), 2u) << rank;
+    EXPECT_EQ(groups[0], expected[rank][0]) << rank;
+    EXPECT_EQ(groups[1], expected[rank][1]) << rank;
+  }
+}

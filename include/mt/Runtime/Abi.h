@@ -163,6 +163,8 @@ MT_BLAS_GEMM_TYPES(MT_ABI_DECLARE_GEMM)
  * "mt_cuda_<name>". Errors come back as text in the caller's buffer.
  *   open:            binds the calling thread to the device; 0 on failure
  *   describe:        the device's name and architecture
+ *   bus_id:          the device's PCI bus id ("0000:1b:00.0"): ranks on
+ *                    one machine with the same one share a GPU
  *   add_image:       registers a kernel module (PTX or cubin) by name
  *   alloc, free:     zeroed device memory the host can address
  *   sync:            waits for the thread's queued work; 0 on failure
@@ -184,6 +186,7 @@ enum MtAbiProfileMode {
 #define MT_CUDA_API(X)                                                                             \
   X(open, int, (char *error, size_t capacity))                                                     \
   X(describe, void, (char *out, size_t capacity))                                                  \
+  X(bus_id, void, (char *out, size_t capacity))                                                    \
   X(add_image, void,                                                                               \
     (const char *name, int cubin, const char *arch, const void *data, size_t size))                \
   X(alloc, void *, (size_t bytes, char *error, size_t capacity))                                   \

@@ -35,6 +35,11 @@ void mt_cuda_describe(char *out, size_t capacity) {
   fail(out, capacity, mt::cuda::deviceName() + " (" + mt::cuda::deviceArch() + ")");
 }
 
+/// "0000:1b:00.0": which GPU of the machine this is.
+void mt_cuda_bus_id(char *out, size_t capacity) {
+  fail(out, capacity, mt::cuda::deviceBusId());
+}
+
 /// Zeroed memory both the GPU and the host can address (managed), so the
 /// runtime reads losses and writes batches where the kernels find them.
 /// Null with the reason on failure.

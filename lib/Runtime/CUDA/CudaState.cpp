@@ -13,7 +13,7 @@ struct Device {
   std::string failure;
   CUdevice device = 0;
   CUcontext context = nullptr;
-  std::string arch, name;
+  std::string arch, name, busId;
 };
 
 Device &device() {
@@ -47,7 +47,17 @@ Device &device() {
     }
     if ((r = cuDeviceGet(&d.device, ordinal)) != CUDA_SUCCESS)
       return fail("cuDeviceGet", r);
-    if ((r = cuDevicePrimaryCtxRetain(&d.context, d.device)) != CUDA_SUCCESS)
+    char busId[64] = {0};
+    cuDeviceGetPCIBusId(busId, sizeof(busId) - 1, d.device);
+    d.busId = busId;
+    if ((r = cuDevicePrimaryCtxRetain(&d.context, d.device)) == CUDA_ERROR_DEVICE_UNAVAILABLE) {
+      d.failure = "GPU " + std::to_string(ordinal) + " (" + d.busId +
+                  ") is unavailable: another process holds it and its compute mode is "
+                  "exclusive, or it is prohibited (nvidia-smi -q -d COMPUTE); choose another with "
+                  "MT_CUDA_DEVICE or CUDA_VISIBLE_DEVICES";
+      return;
+    }
+    if (r != CUDA_SUCCESS)
       return fail("cuDevicePrimaryCtxRetain", r);
     int major = 0, minor = 0;
     cuDeviceGetAttribute(&major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, d.device);
@@ -110,6 +120,7 @@ CUstream sideStream(int index) {
 
 const std::string &deviceArch() { return device().arch; }
 const std::string &deviceName() { return device().name; }
+const std::string &deviceBusId() { return device().busId; }
 
 bool record(const std::string &what, CUresult result) {
   const char *text = nullptr;

@@ -40,6 +40,7 @@ CUstream sideStream(int index);
 /// "sm_90" for the bound device.
 const std::string &deviceArch();
 const std::string &deviceName();
+const std::string &deviceBusId();
 
 /// Records `what` failing with `result` for the calling thread (first one
 /// wins); returns false so callers can `return record(...)`.

@@ -179,6 +179,8 @@ void mt_cuda_describe(char *out, size_t capacity) {
   fill(out, capacity, "stand-in CUDA device, nothing runs (sm_90)");
 }
 
+void mt_cuda_bus_id(char *out, size_t capacity) { fill(out, capacity, "stand-in"); }
+
 void mt_cuda_add_image(const char *module, int cubin, const char *chip, const void *data,
                        size_t size) {
   if (cubin || std::strcmp(chip, "sm_90") != 0)

@@ -151,6 +151,12 @@ bool CudaBackend::synchronizeStream(void *stream, std::string &error) {
   return false;
 }
 
+std::string CudaBackend::busId() const {
+  char text[128] = {0};
+  api_->bus_id(text, sizeof(text));
+  return text;
+}
+
 std::string CudaBackend::device() const {
   char text[512] = {0};
   api_->describe(text, sizeof(text));

@@ -2,6 +2,7 @@
 #include "mt/Runtime/Training/Trainer.h"
 
 #include "mt/Plan/VerifyPlan.h"
+#include "mt/Runtime/Comm/GpuSharing.h"
 
 #include <algorithm>
 #include <chrono>
@@ -55,6 +56,17 @@ bool Trainer::runCollectivesWithNccl(const NcclLibrary &nccl, std::string &error
             " ranks on one GPU, and NCCL needs a GPU per rank (start one process per GPU with "
             "mpirun, or use --collectives=host)";
     return false;
+  }
+  // Processes on one machine that see the same GPU: NCCL would refuse it
+  // late, in its own words.
+  if (functions_.gpu() && !nccl.isStandIn() && place_.comm && place_.comm->size() > 1) {
+    std::vector<std::string> places;
+    if (!gatherGpuPlaces(*place_.comm, gpuPlace(functions_.gpu()->busId()), places, error))
+      return false;
+    if (std::string shared = sharedGpuError(places); !shared.empty()) {
+      error = "--collectives=nccl: " + shared;
+      return false;
+    }
   }
   // NCCL takes the device current on the calling thread.
   if (functions_.gpu() && !functions_.gpu()->bindThread(error))

@@ -57,6 +57,8 @@ public:
   bool synchronizeStream(void *stream, std::string &error);
   /// "NVIDIA H100 80GB HBM3 (sm_90)".
   std::string device() const;
+  /// The GPU's PCI bus id, "0000:1b:00.0" ("stand-in" for the tests' runtime).
+  std::string busId() const;
   /// The most bytes of buffers allocated through this backend at once so
   /// far (what mt-run holds in GPU memory; the CUDA runtime's and cuBLAS's
   /// own memory are not counted).

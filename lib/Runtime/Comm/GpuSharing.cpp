@@ -1,0 +1,62 @@
+//===- GpuSharing.cpp - ranks that would share a GPU under NCCL -----------===//
+#include "mt/Runtime/Comm/GpuSharing.h"
+
+#include <unistd.h>
+
+#include <cstring>
+#include <map>
+
+namespace mt {
+
+namespace {
+constexpr size_t kPlaceBytes = 256;
+} // namespace
+
+std::string gpuPlace(const std::string &busId) {
+  char host[128] = {0};
+  if (gethostname(host, sizeof(host) - 1) != 0)
+    std::strcpy(host, "?");
+  return std::string(host) + " " + busId;
+}
+
+bool gatherGpuPlaces(Communicator &host, const std::string &mine, std::vector<std::string> &all,
+                     std::string &error) {
+  int64_t ranks = host.size();
+  Group world{{}, "world"};
+  for (int64_t r = 0; r < ranks; ++r)
+    world.ranks.push_back(r);
+  // Fixed-size records: the transports gather equal pieces.
+  constexpr int64_t words = kPlaceBytes / sizeof(int32_t);
+  std::vector<int32_t> record(words, 0), records(static_cast<size_t>(ranks * words));
+  std::memcpy(record.data(), mine.data(), std::min(mine.size(), kPlaceBytes - 1));
+  if (!host.allGather(world, record.data(), records.data(), words, ElementType::I32,
+                      "each rank's GPU", error))
+    return false;
+  all.clear();
+  for (int64_t r = 0; r < ranks; ++r) {
+    const char *text = reinterpret_cast<const char *>(records.data() + r * words);
+    all.emplace_back(text, strnlen(text, kPlaceBytes));
+  }
+  return true;
+}
+
+std::string sharedGpuError(const std::vector<std::string> &placeOfRank) {
+  std::map<std::string, size_t> first;
+  for (size_t r = 0; r < placeOfRank.size(); ++r) {
+    auto [it, fresh] = first.emplace(placeOfRank[r], r);
+    if (fresh)
+      continue;
+    const std::string &place = placeOfRank[r];
+    size_t space = place.find(' ');
+    std::string host = place.substr(0, space);
+    std::string bus = space == std::string::npos ? "" : place.substr(space + 1);
+    return "ranks " + std::to_string(it->second) + " and " + std::to_string(r) +
+           " would share the GPU " + bus + " on " + host +
+           ", and NCCL needs a GPU per rank: start at most as many processes on a machine as it "
+           "has GPUs, give each its own (CUDA_VISIBLE_DEVICES or MT_CUDA_DEVICE), or use "
+           "--collectives=host";
+  }
+  return "";
+}
+
+} // namespace mt
