@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 #include "mt/Runtime/Comm/ElementCombine.h"
 #include "mt/Runtime/Comm/NcclLibrary.h"
+#include "mt/Runtime/Comm/NcclWatchdog.h"
 
 #include <gtest/gtest.h>
 
@@ -246,6 +247,57 @@ TEST(NcclStandIn, ARoundLeftUnfinishedFailsTheLateRank) {
   EXPECT_EQ(results[1], nccl::RemoteError);
   EXPECT_NE(errors[1].find("rank 0 left a ncclAllReduce unfinished"), std::string::npos)
       << errors[1];
+}
+
+// The watchdog: a rank waiting on its GPU past the timeout gets its
+// communicators aborted, which wakes a call still waiting in them.
+TEST(NcclWatchdog, AWaitPastTheTimeoutAbortsTheCommunicators) {
+  std::vector<nccl::Result> results(2, nccl::Success);
+  std::string reason;
+  onRanks(2, [&](int rank, nccl::Comm comm) {
+    if (rank == 1)
+      return; // never sends
+    NcclWatchdog::Settings settings;
+    settings.timeoutSeconds = 0.5;
+    settings.graceSeconds = 60;
+    settings.rank = 3;
+    double since = NcclWatchdog::now();
+    NcclWatchdog watchdog(standIn(), {{comm, "the communicator of ranks 3, 4"}},
+                          [&] { return since; }, settings);
+    float in = 0;
+    results[0] = standIn().api().Recv(&in, 1, nccl::Float32, 1, comm, nullptr);
+    EXPECT_TRUE(watchdog.tripped());
+    reason = watchdog.reason();
+  });
+  EXPECT_EQ(results[0], nccl::RemoteError);
+  EXPECT_NE(reason.find("rank 3: waited"), std::string::npos) << reason;
+  EXPECT_NE(reason.find("more than --comm-timeout"), std::string::npos) << reason;
+}
+
+// NCCL's asynchronous error on a communicator (here a receive that timed
+// out) trips it too, named with the communicator.
+TEST(NcclWatchdog, NcclsAsynchronousErrorTripsIt) {
+  standIn(); // loaded first: loading sets the tests' timeout
+  setenv("MT_NCCL_STANDIN_TIMEOUT", "1", 1);
+  std::string reason;
+  onRanks(2, [&](int rank, nccl::Comm comm) {
+    if (rank == 1)
+      return;
+    NcclWatchdog::Settings settings;
+    settings.graceSeconds = 60;
+    NcclWatchdog watchdog(standIn(), {{comm, "the communicator of ranks 0, 1"}}, nullptr,
+                          settings);
+    float in = 0;
+    EXPECT_EQ(standIn().api().Recv(&in, 1, nccl::Float32, 1, comm, nullptr), nccl::RemoteError);
+    for (int i = 0; i < 100 && !watchdog.tripped(); ++i)
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    reason = watchdog.reason();
+  });
+  setenv("MT_NCCL_STANDIN_TIMEOUT", "20", 1);
+  EXPECT_NE(reason.find("rank 0: NCCL reported an error on the communicator of ranks 0, 1: "
+                        "remote process exited or there was a network error"),
+            std::string::npos)
+      << reason;
 }
 
 TEST(NcclLibrary, SaysWhatItTriedWhenNcclIsMissing) {

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstdlib>
 
 namespace mt {
@@ -115,8 +116,23 @@ int64_t CudaBackend::peakAllocatedBytes() const {
   return peak_;
 }
 
+namespace {
+
+/// Marks `since` for the length of a wait on the GPU.
+struct Waiting {
+  explicit Waiting(std::atomic<double> &since) : since(since) {
+    since = std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch())
+                .count();
+  }
+  ~Waiting() { since = 0; }
+  std::atomic<double> &since;
+};
+
+} // namespace
+
 bool CudaBackend::synchronize(std::string &error) {
   char message[2048] = {0};
+  Waiting waiting(waitingSince_);
   if (api_->sync(message, sizeof(message)))
     return true;
   error = std::string("on the GPU: ") + message;
@@ -145,6 +161,7 @@ void *CudaBackend::sideStream(int index, std::string &error) {
 
 bool CudaBackend::synchronizeStream(void *stream, std::string &error) {
   char message[2048] = {0};
+  Waiting waiting(waitingSince_);
   if (api_->sync_stream(stream, message, sizeof(message)))
     return true;
   error = std::string("on the GPU: ") + message;

@@ -159,6 +159,8 @@ bool DeviceCollectives::openGroups(const std::vector<std::vector<int64_t>> &grou
 bool DeviceCollectives::allReduceOver(const std::vector<int64_t> &group, void *data,
                                       int64_t count, ElementType type, ReduceOp op, void *stream,
                                       const std::string &what, std::string &error) {
+  if (!usable(what, error))
+    return false;
   auto it = byGroup_.find(group);
   if (it == byGroup_.end()) {
     error = what + ": no NCCL communicator for this group of ranks";
@@ -184,7 +186,7 @@ const DeviceCollectives::Link *DeviceCollectives::linkOf(int64_t boundary, Flow 
 bool DeviceCollectives::send(int64_t boundary, Flow flow, const void *data, int64_t count,
                              ElementType type, CudaBackend *gpu, const std::string &what,
                              std::string &error) {
-  const Link *link = linkOf(boundary, flow, what, error);
+  const Link *link = usable(what, error) ? linkOf(boundary, flow, what, error) : nullptr;
   if (!link)
     return false;
   size_t bytes = static_cast<size_t>(count * elementBytes(type));
@@ -211,7 +213,7 @@ bool DeviceCollectives::send(int64_t boundary, Flow flow, const void *data, int6
 bool DeviceCollectives::recv(int64_t boundary, Flow flow, void *data, int64_t count,
                              ElementType type, CudaBackend *gpu, const std::string &what,
                              std::string &error) {
-  const Link *link = linkOf(boundary, flow, what, error);
+  const Link *link = usable(what, error) ? linkOf(boundary, flow, what, error) : nullptr;
   if (!link)
     return false;
   bool ok = check(nccl_.api().Recv(data, static_cast<size_t>(count), ncclType(type), link->peer,
@@ -240,7 +242,38 @@ bool DeviceCollectives::flush(CudaBackend *gpu, std::string &error) {
   return ok;
 }
 
+void DeviceCollectives::watch(double timeoutSeconds, int64_t rank, CudaBackend *gpu) {
+  std::vector<std::pair<nccl::Comm, std::string>> comms;
+  for (const auto &[comm, ranks] : members_) {
+    nccl::Comm c = comm ? comm : world_;
+    if (!c)
+      continue;
+    std::string what = "the communicator of ranks";
+    for (size_t i = 0; i < ranks.size(); ++i)
+      what += (i ? ", " : " ") + std::to_string(ranks[i]);
+    comms.push_back({c, what});
+  }
+  NcclWatchdog::Settings settings;
+  settings.timeoutSeconds = timeoutSeconds;
+  settings.rank = rank;
+  std::function<double()> waitingSince;
+  if (gpu)
+    waitingSince = [gpu] { return gpu->waitingSince(); };
+  watchdog_ = std::make_unique<NcclWatchdog>(nccl_, std::move(comms), waitingSince, settings);
+}
+
+bool DeviceCollectives::usable(const std::string &what, std::string &error) const {
+  if (!watchdog_ || !watchdog_->tripped())
+    return true;
+  error = what + ": " + watchdog_->reason();
+  return false;
+}
+
 DeviceCollectives::~DeviceCollectives() {
+  bool aborted = watchdog_ && watchdog_->tripped();
+  watchdog_.reset();
+  if (aborted)
+    return; // NCCL freed the communicators it aborted
   // After a failure, work still queued may wait forever on a peer that is
   // gone; ncclCommDestroy would wait with it, ncclCommAbort does not.
   auto close = failed_ ? nccl_.api().CommAbort : nccl_.api().CommDestroy;
@@ -264,6 +297,8 @@ bool DeviceCollectives::check(nccl::Result result, nccl::Comm comm, const std::s
   if (!error.empty())
     return false;
   error = what + ": NCCL failed: " + nccl_.describe(result, comm);
+  if (watchdog_ && watchdog_->tripped())
+    error += " (" + watchdog_->reason() + ")";
   // NCCL names ranks by their index in the communicator: which ranks those are.
   auto it = members_.find(comm == world_ ? nullptr : comm);
   if (it != members_.end() && it->second.size() > 1) {
@@ -276,6 +311,8 @@ bool DeviceCollectives::check(nccl::Result result, nccl::Comm comm, const std::s
 }
 
 nccl::Comm DeviceCollectives::commOf(int64_t mask, const std::string &what, std::string &error) {
+  if (!usable(what, error))
+    return nullptr;
   auto it = byMask_.find(mask);
   if (it == byMask_.end() || !it->second) {
     error = what + ": no NCCL communicator for mesh axes mask " + std::to_string(mask);

@@ -83,6 +83,7 @@ bool Trainer::runCollectivesWithNccl(const NcclLibrary &nccl, std::string &error
   }
   if (!nccl_->openGroups(tiedGroups(plan_, place_), error))
     return false;
+  nccl_->watch(place_.comm ? place_.comm->timeout() : 300, place_.rank, functions_.gpu());
   functions_.runCollectivesOn(nccl_.get());
   gradients_.runCollectivesOn(nccl_.get());
   optimizer_.runCollectivesOn(nccl_.get(), functions_.gpu());

@@ -17,6 +17,7 @@
 #include "mt/Runtime/Abi.h"
 #include "mt/Runtime/Code/CpuModule.h"
 
+#include <atomic>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -55,6 +56,9 @@ public:
   void *sideStream(int index, std::string &error);
   /// Waits for a stream's queued work; false with its failure.
   bool synchronizeStream(void *stream, std::string &error);
+  /// When the current wait in synchronize() or synchronizeStream() began
+  /// (steady-clock seconds), 0 outside one: the NCCL watchdog's clock.
+  double waitingSince() const { return waitingSince_; }
   /// "NVIDIA H100 80GB HBM3 (sm_90)".
   std::string device() const;
   /// The GPU's PCI bus id, "0000:1b:00.0" ("stand-in" for the tests' runtime).
@@ -86,6 +90,7 @@ private:
   mutable std::mutex mutex_;
   std::map<void *, size_t> sizes_;
   int64_t allocated_ = 0, peak_ = 0;
+  std::atomic<double> waitingSince_{0};
   CudaBackend();
 
 public:

@@ -14,6 +14,7 @@
 #include "mt/Runtime/Code/CudaBackend.h"
 #include "mt/Runtime/Comm/Communicator.h"
 #include "mt/Runtime/Comm/NcclLibrary.h"
+#include "mt/Runtime/Comm/NcclWatchdog.h"
 #include "mt/Sharding/MeshShape.h"
 
 #include <functional>
@@ -57,6 +58,12 @@ public:
                      ElementType type, ReduceOp op, void *stream, const std::string &what,
                      std::string &error);
 
+  /// Starts the watchdog (NcclWatchdog) over every communicator opened so
+  /// far: on NCCL's asynchronous error, or a wait on `gpu` (if any) longer
+  /// than `timeoutSeconds`, it aborts them, and the next call here fails
+  /// with the reason.
+  void watch(double timeoutSeconds, int64_t rank, CudaBackend *gpu);
+
   /// Which way a pipeline message goes across boundary b: activations from
   /// stage b to b + 1, gradients back.
   enum class Flow { Activations, Gradients };
@@ -96,6 +103,8 @@ private:
   explicit DeviceCollectives(const NcclLibrary &nccl) : nccl_(nccl) {}
   const Link *linkOf(int64_t boundary, Flow flow, const std::string &what, std::string &error);
   bool check(nccl::Result result, nccl::Comm comm, const std::string &what, std::string &error);
+  /// False with the watchdog's reason once it aborted the communicators.
+  bool usable(const std::string &what, std::string &error) const;
   nccl::Comm commOf(int64_t mask, const std::string &what, std::string &error);
 
   const NcclLibrary &nccl_;
@@ -108,6 +117,7 @@ private:
   std::map<nccl::Comm, std::vector<int64_t>> members_;
   bool failed_ = false; // a call failed: the communicators are aborted, not waited for
   std::vector<Sent> sent_;
+  std::unique_ptr<NcclWatchdog> watchdog_;
   std::vector<std::vector<unsigned char>> hostCopies_; // the copies without a GPU
 };
 
