@@ -6,8 +6,8 @@
 # glibc does not matter). Run the bundle there with bench/gpu/run.sh.
 #
 # Usage: bench/gpu/bundle.sh [OUT]   (default: build/gpu-bundle, git-ignored)
-# It also writes OUT.tar.gz (about 11 MB; the bundle itself is about 50 MB,
-# near the 64 MiB a device run carries). Then, on the device:
+# It also writes OUT.tar.gz (about 31 MB; the bundle itself is about 70 MB,
+# more than the 64 MiB a device run carries: carry the archive). Then, on the device:
 #   carry build/gpu-bundle.tar.gz, run
 #   tar -xzf build/gpu-bundle.tar.gz -C build && bash bench/gpu/run.sh build/gpu-bundle
 set -euo pipefail
@@ -28,6 +28,10 @@ micro="--micro-batch-size=2 --seq-length=8 --global-batch-size=4 --train-iters=1
   -o "$out/plans/micro-cuda-tp2pp2"
 "$mtc" "$out/data/gpt-micro-4h.mlir" $micro --target=cuda --cuda-arch="$arch" --bf16 \
   -o "$out/plans/micro-cuda-bf16"
+# One rank through NCCL (run.sh's nccl step): the distributed optimizer's
+# reduce-scatter and gather run even at one rank.
+"$mtc" "$out/data/gpt-micro-4h.mlir" $micro --target=cuda --cuda-arch="$arch" --distributed-optimizer \
+  -o "$out/plans/micro-cuda-distopt"
 "$build/bin/mt-run" "$out/plans/micro-cpu" --data "$out/data/micro.tokens" --record "$out/cpu/micro" \
   > "$out/cpu/micro.log"
 

@@ -3,9 +3,10 @@
 # measured and leaves it in $OUT (when set) for docs/benchmarks.md.
 # Usage: bench/gpu/run.sh BUNDLE [STEP ...]
 # STEPs (default: all, in this order, most telling first): env micro tp2pp2
-# bf16 124m-bf16 mma 124m-bf16-fused profile torch 350m 124m-bf16-mb16 124m-fp32 1layer torch-compile
-# torch-dropout torch-attn; and, when named, sanitize (compute-sanitizer
-# over two steps of the tiny GPT) and ncu-attention (Nsight Compute on the
+# nccl bf16 124m-bf16 mma 124m-bf16-fused profile torch 350m 124m-bf16-mb16 124m-fp32 1layer
+# torch-compile torch-dropout torch-attn; and, when named, sanitize (compute-sanitizer
+# over two steps of the tiny GPT), nccl-sanitize (the same through NCCL) and
+# ncu-attention (Nsight Compute on the
 # tensor-core attention's first forward, dq and dk/dv kernels of a step).
 # Every step runs under its own time limit (a device lease is short and a
 # kernel that is far too slow must not eat it); MT_GPU_TIME_SCALE multiplies
@@ -14,7 +15,7 @@
 set -uo pipefail
 bundle="$(cd "${1:?usage: run.sh BUNDLE [STEP ...]}" && pwd)"
 shift
-steps="${*:-env micro tp2pp2 bf16 124m-bf16 mma 124m-bf16-fused profile torch 350m 124m-bf16-mb16 124m-fp32 1layer torch-compile torch-dropout torch-attn}"
+steps="${*:-env micro tp2pp2 nccl bf16 124m-bf16 mma 124m-bf16-fused profile torch 350m 124m-bf16-mb16 124m-fp32 1layer torch-compile torch-dropout torch-attn}"
 results="$(mktemp -d)/results"
 mkdir -p "$results"
 log="$results/gpu-run.log"
@@ -34,6 +35,14 @@ done
 cuda_driver="$(dirname "$(ldconfig -p | awk '/libcuda.so.1 / {print $NF; exit}')" 2>/dev/null)"
 libs="$bundle/lib:${cublas}:${cuda_driver}"
 export MT_CUDA_RUNTIME="$bundle/lib/libmt-cuda-runtime.so"
+# NCCL (2.18 or later): the toolkit's, else PyTorch's wheel's, else the loader's.
+nccl="${MT_NCCL_LIBRARY:-}"
+for d in /usr/local/cuda/lib64 /usr/local/cuda/targets/x86_64-linux/lib \
+         $(python3 -c 'import nvidia.nccl as n; print(list(n.__path__)[0] + "/lib")' 2>/dev/null); do
+  [ -z "$nccl" ] && [ -e "$d/libnccl.so.2" ] && nccl="$d/libnccl.so.2"
+done
+[ -z "$nccl" ] && nccl="$(ldconfig -p | awk '/libnccl.so.2 / {print $NF; exit}')"
+export MT_NCCL_LIBRARY="$nccl"
 
 # limited SECONDS CMD...: CMD under a time limit (scaled), saying how it ended.
 limited() {
@@ -130,6 +139,25 @@ for step in $steps; do
       mtrun_limited 60 "$results/gpt2-1layer-profile.log" "$bundle/plans/gpt2-1layer-mb64-bf16" \
         --data "$bundle/data/random.tokens" --profile
       profile_or_error "$results/gpt2-1layer-profile.log" ;;
+    nccl) # one rank through the real NCCL (issue #39): every sum and gather a one-GPU plan
+      # makes (the distributed optimizer's too), against the host path's run and the CPU's
+      echo "NCCL: $MT_NCCL_LIBRARY"
+      mtrun_limited 60 "$results/micro-host-collectives.log" "$bundle/plans/micro-cuda-distopt" \
+        --data "$bundle/data/micro.tokens" --record "$results/micro-host-collectives"
+      mtrun_limited 60 "$results/micro-nccl.log" "$bundle/plans/micro-cuda-distopt" \
+        --data "$bundle/data/micro.tokens" --collectives=nccl --record "$results/micro-nccl"
+      grep -a "collectives:" "$results/micro-nccl.log"
+      tail -3 "$results/micro-nccl.log"
+      python3 "$bundle/bin/compare_runs.py" "$bundle/cpu/micro" "$results/micro-nccl" --rtol 1e-2 \
+        --param-tol 1e-2
+      python3 "$bundle/bin/compare_runs.py" "$results/micro-host-collectives" "$results/micro-nccl" \
+        --rtol 1e-7 --param-tol 1e-6 ;;
+    nccl-sanitize) # the same, two steps, under compute-sanitizer
+      limited 120 compute-sanitizer --tool memcheck --print-limit 20 \
+        "$bundle/lib/ld-linux-x86-64.so.2" --library-path "$libs" "$bundle/bin/mt-run" \
+        "$bundle/plans/micro-cuda-distopt" --data "$bundle/data/micro.tokens" --train-iters 2 \
+        --collectives=nccl > "$results/sanitize-nccl.log" 2>&1
+      tail -30 "$results/sanitize-nccl.log" ;;
     sanitize) # out-of-bounds accesses and races in 2 steps of the tiny GPT
       limited 90 compute-sanitizer --tool memcheck --print-limit 20 \
         "$bundle/lib/ld-linux-x86-64.so.2" --library-path "$libs" "$bundle/bin/mt-run" \

@@ -94,7 +94,10 @@ bool GradientSync::reduceTied(std::string &error) {
 
 bool GradientSync::reduceDataParallel(std::string &error) {
   int64_t dp = place_.dp;
-  if (dp == 1 && !distributed_)
+  // A one-rank run with NCCL still sums (a copy), so one GPU checks the
+  // calls against the real library (issue #39).
+  bool oneRankNccl = nccl_ && place_.mesh.numRanks() == 1;
+  if (dp == 1 && !distributed_ && !oneRankNccl)
     return true;
   for (const ParameterSlice &sl : params_.slices()) {
     const plan::Parameter &p = *sl.param;

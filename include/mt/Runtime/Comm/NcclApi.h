@@ -50,10 +50,12 @@ enum DataType : int {
 };
 
 constexpr int kSplitNoColor = -1;
-/// NCCL 2.28, the first version whose ncclConfig_t is `Config`.
-constexpr int kMinimumVersion = 22800;
+/// NCCL 2.18, the first with ncclCommSplit (PyTorch's wheels carry 2.18 or
+/// later). mt-run passes no ncclConfig_t, whose layout changes between
+/// versions.
+constexpr int kMinimumVersion = 21800;
 
-/// ncclConfig_t of NCCL 2.28 (ncclConfig_v22800).
+/// ncclConfig_t of NCCL 2.28 (ncclConfig_v22800), for the signature only.
 struct Config {
   size_t size;
   unsigned int magic;

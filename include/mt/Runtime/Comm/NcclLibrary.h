@@ -19,7 +19,7 @@ namespace mt {
 class NcclLibrary {
 public:
   /// The library, or null with `error` saying what was tried and why it
-  /// failed (not found, an entry point missing, a version before 2.28).
+  /// failed (not found, an entry point missing, a version before 2.18).
   static std::unique_ptr<NcclLibrary> load(std::string &error);
   ~NcclLibrary();
 
