@@ -111,14 +111,16 @@ cl::opt<mt::CollectiveOverlap> overlapTpComm(
                clEnumValN(mt::CollectiveOverlap::On, "true", "always"),
                clEnumValN(mt::CollectiveOverlap::Off, "false", "never")),
     cl::init(mt::CollectiveOverlap::Auto), cl::cat(runCategory));
-enum class CollectivesOn { Host, Nccl };
+using CollectivesOn = mt::TrainingRunOptions::Collectives;
 cl::opt<CollectivesOn> collectivesOn(
     "collectives",
     cl::desc("where the collectives of compiled code run: host (default; through host memory "
-             "over the rank threads or MPI) or nccl (CUDA plans: NCCL calls on each rank's "
-             "stream, a GPU per rank; $MT_NCCL_LIBRARY or libnccl.so.2)"),
+             "over the rank threads or MPI), nccl (CUDA plans: NCCL calls on each rank's "
+             "stream, a GPU per rank; $MT_NCCL_LIBRARY or libnccl.so.2) or auto (nccl where "
+             "it can serve: a CUDA plan, a process per rank, a GPU each, NCCL loaded)"),
     cl::values(clEnumValN(CollectivesOn::Host, "host", "the host transport (default)"),
-               clEnumValN(CollectivesOn::Nccl, "nccl", "NCCL on the GPUs' streams")),
+               clEnumValN(CollectivesOn::Nccl, "nccl", "NCCL on the GPUs' streams"),
+               clEnumValN(CollectivesOn::Auto, "auto", "NCCL where it can serve, else host")),
     cl::init(CollectivesOn::Host), cl::cat(runCategory));
 cl::opt<bool> profile("profile",
                       cl::desc("CUDA plans: time every kernel and GEMM after the first step and "
@@ -231,7 +233,7 @@ bool parseOptions(int argc, char **argv, Options &o) {
   o.measureArena = measureArena;
   o.overlapGradReduce = overlapGradReduce;
   o.overlapTpComm = overlapTpComm;
-  o.ncclCollectives = collectivesOn == CollectivesOn::Nccl;
+  o.collectives = collectivesOn;
   o.profile = profile || reportKernels != mt::KnownGpu::None;
   o.reportKernels = reportKernels;
   o.peakBandwidth = peakBandwidth;

@@ -32,41 +32,43 @@ bool Trainer::load(const plan::Plan &plan, int64_t rank, Communicator *comm, std
   return allocateFunctionBuffers(error);
 }
 
-bool Trainer::runCollectivesWithNccl(const NcclLibrary &nccl, std::string &error) {
+bool Trainer::ncclRefusal(const NcclLibrary &nccl, std::string &refusal, std::string &error) {
+  refusal.clear();
+  CudaBackend *gpu = functions_.gpu();
+  bool processes = place_.comm && place_.comm->size() > 1;
   // NCCL moves device memory; only the tests' stand-in takes host memory
   // (an emulated plan's buffers), to check the calls without GPUs.
-  if (!functions_.gpu() && !nccl.isStandIn()) {
-    error = "--collectives=nccl: this plan runs on the CPU, and NCCL moves GPU memory (CPU "
-            "plans' collectives use the host transport; compile with --target=cuda)";
-    return false;
-  }
+  if (!gpu && !nccl.isStandIn())
+    refusal = "this plan runs on the CPU, and NCCL moves GPU memory (CPU plans' collectives use "
+              "the host transport; compile with --target=cuda)";
   // The stand-in works on host memory when called, not in stream order: a
   // real GPU's kernels would not have written its inputs yet.
-  if (functions_.gpu() && nccl.isStandIn() &&
-      functions_.gpu()->device().rfind("stand-in", 0) != 0) {
-    error = "--collectives=nccl: " + nccl.path() +
-            " is the tests' stand-in NCCL, which cannot serve a real GPU (unset "
-            "MT_NCCL_LIBRARY to use libnccl.so.2)";
-    return false;
-  }
+  else if (gpu && nccl.isStandIn() && gpu->device().rfind("stand-in", 0) != 0)
+    refusal = nccl.path() + " is the tests' stand-in NCCL, which cannot serve a real GPU (unset "
+                            "MT_NCCL_LIBRARY to use libnccl.so.2)";
   // NCCL refuses two ranks of one communicator on one GPU.
-  if (functions_.gpu() && !nccl.isStandIn() && place_.comm && place_.comm->size() > 1 &&
-      place_.comm->transport().name() == "threads") {
-    error = "--collectives=nccl: this process runs " + std::to_string(place_.comm->size()) +
-            " ranks on one GPU, and NCCL needs a GPU per rank (start one process per GPU with "
-            "mpirun, or use --collectives=host)";
-    return false;
-  }
+  else if (gpu && !nccl.isStandIn() && processes && place_.comm->transport().name() == "threads")
+    refusal = "this process runs " + std::to_string(place_.comm->size()) +
+              " ranks on one GPU, and NCCL needs a GPU per rank (start one process per GPU with "
+              "mpirun, or use --collectives=host)";
   // Processes on one machine that see the same GPU: NCCL would refuse it
   // late, in its own words.
-  if (functions_.gpu() && !nccl.isStandIn() && place_.comm && place_.comm->size() > 1) {
+  else if (gpu && !nccl.isStandIn() && processes) {
     std::vector<std::string> places;
-    if (!gatherGpuPlaces(*place_.comm, gpuPlace(functions_.gpu()->busId()), places, error))
+    if (!gatherGpuPlaces(*place_.comm, gpuPlace(gpu->busId()), places, error))
       return false;
-    if (std::string shared = sharedGpuError(places); !shared.empty()) {
-      error = "--collectives=nccl: " + shared;
-      return false;
-    }
+    refusal = sharedGpuError(places);
+  }
+  return true;
+}
+
+bool Trainer::runCollectivesWithNccl(const NcclLibrary &nccl, std::string &error) {
+  std::string refusal;
+  if (!ncclRefusal(nccl, refusal, error))
+    return false;
+  if (!refusal.empty()) {
+    error = "--collectives=nccl: " + refusal;
+    return false;
   }
   // NCCL takes the device current on the calling thread.
   if (functions_.gpu() && !functions_.gpu()->bindThread(error))

@@ -69,8 +69,7 @@ bool TrainingRun::prepare(std::string &error) {
   trainer_.overlapGradientReduction(o_.overlapGradReduce);
   trainer_.overlapTensorParallelComm(o_.overlapTpComm);
   const NcclLibrary *nccl = nullptr;
-  if (o_.ncclCollectives &&
-      (!(nccl = NcclLibrary::shared(error)) || !trainer_.runCollectivesWithNccl(*nccl, error)))
+  if (!chooseCollectives(nccl, error))
     return false;
   const plan::Config &c = trainer_.config();
   // --train-iters stops the run early; the data are laid out for the whole
@@ -173,6 +172,49 @@ bool TrainingRun::train(std::string &error) {
       break;
     }
   }
+  return true;
+}
+
+bool TrainingRun::chooseCollectives(const NcclLibrary *&nccl, std::string &error) {
+  using Collectives = TrainingRunOptions::Collectives;
+  if (o_.collectives == Collectives::Host)
+    return true;
+  if (o_.collectives == Collectives::Nccl)
+    return (nccl = NcclLibrary::shared(error)) && trainer_.runCollectivesWithNccl(*nccl, error);
+  // auto: each step is agreed by every rank, so all take the same path.
+  Group world{{}, "world"};
+  for (int64_t r = 0; r < comm_.size(); ++r)
+    world.ranks.push_back(r);
+  auto agreed = [&](bool mine, bool &all) {
+    int64_t refused = mine ? 0 : 1;
+    if (!comm_.allReduce(world, &refused, 1, ElementType::I64, ReduceOp::Max,
+                         "--collectives=auto", error))
+      return false;
+    all = refused == 0;
+    return true;
+  };
+  std::string why;
+  if (!trainer_.gpu())
+    why = "a CPU plan";
+  else if (comm_.size() == 1)
+    why = "one rank";
+  else if (comm_.transport().name() == "threads")
+    why = "rank threads sharing one GPU (start a process per GPU with mpirun)";
+  const NcclLibrary *library = why.empty() ? NcclLibrary::shared(why) : nullptr;
+  bool all = false;
+  if (!agreed(library != nullptr, all))
+    return false;
+  if (all && !trainer_.ncclRefusal(*library, why, error))
+    return false;
+  if (all && !why.empty())
+    library = nullptr;
+  if (all && !agreed(library != nullptr, all))
+    return false;
+  if (all)
+    return (nccl = library) && trainer_.runCollectivesWithNccl(*nccl, error);
+  if (lead_ && trainer_.gpu() && comm_.size() > 1)
+    std::printf("collectives: the host transport (auto: %s)\n",
+                why.empty() ? "NCCL cannot serve another rank" : why.c_str());
   return true;
 }
 

@@ -91,6 +91,11 @@ public:
   /// rank's stream (mt-run --collectives=nccl). Collective over the ranks;
   /// false with `error` where NCCL cannot serve this plan or fails.
   bool runCollectivesWithNccl(const NcclLibrary &nccl, std::string &error);
+  /// Why NCCL cannot serve this run ("" when it can): a CPU plan, rank
+  /// threads sharing a GPU, ranks that would share one. Collective over the
+  /// ranks (it gathers each one's GPU); false with `error` when the host
+  /// transport fails.
+  bool ncclRefusal(const NcclLibrary &nccl, std::string &refusal, std::string &error);
 
   /// Bytes of the saved activations this rank allocated: a set per
   /// micro-batch in flight on each stage that keeps its activations.

@@ -37,8 +37,10 @@ struct TrainingRunOptions {
   bool measureArena = false;
   bool overlapGradReduce = true;
   CollectiveOverlap overlapTpComm = CollectiveOverlap::Auto;
-  /// --collectives=nccl: compiled code's collectives as NCCL calls.
-  bool ncclCollectives = false;
+  /// --collectives: where the collectives of compiled code (and the
+  /// runtime's sums, gathers and pipeline messages) run.
+  enum class Collectives { Host, Nccl, Auto };
+  Collectives collectives = Collectives::Host;
   bool profile = false;
   double peakBandwidth = 0, peakTflops = 0; // 0: the device's known peaks
   /// --report-kernels: the run counts on the stand-in runtime (mt-run
@@ -70,6 +72,10 @@ public:
 
 private:
   bool prepare(std::string &error);
+  /// --collectives: sets `nccl` when the run's collectives go through NCCL
+  /// (auto: a CUDA plan whose ranks are processes, each with a GPU of its
+  /// own, where every rank loads NCCL; all ranks agree).
+  bool chooseCollectives(const NcclLibrary *&nccl, std::string &error);
   /// The data the plan's model takes (ModelArchitecture::dataset).
   bool openData(std::string &error);
   bool openBert(std::string &error);
