@@ -173,6 +173,8 @@ MT_BLAS_GEMM_TYPES(MT_ABI_DECLARE_GEMM)
  *                    made on first use: work beside the thread's own
  *                    (a pipeline communicator's NCCL sends); null if none
  *   sync_stream:     waits for a stream's queued work; 0 on failure
+ *   stream_wait:     makes stream `waiting` wait for the work queued on
+ *                    stream `on` so far (an event); 0 on failure
  *   zero:            zeroes memory in order with the thread's kernels
  *   profile:         an MtAbiProfileMode
  *   profile_entries: snapshots the totals and counts their entries
@@ -195,6 +197,7 @@ enum MtAbiProfileMode {
   X(stream, void *, (void))                                                                        \
   X(side_stream, void *, (int index))                                                              \
   X(sync_stream, int, (void *stream, char *error, size_t capacity))                                \
+  X(stream_wait, int, (void *waiting, void *on, char *error, size_t capacity))                     \
   X(zero, void, (void *pointer, size_t bytes))                                                     \
   X(profile, void, (int mode))                                                                     \
   X(profile_entries, size_t, (void))                                                               \

@@ -107,6 +107,24 @@ void *mt_cuda_stream(void) {
 /// behind the thread's kernels (null when it cannot be made).
 void *mt_cuda_side_stream(int index) { return static_cast<void *>(mt::cuda::sideStream(index)); }
 
+/// `waiting` goes on only after what `on` has queued so far: an event
+/// recorded on `on`, waited for on `waiting` (and freed once it fires).
+int mt_cuda_stream_wait(void *waiting, void *on, char *error, size_t capacity) {
+  if (!mt::cuda::bindThread())
+    return fail(error, capacity, mt::cuda::takeError());
+  CUevent event = nullptr;
+  CUresult r = cuEventCreate(&event, CU_EVENT_DISABLE_TIMING);
+  if (r == CUDA_SUCCESS && (r = cuEventRecord(event, static_cast<CUstream>(on))) == CUDA_SUCCESS)
+    r = cuStreamWaitEvent(static_cast<CUstream>(waiting), event, 0);
+  if (event)
+    cuEventDestroy(event);
+  if (r != CUDA_SUCCESS) {
+    mt::cuda::record("ordering two streams", r);
+    return fail(error, capacity, mt::cuda::takeError());
+  }
+  return 1;
+}
+
 /// Waits for the work queued on `stream` (one of the thread's side streams).
 int mt_cuda_sync_stream(void *stream, char *error, size_t capacity) {
   if (!mt::cuda::bindThread())

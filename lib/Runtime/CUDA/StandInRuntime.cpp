@@ -243,6 +243,8 @@ void *mt_cuda_side_stream(int index) {
 
 int mt_cuda_sync_stream(void *, char *, size_t) { return 1; }
 
+int mt_cuda_stream_wait(void *, void *, char *, size_t) { return 1; }
+
 void mt_cuda_profile(int mode) {
   State &s = state();
   std::lock_guard<std::mutex> lock(s.lock);

@@ -159,6 +159,14 @@ void *CudaBackend::sideStream(int index, std::string &error) {
   return stream;
 }
 
+bool CudaBackend::streamWait(void *waiting, void *on, std::string &error) {
+  char message[1024] = {0};
+  if (api_->stream_wait(waiting, on, message, sizeof(message)))
+    return true;
+  error = std::string("on the GPU: ") + message;
+  return false;
+}
+
 bool CudaBackend::synchronizeStream(void *stream, std::string &error) {
   char message[2048] = {0};
   Waiting waiting(waitingSince_);

@@ -118,8 +118,16 @@ bool DeviceCollectives::openPipeline(int64_t numStages, int64_t worldSize, int64
         continue;
       Link link{comm, rank == from ? 1 : 0, nullptr};
       members_[comm] = {from, to};
-      if (rank == from && gpu && !(link.sideStream = gpu->sideStream(sideStreams++, error))) {
-        links_[{b, flow}] = link; // closed with the others
+      links_[{b, flow}] = link; // closed with the others if what follows fails
+      if (rank != from || !gpu)
+        continue;
+      // The last side stream is the gradients' reduction's.
+      if (sideStreams == kReductionStream) {
+        error = what + ": this rank sends on more pipeline communicators than it has side "
+                       "streams (" + std::to_string(kReductionStream) + ")";
+        return false;
+      }
+      if (!(link.sideStream = gpu->sideStream(sideStreams++, error))) {
         error = what + ": " + error;
         return false;
       }

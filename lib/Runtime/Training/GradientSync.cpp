@@ -155,10 +155,15 @@ void GradientSync::startOverlap(const LocalStage &st) {
   runner_.signalGradientsTo(nullptr);
   const plan::Function &fn = *st.trainStep;
   Communicator *comm = place_.comm;
-  // Only a transport several threads may use at once (rank threads; MPI
-  // with MPI_THREAD_MULTIPLE) lets the reduction run on a thread of its own.
-  if (!overlapAllowed_ || place_.dp <= 1 || gpu_ || nccl_ || !comm || st.accumulate ||
-      fn.gradients_ready_size() == 0 || !comm->transport().concurrent())
+  // With NCCL the all-reduces queue on a stream of their own (the
+  // distributed optimizer's shards are reduce-scattered after the step).
+  // Else only a transport several threads may use at once (rank threads;
+  // MPI with MPI_THREAD_MULTIPLE) lets the reduction run on a thread of
+  // its own.
+  bool onDevice = nccl_ && !distributed_;
+  bool onHost = !gpu_ && !nccl_ && comm && comm->transport().concurrent();
+  if (!overlapAllowed_ || place_.dp <= 1 || !(onDevice || onHost) || st.accumulate ||
+      fn.gradients_ready_size() == 0)
     return;
   // An accumulator goes to the other thread when its signals cover it and
   // nothing else (a tensor-parallel partial sum) must come first.
@@ -227,6 +232,14 @@ void GradientSync::startOverlap(const LocalStage &st) {
   }
   if (slices.empty())
     return;
+  if (onDevice) {
+    if (!deviceOverlap_)
+      deviceOverlap_ = std::make_unique<DeviceOverlappedReduction>(*nccl_, gpu_, MT_ABI_AXIS_DP);
+    deviceOverlap_->start(std::move(slices), std::move(bySignal));
+    runner_.signalGradientsTo(deviceOverlap_.get());
+    reducedEarly_.insert(eligible.begin(), eligible.end());
+    return;
+  }
   if (!overlap_)
     overlap_ = std::make_unique<OverlappedReduction>(*comm, place_.dpGroup);
   overlap_->start(std::move(slices), std::move(bySignal));
@@ -236,11 +249,13 @@ void GradientSync::startOverlap(const LocalStage &st) {
 
 bool GradientSync::finishOverlap(StepStats &stats, bool failed, std::string &error) {
   runner_.signalGradientsTo(nullptr);
-  if (!overlap_ || !overlap_->active())
+  bool onDevice = deviceOverlap_ && deviceOverlap_->active();
+  if (!onDevice && (!overlap_ || !overlap_->active()))
     return !failed;
   double waited = 0;
   std::string reduceError;
-  bool reduced = overlap_->finish(waited, reduceError);
+  bool reduced = onDevice ? deviceOverlap_->finish(waited, reduceError)
+                          : overlap_->finish(waited, reduceError);
   stats.exposedCommSeconds += waited;
   stats.overlapped = true;
   if (failed)

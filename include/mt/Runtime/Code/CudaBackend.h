@@ -54,6 +54,8 @@ public:
   /// `error` when it cannot be made.
   static constexpr int kSideStreams = 16;
   void *sideStream(int index, std::string &error);
+  /// Makes stream `waiting` wait for the work queued on stream `on` so far.
+  bool streamWait(void *waiting, void *on, std::string &error);
   /// Waits for a stream's queued work; false with its failure.
   bool synchronizeStream(void *stream, std::string &error);
   /// When the current wait in synchronize() or synchronizeStream() began

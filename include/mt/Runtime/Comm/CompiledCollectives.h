@@ -18,7 +18,7 @@
 #include "mt/Runtime/Comm/CollectiveQueue.h"
 #include "mt/Runtime/Comm/Communicator.h"
 #include "mt/Runtime/Comm/DeviceCollectives.h"
-#include "mt/Runtime/Comm/OverlappedReduction.h"
+#include "mt/Runtime/Comm/GradientSink.h"
 #include "mt/Sharding/MeshShape.h"
 
 #include <memory>
@@ -37,7 +37,7 @@ struct CollectiveContext {
   /// buffers (null on the CPU).
   CudaBackend *device = nullptr;
   /// Where the step's mt.gradient_ready signals go (null: ignored).
-  OverlappedReduction *gradients = nullptr;
+  GradientSink *gradients = nullptr;
   /// The rank's NCCL communicators (--collectives=nccl; null: the host
   /// transport carries the collectives) and the stream they run on (the
   /// rank's; null where the calling thread is the stream, an emulated plan).

@@ -27,6 +27,10 @@ namespace mt {
 
 class DeviceCollectives {
 public:
+  /// The side stream the data-parallel sums beside the backward take
+  /// (DeviceOverlappedReduction); the pipeline's sends take those below.
+  static constexpr int kReductionStream = CudaBackend::kSideStreams - 1;
+
   /// The rank's communicators; collective over the mesh's ranks, whose
   /// messages `host` carries (null on a one-rank run). False with `error`
   /// naming NCCL's failure.

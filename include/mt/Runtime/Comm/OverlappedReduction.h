@@ -16,6 +16,7 @@
 #define MT_RUNTIME_COMM_OVERLAPPEDREDUCTION_H
 
 #include "mt/Runtime/Comm/Communicator.h"
+#include "mt/Runtime/Comm/GradientSink.h"
 
 #include <condition_variable>
 #include <mutex>
@@ -25,7 +26,7 @@
 
 namespace mt {
 
-class OverlappedReduction {
+class OverlappedReduction : public GradientSink {
 public:
   /// `count` elements at `data`, summed over the group: all-reduced in
   /// place, or, when `shard` is set, reduce-scattered into the shards.
@@ -44,7 +45,7 @@ public:
   };
 
   OverlappedReduction(Communicator &comm, Group group) : comm_(comm), group_(std::move(group)) {}
-  ~OverlappedReduction();
+  ~OverlappedReduction() override;
 
   /// Adds the slices one call of a step makes final, starting the
   /// reduction thread if it is not running (a pipelined rank adds one batch
@@ -55,7 +56,7 @@ public:
   /// order of their signals.
   void start(std::vector<Slice> slices, std::vector<int64_t> bySignal);
   /// From the compute thread: signal `index` was reached.
-  void ready(int64_t index);
+  void ready(int64_t index) override;
   /// After the step's last call: waits for every slice. `waited` is how
   /// long the caller was held (the communication the backward did not
   /// hide). False with `error` when a reduction failed or a slice was never

@@ -23,7 +23,7 @@
 
 namespace mt {
 
-class OverlappedReduction;
+class GradientSink;
 
 class FunctionRunner {
 public:
@@ -32,7 +32,7 @@ public:
   virtual bool call(const plan::Function &fn, std::string &error) = 0;
   /// Where the calls' mt.gradient_ready signals go from now on (null:
   /// nowhere).
-  virtual void signalGradientsTo(OverlappedReduction *) {}
+  virtual void signalGradientsTo(GradientSink *) {}
 };
 
 class CompiledFunctions : public FunctionRunner {
@@ -49,7 +49,7 @@ public:
   int64_t arenaBytes() const { return arenaBytes_; }
 
   bool call(const plan::Function &fn, std::string &error) override;
-  void signalGradientsTo(OverlappedReduction *sink) override { gradients_ = sink; }
+  void signalGradientsTo(GradientSink *sink) override { gradients_ = sink; }
 
   void overlapCollectives(CollectiveOverlap mode) { overlap_ = mode; }
   /// The collectives of the calls from now on run as NCCL calls through
@@ -76,7 +76,7 @@ private:
   std::unique_ptr<Buffer> arena_;
   int64_t arenaBytes_ = 0;
   CollectiveOverlap overlap_ = CollectiveOverlap::Auto;
-  OverlappedReduction *gradients_ = nullptr;
+  GradientSink *gradients_ = nullptr;
   DeviceCollectives *nccl_ = nullptr;
   double commSeconds_ = 0;
   bool measureArena_ = false;

@@ -6,13 +6,15 @@
 // holding them, then the data-parallel sum (an all-reduce, or with the
 // distributed optimizer a reduce-scatter into this rank's shard). Where the
 // plan and the transport allow, the data-parallel sum runs on a thread of
-// its own beside the last micro-batch's backward (OverlappedReduction).
+// its own beside the last micro-batch's backward (OverlappedReduction), or
+// with NCCL on a stream of its own (DeviceOverlappedReduction).
 //
 //===----------------------------------------------------------------------===//
 #ifndef MT_RUNTIME_TRAINING_GRADIENTSYNC_H
 #define MT_RUNTIME_TRAINING_GRADIENTSYNC_H
 
 #include "mt/Runtime/Comm/DeviceCollectives.h"
+#include "mt/Runtime/Comm/DeviceOverlappedReduction.h"
 #include "mt/Runtime/Comm/OverlappedReduction.h"
 #include "mt/Runtime/Training/StageExecutor.h"
 #include "mt/Runtime/Training/StepStats.h"
@@ -71,6 +73,7 @@ private:
   bool distributed_ = false;
   bool overlapAllowed_ = true;
   std::unique_ptr<OverlappedReduction> overlap_;
+  std::unique_ptr<DeviceOverlappedReduction> deviceOverlap_; // with NCCL
   std::set<std::string> reducedEarly_; // accumulators it reduced this step
 };
 
