@@ -8,6 +8,9 @@
 // kernels), so the rank's next call fails with the reason. A rank that
 // still has not stopped the watchdog after a grace period (stuck in a call
 // an abort does not end) prints the reason and exits, so no rank hangs.
+// The abort comes from the watchdog's thread: a call the rank's thread is
+// issuing at that moment may meet an aborted communicator (DeviceCollectives
+// checks tripped() before each call, which narrows that window).
 //
 //===----------------------------------------------------------------------===//
 #ifndef MT_RUNTIME_COMM_NCCLWATCHDOG_H
