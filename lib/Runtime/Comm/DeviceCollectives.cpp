@@ -93,6 +93,20 @@ std::unique_ptr<DeviceCollectives> DeviceCollectives::open(const NcclLibrary &nc
 bool DeviceCollectives::openPipeline(int64_t numStages, int64_t worldSize, int64_t rank,
                                      const std::function<int64_t(int64_t)> &stageRank,
                                      CudaBackend *gpu, std::string &error) {
+  // Checked alike on every rank before any split: a rank that failed alone
+  // would leave the others waiting in the next one.
+  std::map<int64_t, int> sendingLinks; // by sending rank (this rank's dp/tp slice)
+  for (int64_t b = 0; b + 1 < numStages; ++b) {
+    ++sendingLinks[stageRank(b)];
+    ++sendingLinks[stageRank(b + 1)];
+  }
+  for (const auto &[sender, links] : sendingLinks)
+    if (gpu && links > kReductionStream) {
+      error = "rank " + std::to_string(sender) + " would send on " + std::to_string(links) +
+              " pipeline communicators, more than the " + std::to_string(kReductionStream) +
+              " side streams a rank has for them (fewer virtual stages, or --collectives=host)";
+      return false;
+    }
   int sideStreams = 0;
   for (int64_t b = 0; b + 1 < numStages; ++b)
     for (Flow flow : {Flow::Activations, Flow::Gradients}) {
@@ -121,14 +135,11 @@ bool DeviceCollectives::openPipeline(int64_t numStages, int64_t worldSize, int64
       links_[{b, flow}] = link; // closed with the others if what follows fails
       if (rank != from || !gpu)
         continue;
-      // The last side stream is the gradients' reduction's.
-      if (sideStreams == kReductionStream) {
-        error = what + ": this rank sends on more pipeline communicators than it has side "
-                       "streams (" + std::to_string(kReductionStream) + ")";
-        return false;
-      }
+      // The budget was checked above; a stream that cannot be made is a
+      // failure of this rank alone: abort, so the others' waits end.
       if (!(link.sideStream = gpu->sideStream(sideStreams++, error))) {
         error = what + ": " + error;
+        failed_ = true;
         return false;
       }
       links_[{b, flow}] = link;
@@ -278,6 +289,8 @@ bool DeviceCollectives::usable(const std::string &what, std::string &error) cons
 }
 
 DeviceCollectives::~DeviceCollectives() {
+  if (watchdog_)
+    watchdog_->stop();
   bool aborted = watchdog_ && watchdog_->tripped();
   watchdog_.reset();
   if (aborted)

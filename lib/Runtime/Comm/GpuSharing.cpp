@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <cstring>
+#include <fstream>
 #include <map>
 
 namespace mt {
@@ -16,7 +17,11 @@ std::string gpuPlace(const std::string &busId) {
   char host[128] = {0};
   if (gethostname(host, sizeof(host) - 1) != 0)
     std::strcpy(host, "?");
-  return std::string(host) + " " + busId;
+  // Containers on different machines may share a host name: the kernel's
+  // boot id tells the machines apart (NCCL's host hash uses it too).
+  std::string boot;
+  std::ifstream("/proc/sys/kernel/random/boot_id") >> boot;
+  return std::string(host) + " " + (boot.empty() ? "-" : boot) + " " + busId;
 }
 
 bool gatherGpuPlaces(Communicator &host, const std::string &mine, std::vector<std::string> &all,
@@ -47,9 +52,10 @@ std::string sharedGpuError(const std::vector<std::string> &placeOfRank) {
     if (fresh)
       continue;
     const std::string &place = placeOfRank[r];
-    size_t space = place.find(' ');
-    std::string host = place.substr(0, space);
-    std::string bus = space == std::string::npos ? "" : place.substr(space + 1);
+    // "host [boot-id] bus-id"
+    size_t first = place.find(' '), last = place.rfind(' ');
+    std::string host = place.substr(0, first);
+    std::string bus = last == std::string::npos ? "" : place.substr(last + 1);
     return "ranks " + std::to_string(it->second) + " and " + std::to_string(r) +
            " would share the GPU " + bus + " on " + host +
            ", and NCCL needs a GPU per rank: start at most as many processes on a machine as it "

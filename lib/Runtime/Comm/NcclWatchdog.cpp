@@ -21,13 +21,16 @@ NcclWatchdog::NcclWatchdog(const NcclLibrary &nccl,
   thread_ = std::thread([this] { run(); });
 }
 
-NcclWatchdog::~NcclWatchdog() {
+NcclWatchdog::~NcclWatchdog() { stop(); }
+
+void NcclWatchdog::stop() {
   {
     std::lock_guard<std::mutex> lock(mutex_);
     stopping_ = true;
   }
   stop_.notify_all();
-  thread_.join();
+  if (thread_.joinable())
+    thread_.join();
 }
 
 std::string NcclWatchdog::reason() const {
@@ -55,8 +58,12 @@ void NcclWatchdog::run() {
             "runs a different program";
     if (why.empty())
       continue;
+    // Decided under the lock: once stop() holds it, no trip begins, and
+    // what tripped() says after stop() is final.
+    reason_ = "rank " + std::to_string(settings_.rank) + ": " + why;
+    tripped_ = true;
     lock.unlock();
-    trip(why);
+    abortAll();
     lock.lock();
     // The rank should now fail and stop the watchdog; a rank stuck where an
     // abort does not reach must not hang its job.
@@ -73,12 +80,7 @@ void NcclWatchdog::run() {
   }
 }
 
-void NcclWatchdog::trip(const std::string &why) {
-  {
-    std::lock_guard<std::mutex> lock(mutex_);
-    reason_ = "rank " + std::to_string(settings_.rank) + ": " + why;
-  }
-  tripped_ = true;
+void NcclWatchdog::abortAll() {
   // Ends the communicators' kernels, so the rank's wait on its GPU returns.
   for (const auto &[comm, what] : comms_)
     nccl_.api().CommAbort(comm);

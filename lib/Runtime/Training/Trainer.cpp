@@ -52,12 +52,14 @@ bool Trainer::ncclRefusal(const NcclLibrary &nccl, std::string &refusal, std::st
               " ranks on one GPU, and NCCL needs a GPU per rank (start one process per GPU with "
               "mpirun, or use --collectives=host)";
   // Processes on one machine that see the same GPU: NCCL would refuse it
-  // late, in its own words.
-  else if (gpu && !nccl.isStandIn() && processes) {
+  // late, in its own words. The gather is collective, so every process
+  // makes it whatever its own checks found.
+  if (processes && place_.comm->transport().name() != "threads") {
     std::vector<std::string> places;
-    if (!gatherGpuPlaces(*place_.comm, gpuPlace(gpu->busId()), places, error))
+    if (!gatherGpuPlaces(*place_.comm, gpuPlace(gpu ? gpu->busId() : "no GPU"), places, error))
       return false;
-    refusal = sharedGpuError(places);
+    if (refusal.empty() && gpu && !nccl.isStandIn())
+      refusal = sharedGpuError(places);
   }
   return true;
 }

@@ -15,7 +15,7 @@
 
 namespace mt {
 
-/// "host bus-id" of this process's GPU.
+/// "host boot-id bus-id" of this process's GPU.
 std::string gpuPlace(const std::string &busId);
 
 /// Every rank's `mine`, by rank, gathered over `host` (collective over its

@@ -42,6 +42,9 @@ public:
                std::function<double()> waitingSince, Settings settings);
   ~NcclWatchdog();
 
+  /// Stops the thread (a trip under way finishes first); tripped() is
+  /// final after it.
+  void stop();
   /// Whether the communicators were aborted, and why.
   bool tripped() const { return tripped_; }
   std::string reason() const;
@@ -51,7 +54,7 @@ public:
 
 private:
   void run();
-  void trip(const std::string &why);
+  void abortAll();
 
   const NcclLibrary &nccl_;
   std::vector<std::pair<nccl::Comm, std::string>> comms_; // and what they join
