@@ -45,6 +45,9 @@ TEST_MODELS = {
     "bert-micro-megatron": BertSpec(layers=2, hidden=16, heads=4, ffn=64, vocab=256, positions=32,
                                     style="megatron", dropout=0.0,
                                     description="a micro Megatron-style (pre-LN) BERT without dropout"),
+    "bert-micro-v250": BertSpec(layers=2, hidden=16, heads=4, ffn=64, vocab=250, positions=32,
+                                style="hf", dropout=0.0,
+                                description="a micro BERT whose vocabulary needs padding to split"),
     "bert-micro-drop": BertSpec(layers=2, hidden=16, heads=4, ffn=64, vocab=256, positions=32,
                                 style="hf", dropout=0.1, description="a micro BERT with dropout"),
 }

@@ -87,11 +87,15 @@ class Rotary(NoPositions):
 
 
 class Alibi(NoPositions):
-    """ALiBi: a per-head linear penalty on the distance, added to the scores."""
+    """ALiBi: a per-head linear penalty on the distance, added to the scores.
+
+    Press et al. add m_h * (j - i) to the scaled scores q.k / sqrt(d); the
+    softmax scales the biased scores by spec.scale, so the slopes are
+    divided by it first (slope_scale)."""
     raw_scores = "s0"
 
     def bias(self, block, spec, scores):
-        return block.alibi(spec.prefix + "s", scores, spec.heads)
+        return block.alibi(spec.prefix + "s", scores, spec.heads, 1.0 / spec.scale)
 
 
 @dataclass(frozen=True)

@@ -234,8 +234,11 @@ class Block:
         attrs = attr_dict({"base": f64_attr(base)})
         return self.op(name, f"mt.rotary {x} {attrs} : {x.type}", x.type)
 
-    def alibi(self, name, scores, heads):
-        attrs = attr_dict({"num_heads": i64_attr(heads)})
+    def alibi(self, name, scores, heads, slope_scale=1.0):
+        attrs = {"num_heads": i64_attr(heads)}
+        if slope_scale != 1.0:
+            attrs["slope_scale"] = f"{slope_scale!r} : f64"  # every digit: the slopes are exact
+        attrs = attr_dict(attrs)
         return self.op(name, f"mt.alibi {scores} {attrs} : {scores.type}", scores.type)
 
     def relative_position_bias(self, name, scores, table, attrs):

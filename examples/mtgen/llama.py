@@ -34,6 +34,8 @@ TEST_MODELS = {
                                 description="a micro Llama-style model of 4 layers, for pipelines"),
     "llama-micro-alibi": LlamaSpec(layers=2, hidden=16, heads=4, kv_heads=2, ffn=40, vocab=64, positions="alibi",
                                    description="a micro Llama-style model with ALiBi instead of rotary positions"),
+    "llama-micro-v77": LlamaSpec(layers=2, hidden=16, heads=4, kv_heads=2, ffn=40, vocab=77,
+                                 description="a micro Llama-style model with an odd vocabulary (as 32001), padded to split"),
     "llama-micro-v256": LlamaSpec(layers=2, hidden=16, heads=4, kv_heads=2, ffn=40, vocab=256,
                                   description="a micro Llama-style model for a 256-piece SentencePiece vocabulary"),
 }

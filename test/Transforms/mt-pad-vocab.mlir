@@ -53,3 +53,41 @@ func.func @unknown_use(%wte: tensor<10x4xf32> {mt.param = #mt.param<name = "wte"
   %loss = mt.cross_entropy %x, %tokens : tensor<2x3x10xf32>, tensor<2x3xi32> -> tensor<f32>
   return %loss : tensor<f32>
 }
+
+// -----
+
+// An untied output layer (Llama's lm_head) of the vocabulary's rows grows
+// with the table, records its real rows too, and its logits' loss ignores
+// the padded classes.
+// CHECK-LABEL: func.func @untied
+// CHECK-SAME: (%[[TABLE:.*]]: tensor<16x4xf32> {mt.param = {{.*}}, mt.unpadded_rows = 10 : i64}, %[[HEAD:.*]]: tensor<16x4xf32> {mt.param = {{.*}}, mt.unpadded_rows = 10 : i64}, %[[TOK:.*]]: tensor<2x3xi32>, %[[LAB:.*]]: tensor<2x3xi32>)
+// CHECK-NEXT: %[[E:.*]] = mt.embedding %[[TABLE]][%[[TOK]]] : tensor<16x4xf32>
+// CHECK-NEXT: %[[LOGITS:.*]] = mt.linear %[[E]], %[[HEAD]] : tensor<2x3x4xf32>, tensor<16x4xf32> -> tensor<2x3x16xf32>
+// CHECK-NEXT: %[[LOSS:.*]] = mt.cross_entropy %[[LOGITS]], %[[LAB]] {num_classes = 10 : i64}
+// CHECK-NEXT: return %[[LOSS]]
+func.func @untied(%embed: tensor<10x4xf32> {mt.param = #mt.param<name = "embed_tokens.weight", init = zeros>},
+                  %lm_head: tensor<10x4xf32> {mt.param = #mt.param<name = "lm_head.weight", init = zeros>},
+                  %tokens: tensor<2x3xi32>, %labels: tensor<2x3xi32>) -> tensor<f32> {
+  %e = mt.embedding %embed[%tokens] : tensor<10x4xf32>, tensor<2x3xi32> -> tensor<2x3x4xf32>
+  %logits = mt.linear %e, %lm_head : tensor<2x3x4xf32>, tensor<10x4xf32> -> tensor<2x3x10xf32>
+  %loss = mt.cross_entropy %logits, %labels : tensor<2x3x10xf32>, tensor<2x3xi32> -> tensor<f32>
+  return %loss : tensor<f32>
+}
+
+// -----
+
+// BERT's head: a bias of its own grows with it, and the masked-LM accuracy
+// beside the loss ignores the padded classes as the loss does.
+// CHECK-LABEL: func.func @accuracy
+// CHECK: %[[LOGITS:.*]] = mt.linear %{{.*}}, %{{.*}}, %{{.*}} : tensor<2x3x4xf32>, tensor<16x4xf32>, tensor<16xf32> -> tensor<2x3x16xf32>
+// CHECK-NEXT: mt.cross_entropy %[[LOGITS]], %{{.*}} {num_classes = 10 : i64}
+// CHECK-NEXT: mt.accuracy %[[LOGITS]], %{{.*}} {num_classes = 10 : i64}
+func.func @accuracy(%wte: tensor<10x4xf32> {mt.param = #mt.param<name = "wte", init = zeros>},
+                    %bias: tensor<10xf32> {mt.param = #mt.param<name = "bias", init = zeros>},
+                    %tokens: tensor<2x3xi32>, %labels: tensor<2x3xi32>) -> (tensor<f32>, tensor<f32>) {
+  %e = mt.embedding %wte[%tokens] : tensor<10x4xf32>, tensor<2x3xi32> -> tensor<2x3x4xf32>
+  %logits = mt.linear %e, %wte, %bias : tensor<2x3x4xf32>, tensor<10x4xf32>, tensor<10xf32> -> tensor<2x3x10xf32>
+  %loss = mt.cross_entropy %logits, %labels : tensor<2x3x10xf32>, tensor<2x3xi32> -> tensor<f32>
+  %acc = mt.accuracy %logits, %labels : tensor<2x3x10xf32>, tensor<2x3xi32> -> tensor<f32>
+  return %loss, %acc : tensor<f32>, tensor<f32>
+}

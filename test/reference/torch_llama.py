@@ -50,7 +50,8 @@ def llama_loss(p, tokens, labels, mask, layers, heads, kv_heads, alibi):
     hd = hidden // heads
     rep = heads // kv_heads
     causal = torch.ones(s, s, dtype=torch.bool).tril()
-    distance = (torch.arange(s)[:, None] - torch.arange(s)[None, :]).float()
+    # Press et al. (and BLOOM, MPT): m_h * (j - i) added to q.k / sqrt(d).
+    key_minus_query = (torch.arange(s)[None, :] - torch.arange(s)[:, None]).float()
     slopes = torch.tensor(alibi_slopes(heads))[:, None, None]
     for l in range(layers):
         w = lambda name: p[f"layers.{name}"][l]
@@ -62,10 +63,10 @@ def llama_loss(p, tokens, labels, mask, layers, heads, kv_heads, alibi):
             q, k = rotary(q), rotary(k)
         k = k.repeat_interleave(rep, dim=1)
         v = v.repeat_interleave(rep, dim=1)
-        scores = q @ k.transpose(-1, -2)
+        scores = (q @ k.transpose(-1, -2)) / math.sqrt(hd)
         if alibi:
-            scores = scores - slopes * distance
-        probs = (scores / math.sqrt(hd)).masked_fill(~causal, float("-inf")).softmax(-1)
+            scores = scores + slopes * key_minus_query
+        probs = scores.masked_fill(~causal, float("-inf")).softmax(-1)
         ctx = (probs @ v).transpose(1, 2).reshape(b, s, hidden)
         h = h + ctx @ w("self_attn.o_proj.weight").T
         m = rms_norm(h, w("post_attention_layernorm.weight"))

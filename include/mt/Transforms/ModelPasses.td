@@ -24,9 +24,13 @@ def PadVocabPass : Pass<"mt-pad-vocab", "mlir::ModuleOp"> {
     `mt.embedding` table up to a multiple of `multiple`
     (Megatron's --make-vocab-size-divisible-by), so the table splits evenly
     over tensor-parallel ranks and GEMMs get friendly shapes. Results do not
-    change: tied language-model heads produce the padded logits, and the
-    `mt.cross_entropy` that consumes them gets `num_classes` set to the real
-    vocabulary, so padded classes never count.
+    change: the language-model head, tied (the table itself) or untied (a
+    parameter of the vocabulary's rows whose heads feed only the loss and
+    the accuracy, as Llama's `lm_head`), produces the padded logits, and
+    the `mt.cross_entropy` and `mt.accuracy` that consume them get
+    `num_classes` set to the real vocabulary, so padded classes never count.
+    Each padded parameter (and a head's own bias) records its real rows as
+    `mt.unpadded_rows`, which checkpoints read.
   }];
   let options = [
     Option<"multiple", "multiple", "int64_t", /*default=*/"1",

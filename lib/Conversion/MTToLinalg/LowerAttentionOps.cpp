@@ -104,8 +104,10 @@ Lowered lowerRotary(RotaryOp op, LinalgBuilder &lb) {
 /// first + h: for `closest` the largest power of two <= num_heads, head g
 /// has 2^(-8 (g + 1) / closest), and heads beyond it the odd powers of
 /// 2^(-4 / closest). Computed as exp2 of an exact exponent, so a
-/// tensor-parallel rank's heads get the slopes one rank gives them.
-Value alibiSlopes(LinalgBuilder &lb, int64_t heads, int64_t numHeads, Value first, Type t) {
+/// tensor-parallel rank's heads get the slopes one rank gives them; times
+/// `scale` (mt.alibi's slope_scale), a constant.
+Value alibiSlopes(LinalgBuilder &lb, int64_t heads, int64_t numHeads, double scale, Value first,
+                  Type t) {
   int64_t closest = 1;
   while (closest * 2 <= numHeads)
     closest *= 2;
@@ -129,7 +131,8 @@ Value alibiSlopes(LinalgBuilder &lb, int64_t heads, int64_t numHeads, Value firs
         Value extra =
             arith::MulFOp::create(b, l, odd, constant(-4.0 / static_cast<double>(closest)));
         Value exponent = arith::SelectOp::create(b, l, inside, power, extra);
-        return math::Exp2Op::create(b, l, exponent).getResult();
+        Value slope = math::Exp2Op::create(b, l, exponent);
+        return scale == 1.0 ? slope : arith::MulFOp::create(b, l, slope, constant(scale));
       });
 }
 
@@ -146,7 +149,8 @@ Lowered lowerAlibi(AlibiOp op, LinalgBuilder &lb) {
         b, lb.location(), arith::IndexCastOp::create(b, lb.location(), b.getIndexType(), shard),
         lb.index(heads));
   }
-  Value slopeTensor = alibiSlopes(lb, heads, op.getNumHeadsAttr().getInt(), first, computeType(t));
+  Value slopeTensor = alibiSlopes(lb, heads, op.getNumHeadsAttr().getInt(),
+                                 op.getSlopeScale().convertToDouble(), first, computeType(t));
   MLIRContext *ctx = lb.builder().getContext();
   // Query i stands sk - sq keys in, or at a KV cache's run-time position.
   Value runTime =

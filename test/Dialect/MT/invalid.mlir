@@ -1933,6 +1933,15 @@ func.func @alibi_c3_position(%x: tensor<2x4x1x16xf32>, %pos: tensor<2xi64>) -> t
   return %y : tensor<2x4x1x16xf32>
 }
 
+// -----
+
+// mt.alibi C6: a slope scale that is not positive
+func.func @alibi_c6_slope_scale(%x: tensor<2x4x8x8xf32>) -> tensor<2x4x8x8xf32> {
+  // expected-error @+1 {{violates C6: slope_scale must be positive and finite, got 0}}
+  %y = mt.alibi %x {num_heads = 4 : i64, slope_scale = 0.0 : f64} : tensor<2x4x8x8xf32>
+  return %y : tensor<2x4x8x8xf32>
+}
+
 //===----------------------------------------------------------------------===//
 // mt.all_reduce
 //===----------------------------------------------------------------------===//

@@ -133,6 +133,9 @@ LogicalResult AlibiOp::verify() {
   if (getShard() && !ShapedType::isDynamic(heads) && numHeads % heads != 0)
     return violates(*this, 5) << "with a shard index, the " << heads
                               << " heads present must divide num_heads " << numHeads;
+  double scale = getSlopeScale().convertToDouble();
+  if (!(scale > 0) || !std::isfinite(scale))
+    return violates(*this, 6) << "slope_scale must be positive and finite, got " << scale;
   return success();
 }
 

@@ -112,10 +112,13 @@ def MT_RotaryOp : MT_Op<"rotary", [MT_RunsIn16Bits, MT_Differentiable, MT_SplitF
 def MT_AlibiOp : MT_Op<"alibi", [MT_RunsIn16Bits, MT_Differentiable, MT_SplitFlow, Pure, AttrSizedOperandSegments, MT_ShapeInferenceOpInterface, AllTypesMatch<["input", "result"]>]> {
   let summary = "adds ALiBi linear position biases to attention scores";
   let description = [{
-    `result[b, h, i, j] = scores[b, h, i, j] - m_h * (i + Sk - Sq - j)`, with
-    the head slopes `m_h` of Press et al. (a geometric sequence from
+    `result[b, h, i, j] = scores[b, h, i, j] - slope_scale * m_h * (i + Sk - Sq - j)`,
+    with the head slopes `m_h` of Press et al. (a geometric sequence from
     `2^(-8/H)` for `H = num_heads`, interleaved when H is not a power of
-    two). `num_heads` is the model's total head count, so a shard that holds
+    two). Press et al. add `m_h * (j - i)` to the scaled scores
+    `q.k / sqrt(d)`; ahead of an `mt.softmax` whose `scale` is `1/sqrt(d)`,
+    `slope_scale = sqrt(d)` gives exactly that (default 1: scores already
+    scaled). `num_heads` is the model's total head count, so a shard that holds
     heads `[h0, h0 + n)` of them uses their global slopes. With `position`
     (a `tensor<i64>`: the keys are a KV cache and query `i` stands at
     `position + i`), the distance is `position + i - j`. With `shard` (a
@@ -123,13 +126,14 @@ def MT_AlibiOp : MT_Op<"alibi", [MT_RunsIn16Bits, MT_Differentiable, MT_SplitFlo
     `[shard * n, (shard + 1) * n)` of the `num_heads` for `n` heads present.
 
     ```mlir
-    %sb = mt.alibi %s {num_heads = 12 : i64} : tensor<8x12x1024x1024xf32>
+    %sb = mt.alibi %s {num_heads = 12 : i64, slope_scale = 8.0 : f64} : tensor<8x12x1024x1024xf32>
     %sc = mt.alibi %c position %pos : tensor<i64> {num_heads = 12 : i64} : tensor<1x12x1x1024xf32>
     %sd = mt.alibi %s shard %rank : tensor<i64> {num_heads = 24 : i64} : tensor<8x12x1024x1024xf32>
     ```
   }];
   let arguments = (ins AnyRankedTensor:$input, Optional<AnyRankedTensor>:$position,
-                       Optional<AnyRankedTensor>:$shard, I64Attr:$num_heads);
+                       Optional<AnyRankedTensor>:$shard, I64Attr:$num_heads,
+                       DefaultValuedAttr<F64Attr, "1.0">:$slope_scale);
   let results = (outs AnyRankedTensor:$result);
   let assemblyFormat = [{
     $input (`position` $position^ `:` type($position))? (`shard` $shard^ `:` type($shard))? attr-dict `:` type($input)
