@@ -36,7 +36,9 @@ void mt::buildInferencePipeline(OpPassManager &pm, const InferenceOptions &optio
 mt::TargetResolved mt::resolveForTarget(const TrainingOptions &options) {
   bool cpu = options.target == TargetKind::Cpu;
   TargetResolved r;
-  r.overlapCollectives = options.overlapCollectives && options.tensorParallel > 1 && cpu;
+  // On a GPU the started collectives run on a stream of their own under
+  // NCCL, and whole where they start over the host transport.
+  r.overlapCollectives = options.overlapCollectives && options.tensorParallel > 1;
   r.fuseAttention = options.fuseAttention;
   if (r.fuseAttention != FuseAttention::Auto)
     return r;

@@ -144,3 +144,40 @@ func.func @carried(%x: memref<16xf32>, %y: memref<16xf32>) {
   linalg.copy ins(%b : memref<16xf32>) outs(%y : memref<16xf32>)
   return
 }
+
+// -----
+
+// A collective started ahead of its wait may read its input until the wait
+// (NCCL on a stream of its own on a GPU): %in lives until the wait, so %t,
+// born after the start, does not take its bytes.
+// CHECK-LABEL: func.func @started
+// CHECK-SAME: attributes {mt.arena_bytes = 256 : i64}
+// CHECK: %[[INAT:.*]] = arith.constant 128 : index
+// CHECK-NEXT: %[[IN:.*]] = memref.view %{{.*}}[%[[INAT]]][] : memref<256xi8> to memref<16xf32>
+// CHECK: %[[OUTAT:.*]] = arith.constant 0 : index
+// CHECK-NEXT: %[[OUT:.*]] = memref.view %{{.*}}[%[[OUTAT]]][] : memref<256xi8> to memref<32xf32>
+// CHECK: call @mt_rt_all_gather_start
+// CHECK: %[[TAT:.*]] = arith.constant 192 : index
+// CHECK-NEXT: %[[T:.*]] = memref.view %{{.*}}[%[[TAT]]][] : memref<256xi8> to memref<16xf32>
+// CHECK: call @mt_rt_collective_wait
+func.func private @mt_rt_all_gather_start(i64, i64, i64, i64, i64, i64, i64)
+func.func private @mt_rt_collective_wait(i64)
+func.func @started(%x: memref<16xf32>, %y: memref<16xf32>, %z: memref<32xf32>) {
+  %c = arith.constant 1 : i64
+  %in = memref.alloc() {alignment = 64 : i64} : memref<16xf32>
+  linalg.copy ins(%x : memref<16xf32>) outs(%in : memref<16xf32>)
+  %out = memref.alloc() {alignment = 64 : i64} : memref<32xf32>
+  %ia = memref.extract_aligned_pointer_as_index %in : memref<16xf32> -> index
+  %i = arith.index_cast %ia : index to i64
+  %oa = memref.extract_aligned_pointer_as_index %out : memref<32xf32> -> index
+  %o = arith.index_cast %oa : index to i64
+  call @mt_rt_all_gather_start(%i, %o, %c, %c, %c, %c, %c) : (i64, i64, i64, i64, i64, i64, i64) -> ()
+  %t = memref.alloc() {alignment = 64 : i64} : memref<16xf32>
+  linalg.copy ins(%x : memref<16xf32>) outs(%t : memref<16xf32>)
+  linalg.copy ins(%t : memref<16xf32>) outs(%y : memref<16xf32>)
+  %oa2 = memref.extract_aligned_pointer_as_index %out : memref<32xf32> -> index
+  %o2 = arith.index_cast %oa2 : index to i64
+  call @mt_rt_collective_wait(%o2) : (i64) -> ()
+  linalg.copy ins(%out : memref<32xf32>) outs(%z : memref<32xf32>)
+  return
+}

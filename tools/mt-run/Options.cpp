@@ -105,9 +105,10 @@ cl::opt<mt::CollectiveOverlap> overlapTpComm(
     "overlap-tp-comm",
     cl::desc("plans compiled with mtc --overlap-tp-comm: move their started all-gathers and "
              "reduce-scatters on a thread of the rank's own while the GEMMs run (true), or run "
-             "each whole where it starts (false); auto: under MPI with MPI_THREAD_MULTIPLE, "
-             "not on rank threads, which share one machine's cores and gain nothing"),
-    cl::values(clEnumValN(mt::CollectiveOverlap::Auto, "auto", "under MPI only (default)"),
+             "each whole where it starts (false); auto: under MPI with MPI_THREAD_MULTIPLE "
+             "and under NCCL on GPUs (a stream of their own), not on rank threads, which share "
+             "one machine's cores and gain nothing"),
+    cl::values(clEnumValN(mt::CollectiveOverlap::Auto, "auto", "under MPI or NCCL (default)"),
                clEnumValN(mt::CollectiveOverlap::On, "true", "always"),
                clEnumValN(mt::CollectiveOverlap::Off, "false", "never")),
     cl::init(mt::CollectiveOverlap::Auto), cl::cat(runCategory));

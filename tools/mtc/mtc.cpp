@@ -235,7 +235,7 @@ static cl::opt<bool> recomputeAllGathers(
 
 static cl::opt<bool> overlapTpComm(
     "overlap-tp-comm",
-    cl::desc("with --tp, CPU plans: start each collective above a GEMM that does not need it "
+    cl::desc("with --tp: start each collective above a GEMM that does not need it "
              "and wait where its result is first read, so its data moves while the GEMM runs "
              "(mt-overlap-collectives; default on; mt-run's --overlap-tp-comm decides)"),
     cl::init(mt::TrainingDefaults::overlapCollectives), cl::cat(fusionCategory()));

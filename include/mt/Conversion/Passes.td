@@ -159,7 +159,10 @@ def PlanBuffersPass : Pass<"mt-plan-buffers", "mlir::ModuleOp"> {
     planned first; each call lends it a block of the caller's arena, as
     large as the callee's, alive at the call (a view passed as the call's
     new last operand), so the caller's `mt.arena_bytes` includes its
-    callees'. Allocations inside nested regions or with dynamic sizes, calls
+    callees'. A collective started ahead of its wait (`mt_rt_*_start`, from
+    `mt.collective_wait`) may read its buffers until the wait (NCCL on a
+    stream of its own on a GPU): the buffers a start is passed live until
+    the `mt_rt_collective_wait` on its result. Allocations inside nested regions or with dynamic sizes, calls
     inside nested regions and recursive calls cannot be planned this way:
     the pass fails with an error naming them rather than leave memory
     unaccounted.

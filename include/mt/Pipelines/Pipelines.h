@@ -68,7 +68,7 @@ struct TrainingDefaults {
   static constexpr bool sequenceParallel = true; // with tp > 1
   static constexpr bool storeDropoutMasks = false;
   static constexpr bool recomputeAllGathers = true; // with sequence parallelism
-  static constexpr bool overlapCollectives = true;  // CPU plans (resolveForTarget)
+  static constexpr bool overlapCollectives = true;  // with tp > 1 (resolveForTarget)
   static constexpr RecomputeGranularity recomputeGranularity = RecomputeGranularity::None;
   static constexpr RecomputeMethod recomputeMethod = RecomputeMethod::Uniform;
   static constexpr int64_t recomputeNumLayers = 1;
@@ -195,8 +195,9 @@ struct TrainingOptions : public mlir::PassPipelineOptions<TrainingOptions> {
 };
 
 /// The per-target defaults, in one place (mtc and mt-opt both get them
-/// from buildTrainingPipeline): the GPU's collectives wait for its queue,
-/// so they are not split to overlap GEMMs there (nor emulated); `auto`
+/// from buildTrainingPipeline): collectives are split to overlap GEMMs on
+/// every target with tp > 1 (on a GPU, NCCL runs the started ones on a
+/// stream of their own; the host transport runs them whole); `auto`
 /// attention fusion is a measurement of the CPU's f32 tiled kernels, so it
 /// fuses nothing on the GPU, emulated, or with 16-bit activations, unless
 /// gpu-attention asks for the GPU's fused kernels (rows: every attention;

@@ -161,7 +161,10 @@ MT_BLAS_GEMM_TYPES(MT_ABI_DECLARE_GEMM)
 
 /* libmt-cuda-runtime.so defines these; mt-run finds each with dlsym as
  * "mt_cuda_<name>". Errors come back as text in the caller's buffer.
- *   open:            binds the calling thread to the device; 0 on failure
+ *   open:            binds the calling thread to its device; 0 on failure
+ *   local_rank:      before open: the thread runs the process's local rank
+ *                    `index` (rank threads) and takes GPU index modulo the
+ *                    GPUs seen, unless MT_CUDA_DEVICE names one
  *   describe:        the device's name and architecture
  *   bus_id:          the device's PCI bus id ("0000:1b:00.0"): ranks on
  *                    one machine with the same one share a GPU
@@ -187,6 +190,7 @@ enum MtAbiProfileMode {
 
 #define MT_CUDA_API(X)                                                                             \
   X(open, int, (char *error, size_t capacity))                                                     \
+  X(local_rank, void, (int index))                                                                 \
   X(describe, void, (char *out, size_t capacity))                                                  \
   X(bus_id, void, (char *out, size_t capacity))                                                    \
   X(add_image, void,                                                                               \

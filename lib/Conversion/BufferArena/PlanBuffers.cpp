@@ -3,6 +3,7 @@
 
 #include "mt/Analysis/ModelInfo.h"
 #include "mt/Memory/ArenaPlan.h"
+#include "mt/Runtime/Abi.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -64,6 +65,7 @@ struct PlanBuffersPass : mt::impl::PlanBuffersPassBase<PlanBuffersPass> {
 
     // A buffer lives until the last use of it or of any view of it.
     std::vector<mt::BufferLifetime> lifetimes;
+    llvm::DenseMap<Value, size_t> bufferOf; // each alias -> its allocation's index
     for (memref::AllocOp alloc : allocs) {
       mt::BufferLifetime life;
       life.bytes = bytesOf(alloc.getType());
@@ -74,6 +76,7 @@ struct PlanBuffersPass : mt::impl::PlanBuffersPassBase<PlanBuffersPass> {
         Value v = aliases.pop_back_val();
         if (!seen.insert(v).second)
           continue;
+        bufferOf[v] = lifetimes.size();
         for (OpOperand &use : v.getUses()) {
           Operation *owner = use.getOwner();
           Operation *top = entry.findAncestorOpInBlock(*owner);
@@ -93,6 +96,7 @@ struct PlanBuffersPass : mt::impl::PlanBuffersPassBase<PlanBuffersPass> {
       }
       lifetimes.push_back(life);
     }
+    keepStartedCollectivesInputs(entry, position, bufferOf, lifetimes);
     // A call of a planned function lends it a block of this arena while it
     // runs (its temporaries).
     SmallVector<func::CallOp> calls;
@@ -134,6 +138,56 @@ struct PlanBuffersPass : mt::impl::PlanBuffersPassBase<PlanBuffersPass> {
     for (memref::DeallocOp d : deallocs)
       d.erase();
     return success();
+  }
+
+  /// A collective started ahead of its wait (mt_rt_*_start) may read its
+  /// input until the wait: on a GPU, NCCL reads it on a stream of its own
+  /// while the kernels between go on. So every buffer a start is passed
+  /// lives until the wait on its result (its output's address), and no
+  /// kernel in between is given its bytes.
+  static void keepStartedCollectivesInputs(Block &entry,
+                                           const llvm::DenseMap<Operation *, int64_t> &position,
+                                           const llvm::DenseMap<Value, size_t> &bufferOf,
+                                           std::vector<mt::BufferLifetime> &lifetimes) {
+    // The allocation whose address an operand passes, if any.
+    auto bufferPassed = [&](Value operand) -> std::optional<size_t> {
+      if (auto cast = operand.getDefiningOp<arith::IndexCastOp>())
+        operand = cast.getIn();
+      auto address = operand.getDefiningOp<memref::ExtractAlignedPointerAsIndexOp>();
+      if (!address)
+        return std::nullopt;
+      auto it = bufferOf.find(address.getSource());
+      return it == bufferOf.end() ? std::nullopt : std::optional<size_t>(it->second);
+    };
+    // Started collectives by the buffer their wait names (the all-reduce's
+    // works in place: its first operand; the others' output: their second).
+    llvm::DenseMap<size_t, SmallVector<size_t>> startedBy;
+    // In program order, nested regions (a loop over layers) included.
+    for (Operation &top : entry)
+      top.walk<WalkOrder::PreOrder>([&](func::CallOp call) {
+        StringRef callee = call.getCallee();
+        if (callee == MT_RT_COLLECTIVE_WAIT) {
+          std::optional<size_t> waited =
+              call.getNumOperands() ? bufferPassed(call.getOperand(0)) : std::nullopt;
+          if (!waited)
+            return;
+          for (size_t b : startedBy.lookup(*waited))
+            lifetimes[b].last = std::max(lifetimes[b].last, position.lookup(&top));
+          startedBy.erase(*waited);
+          return;
+        }
+        bool inPlace = callee == MT_RT_ALL_REDUCE_START;
+        if (!inPlace && callee != MT_RT_ALL_GATHER_START && callee != MT_RT_REDUCE_SCATTER_START)
+          return;
+        unsigned named = inPlace ? 0 : 1;
+        std::optional<size_t> waited =
+            call.getNumOperands() > named ? bufferPassed(call.getOperand(named)) : std::nullopt;
+        if (!waited)
+          return;
+        for (Value operand : call.getOperands())
+          if (std::optional<size_t> b = bufferPassed(operand))
+            startedBy[*waited].push_back(*b);
+      });
   }
 
   /// The calls in `fn` of functions with a body (planned first, each once),

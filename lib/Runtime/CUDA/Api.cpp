@@ -30,6 +30,10 @@ int mt_cuda_open(char *error, size_t capacity) {
   return 1;
 }
 
+/// The calling thread runs the process's local rank `index` (rank
+/// threads): it takes GPU index modulo the GPUs seen (CudaState.h).
+void mt_cuda_local_rank(int index) { mt::cuda::useLocalRank(index); }
+
 /// "NVIDIA H100 80GB HBM3 (sm_90)".
 void mt_cuda_describe(char *out, size_t capacity) {
   fail(out, capacity, mt::cuda::deviceName() + " (" + mt::cuda::deviceArch() + ")");

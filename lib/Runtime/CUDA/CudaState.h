@@ -24,10 +24,16 @@
 
 namespace mt::cuda {
 
-/// The device all ranks of this process use (MT_CUDA_DEVICE, default 0),
-/// its primary context made current on the calling thread. False with the
-/// reason recorded.
+/// The calling thread's GPU, its primary context made current on the
+/// thread: MT_CUDA_DEVICE if set, else the thread's local rank (below, or
+/// the process's under mpirun) modulo the GPUs the process sees. False
+/// with the reason recorded.
 bool bindThread();
+
+/// The calling thread runs rank `index` of the ranks this process drives
+/// (rank threads): it takes GPU index modulo their number at its binding.
+/// No effect once the thread is bound.
+void useLocalRank(int index);
 
 /// The calling thread's stream: every launch and GEMM of a rank runs on it,
 /// in program order.
@@ -37,7 +43,7 @@ CUstream threadStream();
 /// (non-blocking, like the thread's stream); null with the failure recorded.
 CUstream sideStream(int index);
 
-/// "sm_90" for the bound device.
+/// "sm_90" for the calling thread's device (empty when it has none).
 const std::string &deviceArch();
 const std::string &deviceName();
 const std::string &deviceBusId();

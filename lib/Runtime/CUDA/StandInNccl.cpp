@@ -28,7 +28,6 @@
 //
 //===----------------------------------------------------------------------===//
 #include "StandInNccl.h"
-
 #include <unistd.h>
 
 #include <algorithm>
@@ -43,6 +42,7 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -99,16 +99,19 @@ struct mt::nccl::standin::Clique {
 namespace {
 
 /// What the process did, printed at its exit (tests check the NCCL path
-/// was taken): communicators made, and calls per kind.
+/// was taken): communicators made, calls per kind, the streams collectives
+/// were queued on.
 struct Tally {
   std::atomic<long> comms{0}, allReduces{0}, allGathers{0}, reduceScatters{0}, sends{0};
+  std::mutex mutex;
+  std::set<Stream> streams;
   ~Tally() {
     if (comms > 0)
       std::fprintf(stderr,
                    "stand-in NCCL: %ld communicator(s), %ld all-reduce(s), %ld all-gather(s), "
-                   "%ld reduce-scatter(s), %ld send(s)\n",
+                   "%ld reduce-scatter(s), %ld send(s), collectives on %zu stream(s)\n",
                    comms.load(), allReduces.load(), allGathers.load(), reduceScatters.load(),
-                   sends.load());
+                   sends.load(), streams.size());
   }
 } tally;
 
@@ -261,7 +264,9 @@ std::string runRound(Clique &clique) {
   return "";
 }
 
-Result collective(Comm comm, Call call) {
+Result collective(Comm comm, Call call, Stream stream = nullptr) {
+  if (std::lock_guard<std::mutex> lock(tally.mutex); call.kind != Kind::Split)
+    tally.streams.insert(stream);
   (call.kind == Kind::AllReduce       ? tally.allReduces
    : call.kind == Kind::AllGather     ? tally.allGathers
    : call.kind == Kind::ReduceScatter ? tally.reduceScatters
@@ -527,21 +532,21 @@ const char *ncclGetLastError(Comm comm) {
 }
 
 Result ncclAllReduce(const void *send, void *recv, size_t count, DataType type, RedOp op,
-                     Comm comm, Stream) {
+                     Comm comm, Stream stream) {
   Call call{Kind::AllReduce, send, recv, count, type, op};
-  return collective(comm, call);
+  return collective(comm, call, stream);
 }
 
 Result ncclReduceScatter(const void *send, void *recv, size_t recvCount, DataType type, RedOp op,
-                         Comm comm, Stream) {
+                         Comm comm, Stream stream) {
   Call call{Kind::ReduceScatter, send, recv, recvCount, type, op};
-  return collective(comm, call);
+  return collective(comm, call, stream);
 }
 
 Result ncclAllGather(const void *send, void *recv, size_t sendCount, DataType type, Comm comm,
-                     Stream) {
+                     Stream stream) {
   Call call{Kind::AllGather, send, recv, sendCount, type};
-  return collective(comm, call);
+  return collective(comm, call, stream);
 }
 
 Result ncclSend(const void *send, size_t count, DataType type, int peer, Comm comm, Stream) {

@@ -16,6 +16,7 @@
 // what it saw; a failed check fails mt_cuda_sync, so mt-run stops with it.
 //
 //===----------------------------------------------------------------------===//
+#include <algorithm>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -161,6 +162,8 @@ void gemm(int64_t ta, int64_t tb, int64_t m, int64_t n, int64_t k, int64_t a, in
   }
 }
 
+thread_local int standInGpu = -1; // the thread's local rank, if told
+
 int fill(char *out, size_t capacity, const std::string &text) {
   if (capacity) {
     std::strncpy(out, text.c_str(), capacity - 1);
@@ -175,11 +178,24 @@ extern "C" {
 
 int mt_cuda_open(char *, size_t) { return 1; }
 
+/// MT_CUDA_STANDIN_GPUS (default 1) stand-in GPUs, told apart by bus id: a
+/// rank thread (or a process under mpirun) takes its local rank modulo
+/// their number, as on a machine with that many GPUs (with one, every rank
+/// shares "stand-in").
+void mt_cuda_local_rank(int index) { standInGpu = index; }
+
 void mt_cuda_describe(char *out, size_t capacity) {
   fill(out, capacity, "stand-in CUDA device, nothing runs (sm_90)");
 }
 
-void mt_cuda_bus_id(char *out, size_t capacity) { fill(out, capacity, "stand-in"); }
+void mt_cuda_bus_id(char *out, size_t capacity) {
+  const char *gpus = std::getenv("MT_CUDA_STANDIN_GPUS");
+  const char *process = std::getenv("MT_CUDA_LOCAL_RANK"); // under mpirun
+  int count = gpus ? std::atoi(gpus) : 1;
+  int local = standInGpu >= 0 ? standInGpu : process ? std::atoi(process) : 0;
+  fill(out, capacity,
+       count > 1 ? "stand-in GPU " + std::to_string(std::max(local, 0) % count) : "stand-in");
+}
 
 void mt_cuda_add_image(const char *module, int cubin, const char *chip, const void *data,
                        size_t size) {

@@ -31,7 +31,8 @@ struct CudaBackend::Api {
 CudaBackend::CudaBackend() : api_(std::make_unique<Api>()) {}
 CudaBackend::~CudaBackend() = default;
 
-std::unique_ptr<CudaBackend> CudaBackend::load(const plan::Plan &plan, std::string &error) {
+std::unique_ptr<CudaBackend> CudaBackend::load(const plan::Plan &plan, std::string &error,
+                                               int localRank) {
   std::string tried;
   void *library = nullptr;
   std::vector<std::string> candidates;
@@ -73,6 +74,8 @@ std::unique_ptr<CudaBackend> CudaBackend::load(const plan::Plan &plan, std::stri
     return nullptr;
   }
   char message[1024] = {0};
+  if (localRank >= 0)
+    api.local_rank(localRank);
   if (!api.open(message, sizeof(message))) {
     error = std::string("the plan was compiled for CUDA but no GPU can be used here: ") + message +
             " (compile it with --target=cpu to run on this machine's CPU)";

@@ -41,7 +41,7 @@ std::string hostArch() {
 } // namespace
 
 bool loadPlanCode(const plan::Plan &plan, CpuModule &module, std::unique_ptr<CudaBackend> &cuda,
-                  std::string &error) {
+                  std::string &error, int localRank) {
   const plan::CodeObject *native = nullptr;
   for (const plan::CodeObject &code : plan.code())
     if (code.kind() == plan::CodeObject::SHARED_OBJECT)
@@ -64,7 +64,7 @@ bool loadPlanCode(const plan::Plan &plan, CpuModule &module, std::unique_ptr<Cud
     }
   // CUDA: the runtime library and the kernel images first, since loading
   // the host code loads its kernels.
-  if (planTargetsCuda(plan) && !(cuda = CudaBackend::load(plan, error)))
+  if (planTargetsCuda(plan) && !(cuda = CudaBackend::load(plan, error, localRank)))
     return false;
   // dlopen needs a file: write the code, load it, remove the file.
   const char *tmp = std::getenv("TMPDIR");

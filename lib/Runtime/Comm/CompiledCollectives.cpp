@@ -92,13 +92,45 @@ int64_t axisIndex(int64_t mask) {
   return c->mesh->indexInGroup(c->rank, codes.axes);
 }
 
+/// Under NCCL, the rank's stream takes up after the collectives started
+/// on their own stream so far: so one communicator never has calls on two
+/// streams at once (every rank issues them in the program's order), and
+/// what follows reads their results. False after a failure.
+bool joinStarted(CollectiveContext &c) {
+  if (!c.startedPending)
+    return true;
+  c.startedPending = false;
+  return c.device->streamWait(c.stream, c.startedStream, c.error);
+}
+
+/// The stream a collective started ahead of its wait runs on under NCCL:
+/// the started collectives' own, ordered after the rank's work so far.
+/// Null where it runs whole instead (no GPU stream: an emulated plan, or
+/// --overlap-tp-comm=false), or after a failure (in the context's error).
+void *startedStream(CollectiveContext &c) {
+  if (!c.streamStarted || !c.device || !c.stream || !c.error.empty())
+    return nullptr;
+  if (!c.startedStream) {
+    std::string error;
+    c.startedStream = c.device->sideStream(DeviceCollectives::kStartedStream, error);
+    if (!c.startedStream) {
+      c.error = "the stream of started collectives: " + error;
+      return nullptr;
+    }
+  }
+  if (!c.device->streamWait(c.startedStream, c.stream, c.error))
+    return nullptr;
+  c.startedPending = true;
+  return c.startedStream;
+}
+
 /// A collective as an NCCL call on the rank's stream: queued behind the
 /// kernels that write its input, before those that read its output, so
 /// nothing waits for the device.
 void ncclAllReduce(CollectiveContext &c, int64_t data, int64_t count, const Codes &codes,
-                   int64_t mask, int64_t number) {
+                   int64_t mask, int64_t number, void *stream) {
   if (c.mesh->groupOf(c.rank, codes.axes).size() > 1)
-    c.nccl->allReduce(reinterpret_cast<void *>(data), count, codes.type, codes.op, mask, c.stream,
+    c.nccl->allReduce(reinterpret_cast<void *>(data), count, codes.type, codes.op, mask, stream,
                       label(c, "all_reduce", number), c.error);
 }
 
@@ -155,8 +187,8 @@ void allReduce(int64_t data, int64_t count, int64_t dtype, int64_t reduction, in
                int64_t number) {
   if (CollectiveContext *n = usable(); n && n->nccl) {
     Codes codes;
-    if (decode(*n, "all_reduce", number, dtype, reduction, mask, codes))
-      ncclAllReduce(*n, data, count, codes, mask, number);
+    if (decode(*n, "all_reduce", number, dtype, reduction, mask, codes) && joinStarted(*n))
+      ncclAllReduce(*n, data, count, codes, mask, number, n->stream);
     return;
   }
   CollectiveContext *c = withBuffersReady();
@@ -242,7 +274,7 @@ void allGather(int64_t in, int64_t out, int64_t outer, int64_t inner, int64_t dt
                int64_t number) {
   if (CollectiveContext *n = usable(); n && n->nccl) {
     Codes codes;
-    if (decode(*n, "all_gather", number, dtype, MT_ABI_REDUCE_SUM, mask, codes))
+    if (decode(*n, "all_gather", number, dtype, MT_ABI_REDUCE_SUM, mask, codes) && joinStarted(*n))
       ncclResize(*n, true, in, out, outer, inner, codes, mask, number);
     return;
   }
@@ -257,7 +289,7 @@ void reduceScatter(int64_t in, int64_t out, int64_t outer, int64_t inner, int64_
                    int64_t mask, int64_t number) {
   if (CollectiveContext *n = usable(); n && n->nccl) {
     Codes codes;
-    if (decode(*n, "reduce_scatter", number, dtype, MT_ABI_REDUCE_SUM, mask, codes))
+    if (decode(*n, "reduce_scatter", number, dtype, MT_ABI_REDUCE_SUM, mask, codes) && joinStarted(*n))
       ncclResize(*n, false, in, out, outer, inner, codes, mask, number);
     return;
   }
@@ -279,6 +311,26 @@ void startResize(bool gather, int64_t in, int64_t out, int64_t outer, int64_t in
   CollectiveContext *c = usable();
   if (!c)
     return;
+  if (c->nccl && outer == 1) {
+    Codes codes;
+    const char *op = gather ? "all_gather" : "reduce_scatter";
+    if (!decode(*c, op, number, dtype, MT_ABI_REDUCE_SUM, mask, codes))
+      return;
+    if (c->mesh->groupOf(c->rank, codes.axes).size() > 1)
+      if (void *stream = startedStream(*c)) {
+        const auto *src = reinterpret_cast<const void *>(in);
+        auto *dst = reinterpret_cast<void *>(out);
+        if (gather)
+          c->nccl->allGather(src, dst, inner, codes.type, mask, stream, label(*c, op, number),
+                             c->error);
+        else
+          c->nccl->reduceScatter(src, dst, inner, codes.type, mask, stream,
+                                 label(*c, op, number), c->error);
+        return;
+      }
+    if (!c->error.empty())
+      return;
+  }
   if (!c->queueStarted || c->device || c->nccl || !c->comm->transport().concurrent()) {
     (gather ? allGather : reduceScatter)(in, out, outer, inner, dtype, mask, number);
     return;
@@ -304,6 +356,13 @@ void allReduceStart(int64_t data, int64_t count, int64_t dtype, int64_t reductio
   if (!c || !decode(*c, "all_reduce", number, dtype, reduction, mask, codes))
     return;
   Group group = groupFor(*c, codes.axes);
+  if (c->nccl && group.ranks.size() > 1)
+    if (void *stream = startedStream(*c)) {
+      ncclAllReduce(*c, data, count, codes, mask, number, stream);
+      return;
+    }
+  if (!c->error.empty())
+    return;
   if (!c->queueStarted || c->device || c->nccl || !c->comm->transport().concurrent() ||
       group.ranks.size() <= 1) {
     allReduce(data, count, dtype, reduction, mask, number);
@@ -333,6 +392,11 @@ void reduceScatterStart(int64_t in, int64_t out, int64_t outer, int64_t inner, i
 
 void waitCollective(int64_t out) {
   CollectiveContext *c = usable();
+  // Under NCCL the rank's stream waits for the started ones, not the host.
+  if (c && c->nccl) {
+    joinStarted(*c);
+    return;
+  }
   Blocked blocked(c);
   if (c && c->inFlight)
     c->inFlight->wait(reinterpret_cast<const void *>(out), c->error);
@@ -410,6 +474,9 @@ bool meshAxesOfMask(int64_t mask, std::vector<std::string> &axes) {
 }
 
 void CollectiveContext::finish() {
+  // What the compiled code did not wait for: the step reads it after the call.
+  if (startedPending && !joinStarted(*this) && error.empty())
+    error = "ordering the started collectives before the step goes on failed";
   if (inFlight && !inFlight->drain(error) && error.empty())
     error = "a collective in flight failed";
 }

@@ -101,9 +101,9 @@ bool DeviceCollectives::openPipeline(int64_t numStages, int64_t worldSize, int64
     ++sendingLinks[stageRank(b + 1)];
   }
   for (const auto &[sender, links] : sendingLinks)
-    if (gpu && links > kReductionStream) {
+    if (gpu && links > kStartedStream) {
       error = "rank " + std::to_string(sender) + " would send on " + std::to_string(links) +
-              " pipeline communicators, more than the " + std::to_string(kReductionStream) +
+              " pipeline communicators, more than the " + std::to_string(kStartedStream) +
               " side streams a rank has for them (fewer virtual stages, or --collectives=host)";
       return false;
     }

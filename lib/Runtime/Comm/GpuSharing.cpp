@@ -58,9 +58,10 @@ std::string sharedGpuError(const std::vector<std::string> &placeOfRank) {
     std::string bus = last == std::string::npos ? "" : place.substr(last + 1);
     return "ranks " + std::to_string(it->second) + " and " + std::to_string(r) +
            " would share the GPU " + bus + " on " + host +
-           ", and NCCL needs a GPU per rank: start at most as many processes on a machine as it "
-           "has GPUs, give each its own (CUDA_VISIBLE_DEVICES or MT_CUDA_DEVICE), or use "
-           "--collectives=host";
+           ", and NCCL needs a GPU per rank: run at most as many ranks on a machine as it has "
+           "GPUs (processes under mpirun, or rank threads, each takes the GPU of its local "
+           "rank; MT_CUDA_DEVICE gives all of a process's ranks one GPU, CUDA_VISIBLE_DEVICES "
+           "chooses which it sees), or use --collectives=host";
   }
   return "";
 }

@@ -11,7 +11,12 @@
 namespace mt {
 
 bool CompiledFunctions::load(const plan::Plan &plan, std::string &error) {
-  if (!loadPlanCode(plan, module_, cuda_, error) || !installCollectiveHooks(module_, error))
+  // Rank threads of one process each take a GPU of their own where there
+  // are enough (CudaBackend::load).
+  bool threads = place_.comm && place_.comm->transport().name() == "threads";
+  int localRank = threads ? static_cast<int>(place_.rank) : -1;
+  if (!loadPlanCode(plan, module_, cuda_, error, localRank) ||
+      !installCollectiveHooks(module_, error))
     return false;
   buffers_.setMemory(cuda_.get());
   if (cuda_ && !cuda_->synchronize(error)) // the kernels' load
@@ -71,6 +76,8 @@ bool CompiledFunctions::call(const plan::Function &fn, std::string &error) {
                                 "",   cuda_.get(),  gradients_};
   collectives.nccl = nccl_;
   collectives.stream = nccl_ && cuda_ ? cuda_->stream() : nullptr;
+  // A GPU's streams do not take cores from the compute: auto starts them.
+  collectives.streamStarted = collectives.stream && overlap_ != CollectiveOverlap::Off;
   collectives.queueStarted =
       comm && (overlap_ == CollectiveOverlap::On ||
                (overlap_ == CollectiveOverlap::Auto && comm->transport().name() == "mpi"));

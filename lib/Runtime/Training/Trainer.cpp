@@ -35,7 +35,7 @@ bool Trainer::load(const plan::Plan &plan, int64_t rank, Communicator *comm, std
 bool Trainer::ncclRefusal(const NcclLibrary &nccl, std::string &refusal, std::string &error) {
   refusal.clear();
   CudaBackend *gpu = functions_.gpu();
-  bool processes = place_.comm && place_.comm->size() > 1;
+  bool ranks = place_.comm && place_.comm->size() > 1;
   // NCCL moves device memory; only the tests' stand-in takes host memory
   // (an emulated plan's buffers), to check the calls without GPUs.
   if (!gpu && !nccl.isStandIn())
@@ -46,19 +46,16 @@ bool Trainer::ncclRefusal(const NcclLibrary &nccl, std::string &refusal, std::st
   else if (gpu && nccl.isStandIn() && gpu->device().rfind("stand-in", 0) != 0)
     refusal = nccl.path() + " is the tests' stand-in NCCL, which cannot serve a real GPU (unset "
                             "MT_NCCL_LIBRARY to use libnccl.so.2)";
-  // NCCL refuses two ranks of one communicator on one GPU.
-  else if (gpu && !nccl.isStandIn() && processes && place_.comm->transport().name() == "threads")
-    refusal = "this process runs " + std::to_string(place_.comm->size()) +
-              " ranks on one GPU, and NCCL needs a GPU per rank (start one process per GPU with "
-              "mpirun, or use --collectives=host)";
-  // Processes on one machine that see the same GPU: NCCL would refuse it
-  // late, in its own words. The gather is collective, so every process
-  // makes it whatever its own checks found.
-  if (processes && place_.comm->transport().name() != "threads") {
+  // Ranks (processes on one machine, or rank threads) that would share a
+  // GPU: NCCL refuses two ranks of a communicator on one, late and in its
+  // own words. The stand-in GPUs are told apart the same way
+  // (MT_CUDA_STANDIN_GPUS). The gather is collective, so every rank makes
+  // it whatever its own checks found.
+  if (ranks) {
     std::vector<std::string> places;
     if (!gatherGpuPlaces(*place_.comm, gpuPlace(gpu ? gpu->busId() : "no GPU"), places, error))
       return false;
-    if (refusal.empty() && gpu && !nccl.isStandIn())
+    if (refusal.empty() && gpu)
       refusal = sharedGpuError(places);
   }
   return true;

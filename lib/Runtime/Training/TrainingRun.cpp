@@ -198,8 +198,6 @@ bool TrainingRun::chooseCollectives(const NcclLibrary *&nccl, std::string &error
     why = "a CPU plan";
   else if (comm_.size() == 1)
     why = "one rank";
-  else if (comm_.transport().name() == "threads")
-    why = "rank threads sharing one GPU (start a process per GPU with mpirun)";
   const NcclLibrary *library = why.empty() ? NcclLibrary::shared(why) : nullptr;
   bool all = false;
   if (!agreed(library != nullptr, all))

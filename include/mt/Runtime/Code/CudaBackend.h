@@ -34,8 +34,12 @@ public:
   /// Loads the CUDA runtime library ($MT_CUDA_RUNTIME, else
   /// ../lib/libmt-cuda-runtime.so next to the running program, else the
   /// library path), opens the GPU and registers the plan's kernel images.
-  /// Null with `error` when this machine cannot run the plan.
-  static std::unique_ptr<CudaBackend> load(const plan::Plan &plan, std::string &error);
+  /// Null with `error` when this machine cannot run the plan. A process
+  /// driving several ranks as threads passes each thread's `localRank`: it
+  /// takes GPU localRank modulo the GPUs the process sees (unless
+  /// MT_CUDA_DEVICE names one for all).
+  static std::unique_ptr<CudaBackend> load(const plan::Plan &plan, std::string &error,
+                                           int localRank = -1);
 
   void *allocate(size_t bytes, std::string &error) override;
   void release(void *pointer) override;

@@ -19,9 +19,11 @@
 namespace mt {
 
 /// Loads `plan`'s native code into `module`; `cuda` receives the GPU
-/// backend when the plan targets CUDA. False with `error`.
+/// backend when the plan targets CUDA, on the GPU of the calling thread's
+/// `localRank` among the ranks this process drives (-1: one rank per
+/// process; CudaBackend::load). False with `error`.
 bool loadPlanCode(const plan::Plan &plan, CpuModule &module, std::unique_ptr<CudaBackend> &cuda,
-                  std::string &error);
+                  std::string &error, int localRank = -1);
 
 } // namespace mt
 

@@ -52,6 +52,13 @@ struct CollectiveContext {
   /// The call's collectives started ahead of their mt.collective_wait
   /// (made at the first; finish() waits for what is left).
   std::unique_ptr<CollectiveQueue> inFlight;
+  /// Under NCCL on a GPU: whether collectives started ahead of their wait
+  /// run on a stream of their own (else whole where they start), that
+  /// stream (made at the first), and whether the rank's stream has yet to
+  /// take up after what was queued there.
+  bool streamStarted = false;
+  void *startedStream = nullptr;
+  bool startedPending = false;
 
   /// After the call: waits for collectives still in flight (a wait the
   /// code never reached), recording a failure in `error`.

@@ -28,8 +28,12 @@ namespace mt {
 class DeviceCollectives {
 public:
   /// The side stream the data-parallel sums beside the backward take
-  /// (DeviceOverlappedReduction); the pipeline's sends take those below.
+  /// (DeviceOverlappedReduction); the pipeline's sends take those below
+  /// kStartedStream.
   static constexpr int kReductionStream = CudaBackend::kSideStreams - 1;
+  /// The side stream tensor parallelism's collectives started ahead of
+  /// their wait take (mt-overlap-collectives).
+  static constexpr int kStartedStream = CudaBackend::kSideStreams - 2;
 
   /// The rank's communicators; collective over the mesh's ranks, whose
   /// messages `host` carries (null on a one-rank run). False with `error`
