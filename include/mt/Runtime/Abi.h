@@ -179,6 +179,11 @@ MT_BLAS_GEMM_TYPES(MT_ABI_DECLARE_GEMM)
  *   stream_wait:     makes stream `waiting` wait for the work queued on
  *                    stream `on` so far (an event); 0 on failure
  *   zero:            zeroes memory in order with the thread's kernels
+ *   copy2d:          copies `height` rows of `width` bytes, `src_pitch`
+ *                    apart, to rows `dst_pitch` apart, queued on `stream`
+ *                    (null: the thread's, in order with its kernels;
+ *                    regrouping a collective's pieces on the GPU); 0 on
+ *                    failure
  *   profile:         an MtAbiProfileMode
  *   profile_entries: snapshots the totals and counts their entries
  *   profile_entry:   entry i: name, calls, milliseconds, FLOPs; 0 if none */
@@ -203,6 +208,9 @@ enum MtAbiProfileMode {
   X(sync_stream, int, (void *stream, char *error, size_t capacity))                                \
   X(stream_wait, int, (void *waiting, void *on, char *error, size_t capacity))                     \
   X(zero, void, (void *pointer, size_t bytes))                                                     \
+  X(copy2d, int,                                                                                   \
+    (void *stream, void *dst, size_t dst_pitch, const void *src, size_t src_pitch, size_t width,   \
+     size_t height, char *error, size_t capacity))                                                 \
   X(profile, void, (int mode))                                                                     \
   X(profile_entries, size_t, (void))                                                               \
   X(profile_entry, int,                                                                            \

@@ -83,6 +83,33 @@ void mt_cuda_zero(void *pointer, size_t bytes) {
     mt::cuda::record("zeroing " + std::to_string(bytes) + " bytes", r);
 }
 
+/// Rows of `width` bytes from `src` (`srcPitch` apart) to `dst` (`dstPitch`
+/// apart), queued on `stream` (null: the calling thread's): a collective's
+/// pieces regrouped on the GPU, no host wait. 0 with the reason on failure.
+int mt_cuda_copy2d(void *stream, void *dst, size_t dstPitch, const void *src, size_t srcPitch, size_t width,
+                   size_t height, char *error, size_t capacity) {
+  if (!mt::cuda::bindThread())
+    return fail(error, capacity, mt::cuda::takeError());
+  CUDA_MEMCPY2D copy = {};
+  copy.srcMemoryType = CU_MEMORYTYPE_UNIFIED;
+  copy.srcDevice = reinterpret_cast<CUdeviceptr>(src);
+  copy.srcPitch = srcPitch;
+  copy.dstMemoryType = CU_MEMORYTYPE_UNIFIED;
+  copy.dstDevice = reinterpret_cast<CUdeviceptr>(dst);
+  copy.dstPitch = dstPitch;
+  copy.WidthInBytes = width;
+  copy.Height = height;
+  CUresult r = cuMemcpy2DAsync(&copy, stream ? static_cast<CUstream>(stream)
+                                             : mt::cuda::threadStream());
+  if (r != CUDA_SUCCESS) {
+    mt::cuda::record("copying " + std::to_string(height) + " rows of " + std::to_string(width) +
+                         " bytes",
+                     r);
+    return fail(error, capacity, mt::cuda::takeError());
+  }
+  return 1;
+}
+
 /// Waits for everything the calling thread queued; 0 with the first
 /// failure since the last call (a launch, a GEMM, a module load).
 int mt_cuda_sync(char *error, size_t capacity) {

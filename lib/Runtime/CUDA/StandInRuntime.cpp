@@ -207,6 +207,22 @@ void mt_cuda_add_image(const char *module, int cubin, const char *chip, const vo
   s.kernels[module] = entriesOf(s.ptx[module]);
 }
 
+/// The stand-in's buffers are host memory: the rows are copied at once,
+/// after checking they lie inside buffers mt-run allocated.
+int mt_cuda_copy2d(void *, void *dst, size_t dstPitch, const void *src, size_t srcPitch, size_t width,
+                   size_t height, char *error, size_t capacity) {
+  if (height == 0 || width == 0)
+    return 1;
+  if (width > dstPitch || width > srcPitch) {
+    fill(error, capacity, "copy2d: rows of " + std::to_string(width) + " bytes wider than their pitch");
+    return 0;
+  }
+  for (size_t r = 0; r < height; ++r)
+    std::memmove(static_cast<char *>(dst) + r * dstPitch,
+                 static_cast<const char *>(src) + r * srcPitch, width);
+  return 1;
+}
+
 void *mt_cuda_alloc(size_t bytes, char *error, size_t capacity) {
   void *p = nullptr;
   if (posix_memalign(&p, 256, bytes ? bytes : 1) != 0) {

@@ -144,6 +144,16 @@ bool CudaBackend::synchronize(std::string &error) {
 
 void CudaBackend::zero(void *pointer, size_t bytes) { api_->zero(pointer, bytes); }
 
+bool CudaBackend::copy2d(void *stream, void *dst, size_t dstPitch, const void *src,
+                         size_t srcPitch, size_t width, size_t height, std::string &error) {
+  char message[1024] = {0};
+  if (api_->copy2d(stream, dst, dstPitch, src, srcPitch, width, height, message,
+                   sizeof(message)))
+    return true;
+  error = std::string("on the GPU: ") + message;
+  return false;
+}
+
 bool CudaBackend::bindThread(std::string &error) {
   char message[1024] = {0};
   if (api_->open(message, sizeof(message)))

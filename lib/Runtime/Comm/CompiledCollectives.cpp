@@ -134,53 +134,58 @@ void ncclAllReduce(CollectiveContext &c, int64_t data, int64_t count, const Code
                       label(c, "all_reduce", number), c.error);
 }
 
+/// `height` rows of `width` bytes, `srcPitch` apart, to rows `dstPitch`
+/// apart: on the GPU in `stream`'s order, or without one (an emulated plan,
+/// whose stream is the calling thread) here. False with the context's error.
+bool copyRows(CollectiveContext &c, void *stream, unsigned char *dst, size_t dstPitch,
+              const unsigned char *src, size_t srcPitch, size_t width, size_t height) {
+  if (c.device)
+    return c.device->copy2d(stream, dst, dstPitch, src, srcPitch, width, height, c.error);
+  for (size_t r = 0; r < height; ++r)
+    std::memmove(dst + r * dstPitch, src + r * srcPitch, width);
+  return true;
+}
+
 /// An all-gather ([outer, inner] -> [outer, members * inner]) or a
 /// reduce-scatter (back) through NCCL, whose pieces are whole buffers: with
-/// one outer row they are the pieces; with more, the rows are regrouped in
-/// a staging buffer on the host, after the device's queued work.
+/// one outer row they are the pieces; with more, the rows are regrouped
+/// through the rank's scratch buffer in NCCL's [members][outer][row]
+/// layout, in `stream`'s order: no host wait.
 void ncclResize(CollectiveContext &c, bool gather, int64_t in, int64_t out, int64_t outer,
-                int64_t inner, const Codes &codes, int64_t mask, int64_t number) {
+                int64_t inner, const Codes &codes, int64_t mask, int64_t number, void *stream) {
   size_t members = c.mesh->groupOf(c.rank, codes.axes).size();
   size_t row = static_cast<size_t>(inner * elementBytes(codes.type));
-  size_t piece = static_cast<size_t>(outer) * row;
+  size_t rows = static_cast<size_t>(outer), piece = rows * row;
   const auto *src = reinterpret_cast<const unsigned char *>(in);
   auto *dst = reinterpret_cast<unsigned char *>(out);
   std::string what = label(c, gather ? "all_gather" : "reduce_scatter", number);
   if (members <= 1) {
-    if (c.device && !c.device->synchronize(c.error))
-      return;
-    std::memmove(dst, src, piece);
+    copyRows(c, stream, dst, piece, src, piece, piece, 1);
     return;
   }
   int64_t count = outer * inner;
   if (outer == 1) {
     if (gather)
-      c.nccl->allGather(src, dst, count, codes.type, mask, c.stream, what, c.error);
+      c.nccl->allGather(src, dst, count, codes.type, mask, stream, what, c.error);
     else
-      c.nccl->reduceScatter(src, dst, count, codes.type, mask, c.stream, what, c.error);
+      c.nccl->reduceScatter(src, dst, count, codes.type, mask, stream, what, c.error);
     return;
   }
-  if (c.device && !c.device->synchronize(c.error))
+  unsigned char *staged = c.nccl->scratch(members * piece, c.device, c.error);
+  if (!staged)
     return;
-  withStagingBuffer(
-      c.device, members * piece,
-      [&](unsigned char *staged) {
-        if (gather) {
-          if (!c.nccl->allGather(src, staged, count, codes.type, mask, c.stream, what, c.error) ||
-              (c.device && !c.device->synchronize(c.error)))
-            return false;
-          for (size_t o = 0; o < static_cast<size_t>(outer); ++o)
-            for (size_t p = 0; p < members; ++p)
-              std::memcpy(dst + (o * members + p) * row, staged + p * piece + o * row, row);
-          return true;
-        }
-        for (size_t o = 0; o < static_cast<size_t>(outer); ++o)
-          for (size_t p = 0; p < members; ++p)
-            std::memcpy(staged + p * piece + o * row, src + (o * members + p) * row, row);
-        return c.nccl->reduceScatter(staged, dst, count, codes.type, mask, c.stream, what,
-                                     c.error);
-      },
-      c.error);
+  if (gather) {
+    if (!c.nccl->allGather(src, staged, count, codes.type, mask, stream, what, c.error))
+      return;
+    for (size_t p = 0; p < members; ++p)
+      if (!copyRows(c, stream, dst + p * row, members * row, staged + p * piece, row, row, rows))
+        return;
+    return;
+  }
+  for (size_t p = 0; p < members; ++p)
+    if (!copyRows(c, stream, staged + p * piece, row, src + p * row, members * row, row, rows))
+      return;
+  c.nccl->reduceScatter(staged, dst, count, codes.type, mask, stream, what, c.error);
 }
 
 void allReduce(int64_t data, int64_t count, int64_t dtype, int64_t reduction, int64_t mask,
@@ -275,7 +280,7 @@ void allGather(int64_t in, int64_t out, int64_t outer, int64_t inner, int64_t dt
   if (CollectiveContext *n = usable(); n && n->nccl) {
     Codes codes;
     if (decode(*n, "all_gather", number, dtype, MT_ABI_REDUCE_SUM, mask, codes) && joinStarted(*n))
-      ncclResize(*n, true, in, out, outer, inner, codes, mask, number);
+      ncclResize(*n, true, in, out, outer, inner, codes, mask, number, n->stream);
     return;
   }
   CollectiveContext *c = withBuffersReady();
@@ -290,7 +295,7 @@ void reduceScatter(int64_t in, int64_t out, int64_t outer, int64_t inner, int64_
   if (CollectiveContext *n = usable(); n && n->nccl) {
     Codes codes;
     if (decode(*n, "reduce_scatter", number, dtype, MT_ABI_REDUCE_SUM, mask, codes) && joinStarted(*n))
-      ncclResize(*n, false, in, out, outer, inner, codes, mask, number);
+      ncclResize(*n, false, in, out, outer, inner, codes, mask, number, n->stream);
     return;
   }
   CollectiveContext *c = withBuffersReady();
@@ -311,21 +316,14 @@ void startResize(bool gather, int64_t in, int64_t out, int64_t outer, int64_t in
   CollectiveContext *c = usable();
   if (!c)
     return;
-  if (c->nccl && outer == 1) {
+  if (c->nccl) {
     Codes codes;
-    const char *op = gather ? "all_gather" : "reduce_scatter";
-    if (!decode(*c, op, number, dtype, MT_ABI_REDUCE_SUM, mask, codes))
+    if (!decode(*c, gather ? "all_gather" : "reduce_scatter", number, dtype, MT_ABI_REDUCE_SUM,
+                mask, codes))
       return;
     if (c->mesh->groupOf(c->rank, codes.axes).size() > 1)
       if (void *stream = startedStream(*c)) {
-        const auto *src = reinterpret_cast<const void *>(in);
-        auto *dst = reinterpret_cast<void *>(out);
-        if (gather)
-          c->nccl->allGather(src, dst, inner, codes.type, mask, stream, label(*c, op, number),
-                             c->error);
-        else
-          c->nccl->reduceScatter(src, dst, inner, codes.type, mask, stream,
-                                 label(*c, op, number), c->error);
+        ncclResize(*c, gather, in, out, outer, inner, codes, mask, number, stream);
         return;
       }
     if (!c->error.empty())

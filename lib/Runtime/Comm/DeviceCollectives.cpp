@@ -308,6 +308,33 @@ DeviceCollectives::~DeviceCollectives() {
       close(comm);
   if (world_)
     close(world_);
+  if (scratch_)
+    retiredScratch_.push_back(scratch_);
+  for (unsigned char *old : retiredScratch_)
+    scratchGpu_->release(old);
+}
+
+unsigned char *DeviceCollectives::scratch(size_t bytes, CudaBackend *gpu, std::string &error) {
+  if (!gpu) { // an emulated plan: host memory
+    if (hostScratch_.size() < bytes)
+      hostScratch_.resize(bytes);
+    return hostScratch_.data();
+  }
+  if (scratch_ && scratchBytes_ >= bytes)
+    return scratch_;
+  // Work queued on any of the rank's streams may still use the smaller one:
+  // it is freed with the communicators (it grows a few times at most).
+  if (scratch_)
+    retiredScratch_.push_back(scratch_);
+  scratch_ = static_cast<unsigned char *>(gpu->allocate(bytes, error));
+  if (!scratch_) {
+    error = "no buffer of " + std::to_string(bytes) + " bytes on the GPU to regroup a "
+            "collective's pieces in: " + error;
+    return nullptr;
+  }
+  scratchBytes_ = bytes;
+  scratchGpu_ = gpu;
+  return scratch_;
 }
 
 bool DeviceCollectives::check(nccl::Result result, nccl::Comm comm, const std::string &what,
@@ -371,22 +398,20 @@ bool DeviceCollectives::reduceScatter(const void *in, void *out, int64_t count, 
                        comm, what, error);
 }
 
-bool withStagingBuffer(CudaBackend *gpu, size_t bytes,
-                       const std::function<bool(unsigned char *)> &body, std::string &error) {
-  if (!gpu) {
-    std::vector<unsigned char> host(bytes);
-    return body(host.data());
-  }
-  auto *staged = static_cast<unsigned char *>(gpu->allocate(bytes, error));
-  if (!staged) {
-    error = "no staging buffer of " + std::to_string(bytes) + " bytes on the GPU: " + error;
-    return false;
-  }
-  bool ok = body(staged);
-  // NCCL may still be reading or writing it.
-  ok = gpu->synchronize(error) && ok;
-  gpu->release(staged);
-  return ok;
+bool copyOnStream(CudaBackend *gpu, void *dst, const void *src, size_t bytes, std::string &error) {
+  if (gpu)
+    return bytes == 0 || gpu->copy2d(nullptr, dst, bytes, src, bytes, bytes, 1, error);
+  std::memmove(dst, src, bytes);
+  return true;
+}
+
+void zeroOnStream(CudaBackend *gpu, void *data, size_t bytes) {
+  if (bytes == 0)
+    return;
+  if (gpu)
+    gpu->zero(data, bytes);
+  else
+    std::memset(data, 0, bytes);
 }
 
 } // namespace mt

@@ -124,19 +124,15 @@ bool GradientSync::reduceDataParallel(std::string &error) {
     // Zero-padded to dp equal pieces; rank i keeps the sum of piece i.
     size_t paddedBytes = static_cast<size_t>(s * dp * bytes);
     if (nccl_) {
-      // The host copies the accumulator below: the tp sum queued before it
-      // must be done.
-      if (gpu_ && !gpu_->synchronize(error))
+      // Padded in the scratch buffer, in stream order after the sums queued
+      // before: no host wait.
+      size_t accBytes = static_cast<size_t>(acc.numElements() * bytes);
+      unsigned char *padded = nccl_->scratch(paddedBytes, gpu_, error);
+      if (!padded || !copyOnStream(gpu_, padded, acc.data(), accBytes, error))
         return false;
-      if (!withStagingBuffer(
-              gpu_, paddedBytes,
-              [&](unsigned char *padded) {
-                std::memset(padded, 0, paddedBytes);
-                std::memcpy(padded, acc.data(), static_cast<size_t>(acc.numElements() * bytes));
-                return nccl_->reduceScatter(padded, shard->data(), s, type, MT_ABI_AXIS_DP,
-                                            stream(), what, error);
-              },
-              error))
+      zeroOnStream(gpu_, padded + accBytes, paddedBytes - accBytes);
+      if (!nccl_->reduceScatter(padded, shard->data(), s, type, MT_ABI_AXIS_DP, stream(), what,
+                                error))
         return false;
       continue;
     }

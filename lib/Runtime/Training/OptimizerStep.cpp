@@ -119,18 +119,13 @@ bool OptimizerStep::update(const std::vector<LocalStage> &stages, std::string &e
       int64_t s = sl.shardElements(dp), bytes = dtypeBytes(sl.param->dtype());
       size_t wholeBytes = static_cast<size_t>(param.numElements() * bytes);
       if (nccl_) {
-        if (!withStagingBuffer(
-                gpu_, static_cast<size_t>(s * dp * bytes),
-                [&](unsigned char *padded) {
-                  if (!nccl_->allGather(shard.data(), padded, s, commType(sl.param->dtype()),
-                                        MT_ABI_AXIS_DP, gpu_ ? gpu_->stream() : nullptr,
-                                        sl.named(buffers::Role::ParamShard), error) ||
-                      (gpu_ && !gpu_->synchronize(error)))
-                    return false;
-                  std::memcpy(param.data(), padded, wholeBytes);
-                  return true;
-                },
-                error))
+        // Gathered into the scratch buffer and copied out in stream order.
+        unsigned char *padded = nccl_->scratch(static_cast<size_t>(s * dp * bytes), gpu_, error);
+        if (!padded ||
+            !nccl_->allGather(shard.data(), padded, s, commType(sl.param->dtype()),
+                              MT_ABI_AXIS_DP, gpu_ ? gpu_->stream() : nullptr,
+                              sl.named(buffers::Role::ParamShard), error) ||
+            !copyOnStream(gpu_, param.data(), padded, wholeBytes, error))
           return false;
         continue;
       }

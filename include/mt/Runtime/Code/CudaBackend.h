@@ -48,6 +48,11 @@ public:
   /// Zeroes memory on the GPU, queued after the calling thread's work (the
   /// pages stay on the GPU); failures surface at synchronize().
   void zero(void *pointer, size_t bytes);
+  /// `height` rows of `width` bytes, `srcPitch` apart, to rows `dstPitch`
+  /// apart, queued on `stream` (null: after the calling thread's work);
+  /// false with the reason.
+  bool copy2d(void *stream, void *dst, size_t dstPitch, const void *src, size_t srcPitch,
+              size_t width, size_t height, std::string &error);
   /// Binds the calling thread (a rank's) to the GPU.
   bool bindThread(std::string &error);
   /// The calling thread's stream (a CUstream), where NCCL queues its

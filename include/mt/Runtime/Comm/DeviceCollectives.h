@@ -98,6 +98,12 @@ public:
   /// Waits for the sends under way, and frees their copies.
   bool flush(CudaBackend *gpu, std::string &error);
 
+  /// At least `bytes` of `gpu`'s memory (host memory without one) for a
+  /// collective's pieces, kept between calls: its users queue in one order
+  /// (a collective on the started collectives' stream is joined before any
+  /// other runs). Outgrown ones are freed at the end. Null with `error`.
+  unsigned char *scratch(size_t bytes, CudaBackend *gpu, std::string &error);
+
 private:
   struct Link {
     nccl::Comm comm = nullptr;
@@ -127,13 +133,18 @@ private:
   std::vector<Sent> sent_;
   std::unique_ptr<NcclWatchdog> watchdog_;
   std::vector<std::vector<unsigned char>> hostCopies_; // the copies without a GPU
+  std::vector<unsigned char> hostScratch_; // scratch() without a GPU
+  unsigned char *scratch_ = nullptr;
+  std::vector<unsigned char *> retiredScratch_; // outgrown, freed at the end
+  size_t scratchBytes_ = 0;
+  CudaBackend *scratchGpu_ = nullptr;
 };
 
-/// Runs `body` on `bytes` of memory NCCL can use and the host can fill: the
-/// GPU's (managed) for a CUDA plan, the host's without a GPU (an emulated
-/// plan). Freed after the GPU's queued work. False with `error`.
-bool withStagingBuffer(CudaBackend *gpu, size_t bytes,
-                       const std::function<bool(unsigned char *)> &body, std::string &error);
+/// `bytes` from `src` to `dst` queued on `gpu`'s calling thread's stream,
+/// or at once without a GPU (an emulated plan). False with `error`.
+bool copyOnStream(CudaBackend *gpu, void *dst, const void *src, size_t bytes, std::string &error);
+/// `bytes` at `data` zeroed likewise.
+void zeroOnStream(CudaBackend *gpu, void *data, size_t bytes);
 
 } // namespace mt
 
