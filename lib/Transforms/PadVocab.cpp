@@ -34,14 +34,18 @@ bool logitsPaddable(LinearOp head) {
   });
 }
 
+/// Whether `head`'s bias, if any, can grow with it: a parameter of its own.
+bool biasPaddable(func::FuncOp func, LinearOp head) {
+  auto bias = dyn_cast_or_null<BlockArgument>(head.getBias());
+  return !head.getBias() || (bias && bias.getOwner() == &func.getBody().front() && bias.hasOneUse());
+}
+
 /// Pads the output of the vocabulary head `head` (whose weight just grew
 /// to `padded` rows) and its own bias, and tells its readers the `vocab`
 /// real classes.
 LogicalResult padHead(func::FuncOp func, LinearOp head, int64_t vocab, int64_t padded) {
   auto bias = dyn_cast_or_null<BlockArgument>(head.getBias());
-  bool paddableBias =
-      !head.getBias() || (bias && bias.getOwner() == &func.getBody().front() && bias.hasOneUse());
-  if (!paddableBias)
+  if (!biasPaddable(func, head))
     return head->emitError() << "mt-pad-vocab: cannot pad the vocabulary through this head: "
                                 "its bias must be absent or a parameter of its own";
   if (!logitsPaddable(head))
@@ -86,14 +90,16 @@ LogicalResult padTable(func::FuncOp func, BlockArgument arg, int64_t vocab, int6
 }
 
 /// Whether `arg` is an untied output layer of `vocab` rows: the weight of
-/// heads (mt.linear) whose logits feed only the loss and the accuracy.
-bool isUntiedHead(BlockArgument arg, int64_t vocab) {
+/// heads (mt.linear, with no bias or one of their own) whose logits feed
+/// only the loss and the accuracy. Others are left as they are.
+bool isUntiedHead(func::FuncOp func, BlockArgument arg, int64_t vocab) {
   auto type = dyn_cast<RankedTensorType>(arg.getType());
   if (!type || type.getRank() != 2 || type.getDimSize(0) != vocab || arg.use_empty())
     return false;
-  return llvm::all_of(arg.getUses(), [](OpOperand &use) {
+  return llvm::all_of(arg.getUses(), [&](OpOperand &use) {
     auto head = dyn_cast<LinearOp>(use.getOwner());
-    return head && use.getOperandNumber() == 1 && logitsPaddable(head);
+    return head && use.getOperandNumber() == 1 && logitsPaddable(head) &&
+           biasPaddable(func, head);
   });
 }
 
@@ -134,7 +140,7 @@ struct PadVocabPass : mt::impl::PadVocabPassBase<PadVocabPass> {
         // An output layer of its own (Llama's lm_head) grows with the table.
         for (const ParamInfo &q : collectParams(func)) {
           BlockArgument head = func.getArgument(q.argNumber);
-          if (!q.type || !isUntiedHead(head, vocab))
+          if (!q.type || !isUntiedHead(func, head, vocab))
             continue;
           head.setType(withDim(q.type, 0, padded));
           for (OpOperand &use : llvm::make_early_inc_range(head.getUses()))

@@ -188,6 +188,12 @@ struct PlanBuffersPass : mt::impl::PlanBuffersPassBase<PlanBuffersPass> {
           if (std::optional<size_t> b = bufferPassed(operand))
             startedBy[*waited].push_back(*b);
       });
+    // A start no wait here names (the runtime joins it at the function's
+    // end): its buffers live to the end.
+    int64_t end = static_cast<int64_t>(entry.getOperations().size()) - 1;
+    for (auto &[waited, buffers] : startedBy)
+      for (size_t b : buffers)
+        lifetimes[b].last = std::max(lifetimes[b].last, end);
   }
 
   /// The calls in `fn` of functions with a body (planned first, each once),

@@ -90,6 +90,17 @@ int mt_cuda_copy2d(void *stream, void *dst, size_t dstPitch, const void *src, si
                    size_t height, char *error, size_t capacity) {
   if (!mt::cuda::bindThread())
     return fail(error, capacity, mt::cuda::takeError());
+  CUstream on = stream ? static_cast<CUstream>(stream) : mt::cuda::threadStream();
+  // Contiguous rows are one plain copy: a 2D copy's pitch may not pass the
+  // device's limit (2 GiB), a large parameter's size may.
+  if (height == 1 || (width == srcPitch && width == dstPitch)) {
+    CUresult r = cuMemcpyAsync(reinterpret_cast<CUdeviceptr>(dst),
+                               reinterpret_cast<CUdeviceptr>(src), width * height, on);
+    if (r == CUDA_SUCCESS)
+      return 1;
+    mt::cuda::record("copying " + std::to_string(width * height) + " bytes", r);
+    return fail(error, capacity, mt::cuda::takeError());
+  }
   CUDA_MEMCPY2D copy = {};
   copy.srcMemoryType = CU_MEMORYTYPE_UNIFIED;
   copy.srcDevice = reinterpret_cast<CUdeviceptr>(src);
@@ -99,8 +110,7 @@ int mt_cuda_copy2d(void *stream, void *dst, size_t dstPitch, const void *src, si
   copy.dstPitch = dstPitch;
   copy.WidthInBytes = width;
   copy.Height = height;
-  CUresult r = cuMemcpy2DAsync(&copy, stream ? static_cast<CUstream>(stream)
-                                             : mt::cuda::threadStream());
+  CUresult r = cuMemcpy2DAsync(&copy, on);
   if (r != CUDA_SUCCESS) {
     mt::cuda::record("copying " + std::to_string(height) + " rows of " + std::to_string(width) +
                          " bytes",

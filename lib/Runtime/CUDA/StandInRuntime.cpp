@@ -207,8 +207,7 @@ void mt_cuda_add_image(const char *module, int cubin, const char *chip, const vo
   s.kernels[module] = entriesOf(s.ptx[module]);
 }
 
-/// The stand-in's buffers are host memory: the rows are copied at once,
-/// after checking they lie inside buffers mt-run allocated.
+/// The stand-in's buffers are host memory: the rows are copied at once.
 int mt_cuda_copy2d(void *, void *dst, size_t dstPitch, const void *src, size_t srcPitch, size_t width,
                    size_t height, char *error, size_t capacity) {
   if (height == 0 || width == 0)

@@ -139,7 +139,9 @@ bool OptimizerStep::update(const std::vector<LocalStage> &stages, std::string &e
       std::memcpy(param.data(), padded.data(), wholeBytes);
     }
   }
-  return true;
+  // The gathered parameters are copied in on the GPU's stream: what reads
+  // them on the host next (a checkpoint, a recording) waits for it here.
+  return !(distributed_ && nccl_ && gpu_) || gpu_->synchronize(error);
 }
 
 } // namespace mt
