@@ -7,6 +7,7 @@
 #include <cstring>
 #include <fstream>
 #include <iterator>
+#include <map>
 
 #include <gtest/gtest.h>
 
@@ -37,11 +38,33 @@ std::string openError(const std::string &path) {
   return llvm::toString(r.takeError());
 }
 
+struct Tensor {
+  std::string name;
+  std::vector<int64_t> shape;
+  std::vector<float> values;
+};
+
+/// Writes `tensors` through a Writer, putting them in the order given.
+llvm::Error write(const std::string &path, const std::vector<Tensor> &tensors,
+                  const std::map<std::string, std::string> &metadata,
+                  llvm::StringRef dtype = "F32") {
+  std::vector<st::TensorSpec> specs;
+  for (const Tensor &t : tensors)
+    specs.push_back({t.name, t.shape});
+  llvm::Expected<st::Writer> w = st::Writer::create(path, specs, dtype, metadata);
+  if (!w)
+    return w.takeError();
+  for (const Tensor &t : tensors)
+    if (llvm::Error e = w->put(t.name, t.values))
+      return e;
+  return w->finish();
+}
+
 TEST(SafeTensors, WritesWhatTheReferenceWriterWrites) {
   mt::testing::TempDir dir;
   std::string path = dir.file("model.safetensors");
   ASSERT_FALSE(
-      st::write(path, {{"b", {2}, {3.0f, 4.0f}}, {"a", {1, 1}, {1.5f}}}, {{"format", "pt"}}));
+      write(path, {{"b", {2}, {3.0f, 4.0f}}, {"a", {1, 1}, {1.5f}}}, {{"format", "pt"}}));
   std::string header = "{\"__metadata__\":{\"format\":\"pt\"},"
                        "\"a\":{\"dtype\":\"F32\",\"shape\":[1,1],\"data_offsets\":[0,4]},"
                        "\"b\":{\"dtype\":\"F32\",\"shape\":[2],\"data_offsets\":[4,12]}}";
@@ -52,7 +75,7 @@ TEST(SafeTensors, WritesWhatTheReferenceWriterWrites) {
 TEST(SafeTensors, ReadsBackWhatItWrote) {
   mt::testing::TempDir dir;
   std::string path = dir.file("m.safetensors");
-  ASSERT_FALSE(st::write(path, {{"w", {2, 3}, {1, 2, 3, 4, 5, 6}}, {"s", {}, {7}}}, {}));
+  ASSERT_FALSE(write(path, {{"w", {2, 3}, {1, 2, 3, 4, 5, 6}}, {"s", {}, {7}}}, {}));
   llvm::Expected<st::Reader> r = st::Reader::open(path);
   ASSERT_TRUE(bool(r)) << llvm::toString(r.takeError());
   ASSERT_EQ(r->header().tensors.size(), 2u);
@@ -65,6 +88,47 @@ TEST(SafeTensors, ReadsBackWhatItWrote) {
   llvm::Expected<std::vector<float>> scalar = r->readF32(*r->find("s"));
   ASSERT_TRUE(bool(scalar));
   EXPECT_EQ(*scalar, (std::vector<float>{7}));
+}
+
+TEST(SafeTensors, NarrowsToNearestEven) {
+  mt::testing::TempDir dir;
+  // bf16 keeps 8 significant bits: 1 + 2^-8 is a tie (down to even 1.0),
+  // 1 + 3 * 2^-8 a tie up to 1 + 2^-6; f16 keeps 11: 1 + 2^-11 ties to 1.0.
+  std::vector<float> in = {1.0f + 0x1p-8f, 1.0f + 3 * 0x1p-8f, -2.5f, 1e30f};
+  for (llvm::StringRef dtype : {"BF16", "F16"}) {
+    std::string path = dir.file(dtype.str() + ".safetensors");
+    std::vector<float> values = in;
+    if (dtype == "F16")
+      values = {1.0f + 0x1p-11f, 1.0f + 3 * 0x1p-11f, -2.5f, 1e30f};
+    ASSERT_FALSE(write(path, {{"x", {4}, values}}, {}, dtype));
+    llvm::Expected<st::Reader> r = st::Reader::open(path);
+    ASSERT_TRUE(bool(r)) << llvm::toString(r.takeError());
+    EXPECT_EQ(r->find("x")->dtype, dtype.str());
+    llvm::Expected<std::vector<float>> back = r->readF32(*r->find("x"));
+    ASSERT_TRUE(bool(back));
+    float step = dtype == "BF16" ? 0x1p-6f : 0x1p-9f;
+    EXPECT_EQ((*back)[0], 1.0f);
+    EXPECT_EQ((*back)[1], 1.0f + step);
+    EXPECT_EQ((*back)[2], -2.5f);
+    EXPECT_EQ((*back)[3], dtype == "BF16" ? 1.0002555517425873e30f : INFINITY) << dtype.str();
+  }
+}
+
+TEST(SafeTensors, UnfinishedWritesLeaveNothing) {
+  mt::testing::TempDir dir;
+  std::string path = dir.file("m.safetensors");
+  {
+    llvm::Expected<st::Writer> w = st::Writer::create(path, {{"a", {2}}, {"b", {1}}}, "F32", {});
+    ASSERT_TRUE(bool(w));
+    ASSERT_FALSE(w->put("b", {1.0f}));
+    llvm::Error missing = w->finish();
+    EXPECT_EQ(llvm::toString(std::move(missing)), "'" + path + "': tensor 'a' was never written");
+    llvm::Expected<st::Writer> again = st::Writer::create(path, {{"a", {2}}}, "F32", {});
+    ASSERT_TRUE(bool(again));
+    EXPECT_EQ(llvm::toString(again->put("a", {1.0f})), "tensor 'a' has 1 values for a shape of 2 elements");
+  }
+  EXPECT_FALSE(std::ifstream(path).good());
+  EXPECT_FALSE(std::ifstream(path + ".partial").good());
 }
 
 TEST(SafeTensors, WidensHalfAndBFloat16Exactly) {

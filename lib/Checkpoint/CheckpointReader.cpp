@@ -113,8 +113,12 @@ bool CheckpointReader::open(const std::string &path, std::string &error) {
 }
 
 std::string CheckpointReader::differences(const plan::Plan &plan) const {
-  return modelDifferences({manifest_.tensors().begin(), manifest_.tensors().end()},
-                          logicalTensors(plan));
+  std::vector<ckpt::Tensor> target = logicalTensors(plan);
+  if (manifest_.weights_only()) // the moments load as zeros
+    target.erase(std::remove_if(target.begin(), target.end(),
+                                [](const ckpt::Tensor &t) { return t.role() != ckpt::PARAM; }),
+                 target.end());
+  return modelDifferences({manifest_.tensors().begin(), manifest_.tensors().end()}, target);
 }
 
 int64_t CheckpointReader::tensorIndex(const std::string &name, ckpt::Role role) const {
@@ -197,6 +201,11 @@ bool CheckpointReader::readWhole(int64_t tensor, std::vector<unsigned char> &out
 bool CheckpointReader::fill(const plan::Parameter &param, ckpt::Role role, const PieceShape &piece,
                             void *dst, std::string &error) {
   int64_t index = tensorIndex(param.name(), role);
+  if (index < 0 && role != ckpt::PARAM && manifest_.weights_only()) {
+    std::memset(dst, 0, static_cast<size_t>((piece.flatEnd - piece.flatBegin) *
+                                            dtypeBytes(param.dtype())));
+    return true; // never saved: AdamW's moments start at zero
+  }
   if (index < 0) {
     error =
         "checkpoint '" + dir_ + "' has no tensor '" + param.name() + "' (" + roleName(role) + ")";

@@ -4,6 +4,7 @@
 #include "mt/Checkpoint/CheckpointFiles.h"
 #include "mt/Plan/PlanFile.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <ctime>
@@ -52,19 +53,33 @@ std::string utcNow() {
 
 } // namespace
 
+namespace {
+
+/// The tensors a checkpoint of `plan` lists: every one, or the parameters.
+std::vector<ckpt::Tensor> savedTensors(const plan::Plan &plan, bool weightsOnly) {
+  std::vector<ckpt::Tensor> tensors = logicalTensors(plan);
+  if (weightsOnly)
+    tensors.erase(std::remove_if(tensors.begin(), tensors.end(),
+                                 [](const ckpt::Tensor &t) { return t.role() != ckpt::PARAM; }),
+                  tensors.end());
+  return tensors;
+}
+
+} // namespace
+
 bool savedPieces(const plan::Plan &plan, int64_t rank, std::vector<SavedPiece> &out,
-                 std::string &error) {
+                 std::string &error, bool weightsOnly) {
   std::vector<HeldPiece> held;
   if (!heldPieces(plan, rank, held, error))
     return false;
   std::map<std::pair<std::string, int>, int64_t> index;
-  std::vector<ckpt::Tensor> tensors = logicalTensors(plan);
+  std::vector<ckpt::Tensor> tensors = savedTensors(plan, weightsOnly);
   for (size_t i = 0; i < tensors.size(); ++i)
     index[{tensors[i].name(), tensors[i].role()}] = static_cast<int64_t>(i);
   out.clear();
   uint64_t offset = 0;
   for (const HeldPiece &h : held) {
-    if (!h.saves || h.elements() == 0)
+    if (!h.saves || h.elements() == 0 || (weightsOnly && h.role != ckpt::PARAM))
       continue;
     SavedPiece s;
     s.held = h;
@@ -125,21 +140,22 @@ bool writeRankFile(const std::string &dir, int64_t iteration, int64_t rank,
 
 bool describeCheckpoint(const plan::Plan &plan, const ckpt::TrainingState &state,
                         const std::vector<std::vector<uint64_t>> &checksums, ckpt::Manifest &out,
-                        std::string &error) {
+                        std::string &error, bool weightsOnly) {
   out.Clear();
   out.set_format_version(kCheckpointFormatVersion);
   out.set_producer("mt (checkpoint format " + std::to_string(kCheckpointFormatVersion) + ")");
   out.set_model(plan.config().model());
-  std::vector<ckpt::Tensor> tensors = logicalTensors(plan);
-  out.set_fingerprint(modelFingerprint(tensors));
+  // The model's fingerprint, whatever of it is saved.
+  out.set_fingerprint(modelFingerprint(logicalTensors(plan)));
   *out.mutable_state() = state;
   *out.mutable_saved_from() = plan.config();
-  for (const ckpt::Tensor &t : tensors)
+  for (const ckpt::Tensor &t : savedTensors(plan, weightsOnly))
     *out.add_tensors() = t;
+  out.set_weights_only(weightsOnly);
   out.set_created(utcNow());
   for (int64_t r = 0; r < static_cast<int64_t>(checksums.size()); ++r) {
     std::vector<SavedPiece> pieces;
-    if (!savedPieces(plan, r, pieces, error))
+    if (!savedPieces(plan, r, pieces, error, weightsOnly))
       return false;
     const std::vector<uint64_t> &sums = checksums[static_cast<size_t>(r)];
     if (sums.size() != pieces.size()) {

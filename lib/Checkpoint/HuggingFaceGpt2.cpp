@@ -1,26 +1,20 @@
-//===- HuggingFaceGpt2.cpp - checkpoints as Hugging Face GPT-2 -------------===//
-#include "mt/Checkpoint/HuggingFaceGpt2.h"
+//===- HuggingFaceGpt2.cpp - GPT-2 as transformers' GPT2LMHeadModel --------===//
+//
+// model.safetensors with `transformer.` keys (GPT2Model's files have none),
+// Conv1D weights stored [in, out] (our linears' [out, in] transposed),
+// lm_head left out (tied to wte). Older files carry the causal mask as
+// buffers (h.N.attn.bias, masked_bias).
+//
+//===----------------------------------------------------------------------===//
+#include "HuggingFaceFamily.h"
 
-#include "mt/Checkpoint/SafeTensors.h"
 #include "mt/Plan/PlanEnums.h"
-
-#include "HuggingFaceGpt2Names.h"
-#include "mt/Plan/PlanFile.h"
-
 #include "mt/Support/Errors.h"
 
-#include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FormatVariadic.h"
-#include "llvm/Support/JSON.h"
-#include "llvm/Support/raw_ostream.h"
-
-#include <algorithm>
-#include <cstdio>
-#include <cstdlib>
-#include <cstring>
-#include <map>
 
 namespace mt {
+namespace hf {
 namespace {
 
 using llvm::Error;
@@ -50,66 +44,49 @@ std::string unsupportedFeature(const plan::ModelArchitecture &a) {
   return "";
 }
 
-/// Rows [0, rows) of a row-major float matrix of `cols` columns, layer `layer`
-/// of a stack, transposed when asked.
-std::vector<float> extract(const std::vector<float> &whole, const std::vector<int64_t> &shape,
-                           bool perLayer, int64_t layer, bool transposed, int64_t keepRows,
-                           std::vector<int64_t> &outShape) {
-  std::vector<int64_t> inner(shape.begin() + (perLayer ? 1 : 0), shape.end());
-  int64_t innerElements = 1;
-  for (int64_t d : inner)
-    innerElements *= d;
-  const float *base = whole.data() + (perLayer ? layer * innerElements : 0);
-  if (keepRows >= 0 && !inner.empty())
-    inner[0] = keepRows;
-  int64_t n = 1;
-  for (int64_t d : inner)
-    n *= d;
-  std::vector<float> out(base, base + n);
-  outShape = inner;
-  if (transposed && inner.size() == 2) {
-    int64_t rows = inner[0], cols = inner[1];
-    for (int64_t r = 0; r < rows; ++r)
-      for (int64_t c = 0; c < cols; ++c)
-        out[c * rows + r] = base[r * cols + c];
-    outShape = {cols, rows};
-  }
-  return out;
+Family gpt2Tensors(const plan::Config &, const Shapes &) {
+  Family f;
+  f.title = "GPT-2";
+  f.prefix = "transformer.";
+  f.tiedCopies = {{"lm_head.weight", "wte"}};
+  f.buffers = {".attn.bias", ".attn.masked_bias"};
+  auto global = [&](const char *ours, const char *theirs, bool vocab = false) {
+    TensorName t{ours, theirs};
+    t.vocabRows = vocab;
+    f.tensors.push_back(t);
+  };
+  auto layer = [&](const char *ours, const char *theirs, bool transposed = false) {
+    TensorName t{ours, theirs};
+    t.stack = "h.";
+    t.transposed = transposed;
+    f.tensors.push_back(t);
+  };
+  global("wte", "wte.weight", /*vocab=*/true);
+  global("wpe", "wpe.weight");
+  layer("h.ln_1.weight", "ln_1.weight");
+  layer("h.ln_1.bias", "ln_1.bias");
+  layer("h.attn.qkv.weight", "attn.c_attn.weight", /*transposed=*/true);
+  layer("h.attn.qkv.bias", "attn.c_attn.bias");
+  layer("h.attn.proj.weight", "attn.c_proj.weight", true);
+  layer("h.attn.proj.bias", "attn.c_proj.bias");
+  layer("h.ln_2.weight", "ln_2.weight");
+  layer("h.ln_2.bias", "ln_2.bias");
+  layer("h.mlp.fc.weight", "mlp.c_fc.weight", true);
+  layer("h.mlp.fc.bias", "mlp.c_fc.bias");
+  layer("h.mlp.proj.weight", "mlp.c_proj.weight", true);
+  layer("h.mlp.proj.bias", "mlp.c_proj.bias");
+  global("ln_f.weight", "ln_f.weight");
+  global("ln_f.bias", "ln_f.bias");
+  return f;
 }
 
-/// A number as Python's json.dumps writes it: the shortest text that reads
-/// back the same double, with ".0" on whole numbers.
-std::string pythonFloat(double d) {
-  char text[32];
-  for (int precision = 1; precision <= 17; ++precision) {
-    std::snprintf(text, sizeof text, "%.*g", precision, d);
-    if (std::strtod(text, nullptr) == d)
-      break;
-  }
-  std::string s = text;
-  if (s.find_first_of(".en") == std::string::npos)
-    s += ".0";
-  return s;
-}
-
-/// `text` as a JSON string literal.
-std::string quoted(llvm::StringRef text) {
-  std::string out;
-  llvm::raw_string_ostream os(out);
-  os << llvm::json::Value(text.str());
-  return out;
-}
-
-} // namespace
-
-llvm::Expected<std::string> huggingFaceGpt2Config(const plan::Config &c) {
+llvm::Expected<std::string> gpt2Config(const plan::Config &c, const Shapes &,
+                                       const std::string &torchDtype) {
   const plan::ModelArchitecture &a = c.architecture();
   if (std::string why = unsupportedFeature(a); !why.empty())
     return errorf("Hugging Face GPT-2 has no equivalent of {0}", why);
-  // Each value as json.dumps writes it; the keys sorted, as
-  // json.dumps(sort_keys=True, indent=2) does.
   auto integer = [](int64_t v) { return std::to_string(v); };
-  std::map<std::string, std::string> config = {
+  std::vector<std::pair<std::string, std::string>> config = {
       {"activation_function",
        quoted(a.activation() == plan::ModelArchitecture::GELU_TANH ? "gelu_new" : "gelu")},
       {"architectures", "[\n    \"GPT2LMHeadModel\"\n  ]"},
@@ -125,89 +102,42 @@ llvm::Expected<std::string> huggingFaceGpt2Config(const plan::Config &c) {
       {"n_positions", integer(a.max_positions())},
       {"resid_pdrop", pythonFloat(a.hidden_dropout())},
       {"scale_attn_weights", "true"},
-      {"torch_dtype", quoted("float32")},
+      {"torch_dtype", quoted(torchDtype)},
       {"use_cache", "true"},
       {"vocab_size", integer(c.vocab_size())},
   };
   // GPT-2's tokenizer ends (and starts) documents with <|endoftext|>, 50256.
   if (c.vocab_size() == 50257) {
-    config["bos_token_id"] = "50256";
-    config["eos_token_id"] = "50256";
+    config.push_back({"bos_token_id", "50256"});
+    config.push_back({"eos_token_id", "50256"});
   }
-  std::string out = "{\n";
-  size_t i = 0;
-  for (const auto &[key, value] : config)
-    out += "  " + quoted(key) + ": " + value + (++i < config.size() ? ",\n" : "\n");
-  return out + "}\n";
+  return configText(config);
 }
 
-Error exportHuggingFaceGpt2(CheckpointReader &reader, const std::string &dir) {
-  const ckpt::Manifest &m = reader.manifest();
-  llvm::Expected<std::string> config = huggingFaceGpt2Config(m.saved_from());
-  if (!config)
-    return config.takeError();
-  const plan::ModelArchitecture &a = m.saved_from().architecture();
-  std::map<std::string, int64_t> params; // our name -> tensor index
-  for (int i = 0; i < m.tensors_size(); ++i)
-    if (m.tensors(i).role() == ckpt::PARAM)
-      params[m.tensors(i).name()] = i;
-  for (const hf_gpt2::Name &n : hf_gpt2::kNames)
-    if (!params.count(n.ours))
-      return errorf("checkpoint '{0}' has no parameter '{1}', which GPT-2's {2} needs",
-                    reader.directory(), n.ours, n.theirs);
-  for (const auto &[name, index] : params)
-    if (std::none_of(std::begin(hf_gpt2::kNames), std::end(hf_gpt2::kNames),
-                     [&](const hf_gpt2::Name &n) { return name == n.ours; }))
-      return errorf("parameter '{0}' of checkpoint '{1}' has no place in Hugging Face GPT-2", name,
-                    reader.directory());
-
-  std::vector<safetensors::TensorToWrite> tensors;
-  for (const hf_gpt2::Name &n : hf_gpt2::kNames) {
-    const ckpt::Tensor &t = m.tensors(static_cast<int>(params[n.ours]));
-    std::vector<unsigned char> bytes;
-    std::string error;
-    if (!reader.readWhole(params[n.ours], bytes, error))
-      return errorf("{0}", error);
-    std::vector<int64_t> shape(t.shape().begin(), t.shape().end());
-    size_t count = bytes.size() / static_cast<size_t>(dtypeBytes(t.dtype()));
-    std::vector<float> whole(count);
-    if (t.dtype() == plan::F64) {
-      for (size_t i = 0; i < count; ++i) {
-        double d;
-        std::memcpy(&d, bytes.data() + 8 * i, 8);
-        whole[i] = static_cast<float>(d);
-      }
-    } else {
-      std::memcpy(whole.data(), bytes.data(), count * 4);
-    }
-    if (n.perLayer && (shape.empty() || shape[0] != a.layers()))
-      return errorf("parameter '{0}' stacks {1} layers, but the model has {2}", n.ours,
-                    shape.empty() ? 0 : shape[0], a.layers());
-    // The vocabulary's padding rows are ours, not the model's.
-    int64_t keepRows = t.unpadded_rows() > 0 ? t.unpadded_rows() : -1;
-    for (int64_t l = 0; l < (n.perLayer ? a.layers() : 1); ++l) {
-      safetensors::TensorToWrite out;
-      out.name = std::string(hf_gpt2::kModelPrefix) +
-                 (n.perLayer ? formatv("h.{0}.{1}", l, n.theirs).str() : n.theirs);
-      out.values = extract(whole, shape, n.perLayer, l, n.transposed, keepRows, out.shape);
-      tensors.push_back(std::move(out));
-    }
-  }
-  if (std::error_code ec = llvm::sys::fs::create_directories(dir))
-    return errorf("cannot create '{0}': {1}", dir, ec.message());
-  if (Error e =
-          safetensors::write(dir + "/model.safetensors", std::move(tensors), {{"format", "pt"}}))
+Error checkGpt2Config(const ConfigChecker &check, const plan::Config &c, const Shapes &) {
+  const plan::ModelArchitecture &a = c.architecture();
+  if (std::string why = unsupportedFeature(a); !why.empty())
+    return errorf("'{0}' describes GPT-2, but the plan's model has {1}", check.path(), why);
+  for (auto [key, expected] : {std::pair<const char *, int64_t>{"n_layer", a.layers()},
+                               {"n_embd", a.hidden()},
+                               {"n_head", a.heads()},
+                               {"n_positions", a.max_positions()}})
+    if (Error e = check.integer(key, expected))
+      return e;
+  if (Error e = check.number("layer_norm_epsilon", a.norm_epsilon()))
     return e;
-  std::string path = dir + "/config.json";
-  std::error_code ec;
-  llvm::raw_fd_ostream os(path, ec);
-  if (ec)
-    return errorf("cannot write '{0}': {1}", path, ec.message());
-  os << *config;
-  os.close();
-  if (os.has_error())
-    return errorf("cannot write '{0}': {1}", path, os.error().message());
+  std::string act = check.json().getString("activation_function").value_or("gelu_new").str();
+  std::string ours = act == "gelu_new" ? "gelu_tanh" : act;
+  if (ours != nameOf(a.activation()))
+    return check.mismatch("activation_function", act, std::string(nameOf(a.activation())));
+  if (check.json().getInteger("n_inner"))
+    return check.integer("n_inner", a.ffn_hidden());
   return Error::success();
 }
 
+} // namespace
+
+const FamilyDefinition kGpt2 = {"GPT-2", gpt2Tensors, gpt2Config, checkGpt2Config};
+
+} // namespace hf
 } // namespace mt

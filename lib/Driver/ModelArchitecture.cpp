@@ -49,12 +49,15 @@ void describeLayer(Block &body, plan::ModelArchitecture &a) {
                                          : plan::ModelArchitecture::RELU);
       // The feed-forward width: what the activation runs over.
       a.set_ffn_hidden(cast<RankedTensorType>(op->getResult(0).getType()).getShape().back());
-    } else if (isa<RotaryOp>(op)) {
+    } else if (auto r = dyn_cast<RotaryOp>(op)) {
       a.set_positions(plan::ModelArchitecture::ROTARY);
+      a.set_rotary_base(r.getBase().convertToDouble());
+      a.set_rotary_dim(r.getRotaryDim().value_or(0));
     } else if (isa<AlibiOp>(op)) {
       a.set_positions(plan::ModelArchitecture::ALIBI);
-    } else if (isa<RelativePositionBiasOp>(op)) {
+    } else if (auto r = dyn_cast<RelativePositionBiasOp>(op)) {
       a.set_positions(plan::ModelArchitecture::RELATIVE);
+      a.set_relative_max_distance(r.getMaxDistance());
     }
   });
 }

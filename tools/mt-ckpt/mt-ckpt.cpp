@@ -3,8 +3,8 @@
 //   mt-ckpt show PATH                    what a checkpoint holds
 //   mt-ckpt verify PATH                  reads every byte against its checksum
 //   mt-ckpt convert PATH --plan P -o DIR the same checkpoint in plan P's layout
-//   mt-ckpt export PATH --format=hf -o DIR   as Hugging Face GPT-2 files
-//   mt-ckpt import HF_DIR --plan P -o DIR    Hugging Face GPT-2 files as a checkpoint
+//   mt-ckpt export PATH --format=hf -o DIR   as Hugging Face files (GPT-2, Llama)
+//   mt-ckpt import HF_DIR --plan P -o DIR    Hugging Face files as a checkpoint
 //
 // PATH is a checkpoint (DIR/iter_*) or a save directory (its newest).
 //
@@ -12,10 +12,11 @@
 #include "mt/Checkpoint/CheckpointFiles.h"
 #include "mt/Checkpoint/CheckpointReader.h"
 #include "mt/Checkpoint/CheckpointWriter.h"
-#include "mt/Checkpoint/HuggingFaceGpt2.h"
+#include "mt/Checkpoint/HuggingFace.h"
 #include "mt/Plan/PlanEnums.h"
 #include "mt/Plan/PlanFile.h"
 
+#include <llvm/ADT/StringSwitch.h>
 #include <llvm/Support/CommandLine.h>
 
 #include <cstdio>
@@ -31,7 +32,7 @@ cl::SubCommand convertCmd("convert",
                           "Write a checkpoint in another plan's layout (offline reshape)");
 cl::SubCommand exportCmd("export", "Write a checkpoint's model in another framework's files");
 cl::SubCommand importCmd("import",
-                         "Make a checkpoint of a plan's model from Hugging Face GPT-2 files");
+                         "Make a checkpoint of a plan's model from Hugging Face files");
 
 cl::opt<std::string> showPath(cl::Positional, cl::Required, cl::desc("<checkpoint>"),
                               cl::sub(showCmd));
@@ -42,7 +43,8 @@ cl::opt<std::string> convertPath(cl::Positional, cl::Required, cl::desc("<checkp
 cl::opt<std::string> planPath("plan", cl::Required, cl::desc("the plan whose layout to write"),
                               cl::value_desc("PLAN"), cl::sub(convertCmd), cl::sub(importCmd));
 cl::opt<std::string> importPath(cl::Positional, cl::Required,
-                                cl::desc("<directory with model.safetensors and config.json>"),
+                                cl::desc("<directory with config.json and model.safetensors or "
+                                         "model.safetensors.index.json>"),
                                 cl::sub(importCmd));
 cl::opt<std::string> outDir("o", cl::Required, cl::desc("directory to write into"),
                             cl::value_desc("DIR"), cl::sub(convertCmd), cl::sub(exportCmd),
@@ -53,7 +55,16 @@ enum class ExportFormat { HuggingFace };
 cl::opt<ExportFormat> exportFormat(
     "format", cl::Required, cl::desc("the files to write"),
     cl::values(clEnumValN(ExportFormat::HuggingFace, "hf",
-                          "Hugging Face GPT2LMHeadModel: model.safetensors and config.json")),
+                          "Hugging Face (GPT2LMHeadModel, LlamaForCausalLM): config.json and "
+                          "safetensors")),
+    cl::sub(exportCmd));
+cl::opt<std::string> exportDtype("dtype", cl::init("f32"),
+                                 cl::desc("the exported tensors' type: f32, bf16 or f16"),
+                                 cl::sub(exportCmd));
+cl::opt<std::string> maxShardSize(
+    "max-shard-size", cl::init("5GB"),
+    cl::desc("largest safetensors file before sharding with an index, as save_pretrained "
+             "(bytes, or with KB, MB, GB)"),
     cl::sub(exportCmd));
 
 int fail(const std::string &message) {
@@ -87,6 +98,8 @@ int show(const std::string &path) {
               static_cast<unsigned long long>(m.format_version()), m.created().c_str(),
               m.producer().c_str());
   std::printf("  model %s, fingerprint %s\n", m.model().c_str(), m.fingerprint().c_str());
+  if (m.weights_only())
+    std::printf("  weights only: AdamW's moments were not saved and load as zeros\n");
   std::printf("  iteration %lld (%lld optimizer steps), consumed samples: %lld train, %lld "
               "validation; seed %llu\n",
               static_cast<long long>(s.iteration()), static_cast<long long>(s.optimizer_steps()),
@@ -105,13 +118,17 @@ int show(const std::string &path) {
               static_cast<long long>(c.global_batch_size()), static_cast<long long>(c.seq_length()),
               std::string(mt::activationTypeName(c.activation_type())).c_str());
   const mt::plan::ModelArchitecture &a = c.architecture();
+  char rotary[48] = "";
+  if (a.rotary_base() > 0)
+    std::snprintf(rotary, sizeof rotary, " (base %g)", a.rotary_base());
   if (a.layers() > 0)
     std::printf("  architecture: %lld layers, hidden %lld, %lld heads (%lld key/value), ffn %lld, "
-                "%s positions, %s (eps %g), %s, %s head, %s\n",
+                "%s positions%s, %s (eps %g), %s, %s head, %s\n",
                 static_cast<long long>(a.layers()), static_cast<long long>(a.hidden()),
                 static_cast<long long>(a.heads()), static_cast<long long>(a.kv_heads()),
                 static_cast<long long>(a.ffn_hidden()),
                 std::string(mt::nameOf(a.positions())).c_str(),
+                rotary,
                 std::string(mt::nameOf(a.norm())).c_str(), a.norm_epsilon(),
                 std::string(mt::nameOf(a.activation())).c_str(),
                 a.tied_embeddings() ? "tied" : "untied", a.biases() ? "biases" : "no biases");
@@ -187,17 +204,44 @@ int convert(const std::string &path, const std::string &planFile, const std::str
   return 0;
 }
 
+/// "5GB" as save_pretrained reads it (decimal units), or plain bytes.
+bool parseSize(const std::string &text, uint64_t &bytes) {
+  StringRef s(text), digits = s.take_while([](char c) { return c >= '0' && c <= '9'; });
+  StringRef unit = s.drop_front(digits.size());
+  uint64_t scale = StringSwitch<uint64_t>(unit.upper())
+                       .Case("", 1)
+                       .Case("B", 1)
+                       .Case("KB", 1000)
+                       .Case("MB", 1000'000)
+                       .Case("GB", 1000'000'000)
+                       .Default(0);
+  return !digits.empty() && scale && !digits.getAsInteger(10, bytes) && bytes > 0 &&
+         (bytes *= scale, true);
+}
+
 int exportModel(const std::string &path, const std::string &dir) {
+  mt::HuggingFaceExport options;
+  options.dtype = StringRef(exportDtype).upper();
+  if (options.dtype != "F32" && options.dtype != "BF16" && options.dtype != "F16")
+    return fail("--dtype=" + exportDtype + ": exports write f32, bf16 or f16");
+  if (!parseSize(maxShardSize, options.maxShardBytes))
+    return fail("--max-shard-size=" + maxShardSize + ": give bytes, or a size such as 500MB or 5GB");
   mt::CheckpointReader reader;
   std::string error;
   if (!reader.open(path, error))
     return fail(error);
-  if (llvm::Error e = mt::exportHuggingFaceGpt2(reader, dir))
-    return fail(llvm::toString(std::move(e)));
+  auto exported = mt::exportHuggingFace(reader, dir, options);
+  if (!exported)
+    return fail(llvm::toString(exported.takeError()));
   const mt::plan::ModelArchitecture &a = reader.manifest().saved_from().architecture();
-  std::printf("wrote %s/model.safetensors and config.json: GPT-2 with %lld layers, hidden %lld, "
+  std::string files = exported->files.size() == 1
+                          ? exported->files[0]
+                          : "model.safetensors.index.json, " +
+                                std::to_string(exported->files.size()) + " shards";
+  std::printf("wrote %s/%s and config.json: %s with %lld layers, hidden %lld, "
               "%lld heads, vocabulary %lld (iteration %lld of %s)\n",
-              dir.c_str(), static_cast<long long>(a.layers()), static_cast<long long>(a.hidden()),
+              dir.c_str(), files.c_str(), exported->family.c_str(),
+              static_cast<long long>(a.layers()), static_cast<long long>(a.hidden()),
               static_cast<long long>(a.heads()),
               static_cast<long long>(reader.manifest().saved_from().vocab_size()),
               static_cast<long long>(reader.manifest().state().iteration()),
@@ -210,12 +254,10 @@ int importModel(const std::string &hfDir, const std::string &planFile, const std
   std::string error, notes;
   if (!mt::readPlanFile(planFile, plan, error))
     return fail(error);
-  auto values = mt::importHuggingFaceGpt2(hfDir, plan, notes);
-  if (!values)
-    return fail(llvm::toString(values.takeError()));
-  if (llvm::Error e = mt::writeImportedCheckpoint(plan, *values, dir))
+  if (llvm::Error e = mt::importHuggingFace(hfDir, plan, dir, notes))
     return fail(llvm::toString(std::move(e)));
-  std::printf("wrote %s/%s: model %s from %s in the plan's layout (%s)%s%s\n", dir.c_str(),
+  std::printf("wrote %s/%s: model %s from %s in the plan's layout (%s), weights only%s%s\n",
+              dir.c_str(),
               mt::iterationDirName(0).c_str(), plan.config().model().c_str(), hfDir.c_str(),
               layoutOf(plan.config()).c_str(), notes.empty() ? "" : "; ",
               notes.empty() ? "" : notes.substr(0, notes.size() - 2).c_str());

@@ -26,9 +26,10 @@ struct SavedPiece {
   uint64_t offset = 0, bytes = 0;
 };
 
-/// The pieces rank `rank` of `plan` saves, in file order.
+/// The pieces rank `rank` of `plan` saves, in file order; with
+/// `weightsOnly`, its parameters' pieces alone.
 bool savedPieces(const plan::Plan &plan, int64_t rank, std::vector<SavedPiece> &out,
-                 std::string &error);
+                 std::string &error, bool weightsOnly = false);
 
 /// Creates `dir` if needed and an empty partial directory for `iteration`,
 /// removing what killed saves left (.partial.* and .old.* directories).
@@ -42,10 +43,10 @@ bool writeRankFile(const std::string &dir, int64_t iteration, int64_t rank,
                    std::vector<uint64_t> &checksums, std::string &error);
 
 /// The manifest of a checkpoint of `plan` in which rank r's file holds
-/// pieces with checksums[r].
+/// pieces with checksums[r] (savedPieces' with the same `weightsOnly`).
 bool describeCheckpoint(const plan::Plan &plan, const ckpt::TrainingState &state,
                         const std::vector<std::vector<uint64_t>> &checksums, ckpt::Manifest &out,
-                        std::string &error);
+                        std::string &error, bool weightsOnly = false);
 
 /// Writes the manifest into the partial directory and publishes it
 /// (publishCheckpoint), keeping the newest `keep` checkpoints (0: all).

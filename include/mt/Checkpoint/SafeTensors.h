@@ -77,17 +77,49 @@ private:
   Header header_;
 };
 
-/// One F32 tensor to write.
-struct TensorToWrite {
+/// A tensor to write: its name and shape.
+struct TensorSpec {
   std::string name;
   std::vector<int64_t> shape;
-  std::vector<float> values;
+  int64_t numElements() const;
 };
 
-/// Writes `tensors` (F32) and `metadata` to `path` through a temporary file,
-/// fsynced and renamed into place.
-llvm::Error write(const std::string &path, std::vector<TensorToWrite> tensors,
-                  const std::map<std::string, std::string> &metadata);
+/// A safetensors file being written: the header first, then each tensor's
+/// bytes at its place, in whatever order they are produced, so a writer
+/// holds one tensor at a time. The tensors lie in name order. The file is
+/// `path`.partial until finish() renames it into place; a writer destroyed
+/// unfinished removes it.
+class Writer {
+public:
+  /// `dtype`: "F32", "BF16" or "F16" (values rounded to nearest even).
+  static llvm::Expected<Writer> create(const std::string &path, std::vector<TensorSpec> tensors,
+                                       llvm::StringRef dtype,
+                                       const std::map<std::string, std::string> &metadata);
+  Writer(Writer &&other);
+  Writer &operator=(Writer &&other) = delete;
+  ~Writer();
+
+  /// Writes tensor `name`'s values (its shape's element count of them).
+  llvm::Error put(llvm::StringRef name, const std::vector<float> &values);
+  /// Checks every tensor was put, fsyncs and renames the file into place.
+  llvm::Error finish();
+  /// Bytes of tensor data the file holds.
+  uint64_t dataBytes() const { return dataBytes_; }
+
+private:
+  Writer(std::string path, int fd, std::string dtype) : path_(std::move(path)), fd_(fd), dtype_(std::move(dtype)) {}
+
+  struct Place {
+    uint64_t offset = 0;
+    int64_t elements = 0;
+    bool written = false;
+  };
+  std::string path_; // the final name
+  int fd_ = -1;
+  std::string dtype_;
+  uint64_t dataStart_ = 0, dataBytes_ = 0;
+  std::map<std::string, Place> places_;
+};
 
 } // namespace safetensors
 } // namespace mt
