@@ -98,6 +98,10 @@ llvm::Expected<HuggingFaceExported> exportHuggingFace(CheckpointReader &reader,
     layers[name] = t->perLayer() ? shape[0] : 1;
     if (t->perLayer())
       shape.erase(shape.begin());
+    if (tensor.unpadded_rows() > 0 && (!t->vocabRows || shape.empty()))
+      return errorf("parameter '{0}' of checkpoint '{1}' has padding rows, but Hugging Face "
+                    "{2}'s {3} has no vocabulary rows",
+                    name, reader.directory(), family->title, t->theirs);
     if (tensor.unpadded_rows() > 0) // the vocabulary's padding rows are ours, not the model's
       shape[0] = tensor.unpadded_rows();
     if (t->transposed && shape.size() == 2)

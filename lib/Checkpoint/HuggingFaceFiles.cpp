@@ -12,6 +12,8 @@
 #include "llvm/Support/raw_ostream.h"
 
 #include <cerrno>
+#include <fcntl.h>
+#include <unistd.h>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
@@ -46,18 +48,22 @@ bool plainName(llvm::StringRef name) {
 
 Error writeTextFile(const std::string &path, const std::string &text) {
   std::string partial = path + ".partial";
-  std::error_code ec;
-  {
-    llvm::raw_fd_ostream os(partial, ec);
-    if (ec)
-      return errorf("cannot write '{0}': {1}", partial, ec.message());
-    os << text;
-    os.close();
-    if (os.has_error())
-      return errorf("cannot write '{0}': {1}", partial, os.error().message());
+  int fd = ::open(partial.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd < 0)
+    return errorf("cannot create '{0}': {1}", partial, std::strerror(errno));
+  bool ok = true;
+  for (size_t done = 0; ok && done < text.size();) {
+    ssize_t n = ::write(fd, text.data() + done, text.size() - done);
+    ok = n > 0 || (n < 0 && errno == EINTR);
+    done += n > 0 ? static_cast<size_t>(n) : 0;
   }
-  if (std::rename(partial.c_str(), path.c_str()) != 0)
-    return errorf("cannot write '{0}': {1}", path, std::strerror(errno));
+  ok = ok && ::fsync(fd) == 0;
+  ok = ::close(fd) == 0 && ok;
+  if (!ok || std::rename(partial.c_str(), path.c_str()) != 0) {
+    Error e = errorf("cannot write '{0}': {1}", path, std::strerror(errno));
+    std::remove(partial.c_str());
+    return e;
+  }
   return Error::success();
 }
 

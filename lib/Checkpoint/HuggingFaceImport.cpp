@@ -51,8 +51,22 @@ public:
   /// Layer `layer` of `p` in our layout (padding rows zero).
   llvm::Expected<const std::vector<float> *> layer(const plan::Parameter &p, int64_t layer);
   bool perLayer(const plan::Parameter &p) const { return family_.find(p.name())->perLayer(); }
+  /// The files' name of `t` at `layer`: transformers', or the gamma and
+  /// beta of layer norms in files converted from TensorFlow (bert-base).
   std::string fileName(const hf::TensorName &t, int64_t layer) const {
-    return family_.fileName(t, layer, prefix_);
+    std::string name = family_.fileName(t, layer, prefix_);
+    if (files_.find(name).tensor)
+      return name;
+    llvm::StringRef n(name);
+    for (auto [current, old] : {std::pair<llvm::StringRef, llvm::StringRef>{"LayerNorm.weight",
+                                                                           "LayerNorm.gamma"},
+                                {"LayerNorm.bias", "LayerNorm.beta"}})
+      if (n.ends_with(current)) {
+        std::string alias = (n.drop_back(current.size()) + old).str();
+        if (files_.find(alias).tensor)
+          return alias;
+      }
+    return name;
   }
 
 private:
@@ -88,6 +102,10 @@ Error Source::check(const plan::Parameter &p, int64_t configVocab) const {
     hf::ModelFiles::Found found = files_.find(name);
     if (!found.tensor)
       return errorf("'{0}' has no tensor '{1}'", files_.where(), name);
+    const std::string &dtype = found.tensor->dtype;
+    if (dtype != "F32" && dtype != "F16" && dtype != "BF16" && dtype != "F64")
+      return errorf("'{0}': tensor '{1}' is {2}; parameters are read from F32, F16, BF16 or F64",
+                    found.file->path(), name, dtype);
     const std::vector<int64_t> &have = found.tensor->shape;
     if (t->vocabRows) {
       // The real rows; another converter may have padded the file's.
@@ -239,7 +257,7 @@ Error checkFiles(const plan::Plan &plan, const hf::Family &family, const hf::Mod
     for (int64_t l = 0; l < (t.perLayer() ? p->shape(0) : 1); ++l)
       expected.insert(source.fileName(t, l));
   }
-  int skipped = 0;
+  std::vector<std::string> skipped;
   for (const std::string &name : files.names()) {
     if (expected.count(name))
       continue;
@@ -261,14 +279,19 @@ Error checkFiles(const plan::Plan &plan, const hf::Family &family, const hf::Mod
     }
     if (std::any_of(family.buffers.begin(), family.buffers.end(),
                     [&](const std::string &b) { return llvm::StringRef(name).ends_with(b); })) {
-      ++skipped; // the causal mask, a buffer rather than a parameter
+      skipped.push_back(name); // a buffer (the causal mask, positions), not a parameter
       continue;
     }
     return errorf("'{0}' has a tensor '{1}' that Hugging Face {2} of the plan's shape does not",
                   files.where(), name, family.title);
   }
-  if (skipped)
-    notes += formatv("skipped {0} attention-mask buffers; ", skipped).str();
+  if (!skipped.empty())
+    notes += skipped.size() == 1
+                 ? formatv("skipped a buffer that is not a parameter ('{0}'); ", skipped.front())
+                       .str()
+                 : formatv("skipped {0} buffers that are not parameters ('{1}', ...); ",
+                           skipped.size(), skipped.front())
+                       .str();
   int64_t vocab = plan.config().vocab_size();
   for (const hf::TensorName &t : family.tensors) {
     if (!t.vocabRows)

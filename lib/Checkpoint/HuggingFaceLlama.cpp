@@ -25,17 +25,24 @@ using llvm::Error;
 using llvm::formatv;
 using Arch = plan::ModelArchitecture;
 
-int64_t headDim(const Arch &a) { return a.heads() ? a.hidden() / a.heads() : 0; }
+/// Each head's features: q_proj's rows over the heads (heads x head_dim need
+/// not be hidden, as in Mistral-Nemo).
+int64_t headDim(const Arch &a, const Shapes &shapes) {
+  auto q = shapes.find("layers.self_attn.q_proj.weight");
+  if (q != shapes.end() && q->second.size() == 3 && a.heads())
+    return q->second[1] / a.heads();
+  return a.heads() ? a.hidden() / a.heads() : 0;
+}
 
 /// What Hugging Face Llama cannot express in `a`, or "".
-std::string unsupportedFeature(const Arch &a) {
+std::string unsupportedFeature(const Arch &a, const Shapes &shapes) {
   if (a.positions() != Arch::ROTARY)
     return std::string(nameOf(a.positions())) + " positions (Llama turns queries and keys: rotary)";
   if (a.rotary_base() <= 0)
     return "a rotary base the plan does not record (compiled by an older mtc): recompile the model";
-  if (a.rotary_dim() != 0 && a.rotary_dim() != headDim(a))
+  if (a.rotary_dim() != 0 && a.rotary_dim() != headDim(a, shapes))
     return formatv("rotary positions on {0} of each head's {1} features (Llama turns them all)",
-                   a.rotary_dim(), headDim(a))
+                   a.rotary_dim(), headDim(a, shapes))
         .str();
   if (a.biases())
     return "linears with biases (the plan's Llama-style model has none)";
@@ -53,6 +60,8 @@ Family llamaTensors(const plan::Config &c, const Shapes &) {
   Family f;
   f.title = "Llama";
   f.prefix = "model.";
+  // Llama-2-era files carry each layer's rotary frequencies as a buffer.
+  f.buffers = {".self_attn.rotary_emb.inv_freq"};
   auto add = [&](const char *name, bool perLayer, int64_t rotaryHeads = 0) {
     TensorName t;
     t.ours = perLayer ? std::string("layers.") + name : name;
@@ -83,10 +92,10 @@ Family llamaTensors(const plan::Config &c, const Shapes &) {
   return f;
 }
 
-llvm::Expected<std::string> llamaConfig(const plan::Config &c, const Shapes &,
+llvm::Expected<std::string> llamaConfig(const plan::Config &c, const Shapes &shapes,
                                         const std::string &torchDtype) {
   const Arch &a = c.architecture();
-  if (std::string why = unsupportedFeature(a); !why.empty())
+  if (std::string why = unsupportedFeature(a, shapes); !why.empty())
     return errorf("Hugging Face Llama has no equivalent of {0}", why);
   auto integer = [](int64_t v) { return std::to_string(v); };
   return configText({
@@ -95,7 +104,7 @@ llvm::Expected<std::string> llamaConfig(const plan::Config &c, const Shapes &,
       {"attention_dropout", pythonFloat(a.attention_dropout())},
       {"bos_token_id", "1"}, // LlamaConfig's defaults, as save_pretrained writes them
       {"eos_token_id", "2"},
-      {"head_dim", integer(headDim(a))},
+      {"head_dim", integer(headDim(a, shapes))},
       {"hidden_act", quoted("silu")},
       {"hidden_size", integer(a.hidden())},
       {"initializer_range", pythonFloat(0.02)},
@@ -117,14 +126,14 @@ llvm::Expected<std::string> llamaConfig(const plan::Config &c, const Shapes &,
   });
 }
 
-Error checkLlamaConfig(const ConfigChecker &check, const plan::Config &c, const Shapes &) {
+Error checkLlamaConfig(const ConfigChecker &check, const plan::Config &c, const Shapes &shapes) {
   const Arch &a = c.architecture();
   const llvm::json::Object &o = check.json();
   if (!isLlama(a))
     return errorf("'{0}' describes a Llama-family model, but the plan's model is not one (it "
                   "has {1}, {2}): compile a Llama-style model (examples/gen_llama.py)",
                   check.path(), nameOf(a.norm()), nameOf(a.activation()));
-  if (std::string why = unsupportedFeature(a); !why.empty())
+  if (std::string why = unsupportedFeature(a, shapes); !why.empty())
     return errorf("'{0}' describes Llama, but the plan's model has {1}", check.path(), why);
   for (auto [key, expected] : {std::pair<const char *, int64_t>{"num_hidden_layers", a.layers()},
                                {"hidden_size", a.hidden()},
@@ -136,7 +145,7 @@ Error checkLlamaConfig(const ConfigChecker &check, const plan::Config &c, const 
   if (Error e = check.integer("num_key_value_heads", a.kv_heads(), /*optional=*/true))
     return e;
   if (o.getInteger("head_dim"))
-    if (Error e = check.integer("head_dim", headDim(a)))
+    if (Error e = check.integer("head_dim", headDim(a, shapes)))
       return e;
   if (Error e = check.number("rms_norm_eps", a.norm_epsilon()))
     return e;

@@ -71,13 +71,29 @@ std::string activationName(const Arch &a) {
          : a.activation() == Arch::SILU ? "silu" : "gelu";
 }
 
-/// feed_forward_proj as transformers reads it: "gated-gelu" is its legacy
-/// name of GeLU's tanh form (gelu_new).
+/// feed_forward_proj as T5Config reads it: "gated-" and the activation,
+/// where the legacy "gated-gelu" means GeLU's tanh form (gelu_new), so the
+/// exact form is written "gated-gelu_python".
 std::string feedForwardProj(const T5Shape &s, const Arch &a) {
   std::string act = activationName(a);
   if (!s.gated)
     return act;
-  return act == "gelu_new" ? "gated-gelu" : "gated-" + act;
+  return act == "gelu_new" ? "gated-gelu" : act == "gelu" ? "gated-gelu_python" : "gated-" + act;
+}
+
+/// What config.json's feed_forward_proj means: gated, and which of our
+/// activations (transformers' ACT2FN names), or "" for one we do not have.
+std::pair<bool, std::string> parseFeedForwardProj(const std::string &proj) {
+  llvm::StringRef text(proj);
+  bool gated = text.consume_front("gated-");
+  std::string act = text.str();
+  if (proj == "gated-gelu")
+    act = "gelu_new"; // T5Config's legacy meaning
+  if (act == "gelu_python")
+    act = "gelu";
+  if (act == "gelu_pytorch_tanh")
+    act = "gelu_new";
+  return {gated, act == "relu" || act == "gelu" || act == "gelu_new" || act == "silu" ? act : ""};
 }
 
 Family t5Tensors(const plan::Config &c, const Shapes &shapes) {
@@ -86,6 +102,9 @@ Family t5Tensors(const plan::Config &c, const Shapes &shapes) {
   f.title = "T5";
   f.tiedCopies = {{"encoder.embed_tokens.weight", "shared.weight"},
                   {"decoder.embed_tokens.weight", "shared.weight"}};
+  // The original t5-small/base/large files carry a cross-attention position
+  // table no layer reads; transformers ignores it on load.
+  f.buffers = {"decoder.block.0.layer.1.EncDecAttention.relative_attention_bias.weight"};
   if (s.tied)
     f.tiedCopies.push_back({"lm_head.weight", "shared.weight"});
   auto global = [&](const std::string &name, bool vocab = false) {
@@ -194,7 +213,7 @@ Error checkT5Config(const ConfigChecker &check, const plan::Config &c, const Sha
   if (Error e = check.number("layer_norm_epsilon", a.norm_epsilon()))
     return e;
   std::string proj = o.getString("feed_forward_proj").value_or("relu").str();
-  if (proj != feedForwardProj(s, a) && !(proj == "gated-gelu_new" && feedForwardProj(s, a) == "gated-gelu"))
+  if (parseFeedForwardProj(proj) != std::pair<bool, std::string>{s.gated, activationName(a)})
     return check.mismatch("feed_forward_proj", proj, feedForwardProj(s, a));
   return check.boolean("tie_word_embeddings", s.tied, /*absent=*/true);
 }

@@ -19,6 +19,7 @@
 #include <llvm/ADT/StringSwitch.h>
 #include <llvm/Support/CommandLine.h>
 
+#include <cstdint>
 #include <cstdio>
 #include <map>
 
@@ -215,8 +216,11 @@ bool parseSize(const std::string &text, uint64_t &bytes) {
                        .Case("MB", 1000'000)
                        .Case("GB", 1000'000'000)
                        .Default(0);
-  return !digits.empty() && scale && !digits.getAsInteger(10, bytes) && bytes > 0 &&
-         (bytes *= scale, true);
+  if (digits.empty() || !scale || digits.getAsInteger(10, bytes) || bytes == 0 ||
+      bytes > UINT64_MAX / scale)
+    return false;
+  bytes *= scale;
+  return true;
 }
 
 int exportModel(const std::string &path, const std::string &dir) {
