@@ -51,12 +51,16 @@ Family gpt2Tensors(const plan::Config &, const Shapes &) {
   f.tiedCopies = {{"lm_head.weight", "wte"}};
   f.buffers = {".attn.bias", ".attn.masked_bias"};
   auto global = [&](const char *ours, const char *theirs, bool vocab = false) {
-    TensorName t{ours, theirs};
+    TensorName t;
+    t.ours = ours;
+    t.theirs = theirs;
     t.vocabRows = vocab;
     f.tensors.push_back(t);
   };
   auto layer = [&](const char *ours, const char *theirs, bool transposed = false) {
-    TensorName t{ours, theirs};
+    TensorName t;
+    t.ours = ours;
+    t.theirs = theirs;
     t.stack = "h.";
     t.transposed = transposed;
     f.tensors.push_back(t);

@@ -38,6 +38,13 @@ std::string shapeList(const std::vector<int64_t> &shape) {
   return "[" + s + "]";
 }
 
+/// Our shape of one layer of `p`: [rows, cols] (a vector is one row).
+void layerShape(const plan::Parameter &p, const hf::TensorName &t, int64_t &rows, int64_t &cols,
+                std::vector<int64_t> &inner) {
+  inner.assign(p.shape().begin() + (t.perLayer() ? 1 : 0), p.shape().end());
+  hf::rowsAndCols(t, inner, rows, cols);
+}
+
 /// The plan's parameters as the files hold them, one layer at a time.
 class Source {
 public:
@@ -48,9 +55,19 @@ public:
 
   /// Checks that the files hold `p` (every layer) in its shape.
   Error check(const plan::Parameter &p, int64_t configVocab) const;
-  /// Layer `layer` of `p` in our layout (padding rows zero).
-  llvm::Expected<const std::vector<float> *> layer(const plan::Parameter &p, int64_t layer);
+  /// Rows [rowBegin, rowEnd) (at least) of layer `layer` of `p` in our
+  /// layout (padding rows zero): the values from row `*firstRow` on.
+  llvm::Expected<const std::vector<float> *> layer(const plan::Parameter &p, int64_t layer,
+                                                   int64_t rowBegin, int64_t rowEnd,
+                                                   int64_t &firstRow);
   bool perLayer(const plan::Parameter &p) const { return family_.find(p.name())->perLayer(); }
+  /// The columns of one of `p`'s rows.
+  int64_t columns(const plan::Parameter &p) const {
+    int64_t rows, cols;
+    std::vector<int64_t> inner;
+    layerShape(p, *family_.find(p.name()), rows, cols, inner);
+    return cols;
+  }
   /// The files' name of `t` at `layer`: transformers', or the gamma and
   /// beta of layer norms in files converted from TensorFlow (bert-base).
   std::string fileName(const hf::TensorName &t, int64_t layer) const {
@@ -74,17 +91,11 @@ private:
   const hf::ModelFiles &files_;
   std::string dir_, prefix_;
   int64_t vocab_;
+  // The last rows read, and buffers whose memory is reused.
   std::string cachedName_;
-  int64_t cachedLayer_ = -1;
-  std::vector<float> cached_;
+  int64_t cachedLayer_ = -1, cachedBegin_ = 0, cachedEnd_ = 0;
+  std::vector<float> cached_, theirs_;
 };
-
-/// Our shape of one layer of `p`: [rows, cols] (a vector is one row).
-void layerShape(const plan::Parameter &p, const hf::TensorName &t, int64_t &rows, int64_t &cols,
-                std::vector<int64_t> &inner) {
-  inner.assign(p.shape().begin() + (t.perLayer() ? 1 : 0), p.shape().end());
-  hf::rowsAndCols(t, inner, rows, cols);
-}
 
 Error Source::check(const plan::Parameter &p, int64_t configVocab) const {
   const hf::TensorName *t = family_.find(p.name());
@@ -132,28 +143,57 @@ Error Source::check(const plan::Parameter &p, int64_t configVocab) const {
   return Error::success();
 }
 
-llvm::Expected<const std::vector<float> *> Source::layer(const plan::Parameter &p, int64_t l) {
-  if (cachedName_ == p.name() && cachedLayer_ == l)
-    return &cached_;
+llvm::Expected<const std::vector<float> *> Source::layer(const plan::Parameter &p, int64_t l,
+                                                         int64_t rowBegin, int64_t rowEnd,
+                                                         int64_t &firstRow) {
   const hf::TensorName &t = *family_.find(p.name());
-  hf::ModelFiles::Found found = files_.find(fileName(t, l));
-  llvm::Expected<std::vector<float>> theirs = found.file->readF32(*found.tensor);
-  if (!theirs)
-    return theirs.takeError();
   int64_t rows, cols;
   std::vector<int64_t> inner;
   layerShape(p, t, rows, cols, inner);
-  int64_t real = t.vocabRows ? vocab_ : rows;
-  theirs->resize(static_cast<size_t>(real * cols)); // a converter's padding rows dropped
-  cached_ = hf::toOurs(t, *theirs, real, cols);
-  cached_.resize(static_cast<size_t>(rows * cols), 0.0f); // ours zero
+  // Whole heads of rotary rows (they permute within a head); every row of a
+  // transposed tensor (each of ours is a column of theirs).
+  if (t.rotaryHeads > 0) {
+    int64_t d = rows / t.rotaryHeads;
+    rowBegin = rowBegin / d * d;
+    rowEnd = (rowEnd + d - 1) / d * d;
+  }
+  if (t.transposed)
+    rowBegin = 0, rowEnd = rows;
+  if (cachedName_ == p.name() && cachedLayer_ == l && cachedBegin_ <= rowBegin &&
+      rowEnd <= cachedEnd_) {
+    firstRow = cachedBegin_;
+    return &cached_;
+  }
+  hf::ModelFiles::Found found = files_.find(fileName(t, l));
+  // Rows past the real vocabulary are ours alone: zero.
+  int64_t real = std::min(rowEnd, t.vocabRows ? vocab_ : rows);
+  int64_t stored = std::max(real - rowBegin, int64_t(0));
+  if (t.transposed || rows == 1) {
+    // Every row: theirs are ours' columns, or a vector's rows are its elements.
+    int64_t all = found.tensor->shape.empty() ? 1 : found.tensor->shape[0];
+    if (llvm::Error e = found.file->readRowsF32(*found.tensor, 0, all, theirs_))
+      return std::move(e);
+  } else if (llvm::Error e = found.file->readRowsF32(*found.tensor, rowBegin, rowBegin + stored,
+                                                     theirs_)) {
+    return std::move(e);
+  }
+  hf::TensorName block = t;
+  if (t.rotaryHeads > 0)
+    block.rotaryHeads = stored / (rows / t.rotaryHeads);
+  cached_ = hf::toOurs(block, theirs_, stored, cols);
+  cached_.resize(static_cast<size_t>((rowEnd - rowBegin) * cols), 0.0f);
   cachedName_ = p.name();
   cachedLayer_ = l;
+  cachedBegin_ = rowBegin;
+  cachedEnd_ = rowEnd;
+  firstRow = rowBegin;
   return &cached_;
 }
 
 /// Fills `out` with piece `held`'s elements. Its elements run through the
-/// layers in order, so each layer's tensor is read once per piece.
+/// layers in order, their global indices increasing, so each layer's rows
+/// the piece holds are read once: a tensor-parallel rank of a row-split
+/// weight reads its own rows only.
 Error fillPiece(Source &source, const HeldPiece &held, std::vector<unsigned char> &out) {
   const plan::Parameter &p = *held.param;
   std::vector<int64_t> shape(p.shape().begin(), p.shape().end());
@@ -161,22 +201,34 @@ Error fillPiece(Source &source, const HeldPiece &held, std::vector<unsigned char
   for (int64_t d : shape)
     elements *= d;
   int64_t layerElements = source.perLayer(p) ? elements / shape[0] : elements;
+  int64_t cols = source.columns(p);
   TensorShard shard = held.shape.shard(shape);
   bool whole = held.shape.layerEnd == 0 && held.shape.splitDim < 0;
+  auto global = [&](int64_t k) { return whole ? k : shard.globalIndex(k); };
   auto *dst = reinterpret_cast<float *>(out.data());
   const std::vector<float> *layer = nullptr;
-  int64_t current = -1;
+  int64_t current = -1, first = 0;
   for (int64_t k = held.shape.flatBegin; k < held.shape.flatEnd; ++k) {
-    int64_t g = whole ? k : shard.globalIndex(k);
+    int64_t g = global(k);
     int64_t l = g / layerElements;
     if (l != current) {
-      llvm::Expected<const std::vector<float> *> v = source.layer(p, l);
+      // The piece's last element in this layer, by bisection.
+      int64_t lo = k, hi = held.shape.flatEnd - 1;
+      while (lo < hi) {
+        int64_t mid = lo + (hi - lo + 1) / 2;
+        if (global(mid) / layerElements == l)
+          lo = mid;
+        else
+          hi = mid - 1;
+      }
+      int64_t rowBegin = g % layerElements / cols, rowEnd = global(lo) % layerElements / cols + 1;
+      llvm::Expected<const std::vector<float> *> v = source.layer(p, l, rowBegin, rowEnd, first);
       if (!v)
         return v.takeError();
       layer = *v;
       current = l;
     }
-    dst[k - held.shape.flatBegin] = (*layer)[static_cast<size_t>(g % layerElements)];
+    dst[k - held.shape.flatBegin] = (*layer)[static_cast<size_t>(g % layerElements - first * cols)];
   }
   return Error::success();
 }

@@ -242,35 +242,50 @@ const TensorInfo *Reader::find(StringRef name) const {
 }
 
 Expected<std::vector<float>> Reader::readF32(const TensorInfo &t) const {
-  int64_t n = t.numElements();
-  std::vector<unsigned char> raw(t.end - t.begin);
-  if (Error e = readFully(fd_, dataStart_ + t.begin, raw.data(), raw.size(), path_))
+  std::vector<float> out;
+  int64_t rows = t.shape.empty() ? 1 : t.shape[0];
+  if (Error e = readRowsF32(t, 0, rows, out))
     return std::move(e);
-  std::vector<float> out(static_cast<size_t>(n));
-  // The format is little-endian, as is every machine mtc runs on.
-  if (t.dtype == "F32") {
-    std::memcpy(out.data(), raw.data(), raw.size());
-  } else if (t.dtype == "BF16" || t.dtype == "F16") {
-    for (int64_t i = 0; i < n; ++i) {
-      uint16_t h = static_cast<uint16_t>(raw[2 * i] | raw[2 * i + 1] << 8);
-      if (t.dtype == "F16") {
-        out[i] = halfToFloat(h);
-      } else {
-        uint32_t bits = static_cast<uint32_t>(h) << 16;
-        std::memcpy(&out[i], &bits, 4);
-      }
-    }
-  } else if (t.dtype == "F64") {
-    for (int64_t i = 0; i < n; ++i) {
-      double d;
-      std::memcpy(&d, raw.data() + 8 * i, 8);
-      out[i] = static_cast<float>(d);
-    }
-  } else {
+  return out;
+}
+
+Error Reader::readRowsF32(const TensorInfo &t, int64_t rowBegin, int64_t rowEnd,
+                          std::vector<float> &out) const {
+  int64_t rows = t.shape.empty() ? 1 : t.shape[0];
+  int64_t bytes = dtypeBytes(t.dtype);
+  if (rowBegin < 0 || rowEnd > rows || rowBegin > rowEnd)
+    return errorf("'{0}': rows [{1}, {2}) of tensor '{3}' are not among its {4}", path_, rowBegin,
+                  rowEnd, t.name, rows);
+  int64_t rowElements = rows ? t.numElements() / rows : 0;
+  int64_t n = (rowEnd - rowBegin) * rowElements;
+  if (t.dtype != "F32" && t.dtype != "BF16" && t.dtype != "F16" && t.dtype != "F64")
     return errorf("'{0}': tensor '{1}' is {2}; parameters are read from F32, F16, BF16 or F64",
                   path_, t.name, t.dtype);
+  raw_.resize(static_cast<size_t>(n * bytes));
+  if (Error e = readFully(fd_, dataStart_ + t.begin + rowBegin * rowElements * bytes, raw_.data(),
+                          raw_.size(), path_))
+    return e;
+  out.resize(static_cast<size_t>(n));
+  const unsigned char *raw = raw_.data();
+  // The format is little-endian, as is every machine mtc runs on.
+  if (t.dtype == "F32") {
+    std::memcpy(out.data(), raw, raw_.size());
+  } else if (t.dtype == "BF16") {
+    for (int64_t i = 0; i < n; ++i) {
+      uint32_t bits = static_cast<uint32_t>(raw[2 * i] | raw[2 * i + 1] << 8) << 16;
+      std::memcpy(&out[i], &bits, 4);
+    }
+  } else if (t.dtype == "F16") {
+    for (int64_t i = 0; i < n; ++i)
+      out[i] = halfToFloat(static_cast<uint16_t>(raw[2 * i] | raw[2 * i + 1] << 8));
+  } else {
+    for (int64_t i = 0; i < n; ++i) {
+      double d;
+      std::memcpy(&d, raw + 8 * i, 8);
+      out[i] = static_cast<float>(d);
+    }
   }
-  return out;
+  return Error::success();
 }
 
 } // namespace safetensors

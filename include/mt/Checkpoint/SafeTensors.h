@@ -66,6 +66,10 @@ public:
   /// A tensor's elements as f32: F32 as stored, F16 and BF16 widened
   /// exactly, F64 rounded to nearest. Other types are an error naming it.
   llvm::Expected<std::vector<float>> readF32(const TensorInfo &tensor) const;
+  /// Rows [rowBegin, rowEnd) of the tensor's first dimension into `out`
+  /// (resized; its memory reused from call to call), as readF32 converts.
+  llvm::Error readRowsF32(const TensorInfo &tensor, int64_t rowBegin, int64_t rowEnd,
+                          std::vector<float> &out) const;
 
 private:
   Reader(std::string path, int fd, uint64_t dataStart, Header header)
@@ -75,6 +79,7 @@ private:
   int fd_ = -1;
   uint64_t dataStart_ = 0;
   Header header_;
+  mutable std::vector<unsigned char> raw_; // the stored bytes of the last read
 };
 
 /// A tensor to write: its name and shape.
