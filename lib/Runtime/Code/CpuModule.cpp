@@ -49,7 +49,12 @@ CpuModule::~CpuModule() {
 }
 
 bool CpuModule::load(const std::string &path, std::string &error) {
-  handle_ = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
+  // RTLD_NODELETE: the code's parallel loops run as coroutines on the MLIR
+  // async runtime's process-wide thread pool, and a worker may still be in a
+  // coroutine's last instructions when the caller's await has returned.
+  // Unmapping the code then would crash that worker (a rank that finished
+  // first took down a process of rank threads), so the code stays mapped.
+  handle_ = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE);
   if (!handle_) {
     const char *why = dlerror();
     error = "cannot load " + path + ": " + (why ? why : "unknown error");
