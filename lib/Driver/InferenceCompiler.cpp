@@ -32,9 +32,24 @@ bool compileInference(ModuleOp module, const InferenceSettings &s, plan::Plan &p
     return false;
   }
   func::FuncOp model = models.front();
-  if (s.batch < 1 || s.prefillLength < 0 || s.capacity < 0 || s.vocabMultiple < 1) {
+  if (s.batch < 1 || s.prefillLength < 0 || s.decoderPrefillLength < 0 || s.capacity < 0 ||
+      s.vocabMultiple < 1) {
     error = "--inference needs --micro-batch-size >= 1, --seq-length >= 0, "
-            "--inference-max-seq-length >= 0 and --make-vocab-size-divisible-by >= 1";
+            "--decoder-seq-length >= 0, --inference-max-seq-length >= 0 and "
+            "--make-vocab-size-divisible-by >= 1";
+    return false;
+  }
+  // An encoder-decoder (T5): --seq-length is the encoder's input, and the
+  // decoder's prefill takes --decoder-seq-length tokens.
+  bool encoderDecoder = hasDecoderInputs(module);
+  if (encoderDecoder && s.prefillLength == 0) {
+    error = "an encoder-decoder model generates from an encoder input of --seq-length tokens "
+            "at most: give --seq-length";
+    return false;
+  }
+  if (!encoderDecoder && s.decoderPrefillLength > 0) {
+    error = "--decoder-seq-length is for encoder-decoder models; this one has one sequence "
+            "(the prefill takes --seq-length tokens)";
     return false;
   }
   if (s.activationType != ActivationType::F32) {
@@ -52,9 +67,11 @@ bool compileInference(ModuleOp module, const InferenceSettings &s, plan::Plan &p
             std::to_string(table) + " positions";
     return false;
   }
-  int64_t prefill = s.prefillLength ? s.prefillLength : std::min<int64_t>(128, capacity);
+  int64_t chosen = encoderDecoder ? s.decoderPrefillLength : s.prefillLength;
+  int64_t prefill = chosen ? chosen : std::min<int64_t>(128, capacity);
   if (prefill > capacity) {
-    error = "--seq-length " + std::to_string(prefill) +
+    error = std::string(encoderDecoder ? "--decoder-seq-length " : "--seq-length ") +
+            std::to_string(prefill) +
             " (the prompt tokens a prefill call "
             "takes) exceeds the KV cache's " +
             std::to_string(capacity) + " positions";
@@ -71,6 +88,7 @@ bool compileInference(ModuleOp module, const InferenceSettings &s, plan::Plan &p
   options.batchSize = s.batch;
   options.prefillLength = prefill;
   options.capacity = capacity;
+  options.encoderLength = encoderDecoder ? s.prefillLength : 0;
   buildInferencePipeline(pm, options);
   if (failed(pm.run(module)))
     return false;

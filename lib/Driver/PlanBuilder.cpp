@@ -97,8 +97,9 @@ plan::Function::Role planRole(FunctionRole role) {
   MT_SAME_ROLE(optimizer, OPTIMIZER)
   MT_SAME_ROLE(prefill, PREFILL)
   MT_SAME_ROLE(decode, DECODE)
+  MT_SAME_ROLE(encode, ENCODE)
 #undef MT_SAME_ROLE
-  static_assert(plan::Function::Role_MAX == static_cast<int>(FunctionRole::decode),
+  static_assert(plan::Function::Role_MAX == static_cast<int>(FunctionRole::encode),
                 "a role the IR does not have");
   return static_cast<plan::Function::Role>(role);
 }
@@ -139,7 +140,8 @@ std::string inputName(func::FuncOp fn, unsigned i, FunctionRole role) {
   if (auto b = fn.getArgAttrOfType<BufferAttr>(i, kBufferAttrName))
     return bufferName(b);
   if (auto b = fn.getArgAttrOfType<StringAttr>(i, "mt.batch"))
-    return buffers::batch(role == FunctionRole::decode && b.getValue() == "tokens"
+    return buffers::batch(role == FunctionRole::decode &&
+                                  (b.getValue() == "tokens" || b.getValue() == "decoder_tokens")
                               ? buffers::kNextToken
                               : std::string_view(b.getValue()));
   if (auto cache = fn.getArgAttrOfType<StringAttr>(i, kKvCacheAttrName))
@@ -168,6 +170,8 @@ std::string outputName(func::FuncOp fn, unsigned i, FunctionRole role) {
     return std::string(buffers::kStageInputGrad);
   if (auto m = fn.getResultAttrOfType<StringAttr>(i, kMetricAttrName))
     return buffers::metric(m.getValue().str());
+  if (auto cache = fn.getResultAttrOfType<StringAttr>(i, kKvCacheAttrName))
+    return buffers::kvCache(cache.getValue().str());
   if (role == FunctionRole::prefill)
     return std::string(buffers::kLogits);
   if (role == FunctionRole::decode)
@@ -417,10 +421,12 @@ bool describePlan(ModuleOp module, plan::Plan &out, std::string &error) {
 
 bool describeInferencePlan(ModuleOp module, const std::string &modelName, plan::Plan &out,
                            std::string &error) {
-  func::FuncOp prefill, decode;
+  func::FuncOp prefill, decode, encode;
   for (auto fn : module.getOps<func::FuncOp>())
     if (std::optional<FunctionRole> role = roleOf(fn))
-      (*role == FunctionRole::prefill ? prefill : decode) = fn;
+      (*role == FunctionRole::prefill  ? prefill
+       : *role == FunctionRole::encode ? encode
+                                       : decode) = fn;
   if (!prefill || !decode) {
     error = "the module has no prefill and decode functions (mt-build-inference)";
     return false;
@@ -429,7 +435,11 @@ bool describeInferencePlan(ModuleOp module, const std::string &modelName, plan::
   out.set_producer("mtc (mt plan format " + std::to_string(kPlanFormatVersion) + ")");
   plan::Config &config = *out.mutable_config();
   config.set_model(modelName);
-  return describeModel({prefill}, /*tensorParallel=*/1, /*pipelined=*/false, out, config, error) &&
+  // An encoder-decoder's encoder parameters are the encode function's.
+  SmallVector<func::FuncOp> models{prefill};
+  if (encode)
+    models.insert(models.begin(), encode);
+  return describeModel(models, /*tensorParallel=*/1, /*pipelined=*/false, out, config, error) &&
          describeFunctions(module, /*pipelined=*/false, out, error);
 }
 

@@ -24,11 +24,15 @@ void mt::buildInferencePipeline(OpPassManager &pm, const InferenceOptions &optio
     pm.addPass(createPadVocabPass(PadVocabPassOptions{options.makeVocabSizeDivisibleBy}));
   // Each layer's attention gets caches of its own: unroll first.
   pm.addPass(createUnrollLayersPass());
-  pm.addPass(createBuildInferencePass(BuildInferencePassOptions{options.capacity}));
-  // The decode's tokens are [?, 1] already: only the prefill takes the length.
-  int64_t prefill = options.prefillLength ? options.prefillLength : options.capacity;
   pm.addPass(
-      createSpecializeShapesPass(SpecializeShapesPassOptions{options.batchSize, prefill, 0}));
+      createBuildInferencePass(BuildInferencePassOptions{options.capacity, options.encoderLength}));
+  // The decode's tokens are [?, 1] already: only the prefill takes the length
+  // (an encoder-decoder's: the decoder's, beside the encoder's).
+  int64_t prefill = options.prefillLength ? options.prefillLength : options.capacity;
+  SpecializeShapesPassOptions shapes{options.batchSize, prefill, 0};
+  if (options.encoderLength > 0)
+    shapes = {options.batchSize, options.encoderLength, prefill};
+  pm.addPass(createSpecializeShapesPass(shapes));
   pm.addNestedPass<mlir::func::FuncOp>(createFuseBiasGeluPass());
   pm.addNestedPass<mlir::func::FuncOp>(createFuseAddLayerNormPass());
 }
@@ -197,10 +201,9 @@ LogicalResult mt::buildGpuBuffersToLLVMPipeline(OpPassManager &pm, const GpuOpti
   for (const std::string &chip : chips)
     kernels += ",nvvm-attach-target{chip=" + chip + " features=+ptx80 O=3" +
                (libdevice.empty() ? "" : " l=" + libdevice) + "}";
-  kernels +=
-      ",gpu.module(mt-promote-workgroup-buffers,mt-lower-warp-reductions,mt-lower-warp-mma,"
-      "convert-gpu-to-nvvm),"
-      "gpu-module-to-binary{format=isa}";
+  kernels += ",gpu.module(mt-promote-workgroup-buffers,mt-lower-warp-reductions,mt-lower-warp-mma,"
+             "convert-gpu-to-nvvm),"
+             "gpu-module-to-binary{format=isa}";
   const char *host = "convert-bufferization-to-memref,"
                      "expand-strided-metadata,"
                      "lower-affine,"

@@ -4,6 +4,7 @@
 #include "mt/Plan/BufferNames.h"
 #include "mt/Support/Format.h"
 
+#include <algorithm>
 #include <set>
 
 namespace mt {
@@ -21,6 +22,8 @@ bool inferenceMemory(const plan::Plan &plan, InferenceMemory &memory, std::strin
     } else if (f.role() == plan::Function::DECODE) {
       decode = true;
       memory.decodeArena = f.arena_bytes();
+    } else if (f.role() == plan::Function::ENCODE) {
+      memory.encodeArena = f.arena_bytes();
     } else {
       continue;
     }
@@ -44,29 +47,42 @@ bool inferenceMemory(const plan::Plan &plan, InferenceMemory &memory, std::strin
 }
 
 std::string formatInferenceMemory(const plan::Plan &plan, const InferenceMemory &m) {
-  int64_t caches = 0, capacity = 0;
-  for (const plan::Function &f : plan.functions())
-    if (f.role() == plan::Function::DECODE)
-      for (const plan::TensorSpec &t : f.inputs())
-        if (buffers::isKvCache(t.name())) {
-          ++caches;
-          capacity = t.shape_size() == 4 ? t.shape(2) : 0;
-        }
+  int64_t caches = 0, crossCaches = 0, capacity = 0;
+  for (const plan::Function &f : plan.functions()) {
+    if (f.role() != plan::Function::DECODE)
+      continue;
+    for (const plan::TensorSpec &t : f.inputs()) {
+      if (!buffers::isKvCache(t.name()))
+        continue;
+      if (std::count(f.updated_in_place().begin(), f.updated_in_place().end(), t.name()) == 0) {
+        ++crossCaches; // an encoder-decoder's cross-attention keys or values
+        continue;
+      }
+      ++caches;
+      capacity = t.shape_size() == 4 ? t.shape(2) : 0;
+    }
+  }
   auto line = [](const std::string &what, int64_t bytes) {
     std::string label = what + ":", figure = withThousands(bytes);
     label.resize(std::max<size_t>(label.size(), 48), ' ');
     figure.insert(0, figure.size() < 16 ? 16 - figure.size() : 0, ' ');
     return "  " + label + figure + " bytes (" + humanBytes(bytes) + ")\n";
   };
-  std::string out = "inference memory of " + plan.config().model() + " (batch " +
-                    std::to_string(plan.config().micro_batch_size()) + ", prefill " +
-                    std::to_string(plan.config().seq_length()) + " tokens a call, KV caches of " +
-                    std::to_string(capacity) + " positions):\n";
+  const plan::Config &c = plan.config();
+  std::string prefill = crossCaches ? "encoder " + std::to_string(c.seq_length()) +
+                                          " tokens, decoder prefill " +
+                                          std::to_string(c.decoder_seq_length())
+                                    : "prefill " + std::to_string(c.seq_length());
+  std::string out = "inference memory of " + c.model() + " (batch " +
+                    std::to_string(c.micro_batch_size()) + ", " + prefill +
+                    " tokens a call, KV caches of " + std::to_string(capacity) + " positions):\n";
   out += line("parameters", m.parameters);
-  out += line("KV cache (" + std::to_string(caches) + " caches)", m.kvCache);
+  std::string cross = crossCaches ? " + " + std::to_string(crossCaches) + " cross-attention" : "";
+  out += line("KV cache (" + std::to_string(caches) + cross + " caches)", m.kvCache);
   out += line("tokens, position and logits", m.inputsAndLogits);
+  std::string encode = crossCaches ? ", encode " + withThousands(m.encodeArena) : "";
   out += line("arena (prefill " + withThousands(m.prefillArena) + ", decode " +
-                  withThousands(m.decodeArena) + ")",
+                  withThousands(m.decodeArena) + encode + ")",
               m.arena());
   out += line("total", m.total());
   return out;

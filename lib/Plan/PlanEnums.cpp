@@ -21,7 +21,8 @@ const Names<Function::Role> kRoles = {{Function::FORWARD, "forward"},
                                       {Function::GRAD_SQ_NORM, "grad_sq_norm"},
                                       {Function::OPTIMIZER, "optimizer"},
                                       {Function::PREFILL, "prefill"},
-                                      {Function::DECODE, "decode"}};
+                                      {Function::DECODE, "decode"},
+                                      {Function::ENCODE, "encode"}};
 const Names<Parallelism::Schedule> kSchedules = {{Parallelism::ONE_F_ONE_B, "1f1b"},
                                                  {Parallelism::INTERLEAVED, "interleaved"}};
 const Names<Optimizer::LrDecayStyle> kDecayStyles = {{Optimizer::CONSTANT, "constant"},

@@ -1,10 +1,11 @@
 //===- BuildInference.cpp - prefill and decode over a KV cache -------------===//
+#include "InferenceSites.h"
+
 #include "mt/Analysis/ModelInfo.h"
 #include "mt/Transforms/DropoutOff.h"
 #include "mt/Transforms/Passes.h"
 
 #include "mlir/IR/Builders.h"
-#include "llvm/ADT/BitVector.h"
 
 namespace mt {
 #define GEN_PASS_DEF_BUILDINFERENCEPASS
@@ -16,16 +17,7 @@ using namespace mt;
 
 namespace {
 
-/// The batch argument named `what`, or null.
-BlockArgument batchArgument(func::FuncOp fn, StringRef what) {
-  for (BlockArgument arg : fn.getArguments())
-    if (auto b = fn.getArgAttrOfType<StringAttr>(arg.getArgNumber(), kBatchAttrName))
-      if (b.getValue() == what)
-        return arg;
-  return {};
-}
-
-InFlightDiagnostic refuse(Operation *op) { return op->emitError("mt-build-inference: "); }
+InFlightDiagnostic refuse(Operation *op) { return refuseForInference(op); }
 
 /// The cache capacity: the option, else the rows of the position table.
 FailureOr<int64_t> capacityOf(func::FuncOp model, int64_t option) {
@@ -47,18 +39,19 @@ FailureOr<int64_t> capacityOf(func::FuncOp model, int64_t option) {
 LogicalResult cacheSite(func::FuncOp fn, AttentionScoresOp scores, size_t n, int64_t capacity,
                         Value position, SmallVectorImpl<std::pair<Value, unsigned>> &updated) {
   MLIRContext *ctx = fn.getContext();
-  // ALiBi's biases, when the model has them, sit between scores and softmax.
-  Operation *next = scores->hasOneUse() ? *scores->user_begin() : nullptr;
-  auto alibi = dyn_cast_or_null<AlibiOp>(next);
-  if (alibi)
-    next = alibi->hasOneUse() ? *alibi->user_begin() : nullptr;
-  auto softmax = dyn_cast_or_null<SoftmaxOp>(next);
-  auto context = softmax && softmax->hasOneUse()
-                     ? dyn_cast<AttentionContextOp>(*softmax->user_begin())
-                     : AttentionContextOp();
-  if (!softmax || !context || softmax.getMask() != MaskKind::causal)
-    return refuse(scores) << "an attention site must be mt.attention_scores -> (mt.alibi ->) a "
-                             "causal mt.softmax -> mt.attention_context, each used once";
+  // Position biases (ALiBi's, T5's), when the model has them, sit between
+  // scores and softmax.
+  Operation *bias = scores->hasOneUse() ? *scores->user_begin() : nullptr;
+  if (!isa_and_nonnull<AlibiOp, RelativePositionBiasOp>(bias))
+    bias = nullptr;
+  AttentionContextOp context = contextOf(scores);
+  auto softmax = context ? context.getProbs().getDefiningOp<SoftmaxOp>() : SoftmaxOp();
+  if (!softmax || softmax.getMask() != MaskKind::causal)
+    return refuse(scores) << "an attention site must be mt.attention_scores -> (mt.alibi or "
+                             "mt.relative_position_bias ->) a causal mt.softmax -> "
+                             "mt.attention_context, each used once";
+  if (softmax.getKeyMask())
+    return refuse(softmax) << "KV-cache inference with a padding mask is not supported";
   auto keyType = cast<RankedTensorType>(scores.getKey().getType());
   auto cacheType = RankedTensorType::get(
       {keyType.getDimSize(0), keyType.getDimSize(1), capacity, keyType.getDimSize(3)},
@@ -94,9 +87,12 @@ LogicalResult cacheSite(func::FuncOp fn, AttentionScoresOp scores, size_t n, int
       {queryType.getDimSize(0), queryType.getDimSize(1), queryType.getDimSize(2), capacity},
       queryType.getElementType());
   scores.getResult().setType(scoresType);
-  if (alibi) {
+  if (auto alibi = dyn_cast_or_null<AlibiOp>(bias)) {
     alibi.getResult().setType(scoresType);
     alibi.getPositionMutable().assign(position);
+  } else if (auto relative = dyn_cast_or_null<RelativePositionBiasOp>(bias)) {
+    relative.getResult().setType(scoresType);
+    relative.getPositionMutable().assign(position);
   }
   softmax.getResult().setType(scoresType);
   softmax.getPositionMutable().assign(position);
@@ -107,7 +103,8 @@ LogicalResult cacheSite(func::FuncOp fn, AttentionScoresOp scores, size_t n, int
 
 /// `model` as a function of a chunk of tokens at `position` that reads and
 /// appends to a KV cache per attention site.
-FailureOr<func::FuncOp> buildFunction(func::FuncOp model, int64_t capacity, bool decode) {
+FailureOr<func::FuncOp> buildFunction(func::FuncOp model, int64_t capacity, int64_t encoderLength,
+                                      bool decode) {
   OpBuilder top(model);
   auto fn = cast<func::FuncOp>(top.clone(*model));
   fn.setSymName((model.getSymName() + (decode ? "_decode" : "_prefill")).str());
@@ -117,10 +114,11 @@ FailureOr<func::FuncOp> buildFunction(func::FuncOp model, int64_t capacity, bool
   Block &entry = fn.getBody().front();
   auto ret = cast<func::ReturnOp>(entry.getTerminator());
 
-  // The logits the loss read are the result.
-  auto loss = ret.getNumOperands() == 1 ? ret.getOperand(0).getDefiningOp<CrossEntropyOp>()
+  // The logits the loss read are the result (a model may return its loss
+  // twice: as the objective and as a metric).
+  auto loss = ret.getNumOperands() >= 1 ? ret.getOperand(0).getDefiningOp<CrossEntropyOp>()
                                         : CrossEntropyOp();
-  if (!loss) {
+  if (!loss || llvm::any_of(ret.getOperands(), [&](Value v) { return v != loss.getResult(); })) {
     refuse(ret) << "the model must return the mt.cross_entropy of its logits";
     return failure();
   }
@@ -128,7 +126,13 @@ FailureOr<func::FuncOp> buildFunction(func::FuncOp model, int64_t capacity, bool
   ret->setOperands(logits);
   loss.erase();
 
-  BlockArgument tokens = batchArgument(fn, "tokens");
+  // An encoder-decoder generates with its decoder, from the encoder's
+  // cross-attention keys and values.
+  BlockArgument tokens = batchArgument(fn, "decoder_tokens");
+  if (tokens && failed(readCrossAttentionCaches(fn, tokens, encoderLength)))
+    return failure();
+  if (!tokens)
+    tokens = batchArgument(fn, "tokens");
   auto tokensType = tokens ? dyn_cast<RankedTensorType>(tokens.getType()) : RankedTensorType();
   if (!tokensType || tokensType.getRank() != 2) {
     refuse(fn) << "the model needs a [batch, seq] argument marked mt.batch = \"tokens\"";
@@ -139,12 +143,10 @@ FailureOr<func::FuncOp> buildFunction(func::FuncOp model, int64_t capacity, bool
         RankedTensorType::get({tokensType.getDimSize(0), 1}, tokensType.getElementType()));
 
   for (Operation &op : entry) {
-    if (auto rotary = dyn_cast<RotaryOp>(op); rotary && rotary.getPosition()) {
-      refuse(&op) << "the model already rotates at a run-time position";
-      return failure();
-    }
-    if (auto softmax = dyn_cast<SoftmaxOp>(op); softmax && softmax.getKeyMask()) {
-      refuse(&op) << "KV-cache inference with a padding mask is not supported";
+    auto rotary = dyn_cast<RotaryOp>(op);
+    auto relative = dyn_cast<RelativePositionBiasOp>(op);
+    if ((rotary && rotary.getPosition()) || (relative && relative.getPosition())) {
+      refuse(&op) << "the model already counts from a run-time position";
       return failure();
     }
   }
@@ -165,7 +167,12 @@ FailureOr<func::FuncOp> buildFunction(func::FuncOp model, int64_t capacity, bool
   // Each attention site: keys and values go into its caches, and the
   // queries attend over everything the caches hold up to their position.
   SmallVector<AttentionScoresOp> sites;
-  fn.walk([&](AttentionScoresOp s) { sites.push_back(s); });
+  fn.walk([&](AttentionScoresOp s) {
+    // A cross-attention site's keys are the encoder's: no cache to extend.
+    if (!isa<BlockArgument>(s.getKey()) ||
+        !fn.getArgAttr(cast<BlockArgument>(s.getKey()).getArgNumber(), kKvCacheAttrName))
+      sites.push_back(s);
+  });
   SmallVector<std::pair<Value, unsigned>> updated; // cache value, argument
   for (auto [n, scores] : llvm::enumerate(sites))
     if (failed(cacheSite(fn, scores, n, capacity, position, updated)))
@@ -180,20 +187,16 @@ FailureOr<func::FuncOp> buildFunction(func::FuncOp model, int64_t capacity, bool
     results.push_back(value);
   ret->setOperands(results);
 
-  // What the loss and dropout needed is gone.
-  llvm::BitVector unused(fn.getNumArguments());
-  for (BlockArgument arg : fn.getArguments())
-    if (arg.use_empty() && fn.getArgAttr(arg.getArgNumber(), kBatchAttrName) && arg != tokens &&
-        arg != position)
-      unused.set(arg.getArgNumber());
-  unsigned dropped = unused.count();
-  if (failed(fn.eraseArguments(unused)))
+  // What the loss and dropout needed is gone (and an encoder-decoder's
+  // encoder). The caches come after every erased argument.
+  FailureOr<unsigned> dropped = eraseUnusedInputs(fn, {tokens, position});
+  if (failed(dropped))
     return failure();
   fn.setType(FunctionType::get(ctx, entry.getArgumentTypes(), ValueRange(results).getTypes()));
   fn.removeResAttrsAttr();
   for (auto [i, entry] : llvm::enumerate(updated))
     fn.setResultAttr(i + 1, kInPlaceOfAttrName,
-                     IntegerAttr::get(IntegerType::get(ctx, 64), entry.second - dropped));
+                     IntegerAttr::get(IntegerType::get(ctx, 64), entry.second - *dropped));
   return fn;
 }
 
@@ -207,8 +210,19 @@ struct BuildInferencePass : mt::impl::BuildInferencePassBase<BuildInferencePass>
         return signalPassFailure();
       }
       FailureOr<int64_t> size = capacityOf(model, capacity);
-      if (failed(size) || failed(buildFunction(model, *size, /*decode=*/false)) ||
-          failed(buildFunction(model, *size, /*decode=*/true)))
+      if (failed(size))
+        return signalPassFailure();
+      if (batchArgument(model, "decoder_tokens")) {
+        if (encoderLength < 1) {
+          model.emitError("mt-build-inference: an encoder-decoder model needs its encoder's "
+                          "sequence length: give encoder-length (mtc --seq-length)");
+          return signalPassFailure();
+        }
+        if (failed(buildEncodeFunction(model)))
+          return signalPassFailure();
+      }
+      if (failed(buildFunction(model, *size, encoderLength, /*decode=*/false)) ||
+          failed(buildFunction(model, *size, encoderLength, /*decode=*/true)))
         return signalPassFailure();
       model.erase();
     }

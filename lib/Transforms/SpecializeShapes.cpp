@@ -89,7 +89,8 @@ struct SpecializeShapesPass : mt::impl::SpecializeShapesPassBase<SpecializeShape
     bool hasDecoder = llvm::any_of(entry.getArguments(), [&](BlockArgument a) {
       return static_cast<bool>(func.getArgAttr(a.getArgNumber(), kSequenceAttrName));
     });
-    if (decoderSeqLength > 0 && !hasDecoder)
+    // (An encoder-decoder's encode function for inference has the encoder only.)
+    if (decoderSeqLength > 0 && !hasDecoder && roleOf(func) != FunctionRole::encode)
       return func.emitError("mt-specialize-shapes: decoder-seq-length is for encoder-decoder "
                             "models (batch arguments marked mt.sequence = \"decoder\"); @")
              << func.getSymName() << " has one sequence: give --seq-length only";

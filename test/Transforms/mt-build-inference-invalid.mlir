@@ -21,7 +21,7 @@ func.func @not_causal(%tokens: tensor<?x?xi32> {mt.batch = "tokens"}, %labels: t
   %pos = mt.position_embedding %wpe for %tokens : tensor<32x8xf32>, tensor<?x?xi32> -> tensor<?x8xf32>
   %x = mt.add %tok, %pos : tensor<?x?x8xf32>, tensor<?x8xf32>
   %h = mt.split_heads %x {num_heads = 2 : i64} : tensor<?x?x8xf32> -> tensor<?x2x?x4xf32>
-  // expected-error @+1 {{mt-build-inference: an attention site must be mt.attention_scores -> (mt.alibi ->) a causal mt.softmax -> mt.attention_context, each used once}}
+  // expected-error @+1 {{mt-build-inference: an attention site must be mt.attention_scores -> (mt.alibi or mt.relative_position_bias ->) a causal mt.softmax -> mt.attention_context, each used once}}
   %s = mt.attention_scores %h, %h : tensor<?x2x?x4xf32>, tensor<?x2x?x4xf32> -> tensor<?x2x?x?xf32>
   %p = mt.softmax %s : tensor<?x2x?x?xf32>
   %c = mt.attention_context %p, %h : tensor<?x2x?x?xf32>, tensor<?x2x?x4xf32> -> tensor<?x2x?x4xf32>

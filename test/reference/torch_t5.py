@@ -76,9 +76,10 @@ def feed_forward(x, w, prefix, gated):
     return F.relu(x @ w(prefix + ".wi.weight").T) @ w(prefix + ".wo.weight").T
 
 
-def t5_loss(p, tokens, labels, mask, inputs, layers, heads, gated):
-    keep = inputs["padding_mask"].bool()[:, None, None, :]
-    se, sd = tokens.shape[1], labels.shape[1]
+def t5_logits(p, tokens, decoder_tokens, padding_mask, layers, heads, gated):
+    """The decoder's logits [batch, decoder seq, vocab]."""
+    keep = padding_mask.bool()[:, None, None, :]
+    se, sd = tokens.shape[1], decoder_tokens.shape[1]
     h = p["shared.weight"][tokens]
     bias = position_bias(p["encoder.block.0.layer.0.SelfAttention.relative_attention_bias.weight"],
                          se, se, True)
@@ -88,7 +89,7 @@ def t5_loss(p, tokens, labels, mask, inputs, layers, heads, gated):
                           w, "layer.0.SelfAttention", heads, bias, ~keep)
         h = h + feed_forward(rms(h, w("layer.1.layer_norm.weight")), w, "layer.1.DenseReluDense", gated)
     encoded = rms(h, p["encoder.final_layer_norm.weight"])
-    y = p["shared.weight"][inputs["decoder_tokens"]]
+    y = p["shared.weight"][decoder_tokens]
     bias = position_bias(p["decoder.block.0.layer.0.SelfAttention.relative_attention_bias.weight"],
                          sd, sd, False)
     causal = torch.ones(sd, sd, dtype=torch.bool).triu(1)[None, None]
@@ -104,6 +105,12 @@ def t5_loss(p, tokens, labels, mask, inputs, layers, heads, gated):
         logits = out @ p["lm_head.weight"].T
     else:
         logits = (out * out.shape[-1] ** -0.5) @ p["shared.weight"].T
+    return logits
+
+
+def t5_loss(p, tokens, labels, mask, inputs, layers, heads, gated):
+    logits = t5_logits(p, tokens, inputs["decoder_tokens"], inputs["padding_mask"], layers, heads,
+                       gated)
     nll = F.cross_entropy(logits.reshape(-1, logits.shape[-1]), labels.reshape(-1).long(),
                           reduction="none")
     return (nll * mask.reshape(-1)).sum() / mask.sum()

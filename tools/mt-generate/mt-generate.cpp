@@ -4,7 +4,9 @@
 // compiled, the parameters of a checkpoint (any layout, or one mt-ckpt
 // import made from Hugging Face files), the GPT-2 tokenizer; greedy,
 // sampled or beam-searched continuations, streamed as they come, with the
-// prompt's and the decode's tokens per second.
+// prompt's and the decode's tokens per second. An encoder-decoder's plan
+// (T5) reads the prompt as the encoder's input and prints what the decoder
+// generates from its start token.
 //
 //===----------------------------------------------------------------------===//
 #include "mt/Data/DocumentTokenizer.h"
@@ -76,6 +78,15 @@ static cl::opt<int64_t> eos("eos",
                             cl::desc("end token id (default: the tokenizer's: GPT-2's "
                                      "<|endoftext|>, 50256, or the SentencePiece model's </s>)"),
                             cl::init(Gpt2Tokenizer::kEndOfText), cl::cat(category));
+static cl::opt<int32_t>
+    decoderStart("decoder-start-token-id",
+                 cl::desc("an encoder-decoder's first decoder token (default 0, T5's padding id)"),
+                 cl::init(0), cl::cat(category));
+static cl::opt<std::string> decoderPromptIds(
+    "decoder-prompt-ids",
+    cl::desc("an encoder-decoder's decoder prefix as token ids, its start token included "
+             "(default: the start token alone)"),
+    cl::cat(category));
 static cl::opt<bool> ignoreEos("ignore-eos", cl::desc("generate --max-new-tokens regardless"),
                                cl::cat(category));
 static cl::opt<std::string> tokenizerDir(
@@ -107,7 +118,8 @@ static int fail(const std::string &message) {
   return 1;
 }
 
-static bool parseIds(const std::string &text, std::vector<int32_t> &ids, std::string &error) {
+static bool parseIds(const std::string &text, std::vector<int32_t> &ids, std::string &error,
+                     const char *flag = "--prompt-ids") {
   std::string spaced = text;
   std::replace(spaced.begin(), spaced.end(), ',', ' ');
   llvm::SmallVector<llvm::StringRef> parts;
@@ -115,7 +127,7 @@ static bool parseIds(const std::string &text, std::vector<int32_t> &ids, std::st
   for (llvm::StringRef p : parts) {
     int32_t id = 0;
     if (p.trim().getAsInteger(10, id)) {
-      error = "--prompt-ids: '" + p.str() + "' is not a token id";
+      error = std::string(flag) + ": '" + p.str() + "' is not a token id";
       return false;
     }
     ids.push_back(id);
@@ -177,11 +189,48 @@ static GenerationOptions optionsFromFlags() {
   options.lengthPenalty = lengthPenalty;
   options.earlyStopping = earlyStopping;
   options.promptByDecode = promptByDecode;
+  options.decoderStart = decoderStart;
   return options;
+}
+
+/// The flags' generation options for `session`'s plan, with the end token
+/// resolved; false with `error` for a combination that cannot run.
+static bool optionsFor(const InferenceSession &session, const DocumentTokenizer &tokenizer,
+                       GenerationOptions &options, std::string &error) {
+  options = optionsFromFlags();
+  bool encoderDecoder = session.isEncoderDecoder();
+  if (!decoderPromptIds.empty()) {
+    if (!encoderDecoder) {
+      error = "--decoder-prompt-ids is for encoder-decoder plans (T5); give this plan's prompt "
+              "with --prompt-ids";
+      return false;
+    }
+    if (!parseIds(decoderPromptIds, options.decoderPrompt, error, "--decoder-prompt-ids"))
+      return false;
+    if (options.decoderPrompt.empty()) {
+      error = "--decoder-prompt-ids holds no token id";
+      return false;
+    }
+  }
+  if (options.eos == -2) // no tokenizer loaded (ids in and out): no end token
+    options.eos = tokenizer.loaded() ? tokenizer.endOfText() : -1;
+  // T5 ends at </s> (1) whatever reads its ids; GPT-2's end token is not its.
+  if (encoderDecoder && !ignoreEos && !eos.getNumOccurrences() &&
+      tokenizerType == "GPT2BPETokenizer")
+    options.eos = 1;
+  if (beams > 1 && !options.sampling.greedy) {
+    error = "--beams searches; it does not sample: drop --sample, --temperature, --top-k and "
+            "--top-p";
+    return false;
+  }
+  return true;
 }
 
 static void printStats(const GenerationStats &stats, const InferenceSession &session) {
   double rows = static_cast<double>(session.batch());
+  if (session.isEncoderDecoder())
+    std::fprintf(stderr, "mt-generate: encoder %lld tokens x %g rows in %.3f s\n",
+                 static_cast<long long>(session.encoderLength()), rows, stats.encodeSeconds);
   std::fprintf(stderr,
                "mt-generate: prompt %lld tokens x %g rows in %.3f s (%.1f tokens/s); decode "
                "%lld steps in %.3f s (%.1f tokens/s, %.2f ms a step); memory %lld bytes\n",
@@ -222,13 +271,10 @@ int main(int argc, char **argv) {
   if (session.allocatedBytes() != memory.total())
     return fail("holds " + std::to_string(session.allocatedBytes()) + " bytes, not the " +
                 std::to_string(memory.total()) + " the plan's memory report says");
-  GenerationOptions options = optionsFromFlags();
-  if (options.eos == -2) // no tokenizer loaded (ids in and out): no end token
-    options.eos = tokenizer.loaded() ? tokenizer.endOfText() : -1;
-  if (beams > 1 && !options.sampling.greedy)
-    return fail("--beams searches; it does not sample: drop --sample, --temperature, --top-k "
-                "and --top-p");
-
+  GenerationOptions options;
+  if (!optionsFor(session, tokenizer, options, error))
+    return fail(error);
+  bool encoderDecoder = session.isEncoderDecoder();
   std::ofstream logits;
   if (!dumpLogits.empty()) {
     logits.open(dumpLogits, std::ios::binary);
@@ -250,8 +296,9 @@ int main(int argc, char **argv) {
                            : tokenizer.decode(ids, bytes, error))
       std::fwrite(bytes.data(), 1, bytes.size(), stdout);
   };
-  // The prompt streams ahead of its first token, once the run is under way.
-  bool promptShown = !stream;
+  // The prompt streams ahead of its first token, once the run is under way
+  // (an encoder's input is not part of what the decoder writes).
+  bool promptShown = !stream || encoderDecoder;
   auto showPrompt = [&]() {
     if (!promptShown)
       printTokens(rows.front());
@@ -260,7 +307,7 @@ int main(int argc, char **argv) {
   GenerationObserver observer;
   // SentencePiece text is decoded whole and streamed by its new suffix: a
   // piece alone loses the space it starts with.
-  std::vector<int32_t> streamed = rows.front();
+  std::vector<int32_t> streamed = encoderDecoder ? std::vector<int32_t>() : rows.front();
   std::string shownText;
   if (stream && !printIds && tokenizer.loaded() && !tokenizer.isGpt2())
     (void)tokenizer.decode(streamed, shownText, error);
@@ -289,7 +336,8 @@ int main(int argc, char **argv) {
   if (!generate(session, rows, options, observer, out, stats, error))
     return fail(error);
   for (size_t r = 0; !stream && r < out.size(); ++r) {
-    std::vector<int32_t> all = rows[std::min(r, rows.size() - 1)];
+    std::vector<int32_t> all =
+        encoderDecoder ? std::vector<int32_t>() : rows[std::min(r, rows.size() - 1)];
     all.insert(all.end(), out[r].begin(), out[r].end());
     printTokens(all);
     std::printf("\n");

@@ -415,6 +415,7 @@ static int compileForInference(ModuleOp module, const mt::CodeTarget &code, int 
   settings.vocabMultiple = vocabMultiple;
   settings.batch = microBatchSize;
   settings.prefillLength = seqLength;
+  settings.decoderPrefillLength = decoderSeqLength;
   settings.capacity = inferenceMaxSeqLength;
   settings.activationType = activationTypeFromFlags();
   mt::plan::Plan plan;

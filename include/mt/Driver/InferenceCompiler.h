@@ -15,8 +15,12 @@ struct InferenceSettings {
   int64_t vocabMultiple = 1;
   /// Sequences run at once (a beam search's width, a batch of prompts).
   int64_t batch = 1;
-  /// Prompt tokens one prefill call takes (0: min(128, capacity)).
+  /// Prompt tokens one prefill call takes (0: min(128, capacity)); an
+  /// encoder-decoder's encoder input length (required).
   int64_t prefillLength = 0;
+  /// An encoder-decoder's decoder tokens one prefill call takes (0:
+  /// min(128, capacity)).
+  int64_t decoderPrefillLength = 0;
   /// Positions a KV cache holds (0: the position table's rows).
   int64_t capacity = 0;
   /// F32 only for now.

@@ -53,6 +53,9 @@ struct InferenceOptions : public mlir::PassPipelineOptions<InferenceOptions> {
       *this, "capacity",
       llvm::cl::desc("positions a KV cache holds (0: the position table's rows)"),
       llvm::cl::init(0)};
+  Option<int64_t> encoderLength{
+      *this, "encoder-length", llvm::cl::desc("an encoder-decoder model's encoder sequence length"),
+      llvm::cl::init(0)};
 };
 
 /// The model as text generation runs it (mtc --inference): checked, padded,

@@ -1,8 +1,9 @@
 //===- InferenceMemory.h - what running an inference plan holds -*- C++ -*-===//
 //
 // An inference plan (mtc --inference) holds one buffer per name its prefill
-// and decode functions use (parameters, KV caches, tokens, position,
-// logits) and one arena both share, sized for the larger. mt-generate
+// and decode functions (and an encoder-decoder's encode function) use
+// (parameters, KV caches, tokens, position, logits) and one arena they
+// share, sized for the largest. mt-generate
 // allocates exactly that, so this figure is known before anything runs.
 //
 //===----------------------------------------------------------------------===//
@@ -21,8 +22,8 @@ struct InferenceMemory {
   int64_t parameters = 0;
   int64_t kvCache = 0;
   int64_t inputsAndLogits = 0; // tokens, position, both functions' logits
-  int64_t prefillArena = 0, decodeArena = 0;
-  int64_t arena() const { return std::max(prefillArena, decodeArena); }
+  int64_t prefillArena = 0, decodeArena = 0, encodeArena = 0;
+  int64_t arena() const { return std::max({prefillArena, decodeArena, encodeArena}); }
   int64_t total() const { return parameters + kvCache + inputsAndLogits + arena(); }
 };
 

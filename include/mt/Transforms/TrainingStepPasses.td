@@ -172,10 +172,23 @@ def BuildInferencePass : Pass<"mt-build-inference", "mlir::ModuleOp"> {
     position`) count from `position` too. The model must end in
     `mt.cross_entropy` of its logits and use causal attention; padding masks
     are refused with the reason.
+
+    An encoder-decoder model (batch argument `decoder_tokens`, T5) gets a
+    third function, `@f_encode(tokens, padding_mask, params...)` (role
+    `encode`), which runs the encoder once and returns the keys and values
+    of every cross-attention site (`mt.kv_cache = "ck.<n>"`, `"cv.<n>"`,
+    `[batch, heads, encoder_length, head_dim]`). Its prefill and decode run
+    the decoder on `decoder_tokens`: they read those caches in place of the
+    encoder, keep `padding_mask` for the cross-attention, and cache the
+    self-attention sites as above, where T5's relative position biases count
+    from `position` (`mt.relative_position_bias ... position`).
+    `encoder_length` fixes the encoder's sequence length.
   }];
   let options = [
     Option<"capacity", "capacity", "int64_t", /*default=*/"0",
            "positions a KV cache holds (0: the position table's rows)">,
+    Option<"encoderLength", "encoder-length", "int64_t", /*default=*/"0",
+           "an encoder-decoder model's encoder sequence length (required for one)">,
   ];
   let dependentDialects = ["::mt::MTDialect"];
 }

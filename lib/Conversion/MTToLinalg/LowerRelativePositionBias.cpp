@@ -76,7 +76,32 @@ struct BucketCode {
 
 Value indexOf(OpBuilder &b, Location l, unsigned dim) { return linalg::IndexOp::create(b, l, dim); }
 
+/// The bias at a run-time position (a KV cache's): each element finds its
+/// bucket, distance j - position - i, in the kernel (decoding reads one
+/// query row, so there is no [heads, distance] matrix worth building).
+Lowered lowerBiasAtPosition(RelativePositionBiasOp op, LinalgBuilder &lb) {
+  auto type = tensorOf(op.getInput());
+  Type stored = type.getElementType(), t = computeType(stored);
+  // Every logarithmic threshold up to max_distance: the distances reach as
+  // far as the position does.
+  BucketCode code{tensorOf(op.getTable()).getDimSize(0), op.getMaxDistanceAttr().getInt(),
+                  int64_t(1) << 40, op.getBidirectional()};
+  Value position = clampedIndexOf(lb.builder(), lb.location(), op.getPosition(), 0, 1ll << 40);
+  Value table = op.getTable();
+  return SmallVector<Value>{lb.generic(
+      op.getInput(), lb.identity(4), lb.empty(type.getShape(), stored), lb.identity(4),
+      lb.parallel(4), [&](OpBuilder &b, Location l, ValueRange a) {
+        Value query = arith::AddIOp::create(b, l, indexOf(b, l, 2), position);
+        Value bucket = code.emit(b, l, arith::SubIOp::create(b, l, indexOf(b, l, 3), query));
+        Value v = tensor::ExtractOp::create(b, l, table, ValueRange{bucket, indexOf(b, l, 1)});
+        Value sum = arith::AddFOp::create(b, l, castFloat(b, l, a[0], t), castFloat(b, l, v, t));
+        return castFloat(b, l, sum, stored);
+      })};
+}
+
 Lowered lowerBias(RelativePositionBiasOp op, LinalgBuilder &lb) {
+  if (op.getPosition())
+    return lowerBiasAtPosition(op, lb);
   auto type = tensorOf(op.getInput());
   Type stored = type.getElementType(), t = computeType(stored);
   int64_t heads = type.getDimSize(1), queries = type.getDimSize(2), keys = type.getDimSize(3);

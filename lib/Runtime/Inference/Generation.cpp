@@ -262,6 +262,14 @@ bool generate(InferenceSession &s, const std::vector<std::vector<int32_t>> &prom
   std::vector<std::vector<int32_t>> rows(static_cast<size_t>(batch), prompts.front());
   if (prompts.size() > 1)
     rows = prompts;
+  if (s.isEncoderDecoder()) {
+    auto start = Clock::now();
+    if (!s.encode(rows, error))
+      return false;
+    stats.encodeSeconds = since(start);
+    rows.assign(static_cast<size_t>(batch),
+                o.decoderPrompt.empty() ? std::vector<int32_t>{o.decoderStart} : o.decoderPrompt);
+  }
   for (const auto &row : rows)
     if (row.empty() || row.size() != rows.front().size()) {
       error = "every prompt needs at least one token, and all the same number";

@@ -6,6 +6,7 @@
 #include "mt/Runtime/Code/Initializer.h"
 #include "mt/Runtime/Code/PlanCode.h"
 
+#include <algorithm>
 #include <cstring>
 
 namespace mt {
@@ -45,6 +46,51 @@ bool hasShape(const plan::TensorSpec *s, plan::DType dtype, size_t rank) {
 
 } // namespace
 
+/// The decode's caches: its own (self-attention), updated in place, of one
+/// capacity; an encoder-decoder's cross-attention keys and values, which
+/// the encode function writes, of the encoder's length.
+bool InferenceSession::checkCaches(std::string &error) {
+  auto updated = [&](const std::string &name) {
+    return std::count(decode_->updated_in_place().begin(), decode_->updated_in_place().end(),
+                      name) > 0;
+  };
+  for (const plan::TensorSpec &in : decode_->inputs()) {
+    if (!buffers::isKvCache(in.name()))
+      continue;
+    bool cross = !updated(in.name());
+    const plan::TensorSpec *written = encode_ ? findSpec(encode_->outputs(), in.name()) : nullptr;
+    if (!hasShape(&in, plan::F32, 4) || in.shape(0) != batch_ ||
+        (cross ? !written || written->shape(0) != batch_ || written->shape(2) != in.shape(2)
+               : capacity_ && in.shape(2) != capacity_)) {
+      error = "the plan is corrupt: KV cache '" + in.name() + "' is not an f32 [" +
+              std::to_string(batch_) + ", heads, positions, head_dim] the decode updates" +
+              (encode_ ? " or the encode function writes" : "");
+      return false;
+    }
+    if (!cross) {
+      capacity_ = in.shape(2);
+      caches_.push_back(in.name());
+    }
+  }
+  if (caches_.empty() || prefillLength_ > capacity_) {
+    error = "the plan is corrupt: no KV cache, or one shorter than a prefill";
+    return false;
+  }
+  if (encode_) {
+    const plan::TensorSpec *tokens = findSpec(encode_->inputs(), buffers::batch("tokens"));
+    const plan::TensorSpec *mask = findSpec(encode_->inputs(), buffers::batch("padding_mask"));
+    if (!hasShape(tokens, plan::I32, 2) || tokens->shape(0) != batch_ ||
+        (mask && (!hasShape(mask, plan::I1, 2) || mask->shape(0) != batch_ ||
+                  mask->shape(1) != tokens->shape(1)))) {
+      error = "the plan is corrupt: its encode function does not take i32 tokens [" +
+              std::to_string(batch_) + ", n] (and their i1 padding mask)";
+      return false;
+    }
+    encoderLength_ = tokens->shape(1);
+  }
+  return true;
+}
+
 bool InferenceSession::open(const plan::Plan &plan, uint64_t seed, std::string &error) {
   plan_ = plan;
   for (const plan::Function &f : plan_.functions()) {
@@ -52,13 +98,17 @@ bool InferenceSession::open(const plan::Plan &plan, uint64_t seed, std::string &
       prefill_ = &f;
     else if (f.role() == plan::Function::DECODE)
       decode_ = &f;
+    else if (f.role() == plan::Function::ENCODE)
+      encode_ = &f;
   }
   if (!prefill_ || !decode_) {
     error = "the plan has no prefill and decode functions: it is a training plan; compile one "
             "for generation with mtc --inference";
     return false;
   }
-  const plan::TensorSpec *tokens = findSpec(prefill_->inputs(), buffers::batch("tokens"));
+  // An encoder-decoder's prefill runs the decoder on its own tokens.
+  const plan::TensorSpec *tokens =
+      findSpec(prefill_->inputs(), buffers::batch(encode_ ? "decoder_tokens" : "tokens"));
   const plan::TensorSpec *next = findSpec(decode_->inputs(), buffers::batch(buffers::kNextToken));
   const plan::TensorSpec *logits = findSpec(prefill_->outputs(), buffers::kLogits);
   const plan::TensorSpec *nextLogits = findSpec(decode_->outputs(), buffers::kNextLogits);
@@ -85,23 +135,8 @@ bool InferenceSession::open(const plan::Plan &plan, uint64_t seed, std::string &
             std::to_string(paddedVocab_);
     return false;
   }
-  for (const plan::TensorSpec &in : decode_->inputs())
-    if (buffers::isKvCache(in.name())) {
-      if (!hasShape(&in, plan::F32, 4) || in.shape(0) != batch_ ||
-          (capacity_ && in.shape(2) != capacity_) ||
-          std::find(decode_->updated_in_place().begin(), decode_->updated_in_place().end(),
-                    in.name()) == decode_->updated_in_place().end()) {
-        error = "the plan is corrupt: KV cache '" + in.name() + "' is not an f32 [" +
-                std::to_string(batch_) + ", heads, positions, head_dim] the decode updates";
-        return false;
-      }
-      capacity_ = in.shape(2);
-      caches_.push_back(in.name());
-    }
-  if (caches_.empty() || prefillLength_ > capacity_) {
-    error = "the plan is corrupt: no KV cache, or one shorter than a prefill";
+  if (!checkCaches(error))
     return false;
-  }
   for (const plan::Parameter &p : plan_.parameters())
     if (p.dtype() != plan::F32) {
       error = "parameter '" + p.name() + "' is " + plan::DType_Name(p.dtype()) +
@@ -111,13 +146,15 @@ bool InferenceSession::open(const plan::Plan &plan, uint64_t seed, std::string &
   if (!loadPlanCode(plan_, module_, cuda_, error))
     return false;
   int64_t arena = 0;
-  for (const plan::Function *f : {prefill_, decode_}) {
+  for (const plan::Function *f : {prefill_, decode_, encode_}) {
+    if (!f)
+      continue;
     for (const auto *specs : {&f->inputs(), &f->outputs()})
       for (const plan::TensorSpec &s : *specs)
         ensure(s);
     arena = std::max(arena, f->arena_bytes());
   }
-  // One arena: the two functions run one at a time and keep nothing in it.
+  // One arena: the functions run one at a time and keep nothing in it.
   arena_ = std::make_unique<Buffer>(std::vector<int64_t>{arena}, 1, cuda_.get());
   allocated_ += arena;
   if (!arena_->allocated() && allocationError_.empty())
@@ -187,8 +224,47 @@ bool checkTokens(const std::vector<int32_t> &tokens, int64_t vocab, std::string 
 
 } // namespace
 
+bool InferenceSession::encode(const std::vector<std::vector<int32_t>> &rows, std::string &error) {
+  if (!encode_) {
+    error = "the plan has no encoder: it generates from a prompt (prefill)";
+    return false;
+  }
+  if (static_cast<int64_t>(rows.size()) != batch_) {
+    error = "an encode takes one input for each of " + std::to_string(batch_) + " rows, got " +
+            std::to_string(rows.size());
+    return false;
+  }
+  int32_t *in = buffer(buffers::batch("tokens"))->as<int32_t>();
+  Buffer *mask = buffer(buffers::batch("padding_mask"));
+  for (int64_t r = 0; r < batch_; ++r) {
+    const std::vector<int32_t> &row = rows[static_cast<size_t>(r)];
+    auto n = static_cast<int64_t>(row.size());
+    if (n < 1 || n > encoderLength_ || (!mask && n != encoderLength_)) {
+      error = "an encoder input holds " +
+              (mask ? "1 to " + std::to_string(encoderLength_)
+                    : "exactly " + std::to_string(encoderLength_) +
+                          " (the model has no padding mask)") +
+              " tokens, got " + std::to_string(n) + " (compile with a longer mtc --seq-length)";
+      return false;
+    }
+    if (!checkTokens(row, vocab_, error))
+      return false;
+    for (int64_t i = 0; i < encoderLength_; ++i) {
+      in[r * encoderLength_ + i] = i < n ? row[static_cast<size_t>(i)] : 0;
+      if (mask)
+        mask->as<uint8_t>()[r * encoderLength_ + i] = i < n;
+    }
+  }
+  encoded_ = call(*encode_, error);
+  return encoded_;
+}
+
 bool InferenceSession::prefill(const std::vector<int32_t> &tokens, int64_t n, int64_t position,
                                std::string &error) {
+  if (encode_ && !encoded_) {
+    error = "an encoder-decoder's decoder runs after encode()";
+    return false;
+  }
   if (n < 1 || n > prefillLength_ || static_cast<int64_t>(tokens.size()) != batch_ * n ||
       position < 0 || position + prefillLength_ > capacity_) {
     error = "a prefill takes 1 to " + std::to_string(prefillLength_) + " tokens for each of " +
@@ -198,7 +274,7 @@ bool InferenceSession::prefill(const std::vector<int32_t> &tokens, int64_t n, in
   }
   if (!checkTokens(tokens, vocab_, error))
     return false;
-  int32_t *in = buffer(buffers::batch("tokens"))->as<int32_t>();
+  int32_t *in = buffer(buffers::batch(encode_ ? "decoder_tokens" : "tokens"))->as<int32_t>();
   // Positions past n are padding: causal attention keeps them from the
   // real ones, and what they write into the caches is overwritten before
   // anything attends to it.
@@ -216,6 +292,10 @@ const float *InferenceSession::prefillLogits(int64_t row, int64_t i) const {
 
 bool InferenceSession::decode(const std::vector<int32_t> &tokens, int64_t position,
                               std::string &error) {
+  if (encode_ && !encoded_) {
+    error = "an encoder-decoder's decoder runs after encode()";
+    return false;
+  }
   if (static_cast<int64_t>(tokens.size()) != batch_ || position < 0 || position >= capacity_) {
     error = "a decode takes one token for each of " + std::to_string(batch_) +
             " rows at a position below " + std::to_string(capacity_);

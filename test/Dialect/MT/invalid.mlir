@@ -3434,6 +3434,15 @@ func.func @relative_position_bias_c4_distance(%x: tensor<2x8x16x16xf32>, %t: ten
   return %y : tensor<2x8x16x16xf32>
 }
 
+// -----
+
+// mt.relative_position_bias C5: a position that is not a scalar
+func.func @relative_position_bias_c5_position(%x: tensor<2x8x1x16xf32>, %t: tensor<32x8xf32>, %pos: tensor<1xi64>) -> tensor<2x8x1x16xf32> {
+  // expected-error @+1 {{violates C5: the position must be tensor<i64>, got 'tensor<1xi64>'}}
+  %y = mt.relative_position_bias %x, %t position %pos : tensor<1xi64> : tensor<2x8x1x16xf32>, tensor<32x8xf32>
+  return %y : tensor<2x8x1x16xf32>
+}
+
 //===----------------------------------------------------------------------===//
 // mt.relative_position_bias_grad
 //===----------------------------------------------------------------------===//

@@ -4,7 +4,10 @@
 // not fill one), then one token per step through the decode, chosen
 // greedily, by sampling (Sampling.h) or by beam search, until the end
 // token or the token budget. Every row of the session's batch stands at
-// the same position; a beam search uses the rows as its beams.
+// the same position; a beam search uses the rows as its beams. For an
+// encoder-decoder (T5) the prompts are the encoder's inputs (one per row,
+// of any lengths): the encoder runs once, and the decoder generates from
+// its start token.
 //
 // Beam search scores a hypothesis by its summed log-probabilities divided
 // by L^length_penalty, L its generated tokens (the end token included).
@@ -35,11 +38,15 @@ struct GenerationOptions {
   bool earlyStopping = false;
   /// The prompt one token at a time through the decode (checks the cache).
   bool promptByDecode = false;
+  /// An encoder-decoder's first decoder token (T5's: the padding id, 0), or
+  /// the decoder's whole forced prefix when `decoderPrompt` is given.
+  int32_t decoderStart = 0;
+  std::vector<int32_t> decoderPrompt;
 };
 
 struct GenerationStats {
   int64_t promptTokens = 0, newTokens = 0; // per row
-  double promptSeconds = 0, decodeSeconds = 0;
+  double encodeSeconds = 0, promptSeconds = 0, decodeSeconds = 0;
   int64_t decodeCalls = 0;
 };
 

@@ -6,7 +6,9 @@
 // prefillLength() tokens per row at a position, decode() one token per
 // row; both append to the caches and leave the logits of the positions
 // they ran. Every row of the batch stands at the same position (a beam
-// search's beams, or prompts of one length).
+// search's beams, or prompts of one length). An encoder-decoder's plan
+// (T5) runs encode() once per input first: its prefill and decode run the
+// decoder, which reads the encoder's cross-attention keys and values.
 //
 //===----------------------------------------------------------------------===//
 #ifndef MT_RUNTIME_INFERENCE_INFERENCESESSION_H
@@ -38,6 +40,9 @@ public:
   bool loadCheckpoint(const std::string &path, std::string &loaded, std::string &error);
 
   int64_t batch() const { return batch_; }
+  bool isEncoderDecoder() const { return encode_ != nullptr; }
+  /// Tokens an encoder input holds at most (0 without an encoder).
+  int64_t encoderLength() const { return encoderLength_; }
   int64_t prefillLength() const { return prefillLength_; }
   /// Positions a KV cache holds: the longest sequence, prompt included.
   int64_t capacity() const { return capacity_; }
@@ -46,6 +51,9 @@ public:
   int64_t allocatedBytes() const { return allocated_; }
   const plan::Plan &plan() const { return plan_; }
 
+  /// Runs the encoder on one input per row (each of 1 to encoderLength()
+  /// tokens; shorter rows are padded and masked), for the decoder to read.
+  bool encode(const std::vector<std::vector<int32_t>> &rows, std::string &error);
   /// Runs `n` tokens per row (`tokens` is [batch, n] row-major, 1 <= n <=
   /// prefillLength()) at positions [position, position + n), which must fit
   /// the cache (position + prefillLength() <= capacity()).
@@ -71,8 +79,12 @@ private:
   std::map<std::string, std::unique_ptr<Buffer>> buffers_;
   std::unique_ptr<Buffer> arena_;
   std::vector<std::string> caches_;
-  const plan::Function *prefill_ = nullptr, *decode_ = nullptr;
+  bool checkCaches(std::string &error);
+
+  const plan::Function *prefill_ = nullptr, *decode_ = nullptr, *encode_ = nullptr;
   int64_t batch_ = 0, prefillLength_ = 0, capacity_ = 0, vocab_ = 0, paddedVocab_ = 0;
+  int64_t encoderLength_ = 0;
+  bool encoded_ = false;
   int64_t allocated_ = 0;
   std::string allocationError_;
 };

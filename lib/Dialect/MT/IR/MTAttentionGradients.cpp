@@ -53,6 +53,8 @@ LogicalResult AlibiOp::buildVjp(GradientBuilder &grad) {
 }
 
 LogicalResult RelativePositionBiasOp::buildVjp(GradientBuilder &grad) {
+  if (getPosition())
+    return emitOpError("a bias at a run-time position is for inference: it has no gradient");
   Value dy = grad.resultAdjoint(*this);
   grad.accumulate(getInput(), dy);
   grad.accumulate(getTable(), RelativePositionBiasGradOp::create(

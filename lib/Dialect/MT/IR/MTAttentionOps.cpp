@@ -163,8 +163,13 @@ LogicalResult RelativePositionBiasOp::verify() {
       !dimsAgree(table.getDimSize(1), input.getDimSize(1)))
     return violates(*this, 2) << "the table must be [num_buckets, " << shapeStr(input.getDimSize(1))
                               << "] of " << input.getElementType() << ", got " << table;
-  return verifyRelativeBuckets(*this, table.getDimSize(0), getBidirectional(),
-                               getMaxDistanceAttr().getInt());
+  if (failed(verifyRelativeBuckets(*this, table.getDimSize(0), getBidirectional(),
+                                   getMaxDistanceAttr().getInt())))
+    return failure();
+  if (getPosition() && !isIndexScalar(getPosition()))
+    return violates(*this, 5) << "the position must be tensor<i64>, got "
+                              << getPosition().getType();
+  return success();
 }
 
 int64_t AttentionScoresOp::getContractionDepth() {

@@ -156,17 +156,24 @@ def MT_RelativePositionBiasOp : MT_Op<"relative_position_bias", [MT_RunsIn16Bits
     upper half of the buckets. The logarithm is taken in f32 and truncated,
     as in Hugging Face's code. A model shares one table across a stack's
     layers by using the same parameter in every layer; tensor parallelism
-    splits the table's heads with the scores'.
+    splits the table's heads with the scores'. With `position` (a
+    `tensor<i64>`: the keys are a KV cache and query `i` stands at
+    `position + i`), the distance is `j - position - i`; such a bias is for
+    inference and has no gradient.
 
     ```mlir
     %sb = mt.relative_position_bias %s, %rel {bidirectional, max_distance = 128 : i64} : tensor<8x8x512x512xf32>, tensor<32x8xf32>
+    %sc = mt.relative_position_bias %c, %rel position %pos : tensor<i64> {max_distance = 128 : i64} : tensor<4x8x1x512xf32>, tensor<32x8xf32>
     ```
   }];
   let arguments = (ins AnyRankedTensor:$input, AnyRankedTensor:$table,
+                       Optional<AnyRankedTensor>:$position,
                        UnitAttr:$bidirectional,
                        DefaultValuedAttr<I64Attr, "128">:$max_distance);
   let results = (outs AnyRankedTensor:$result);
-  let assemblyFormat = "$input `,` $table attr-dict `:` type($input) `,` type($table)";
+  let assemblyFormat = [{
+    $input `,` $table (`position` $position^ `:` type($position))? attr-dict `:` type($input) `,` type($table)
+  }];
   let hasVerifier = 1;
 }
 

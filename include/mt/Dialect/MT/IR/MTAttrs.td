@@ -46,7 +46,8 @@ def MT_FunctionRole : I32EnumAttr<"FunctionRole", "what a compiled function does
     I32EnumAttrCase<"forward", 1>, I32EnumAttrCase<"train_step", 2>,
     I32EnumAttrCase<"eval", 3>, I32EnumAttrCase<"accumulate", 4>,
     I32EnumAttrCase<"grad_sq_norm", 5>, I32EnumAttrCase<"optimizer", 6>,
-    I32EnumAttrCase<"prefill", 7>, I32EnumAttrCase<"decode", 8>]> {
+    I32EnumAttrCase<"prefill", 7>, I32EnumAttrCase<"decode", 8>,
+    I32EnumAttrCase<"encode", 9>]> {
   let cppNamespace = "::mt";
   let genSpecializedAttr = 0;
 }
