@@ -52,10 +52,6 @@ bool compileInference(ModuleOp module, const InferenceSettings &s, plan::Plan &p
             "(the prefill takes --seq-length tokens)";
     return false;
   }
-  if (s.activationType != ActivationType::F32) {
-    error = "--inference runs in f32 for now: drop --bf16/--fp16";
-    return false;
-  }
   int64_t table = positionRows(model);
   int64_t capacity = s.capacity ? s.capacity : table;
   if (capacity < 1) {
@@ -89,6 +85,7 @@ bool compileInference(ModuleOp module, const InferenceSettings &s, plan::Plan &p
   options.prefillLength = prefill;
   options.capacity = capacity;
   options.encoderLength = encoderDecoder ? s.prefillLength : 0;
+  options.activationType = s.activationType;
   buildInferencePipeline(pm, options);
   if (failed(pm.run(module)))
     return false;
@@ -98,7 +95,9 @@ bool compileInference(ModuleOp module, const InferenceSettings &s, plan::Plan &p
   *config.mutable_architecture() = architecture;
   config.set_global_batch_size(s.batch);
   config.set_data_parallel_size(1);
-  config.set_activation_type(plan::F32);
+  config.set_activation_type(s.activationType == ActivationType::BF16  ? plan::BF16
+                             : s.activationType == ActivationType::F16 ? plan::F16
+                                                                       : plan::F32);
   plan::Parallelism &parallel = *config.mutable_parallel();
   parallel.set_tensor_parallel_size(1);
   parallel.set_pipeline_parallel_size(1);

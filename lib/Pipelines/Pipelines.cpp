@@ -35,6 +35,10 @@ void mt::buildInferencePipeline(OpPassManager &pm, const InferenceOptions &optio
   pm.addPass(createSpecializeShapesPass(shapes));
   pm.addNestedPass<mlir::func::FuncOp>(createFuseBiasGeluPass());
   pm.addNestedPass<mlir::func::FuncOp>(createFuseAddLayerNormPass());
+  // After the fusions (they match f32 ops), as in training.
+  if (options.activationType != ActivationType::F32)
+    pm.addPass(createCastActivationsPass(
+        CastActivationsPassOptions{options.activationType, /*scaleLoss=*/false}));
 }
 
 mt::TargetResolved mt::resolveForTarget(const TrainingOptions &options) {

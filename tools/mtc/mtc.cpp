@@ -265,7 +265,8 @@ static cl::opt<bool> inference(
     "inference",
     cl::desc("compile the model's prefill and decode functions over KV caches for mt-generate "
              "instead of the training step (--micro-batch-size: sequences at once; "
-             "--seq-length: prompt tokens a prefill call takes, default min(128, positions))"),
+             "--seq-length: prompt tokens a prefill call takes, default min(128, positions), or an "
+             "encoder-decoder's encoder input length; --bf16/--fp16: 16-bit activations)"),
     cl::init(false), cl::cat(inferenceCategory));
 static cl::opt<int64_t> inferenceMaxSeqLength(
     "inference-max-seq-length",

@@ -23,7 +23,8 @@ struct InferenceSettings {
   int64_t decoderPrefillLength = 0;
   /// Positions a KV cache holds (0: the position table's rows).
   int64_t capacity = 0;
-  /// F32 only for now.
+  /// The activations' type (mt-cast-activations); parameters, caches and
+  /// logits stay f32.
   ActivationType activationType = ActivationType::F32;
 };
 

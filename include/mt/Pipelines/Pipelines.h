@@ -53,6 +53,11 @@ struct InferenceOptions : public mlir::PassPipelineOptions<InferenceOptions> {
       *this, "capacity",
       llvm::cl::desc("positions a KV cache holds (0: the position table's rows)"),
       llvm::cl::init(0)};
+  Option<ActivationType> activationType{
+      *this, "activation-type",
+      llvm::cl::desc("the activations' element type (mt-cast-activations); parameters, caches "
+                     "and logits stay f32"),
+      llvm::cl::init(ActivationType::F32), llvm::cl::values(MT_ACTIVATION_TYPE_VALUES)};
   Option<int64_t> encoderLength{
       *this, "encoder-length", llvm::cl::desc("an encoder-decoder model's encoder sequence length"),
       llvm::cl::init(0)};

@@ -9,6 +9,9 @@ does), and checks what mt-generate printed or dumped:
   logits HF IDS DUMP      DUMP (f32 [positions, vocab]) is the full forward's
                           logits of IDS at its first positions (1e-5)
   same A B VOCAB          two dumps agree on the positions both have (1e-5)
+  close A B VOCAB TOL     dump A is within TOL of dump B (16-bit against f32):
+                          the RMS of the difference over B's, on the
+                          positions both have; the largest difference too
   greedy HF PROMPT N OUT  greedy continuation of N tokens equals OUT
   beam HF PROMPT N W LP OUT   beam search of width W, length penalty LP
   sampled DUMP PROMPT OUT K P T  every drawn token was allowed: among the
@@ -194,6 +197,17 @@ def main():
             n = min(a.shape[0], b.shape[0])
             compare("decode with the KV cache against a full forward", a[:n], b[:n])
             print("the KV cache gives the full forward's logits")
+        elif cmd == "close":
+            vocab, tol = int(args[2]), float(args[3])
+            a, b = dump(args[0], vocab), dump(args[1], vocab)
+            n = min(a.shape[0], b.shape[0])
+            a, b = a[:n], b[:n]
+            rms = float((a - b).norm() / b.norm())
+            top = float((a - b).abs().max() / b.abs().max())
+            print(f"{n} positions: RMS difference {rms:.2e} of the logits' RMS, largest {top:.2e} "
+                  f"of the largest logit")
+            print("within" if rms <= tol else "BEYOND", tol)
+            sys.exit(0 if rms <= tol else 1)
         elif cmd == "greedy":
             model = Gpt2(args[0])
             expect = greedy(model, ids(args[1]), int(args[2]))
