@@ -86,6 +86,7 @@ bool compileInference(ModuleOp module, const InferenceSettings &s, plan::Plan &p
   options.capacity = capacity;
   options.encoderLength = encoderDecoder ? s.prefillLength : 0;
   options.activationType = s.activationType;
+  options.allPrefillLogits = s.allPrefillLogits;
   buildInferencePipeline(pm, options);
   if (failed(pm.run(module)))
     return false;

@@ -24,8 +24,8 @@ void mt::buildInferencePipeline(OpPassManager &pm, const InferenceOptions &optio
     pm.addPass(createPadVocabPass(PadVocabPassOptions{options.makeVocabSizeDivisibleBy}));
   // Each layer's attention gets caches of its own: unroll first.
   pm.addPass(createUnrollLayersPass());
-  pm.addPass(
-      createBuildInferencePass(BuildInferencePassOptions{options.capacity, options.encoderLength}));
+  pm.addPass(createBuildInferencePass(BuildInferencePassOptions{
+      options.capacity, options.encoderLength, options.allPrefillLogits}));
   // The decode's tokens are [?, 1] already: only the prefill takes the length
   // (an encoder-decoder's: the decoder's, beside the encoder's).
   int64_t prefill = options.prefillLength ? options.prefillLength : options.capacity;

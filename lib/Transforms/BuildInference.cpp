@@ -17,8 +17,6 @@ using namespace mt;
 
 namespace {
 
-InFlightDiagnostic refuse(Operation *op) { return refuseForInference(op); }
-
 /// The cache capacity: the option, else the rows of the position table.
 FailureOr<int64_t> capacityOf(func::FuncOp model, int64_t option) {
   if (option > 0)
@@ -47,17 +45,18 @@ LogicalResult cacheSite(func::FuncOp fn, AttentionScoresOp scores, size_t n, int
   AttentionContextOp context = contextOf(scores);
   auto softmax = context ? context.getProbs().getDefiningOp<SoftmaxOp>() : SoftmaxOp();
   if (!softmax || softmax.getMask() != MaskKind::causal)
-    return refuse(scores) << "an attention site must be mt.attention_scores -> (mt.alibi or "
-                             "mt.relative_position_bias ->) a causal mt.softmax -> "
-                             "mt.attention_context, each used once";
+    return refuseForInference(scores)
+           << "an attention site must be mt.attention_scores -> (mt.alibi or "
+              "mt.relative_position_bias ->) a causal mt.softmax -> "
+              "mt.attention_context, each used once";
   if (softmax.getKeyMask())
-    return refuse(softmax) << "KV-cache inference with a padding mask is not supported";
+    return refuseForInference(softmax) << "KV-cache inference with a padding mask is not supported";
   auto keyType = cast<RankedTensorType>(scores.getKey().getType());
   auto cacheType = RankedTensorType::get(
       {keyType.getDimSize(0), keyType.getDimSize(1), capacity, keyType.getDimSize(3)},
       keyType.getElementType());
   if (cast<RankedTensorType>(context.getValue().getType()).getDimSize(1) != keyType.getDimSize(1))
-    return refuse(context) << "keys and values have different head counts";
+    return refuseForInference(context) << "keys and values have different head counts";
   auto cacheArg = [&](StringRef kind) -> FailureOr<BlockArgument> {
     unsigned index = fn.getNumArguments();
     auto attrs = DictionaryAttr::get(
@@ -101,10 +100,51 @@ LogicalResult cacheSite(func::FuncOp fn, AttentionScoresOp scores, size_t n, int
   return success();
 }
 
+/// The prefill's language-model head reads only the hidden state of the
+/// token a new argument `last_token` (one-hot over the chunk, [batch, seq,
+/// 1]) picks: the logits become [batch, 1, vocab].
+LogicalResult selectLastLogits(func::FuncOp fn, Value logits, BlockArgument tokens,
+                               unsigned index) {
+  Operation *head = logits.getDefiningOp();
+  OpOperand *hidden = nullptr;
+  if (auto linear = dyn_cast_or_null<LinearOp>(head))
+    hidden = &linear.getInputMutable();
+  else if (auto matmul = dyn_cast_or_null<MatmulOp>(head); matmul && !matmul.getTransposeLhs())
+    hidden = &matmul.getLhsMutable();
+  auto hiddenType = hidden ? dyn_cast<RankedTensorType>(hidden->get().getType()) : nullptr;
+  auto logitsType = cast<RankedTensorType>(logits.getType());
+  if (!hiddenType || hiddenType.getRank() != 3 || logitsType.getRank() != 3)
+    return refuseForInference(head ? head : fn.getOperation())
+           << "to compute only the last token's logits, the logits must be an mt.linear (or "
+              "mt.matmul) of [batch, seq, hidden] states; keep every token's (all-logits, "
+              "mtc --all-prefill-logits)";
+  MLIRContext *ctx = fn.getContext();
+  SmallVector<NamedAttribute> attrs{
+      NamedAttribute(StringAttr::get(ctx, kBatchAttrName), StringAttr::get(ctx, "last_token"))};
+  // An encoder-decoder's prefill picks among the decoder's tokens.
+  if (Attribute sequence = fn.getArgAttr(tokens.getArgNumber(), kSequenceAttrName))
+    attrs.push_back(NamedAttribute(StringAttr::get(ctx, kSequenceAttrName), sequence));
+  auto tokensType = cast<RankedTensorType>(tokens.getType());
+  auto selectType = RankedTensorType::get({tokensType.getDimSize(0), tokensType.getDimSize(1), 1},
+                                          Float32Type::get(ctx));
+  if (failed(fn.insertArgument(index, selectType, DictionaryAttr::get(ctx, attrs), fn.getLoc())))
+    return failure();
+  OpBuilder b(head);
+  auto picked = MatmulOp::create(
+      b, head->getLoc(),
+      RankedTensorType::get({hiddenType.getDimSize(0), 1, hiddenType.getDimSize(2)},
+                            hiddenType.getElementType()),
+      fn.getArgument(index), hidden->get(), /*transposeLhs=*/true);
+  hidden->set(picked);
+  logits.setType(RankedTensorType::get({logitsType.getDimSize(0), 1, logitsType.getDimSize(2)},
+                                       logitsType.getElementType()));
+  return success();
+}
+
 /// `model` as a function of a chunk of tokens at `position` that reads and
 /// appends to a KV cache per attention site.
 FailureOr<func::FuncOp> buildFunction(func::FuncOp model, int64_t capacity, int64_t encoderLength,
-                                      bool decode) {
+                                      bool decode, bool allLogits) {
   OpBuilder top(model);
   auto fn = cast<func::FuncOp>(top.clone(*model));
   fn.setSymName((model.getSymName() + (decode ? "_decode" : "_prefill")).str());
@@ -119,7 +159,7 @@ FailureOr<func::FuncOp> buildFunction(func::FuncOp model, int64_t capacity, int6
   auto loss = ret.getNumOperands() >= 1 ? ret.getOperand(0).getDefiningOp<CrossEntropyOp>()
                                         : CrossEntropyOp();
   if (!loss || llvm::any_of(ret.getOperands(), [&](Value v) { return v != loss.getResult(); })) {
-    refuse(ret) << "the model must return the mt.cross_entropy of its logits";
+    refuseForInference(ret) << "the model must return the mt.cross_entropy of its logits";
     return failure();
   }
   Value logits = loss.getLogits();
@@ -135,7 +175,8 @@ FailureOr<func::FuncOp> buildFunction(func::FuncOp model, int64_t capacity, int6
     tokens = batchArgument(fn, "tokens");
   auto tokensType = tokens ? dyn_cast<RankedTensorType>(tokens.getType()) : RankedTensorType();
   if (!tokensType || tokensType.getRank() != 2) {
-    refuse(fn) << "the model needs a [batch, seq] argument marked mt.batch = \"tokens\"";
+    refuseForInference(fn)
+        << "the model needs a [batch, seq] argument marked mt.batch = \"tokens\"";
     return failure();
   }
   if (decode)
@@ -146,7 +187,7 @@ FailureOr<func::FuncOp> buildFunction(func::FuncOp model, int64_t capacity, int6
     auto rotary = dyn_cast<RotaryOp>(op);
     auto relative = dyn_cast<RelativePositionBiasOp>(op);
     if ((rotary && rotary.getPosition()) || (relative && relative.getPosition())) {
-      refuse(&op) << "the model already counts from a run-time position";
+      refuseForInference(&op) << "the model already counts from a run-time position";
       return failure();
     }
   }
@@ -160,6 +201,8 @@ FailureOr<func::FuncOp> buildFunction(func::FuncOp model, int64_t capacity, int6
   if (failed(fn.insertArgument(positionIndex, i64, batchAttr("position"), fn.getLoc())))
     return failure();
   Value position = fn.getArgument(positionIndex);
+  if (!decode && !allLogits && failed(selectLastLogits(fn, logits, tokens, positionIndex + 1)))
+    return failure();
   // Every position-dependent op counts from `position`.
   fn.walk([&](PositionEmbeddingOp p) { p.getPositionMutable().assign(position); });
   fn.walk([&](RotaryOp r) { r.getPositionMutable().assign(position); });
@@ -178,7 +221,7 @@ FailureOr<func::FuncOp> buildFunction(func::FuncOp model, int64_t capacity, int6
     if (failed(cacheSite(fn, scores, n, capacity, position, updated)))
       return failure();
   if (sites.empty()) {
-    refuse(fn) << "the model has no attention site to cache";
+    refuseForInference(fn) << "the model has no attention site to cache";
     return failure();
   }
 
@@ -221,8 +264,8 @@ struct BuildInferencePass : mt::impl::BuildInferencePassBase<BuildInferencePass>
         if (failed(buildEncodeFunction(model)))
           return signalPassFailure();
       }
-      if (failed(buildFunction(model, *size, encoderLength, /*decode=*/false)) ||
-          failed(buildFunction(model, *size, encoderLength, /*decode=*/true)))
+      if (failed(buildFunction(model, *size, encoderLength, /*decode=*/false, allLogits)) ||
+          failed(buildFunction(model, *size, encoderLength, /*decode=*/true, allLogits)))
         return signalPassFailure();
       model.erase();
     }

@@ -26,8 +26,8 @@
 
 // CHECK-LABEL: func.func @t_prefill
 // CHECK-SAME: (%[[MASK:[a-z0-9_]+]]: tensor<?x?xi1> {mt.batch = "padding_mask"}, %[[DTOK:[a-z0-9_]+]]: tensor<?x?xi32> {mt.batch = "decoder_tokens", mt.sequence = "decoder"}, %[[EMB:[a-z0-9_]+]]: tensor<16x8xf32> {mt.param = {{.*}}}, %[[DREL:[a-z0-9_]+]]: tensor<32x2xf32> {mt.param = #mt.param<name = "drel"
-// CHECK-SAME: %[[CKC:[a-z0-9_]+]]: tensor<?x2x6x4xf32> {mt.kv_cache = "ck.0"}, %[[CVC:[a-z0-9_]+]]: tensor<?x2x6x4xf32> {mt.kv_cache = "cv.0"}, %[[POS:[a-z0-9_]+]]: tensor<i64> {mt.batch = "position"}, %[[KC:[a-z0-9_]+]]: tensor<?x2x8x4xf32> {mt.kv_cache = "k.0"}, %[[VC:[a-z0-9_]+]]: tensor<?x2x8x4xf32> {mt.kv_cache = "v.0"})
-// CHECK-SAME: -> (tensor<?x?x16xf32>, tensor<?x2x8x4xf32> {mt.in_place_of = 11 : i64}, tensor<?x2x8x4xf32> {mt.in_place_of = 12 : i64})
+// CHECK-SAME: %[[CKC:[a-z0-9_]+]]: tensor<?x2x6x4xf32> {mt.kv_cache = "ck.0"}, %[[CVC:[a-z0-9_]+]]: tensor<?x2x6x4xf32> {mt.kv_cache = "cv.0"}, %[[POS:[a-z0-9_]+]]: tensor<i64> {mt.batch = "position"}, %[[LAST:[a-z0-9_]+]]: tensor<?x?x1xf32> {mt.batch = "last_token", mt.sequence = "decoder"}, %[[KC:[a-z0-9_]+]]: tensor<?x2x8x4xf32> {mt.kv_cache = "k.0"}, %[[VC:[a-z0-9_]+]]: tensor<?x2x8x4xf32> {mt.kv_cache = "v.0"})
+// CHECK-SAME: -> (tensor<?x1x16xf32>, tensor<?x2x8x4xf32> {mt.in_place_of = 12 : i64}, tensor<?x2x8x4xf32> {mt.in_place_of = 13 : i64})
 // CHECK-SAME: mt.role = #mt<role prefill>
 // CHECK-NOT: bidirectional
 // CHECK: %[[Y:[a-z0-9_]+]] = mt.embedding %[[EMB]][%[[DTOK]]]
@@ -38,6 +38,7 @@
 // CHECK: %[[CS:[a-z0-9_]+]] = mt.attention_scores %{{.*}}, %[[CKC]]
 // CHECK: %[[CP:[a-z0-9_]+]] = mt.softmax %[[CS]] key_mask %[[MASK]]
 // CHECK: mt.attention_context %[[CP]], %[[CVC]]
+// CHECK: mt.matmul %[[LAST]], %{{[a-z0-9_]+}} {transpose_lhs}
 // CHECK: return
 
 // CHECK-LABEL: func.func @t_decode

@@ -1,5 +1,6 @@
 // RUN: mt-opt %s -mt-build-inference | FileCheck %s
 // RUN: mt-opt %s -mt-build-inference=capacity=8 | FileCheck %s --check-prefix=CAPACITY
+// RUN: mt-opt %s -mt-build-inference=all-logits=true | FileCheck %s --check-prefix=ALL
 
 // A one-layer model: its prefill and decode replace it. Both take the
 // tokens at `position`, write each attention site's keys and values into
@@ -9,8 +10,8 @@
 // labels, loss mask and seed are gone.
 // CHECK-NOT: func.func @m(
 // CHECK-LABEL: func.func @m_prefill
-// CHECK-SAME: (%[[TOK:.*]]: tensor<?x?xi32> {mt.batch = "tokens"}, %[[WTE:.*]]: tensor<16x8xf32> {mt.param = {{.*}}}, %[[WPE:.*]]: tensor<32x8xf32> {mt.param = {{.*}}}, %{{.*}}: tensor<24x8xf32> {mt.param = {{.*}}}, %[[POS:.*]]: tensor<i64> {mt.batch = "position"}, %[[KC:.*]]: tensor<?x2x32x4xf32> {mt.kv_cache = "k.0"}, %[[VC:.*]]: tensor<?x2x32x4xf32> {mt.kv_cache = "v.0"})
-// CHECK-SAME: -> (tensor<?x?x16xf32>, tensor<?x2x32x4xf32> {mt.in_place_of = 5 : i64}, tensor<?x2x32x4xf32> {mt.in_place_of = 6 : i64})
+// CHECK-SAME: (%[[TOK:.*]]: tensor<?x?xi32> {mt.batch = "tokens"}, %[[WTE:.*]]: tensor<16x8xf32> {mt.param = {{.*}}}, %[[WPE:.*]]: tensor<32x8xf32> {mt.param = {{.*}}}, %{{.*}}: tensor<24x8xf32> {mt.param = {{.*}}}, %[[POS:.*]]: tensor<i64> {mt.batch = "position"}, %[[LAST:.*]]: tensor<?x?x1xf32> {mt.batch = "last_token"}, %[[KC:.*]]: tensor<?x2x32x4xf32> {mt.kv_cache = "k.0"}, %[[VC:.*]]: tensor<?x2x32x4xf32> {mt.kv_cache = "v.0"})
+// CHECK-SAME: -> (tensor<?x1x16xf32>, tensor<?x2x32x4xf32> {mt.in_place_of = 6 : i64}, tensor<?x2x32x4xf32> {mt.in_place_of = 7 : i64})
 // CHECK-SAME: mt.role = #mt<role prefill>
 // CHECK-NOT: mt.dropout
 // CHECK: %[[P:.*]] = mt.position_embedding %[[WPE]] for %[[TOK]] at %[[POS]] : tensor<i64>
@@ -22,15 +23,26 @@
 // CHECK: %[[W:.*]] = mt.softmax %[[S]] position %[[POS]] : tensor<i64> {mask = #mt<mask causal>, scale = 5.000000e-01 : f64} : tensor<?x2x?x32xf32>
 // CHECK: %[[V2:.*]] = mt.cache_insert %[[V]] into %[[VC]] at %[[POS]]
 // CHECK: %[[C:.*]] = mt.attention_context %[[W]], %[[V2]]
-// CHECK: %[[L:.*]] = mt.linear %{{.*}}, %[[WTE]]
+// CHECK: %[[H:[a-z0-9_]+]] = mt.merge_heads %[[C]]
+// The head reads the hidden state of the token `last_token` picks.
+// CHECK: %[[PICK:.*]] = mt.matmul %[[LAST]], %[[H]] {transpose_lhs} : tensor<?x?x1xf32>, tensor<?x?x8xf32> -> tensor<?x1x8xf32>
+// CHECK: %[[L:.*]] = mt.linear %[[PICK]], %[[WTE]] : tensor<?x1x8xf32>, tensor<16x8xf32> -> tensor<?x1x16xf32>
 // CHECK-NOT: mt.cross_entropy
 // CHECK: return %[[L]], %[[K2]], %[[V2]]
 
-// The decode takes one token a row.
+// all-logits: every token's logits, no pick.
+// ALL-LABEL: func.func @m_prefill
+// ALL-SAME: %{{[a-z0-9_]+}}: tensor<i64> {mt.batch = "position"}, %{{[a-z0-9_]+}}: tensor<?x2x32x4xf32> {mt.kv_cache = "k.0"}
+// ALL-SAME: -> (tensor<?x?x16xf32>, tensor<?x2x32x4xf32> {mt.in_place_of = 5 : i64}
+// ALL-NOT: mt.matmul
+// ALL: return
+
+// The decode takes one token a row, and has no pick.
 // CHECK-LABEL: func.func @m_decode
 // CHECK-SAME: (%[[DTOK:.*]]: tensor<?x1xi32> {mt.batch = "tokens"}
 // CHECK-SAME: mt.role = #mt<role decode>
 // CHECK: mt.position_embedding %{{.*}} for %[[DTOK]] at
+// CHECK-NOT: mt.matmul
 
 // CAPACITY-LABEL: func.func @m_prefill
 // CAPACITY-SAME: tensor<?x2x8x4xf32> {mt.kv_cache = "k.0"}

@@ -109,7 +109,9 @@ static cl::opt<bool> promptByDecode(
     cl::cat(category));
 static cl::opt<std::string> dumpLogits(
     "dump-logits",
-    cl::desc("write row 0's logits at every position run, f32 [positions, vocabulary], to FILE"),
+    cl::desc("write row 0's logits at every position run, f32 [positions, vocabulary], to FILE "
+             "(the prompt runs through the decode unless the plan's prefill computes every "
+             "token's: mtc --all-prefill-logits)"),
     cl::cat(category));
 static cl::opt<bool> quiet("quiet", cl::desc("no statistics on stderr"), cl::cat(category));
 

@@ -274,6 +274,12 @@ static cl::opt<int64_t> inferenceMaxSeqLength(
              "(default: the model's position table)"),
     cl::init(0), cl::cat(inferenceCategory));
 
+static cl::opt<bool> allPrefillLogits(
+    "all-prefill-logits",
+    cl::desc("--inference: the prefill computes every token's logits (to check them), not only "
+             "the last prompt token's, which is all generation reads"),
+    cl::init(false), cl::cat(inferenceCategory));
+
 static int fail(const llvm::Twine &message) {
   llvm::errs() << "mtc: error: " << message << "\n";
   return 1;
@@ -419,6 +425,7 @@ static int compileForInference(ModuleOp module, const mt::CodeTarget &code, int 
   settings.decoderPrefillLength = decoderSeqLength;
   settings.capacity = inferenceMaxSeqLength;
   settings.activationType = activationTypeFromFlags();
+  settings.allPrefillLogits = allPrefillLogits;
   mt::plan::Plan plan;
   std::string error;
   if (!mt::compileInference(module, settings, plan, error, configure))
@@ -494,6 +501,8 @@ int main(int argc, char **argv) {
     return 1;
   if (gpusPerNode < 0 || (gpusPerNode.getNumOccurrences() && !reportParallel))
     return fail("--gpus-per-node takes a positive number of GPUs and goes with --report-parallel");
+  if (!inference && (allPrefillLogits || inferenceMaxSeqLength.getNumOccurrences()))
+    return fail("--all-prefill-logits and --inference-max-seq-length go with --inference");
   std::string error;
   auto file = openInputFile(inputFilename, &error);
   if (!file)

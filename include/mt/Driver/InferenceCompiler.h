@@ -26,6 +26,9 @@ struct InferenceSettings {
   /// The activations' type (mt-cast-activations); parameters, caches and
   /// logits stay f32.
   ActivationType activationType = ActivationType::F32;
+  /// The prefill returns every token's logits (to check them), not only the
+  /// last prompt token's, which is all generation reads.
+  bool allPrefillLogits = false;
 };
 
 /// Compiles the parsed `module` in place into the inference functions and

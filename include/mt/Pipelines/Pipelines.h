@@ -61,6 +61,10 @@ struct InferenceOptions : public mlir::PassPipelineOptions<InferenceOptions> {
   Option<int64_t> encoderLength{
       *this, "encoder-length", llvm::cl::desc("an encoder-decoder model's encoder sequence length"),
       llvm::cl::init(0)};
+  Option<bool> allPrefillLogits{
+      *this, "all-prefill-logits",
+      llvm::cl::desc("the prefill returns every token's logits, not only the last prompt token's"),
+      llvm::cl::init(false)};
 };
 
 /// The model as text generation runs it (mtc --inference): checked, padded,

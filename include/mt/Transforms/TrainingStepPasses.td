@@ -183,12 +183,22 @@ def BuildInferencePass : Pass<"mt-build-inference", "mlir::ModuleOp"> {
     self-attention sites as above, where T5's relative position biases count
     from `position` (`mt.relative_position_bias ... position`).
     `encoder_length` fixes the encoder's sequence length.
+
+    Generation needs the logits of a prompt's last token only, so the
+    prefill computes those alone: it takes `last_token` (`mt.batch`, f32
+    `[batch, seq, 1]`, one-hot over the chunk), and the language-model head
+    reads `mt.matmul %last_token, %hidden {transpose_lhs}` (`[batch, 1,
+    hidden]`) instead of every token's hidden state: logits `[batch, 1,
+    vocab]`. `all-logits` keeps every token's logits (for checking them).
   }];
   let options = [
     Option<"capacity", "capacity", "int64_t", /*default=*/"0",
            "positions a KV cache holds (0: the position table's rows)">,
     Option<"encoderLength", "encoder-length", "int64_t", /*default=*/"0",
            "an encoder-decoder model's encoder sequence length (required for one)">,
+    Option<"allLogits", "all-logits", "bool", /*default=*/"false",
+           "the prefill returns the logits of every token of its chunk, not only those of "
+           "the token `last_token` picks">,
   ];
   let dependentDialects = ["::mt::MTDialect"];
 }

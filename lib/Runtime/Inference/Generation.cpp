@@ -33,7 +33,10 @@ bool runPrompt(InferenceSession &s, const std::vector<std::vector<int32_t>> &row
   auto start = Clock::now();
   while (pos < n) {
     int64_t remaining = n - pos;
-    bool chunk = !o.promptByDecode && remaining > 1 && pos + s.prefillLength() <= s.capacity();
+    // Dumping every prompt token's logits from a prefill that computes the
+    // last token's only: the decode computes each.
+    bool byDecode = o.promptByDecode || (observer.onLogits && !s.everyPrefillLogit());
+    bool chunk = !byDecode && remaining > 1 && pos + s.prefillLength() <= s.capacity();
     if (chunk) {
       int64_t c = std::min(remaining, s.prefillLength());
       std::vector<int32_t> tokens;

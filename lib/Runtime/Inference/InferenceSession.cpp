@@ -112,6 +112,8 @@ bool InferenceSession::open(const plan::Plan &plan, uint64_t seed, std::string &
   const plan::TensorSpec *next = findSpec(decode_->inputs(), buffers::batch(buffers::kNextToken));
   const plan::TensorSpec *logits = findSpec(prefill_->outputs(), buffers::kLogits);
   const plan::TensorSpec *nextLogits = findSpec(decode_->outputs(), buffers::kNextLogits);
+  const plan::TensorSpec *lastToken = findSpec(prefill_->inputs(), buffers::batch("last_token"));
+  picksLastToken_ = lastToken != nullptr;
   for (const plan::Function *f : {prefill_, decode_})
     if (!hasShape(findSpec(f->inputs(), buffers::batch("position")), plan::I64, 0)) {
       error = "the plan is corrupt: function " + f->name() + " takes no i64 position";
@@ -120,10 +122,15 @@ bool InferenceSession::open(const plan::Plan &plan, uint64_t seed, std::string &
   if (!hasShape(tokens, plan::I32, 2) || !hasShape(next, plan::I32, 2) ||
       !hasShape(logits, plan::F32, 3) || !hasShape(nextLogits, plan::F32, 3) ||
       next->shape(0) != tokens->shape(0) || next->shape(1) != 1 ||
-      logits->shape(0) != tokens->shape(0) || logits->shape(1) != tokens->shape(1) ||
-      nextLogits->shape(2) != logits->shape(2)) {
+      logits->shape(0) != tokens->shape(0) ||
+      logits->shape(1) != (lastToken ? 1 : tokens->shape(1)) ||
+      nextLogits->shape(2) != logits->shape(2) ||
+      (lastToken &&
+       (!hasShape(lastToken, plan::F32, 3) || lastToken->shape(0) != tokens->shape(0) ||
+        lastToken->shape(1) != tokens->shape(1) || lastToken->shape(2) != 1))) {
     error = "the plan is corrupt: its prefill and decode functions do not take i32 tokens "
-            "[batch, n] and give f32 logits [batch, n, vocabulary]";
+            "[batch, n] and give f32 logits [batch, n, vocabulary] (a prefill that picks its "
+            "last token: [batch, 1, vocabulary] at an f32 [batch, n, 1] last_token)";
     return false;
   }
   batch_ = tokens->shape(0);
@@ -282,12 +289,21 @@ bool InferenceSession::prefill(const std::vector<int32_t> &tokens, int64_t n, in
     for (int64_t i = 0; i < prefillLength_; ++i)
       in[r * prefillLength_ + i] = i < n ? tokens[r * n + i] : 0;
   *buffer(buffers::batch("position"))->as<int64_t>() = position;
+  if (picksLastToken_) { // one-hot: the head reads token n - 1 of each row
+    float *pick = buffer(buffers::batch("last_token"))->as<float>();
+    for (int64_t r = 0; r < batch_; ++r)
+      for (int64_t i = 0; i < prefillLength_; ++i)
+        pick[r * prefillLength_ + i] = i == n - 1 ? 1.0f : 0.0f;
+  }
+  prefilled_ = n;
   return call(*prefill_, error);
 }
 
 const float *InferenceSession::prefillLogits(int64_t row, int64_t i) const {
-  return buffers_.at(std::string(buffers::kLogits))->as<float>() +
-         (row * prefillLength_ + i) * paddedVocab_;
+  const float *logits = buffers_.at(std::string(buffers::kLogits))->as<float>();
+  if (!picksLastToken_)
+    return logits + (row * prefillLength_ + i) * paddedVocab_;
+  return i == prefilled_ - 1 ? logits + row * paddedVocab_ : nullptr;
 }
 
 bool InferenceSession::decode(const std::vector<int32_t> &tokens, int64_t position,

@@ -5,10 +5,10 @@
 // per attention site, and one arena. prefill() runs a chunk of up to
 // prefillLength() tokens per row at a position, decode() one token per
 // row; both append to the caches and leave the logits of the positions
-// they ran. Every row of the batch stands at the same position (a beam
-// search's beams, or prompts of one length). An encoder-decoder's plan
-// (T5) runs encode() once per input first: its prefill and decode run the
-// decoder, which reads the encoder's cross-attention keys and values.
+// they ran (a prefill, by default, of its last token only). Every row of the batch stands at the
+// same position (a beam search's beams, or prompts of one length). An encoder-decoder's plan (T5)
+// runs encode() once per input first: its prefill and decode run the decoder, which reads the
+// encoder's cross-attention keys and values.
 //
 //===----------------------------------------------------------------------===//
 #ifndef MT_RUNTIME_INFERENCE_INFERENCESESSION_H
@@ -58,8 +58,12 @@ public:
   /// prefillLength()) at positions [position, position + n), which must fit
   /// the cache (position + prefillLength() <= capacity()).
   bool prefill(const std::vector<int32_t> &tokens, int64_t n, int64_t position, std::string &error);
-  /// Logits (vocabSize() of them) of row `row`'s token `i` of the last prefill.
+  /// Logits (vocabSize() of them) of row `row`'s token `i` of the last
+  /// prefill; null where the plan did not compute them: a plan compiled
+  /// without mtc --all-prefill-logits has the last token's (i = n - 1) only.
   const float *prefillLogits(int64_t row, int64_t i) const;
+  /// Whether prefillLogits() has every token's logits.
+  bool everyPrefillLogit() const { return !picksLastToken_; }
   /// Runs one token per row at `position` < capacity().
   bool decode(const std::vector<int32_t> &tokens, int64_t position, std::string &error);
   /// Logits of row `row`'s token of the last decode.
@@ -85,6 +89,8 @@ private:
   int64_t batch_ = 0, prefillLength_ = 0, capacity_ = 0, vocab_ = 0, paddedVocab_ = 0;
   int64_t encoderLength_ = 0;
   bool encoded_ = false;
+  bool picksLastToken_ = false; // the prefill's head reads batch:last_token's pick
+  int64_t prefilled_ = 0;       // tokens a row in the last prefill
   int64_t allocated_ = 0;
   std::string allocationError_;
 };
