@@ -35,7 +35,8 @@ FailureOr<int64_t> capacityOf(func::FuncOp model, int64_t option) {
 /// appends to KV caches that become arguments of `fn`; the updated caches
 /// and their argument numbers go to `updated`.
 LogicalResult cacheSite(func::FuncOp fn, AttentionScoresOp scores, size_t n, int64_t capacity,
-                        Value position, SmallVectorImpl<std::pair<Value, unsigned>> &updated) {
+                        Value position, Value cacheMask,
+                        SmallVectorImpl<std::pair<Value, unsigned>> &updated) {
   MLIRContext *ctx = fn.getContext();
   // Position biases (ALiBi's, T5's), when the model has them, sit between
   // scores and softmax.
@@ -95,6 +96,7 @@ LogicalResult cacheSite(func::FuncOp fn, AttentionScoresOp scores, size_t n, int
   }
   softmax.getResult().setType(scoresType);
   softmax.getPositionMutable().assign(position);
+  softmax.getKeyMaskMutable().assign(cacheMask);
   updated.push_back({keys, keyCache->getArgNumber()});
   updated.push_back({values, valueCache->getArgNumber()});
   return success();
@@ -192,20 +194,38 @@ FailureOr<func::FuncOp> buildFunction(func::FuncOp model, int64_t capacity, int6
     }
   }
 
-  Type i64 = RankedTensorType::get({}, IntegerType::get(ctx, 64));
+  // The calls' tokens fill cache slots [position, position + n). A ragged
+  // batch's rows are left-padded to end together: row r's tokens count
+  // from row_position[r] (position less its padding), and cache_mask
+  // [batch, capacity] hides its padding slots from every query.
+  Type i64 = IntegerType::get(ctx, 64);
   auto batchAttr = [&](StringRef what) {
     return DictionaryAttr::get(
         ctx, {NamedAttribute(StringAttr::get(ctx, kBatchAttrName), StringAttr::get(ctx, what))});
   };
+  int64_t batch = tokensType.getDimSize(0);
   unsigned positionIndex = fn.getNumArguments();
-  if (failed(fn.insertArgument(positionIndex, i64, batchAttr("position"), fn.getLoc())))
+  if (failed(fn.insertArgument(positionIndex, RankedTensorType::get({}, i64), batchAttr("position"),
+                               fn.getLoc())) ||
+      failed(fn.insertArgument(positionIndex + 1, RankedTensorType::get({batch}, i64),
+                               batchAttr("row_position"), fn.getLoc())) ||
+      failed(fn.insertArgument(positionIndex + 2,
+                               RankedTensorType::get({batch, capacity}, IntegerType::get(ctx, 1)),
+                               batchAttr("cache_mask"), fn.getLoc())))
     return failure();
   Value position = fn.getArgument(positionIndex);
-  if (!decode && !allLogits && failed(selectLastLogits(fn, logits, tokens, positionIndex + 1)))
+  Value rowPosition = fn.getArgument(positionIndex + 1);
+  Value cacheMask = fn.getArgument(positionIndex + 2);
+  if (!decode && !allLogits && failed(selectLastLogits(fn, logits, tokens, positionIndex + 3)))
     return failure();
-  // Every position-dependent op counts from `position`.
-  fn.walk([&](PositionEmbeddingOp p) { p.getPositionMutable().assign(position); });
-  fn.walk([&](RotaryOp r) { r.getPositionMutable().assign(position); });
+  // Absolute positions count per row: the position embedding (each row's
+  // own rows of the table) and rotary embeddings. ALiBi's and T5's biases
+  // are relative: the cache slot `position` serves them.
+  fn.walk([&](PositionEmbeddingOp p) {
+    p.getPositionMutable().assign(rowPosition);
+    p.getResult().setType(cast<RankedTensorType>(p.inferResultTypes().front()));
+  });
+  fn.walk([&](RotaryOp r) { r.getPositionMutable().assign(rowPosition); });
 
   // Each attention site: keys and values go into its caches, and the
   // queries attend over everything the caches hold up to their position.
@@ -218,7 +238,7 @@ FailureOr<func::FuncOp> buildFunction(func::FuncOp model, int64_t capacity, int6
   });
   SmallVector<std::pair<Value, unsigned>> updated; // cache value, argument
   for (auto [n, scores] : llvm::enumerate(sites))
-    if (failed(cacheSite(fn, scores, n, capacity, position, updated)))
+    if (failed(cacheSite(fn, scores, n, capacity, position, cacheMask, updated)))
       return failure();
   if (sites.empty()) {
     refuseForInference(fn) << "the model has no attention site to cache";

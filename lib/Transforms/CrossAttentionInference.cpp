@@ -32,6 +32,16 @@ InFlightDiagnostic refuseForInference(Operation *op) {
   return op->emitError("mt-build-inference: ");
 }
 
+/// The mt.attention_context of cross-attention site `scores`, or null
+/// having said why.
+static AttentionContextOp crossContextOf(AttentionScoresOp scores) {
+  AttentionContextOp context = contextOf(scores);
+  if (!context)
+    refuseForInference(scores) << "a cross-attention site must be mt.attention_scores -> "
+                                  "mt.softmax -> mt.attention_context, each used once";
+  return context;
+}
+
 void eraseDeadOps(func::FuncOp fn) {
   // Users come after what they read: in reverse, each op's users are gone
   // before it is looked at.
@@ -102,12 +112,9 @@ FailureOr<func::FuncOp> buildEncodeFunction(func::FuncOp model) {
   }
   SmallVector<Value> results;
   for (AttentionScoresOp scores : sites) {
-    AttentionContextOp context = contextOf(scores);
-    if (!context) {
-      refuseForInference(scores) << "a cross-attention site must be mt.attention_scores -> "
-                                    "mt.softmax -> mt.attention_context, each used once";
+    AttentionContextOp context = crossContextOf(scores);
+    if (!context)
       return failure();
-    }
     results.push_back(scores.getKey());
     results.push_back(context.getValue());
   }
@@ -131,11 +138,9 @@ LogicalResult readCrossAttentionCaches(func::FuncOp fn, Value decoderTokens,
   MLIRContext *ctx = fn.getContext();
   SmallVector<AttentionScoresOp> sites = crossAttentionSites(fn, decoderTokens);
   for (auto [n, scores] : llvm::enumerate(sites)) {
-    AttentionContextOp context = contextOf(scores);
+    AttentionContextOp context = crossContextOf(scores);
     if (!context)
-      return refuseForInference(scores) << "a cross-attention site must be "
-                                           "mt.attention_scores -> mt.softmax -> "
-                                           "mt.attention_context, each used once";
+      return failure();
     auto cacheArg = [&](Value of, StringRef kind) {
       auto t = cast<RankedTensorType>(of.getType());
       auto type = RankedTensorType::get(

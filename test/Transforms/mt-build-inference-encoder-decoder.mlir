@@ -7,7 +7,8 @@
 // values; the decoder's prefill and decode read them as caches of the
 // encoder's length (6), keep the padding mask for the cross-attention,
 // and cache their own self-attention, whose relative position bias counts
-// from `position`. The encoder is gone from both.
+// from `position`, masked by the cache mask. Nothing counts absolute
+// positions: no row_position. The encoder is gone from both.
 // CHECK-NOT: func.func @t(
 // CHECK-LABEL: func.func @t_encode
 // CHECK-SAME: (%[[TOK:[a-z0-9_]+]]: tensor<?x?xi32> {mt.batch = "tokens"}, %[[MASK:[a-z0-9_]+]]: tensor<?x?xi1> {mt.batch = "padding_mask"}, %[[EMB:[a-z0-9_]+]]: tensor<16x8xf32> {mt.param = {{.*}}}, %[[EREL:[a-z0-9_]+]]: tensor<32x2xf32> {mt.param = {{.*}}}, %{{.*}}: tensor<8x8xf32> {mt.param = {{.*}}}, %{{.*}}: tensor<8x8xf32> {mt.param = {{.*}}}, %{{.*}}: tensor<8x8xf32> {mt.param = {{.*}}}, %[[CKW:[a-z0-9_]+]]: tensor<8x8xf32> {mt.param = {{.*}}}, %[[CVW:[a-z0-9_]+]]: tensor<8x8xf32> {mt.param =
@@ -26,15 +27,15 @@
 
 // CHECK-LABEL: func.func @t_prefill
 // CHECK-SAME: (%[[MASK:[a-z0-9_]+]]: tensor<?x?xi1> {mt.batch = "padding_mask"}, %[[DTOK:[a-z0-9_]+]]: tensor<?x?xi32> {mt.batch = "decoder_tokens", mt.sequence = "decoder"}, %[[EMB:[a-z0-9_]+]]: tensor<16x8xf32> {mt.param = {{.*}}}, %[[DREL:[a-z0-9_]+]]: tensor<32x2xf32> {mt.param = #mt.param<name = "drel"
-// CHECK-SAME: %[[CKC:[a-z0-9_]+]]: tensor<?x2x6x4xf32> {mt.kv_cache = "ck.0"}, %[[CVC:[a-z0-9_]+]]: tensor<?x2x6x4xf32> {mt.kv_cache = "cv.0"}, %[[POS:[a-z0-9_]+]]: tensor<i64> {mt.batch = "position"}, %[[LAST:[a-z0-9_]+]]: tensor<?x?x1xf32> {mt.batch = "last_token", mt.sequence = "decoder"}, %[[KC:[a-z0-9_]+]]: tensor<?x2x8x4xf32> {mt.kv_cache = "k.0"}, %[[VC:[a-z0-9_]+]]: tensor<?x2x8x4xf32> {mt.kv_cache = "v.0"})
-// CHECK-SAME: -> (tensor<?x1x16xf32>, tensor<?x2x8x4xf32> {mt.in_place_of = 12 : i64}, tensor<?x2x8x4xf32> {mt.in_place_of = 13 : i64})
+// CHECK-SAME: %[[CKC:[a-z0-9_]+]]: tensor<?x2x6x4xf32> {mt.kv_cache = "ck.0"}, %[[CVC:[a-z0-9_]+]]: tensor<?x2x6x4xf32> {mt.kv_cache = "cv.0"}, %[[POS:[a-z0-9_]+]]: tensor<i64> {mt.batch = "position"}, %[[CMASK:[a-z0-9_]+]]: tensor<?x8xi1> {mt.batch = "cache_mask"}, %[[LAST:[a-z0-9_]+]]: tensor<?x?x1xf32> {mt.batch = "last_token", mt.sequence = "decoder"}, %[[KC:[a-z0-9_]+]]: tensor<?x2x8x4xf32> {mt.kv_cache = "k.0"}, %[[VC:[a-z0-9_]+]]: tensor<?x2x8x4xf32> {mt.kv_cache = "v.0"})
+// CHECK-SAME: -> (tensor<?x1x16xf32>, tensor<?x2x8x4xf32> {mt.in_place_of = 13 : i64}, tensor<?x2x8x4xf32> {mt.in_place_of = 14 : i64})
 // CHECK-SAME: mt.role = #mt<role prefill>
 // CHECK-NOT: bidirectional
 // CHECK: %[[Y:[a-z0-9_]+]] = mt.embedding %[[EMB]][%[[DTOK]]]
 // CHECK: %[[K2:[a-z0-9_]+]] = mt.cache_insert %{{.*}} into %[[KC]] at %[[POS]]
 // CHECK: %[[S:[a-z0-9_]+]] = mt.attention_scores %{{.*}}, %[[K2]] : tensor<?x2x?x4xf32>, tensor<?x2x8x4xf32> -> tensor<?x2x?x8xf32>
 // CHECK: %[[B:[a-z0-9_]+]] = mt.relative_position_bias %[[S]], %[[DREL]] position %[[POS]] : tensor<i64> : tensor<?x2x?x8xf32>, tensor<32x2xf32>
-// CHECK: mt.softmax %[[B]] position %[[POS]] : tensor<i64> {mask = #mt<mask causal>
+// CHECK: mt.softmax %[[B]] key_mask %[[CMASK]] : tensor<?x8xi1> position %[[POS]] : tensor<i64> {mask = #mt<mask causal>
 // CHECK: %[[CS:[a-z0-9_]+]] = mt.attention_scores %{{.*}}, %[[CKC]]
 // CHECK: %[[CP:[a-z0-9_]+]] = mt.softmax %[[CS]] key_mask %[[MASK]]
 // CHECK: mt.attention_context %[[CP]], %[[CVC]]

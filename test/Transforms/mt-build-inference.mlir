@@ -10,17 +10,19 @@
 // labels, loss mask and seed are gone.
 // CHECK-NOT: func.func @m(
 // CHECK-LABEL: func.func @m_prefill
-// CHECK-SAME: (%[[TOK:.*]]: tensor<?x?xi32> {mt.batch = "tokens"}, %[[WTE:.*]]: tensor<16x8xf32> {mt.param = {{.*}}}, %[[WPE:.*]]: tensor<32x8xf32> {mt.param = {{.*}}}, %{{.*}}: tensor<24x8xf32> {mt.param = {{.*}}}, %[[POS:.*]]: tensor<i64> {mt.batch = "position"}, %[[LAST:.*]]: tensor<?x?x1xf32> {mt.batch = "last_token"}, %[[KC:.*]]: tensor<?x2x32x4xf32> {mt.kv_cache = "k.0"}, %[[VC:.*]]: tensor<?x2x32x4xf32> {mt.kv_cache = "v.0"})
-// CHECK-SAME: -> (tensor<?x1x16xf32>, tensor<?x2x32x4xf32> {mt.in_place_of = 6 : i64}, tensor<?x2x32x4xf32> {mt.in_place_of = 7 : i64})
+// CHECK-SAME: (%[[TOK:.*]]: tensor<?x?xi32> {mt.batch = "tokens"}, %[[WTE:.*]]: tensor<16x8xf32> {mt.param = {{.*}}}, %[[WPE:.*]]: tensor<32x8xf32> {mt.param = {{.*}}}, %{{.*}}: tensor<24x8xf32> {mt.param = {{.*}}}, %[[POS:[a-z0-9_]+]]: tensor<i64> {mt.batch = "position"}, %[[ROWS:[a-z0-9_]+]]: tensor<?xi64> {mt.batch = "row_position"}, %[[CMASK:[a-z0-9_]+]]: tensor<?x32xi1> {mt.batch = "cache_mask"}, %[[LAST:[a-z0-9_]+]]: tensor<?x?x1xf32> {mt.batch = "last_token"}, %[[KC:[a-z0-9_]+]]: tensor<?x2x32x4xf32> {mt.kv_cache = "k.0"}, %[[VC:[a-z0-9_]+]]: tensor<?x2x32x4xf32> {mt.kv_cache = "v.0"})
+// CHECK-SAME: -> (tensor<?x1x16xf32>, tensor<?x2x32x4xf32> {mt.in_place_of = 8 : i64}, tensor<?x2x32x4xf32> {mt.in_place_of = 9 : i64})
 // CHECK-SAME: mt.role = #mt<role prefill>
 // CHECK-NOT: mt.dropout
-// CHECK: %[[P:.*]] = mt.position_embedding %[[WPE]] for %[[TOK]] at %[[POS]] : tensor<i64>
+// Each row's tokens count from its own position (a ragged batch's rows are
+// left-padded); the cache mask hides the padding.
+// CHECK: %[[P:.*]] = mt.position_embedding %[[WPE]] for %[[TOK]] at %[[ROWS]] : tensor<?xi64> : tensor<32x8xf32>, tensor<?x?xi32> -> tensor<?x?x8xf32>
 // CHECK: %[[Q:.*]] = mt.split_heads
 // CHECK: %[[K:.*]] = mt.split_heads
 // CHECK: %[[V:.*]] = mt.split_heads
 // CHECK: %[[K2:.*]] = mt.cache_insert %[[K]] into %[[KC]] at %[[POS]] : tensor<?x2x?x4xf32> into tensor<?x2x32x4xf32>, tensor<i64>
 // CHECK: %[[S:.*]] = mt.attention_scores %[[Q]], %[[K2]] : tensor<?x2x?x4xf32>, tensor<?x2x32x4xf32> -> tensor<?x2x?x32xf32>
-// CHECK: %[[W:.*]] = mt.softmax %[[S]] position %[[POS]] : tensor<i64> {mask = #mt<mask causal>, scale = 5.000000e-01 : f64} : tensor<?x2x?x32xf32>
+// CHECK: %[[W:.*]] = mt.softmax %[[S]] key_mask %[[CMASK]] : tensor<?x32xi1> position %[[POS]] : tensor<i64> {mask = #mt<mask causal>, scale = 5.000000e-01 : f64} : tensor<?x2x?x32xf32>
 // CHECK: %[[V2:.*]] = mt.cache_insert %[[V]] into %[[VC]] at %[[POS]]
 // CHECK: %[[C:.*]] = mt.attention_context %[[W]], %[[V2]]
 // CHECK: %[[H:[a-z0-9_]+]] = mt.merge_heads %[[C]]
@@ -32,8 +34,8 @@
 
 // all-logits: every token's logits, no pick.
 // ALL-LABEL: func.func @m_prefill
-// ALL-SAME: %{{[a-z0-9_]+}}: tensor<i64> {mt.batch = "position"}, %{{[a-z0-9_]+}}: tensor<?x2x32x4xf32> {mt.kv_cache = "k.0"}
-// ALL-SAME: -> (tensor<?x?x16xf32>, tensor<?x2x32x4xf32> {mt.in_place_of = 5 : i64}
+// ALL-SAME: %{{[a-z0-9_]+}}: tensor<?x32xi1> {mt.batch = "cache_mask"}, %{{[a-z0-9_]+}}: tensor<?x2x32x4xf32> {mt.kv_cache = "k.0"}
+// ALL-SAME: -> (tensor<?x?x16xf32>, tensor<?x2x32x4xf32> {mt.in_place_of = 7 : i64}
 // ALL-NOT: mt.matmul
 // ALL: return
 

@@ -184,6 +184,16 @@ def BuildInferencePass : Pass<"mt-build-inference", "mlir::ModuleOp"> {
     from `position` (`mt.relative_position_bias ... position`).
     `encoder_length` fixes the encoder's sequence length.
 
+    Both also take `row_position` (`[batch]` i64) and `cache_mask`
+    (`[batch, capacity]` i1), for a ragged batch: prompts of different
+    lengths are left-padded to end together, row `r`'s tokens count from
+    `row_position[r]` (`position` less the row's padding) in the position
+    embedding (`mt.position_embedding ... at`, then `[batch, seq, hidden]`)
+    and rotary embeddings, and every cached site's softmax hides the slots
+    `cache_mask` marks false (`key_mask`). ALiBi and T5 biases are relative
+    and count from `position`. A model without absolute positions loses
+    `row_position`.
+
     Generation needs the logits of a prompt's last token only, so the
     prefill computes those alone: it takes `last_token` (`mt.batch`, f32
     `[batch, seq, 1]`, one-hot over the chunk), and the language-model head

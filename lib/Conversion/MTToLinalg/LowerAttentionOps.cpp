@@ -62,10 +62,13 @@ Lowered lowerRotary(RotaryOp op, LinalgBuilder &lb) {
   double sign = op.getInverse() ? -1.0 : 1.0;
   Value input = op.getInput();
   Type t = computeType(type.getElementType());
-  // A KV cache's run-time position adds to the static offset.
-  Value runTime = op.getPosition()
+  // A KV cache's run-time position adds to the static offset: one for the
+  // batch, or one per row (a ragged batch).
+  bool perRow = op.getPosition() && tensorOf(op.getPosition()).getRank() == 1;
+  Value runTime = op.getPosition() && !perRow
                       ? clampedIndexOf(lb.builder(), lb.location(), op.getPosition(), 0, 1ll << 40)
                       : Value();
+  Value rows = perRow ? op.getPosition() : Value();
   Value result = lb.map(input, input, [&](OpBuilder &b, Location l, ValueRange a) {
     auto cf = [&](double v) { return arith::ConstantOp::create(b, l, b.getFloatAttr(t, v)); };
     auto ci = [&](int64_t v) { return arith::ConstantIndexOp::create(b, l, v); };
@@ -78,8 +81,14 @@ Lowered lowerRotary(RotaryOp op, LinalgBuilder &lb) {
     Value position = arith::AddIOp::create(b, l, s, ci(offset));
     if (runTime)
       position = arith::AddIOp::create(b, l, position, runTime);
-    Value posF = arith::UIToFPOp::create(
-        b, l, t, arith::IndexCastOp::create(b, l, b.getI64Type(), position));
+    Value position64 = arith::IndexCastOp::create(b, l, b.getI64Type(), position);
+    if (rows) // a left-padding token's position is negative: 0
+      position64 = arith::MaxSIOp::create(
+          b, l,
+          arith::AddIOp::create(b, l, position64,
+                                tensor::ExtractOp::create(b, l, rows, ValueRange{bIdx})),
+          arith::ConstantOp::create(b, l, b.getI64IntegerAttr(0)));
+    Value posF = arith::UIToFPOp::create(b, l, t, position64);
     Value exponent = arith::MulFOp::create(b, l, pairF, cf(-2.0 * std::log(base) / rotary));
     Value angle = arith::MulFOp::create(b, l, posF, math::ExpOp::create(b, l, exponent));
     Value cos = math::CosOp::create(b, l, angle);
@@ -150,7 +159,7 @@ Lowered lowerAlibi(AlibiOp op, LinalgBuilder &lb) {
         lb.index(heads));
   }
   Value slopeTensor = alibiSlopes(lb, heads, op.getNumHeadsAttr().getInt(),
-                                 op.getSlopeScale().convertToDouble(), first, computeType(t));
+                                  op.getSlopeScale().convertToDouble(), first, computeType(t));
   MLIRContext *ctx = lb.builder().getContext();
   // Query i stands sk - sq keys in, or at a KV cache's run-time position.
   Value runTime =

@@ -65,6 +65,25 @@ Lowered lowerEmbedding(EmbeddingOp op, LinalgBuilder &lb) {
 Lowered lowerPositionEmbedding(PositionEmbeddingOp op, LinalgBuilder &lb) {
   auto out = tensorOf(op.getResult());
   OpBuilder &b = lb.builder();
+  if (op.getPosition() && tensorOf(op.getPosition()).getRank() == 1) {
+    // A position per row (a ragged batch): row r's token s reads table row
+    // position[r] + s, clamped (a left-padding token's is negative).
+    int64_t last = tensorOf(op.getTable()).getDimSize(0) - 1;
+    Value table = op.getTable(), rows = op.getPosition();
+    return SmallVector<Value>{lb.generic(
+        ValueRange{}, {}, lb.empty(out.getShape(), out.getElementType()), lb.identity(3),
+        lb.parallel(3), [&](OpBuilder &gb, Location l, ValueRange) {
+          Value r = linalg::IndexOp::create(gb, l, 0), s = linalg::IndexOp::create(gb, l, 1);
+          Value start = arith::IndexCastOp::create(
+              gb, l, gb.getIndexType(), tensor::ExtractOp::create(gb, l, rows, ValueRange{r}));
+          Value row = arith::AddIOp::create(gb, l, start, s);
+          row = arith::MinSIOp::create(
+              gb, l, arith::MaxSIOp::create(gb, l, row, arith::ConstantIndexOp::create(gb, l, 0)),
+              arith::ConstantIndexOp::create(gb, l, last));
+          Value column = linalg::IndexOp::create(gb, l, 2);
+          return tensor::ExtractOp::create(gb, l, table, ValueRange{row, column}).getResult();
+        })};
+  }
   if (op.getPosition()) {
     // Rows [position, position + seq), kept in the table, gathered: a
     // kernel reads the table at computed rows rather than a view whose

@@ -68,11 +68,13 @@ bool runPrompt(InferenceSession &s, const std::vector<std::vector<int32_t>> &row
   return true;
 }
 
-bool sampleRows(InferenceSession &s, std::vector<std::vector<int32_t>> rows,
+/// Continues each row's prompt (`rows`, unpadded: what the repetition
+/// penalty sees) from cache slot `pos`.
+bool sampleRows(InferenceSession &s, std::vector<std::vector<int32_t>> rows, int64_t pos,
                 std::vector<std::vector<float>> logits, const GenerationOptions &o,
                 const GenerationObserver &observer, std::vector<std::vector<int32_t>> &out,
                 GenerationStats &stats, std::string &error) {
-  int64_t batch = s.batch(), pos = static_cast<int64_t>(rows.front().size());
+  int64_t batch = s.batch();
   out.assign(static_cast<size_t>(batch), {});
   std::vector<bool> finished(static_cast<size_t>(batch), false);
   auto start = Clock::now();
@@ -273,12 +275,24 @@ bool generate(InferenceSession &s, const std::vector<std::vector<int32_t>> &prom
     rows.assign(static_cast<size_t>(batch),
                 o.decoderPrompt.empty() ? std::vector<int32_t>{o.decoderStart} : o.decoderPrompt);
   }
-  for (const auto &row : rows)
-    if (row.empty() || row.size() != rows.front().size()) {
-      error = "every prompt needs at least one token, and all the same number";
+  // Prompts of different lengths are left-padded to end together (a
+  // ragged batch): each row's padding stays hidden from its queries.
+  size_t longest = 0;
+  for (const auto &row : rows) {
+    if (row.empty()) {
+      error = "every prompt needs at least one token";
       return false;
     }
-  int64_t n = static_cast<int64_t>(rows.front().size());
+    longest = std::max(longest, row.size());
+  }
+  int64_t n = static_cast<int64_t>(longest);
+  std::vector<int64_t> starts;
+  std::vector<std::vector<int32_t>> padded;
+  for (const auto &row : rows) {
+    starts.push_back(n - static_cast<int64_t>(row.size()));
+    padded.push_back(std::vector<int32_t>(static_cast<size_t>(starts.back()), 0));
+    padded.back().insert(padded.back().end(), row.begin(), row.end());
+  }
   if (n + o.maxNewTokens > s.capacity() + 1) {
     error = "a prompt of " + std::to_string(n) + " tokens and " + std::to_string(o.maxNewTokens) +
             " new ones need " + std::to_string(n + o.maxNewTokens - 1) +
@@ -292,15 +306,17 @@ bool generate(InferenceSession &s, const std::vector<std::vector<int32_t>> &prom
             "repetition penalty > 0";
     return false;
   }
+  if (!s.setRowStarts(starts, error))
+    return false;
   std::vector<std::vector<float>> last;
-  if (!runPrompt(s, rows, o, observer, last, stats, error))
+  if (!runPrompt(s, padded, o, observer, last, stats, error))
     return false;
   if (o.maxNewTokens == 0) {
     continuations.assign(static_cast<size_t>(beam ? 1 : batch), {});
     return true;
   }
   return beam ? beamSearch(s, rows.front(), std::move(last), o, continuations, stats, error)
-              : sampleRows(s, rows, std::move(last), o, observer, continuations, stats, error);
+              : sampleRows(s, rows, n, std::move(last), o, observer, continuations, stats, error);
 }
 
 } // namespace mt

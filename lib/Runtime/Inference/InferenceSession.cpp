@@ -91,6 +91,25 @@ bool InferenceSession::checkCaches(std::string &error) {
   return true;
 }
 
+/// A ragged batch's inputs, which plans compiled before 2026-11-29 lack:
+/// each row's position ([batch] i64; only where the model has absolute
+/// positions) and the cache mask ([batch, capacity] i1).
+bool InferenceSession::checkRaggedInputs(std::string &error) {
+  for (const plan::Function *f : {prefill_, decode_}) {
+    const plan::TensorSpec *rows = findSpec(f->inputs(), buffers::batch("row_position"));
+    const plan::TensorSpec *mask = findSpec(f->inputs(), buffers::batch("cache_mask"));
+    if ((rows && (!hasShape(rows, plan::I64, 1) || rows->shape(0) != batch_)) ||
+        (mask && (!hasShape(mask, plan::I1, 2) || mask->shape(0) != batch_ ||
+                  mask->shape(1) != capacity_))) {
+      error = "the plan is corrupt: function " + f->name() + " does not take i64 row positions [" +
+              std::to_string(batch_) + "] and an i1 cache mask [" + std::to_string(batch_) + ", " +
+              std::to_string(capacity_) + "]";
+      return false;
+    }
+  }
+  return true;
+}
+
 bool InferenceSession::open(const plan::Plan &plan, uint64_t seed, std::string &error) {
   plan_ = plan;
   for (const plan::Function &f : plan_.functions()) {
@@ -142,7 +161,7 @@ bool InferenceSession::open(const plan::Plan &plan, uint64_t seed, std::string &
             std::to_string(paddedVocab_);
     return false;
   }
-  if (!checkCaches(error))
+  if (!checkCaches(error) || !checkRaggedInputs(error))
     return false;
   for (const plan::Parameter &p : plan_.parameters())
     if (p.dtype() != plan::F32) {
@@ -170,6 +189,9 @@ bool InferenceSession::open(const plan::Plan &plan, uint64_t seed, std::string &
     error = "out of memory: " + allocationError_;
     return false;
   }
+  rowStarts_.assign(static_cast<size_t>(batch_), 0);
+  if (Buffer *mask = buffer(buffers::batch("cache_mask")))
+    std::memset(mask->data(), 1, static_cast<size_t>(batch_ * capacity_));
   for (const plan::Parameter &p : plan_.parameters()) {
     Buffer *b = buffer(p.name());
     if (!b) {
@@ -288,7 +310,7 @@ bool InferenceSession::prefill(const std::vector<int32_t> &tokens, int64_t n, in
   for (int64_t r = 0; r < batch_; ++r)
     for (int64_t i = 0; i < prefillLength_; ++i)
       in[r * prefillLength_ + i] = i < n ? tokens[r * n + i] : 0;
-  *buffer(buffers::batch("position"))->as<int64_t>() = position;
+  setPosition(position);
   if (picksLastToken_) { // one-hot: the head reads token n - 1 of each row
     float *pick = buffer(buffers::batch("last_token"))->as<float>();
     for (int64_t r = 0; r < batch_; ++r)
@@ -321,8 +343,37 @@ bool InferenceSession::decode(const std::vector<int32_t> &tokens, int64_t positi
     return false;
   std::memcpy(buffer(buffers::batch(buffers::kNextToken))->data(), tokens.data(),
               tokens.size() * sizeof(int32_t));
-  *buffer(buffers::batch("position"))->as<int64_t>() = position;
+  setPosition(position);
   return call(*decode_, error);
+}
+
+bool InferenceSession::setRowStarts(const std::vector<int64_t> &starts, std::string &error) {
+  Buffer *mask = buffer(buffers::batch("cache_mask"));
+  bool ragged = std::any_of(starts.begin(), starts.end(), [](int64_t s) { return s != 0; });
+  if (ragged && !mask) {
+    error = "prompts of different lengths need a plan that masks its caches: compile it again "
+            "with mtc --inference";
+    return false;
+  }
+  if (static_cast<int64_t>(starts.size()) != batch_ ||
+      std::any_of(starts.begin(), starts.end(),
+                  [&](int64_t s) { return s < 0 || s >= capacity_; })) {
+    error = "row starts: one for each of " + std::to_string(batch_) + " rows, each in [0, " +
+            std::to_string(capacity_) + ")";
+    return false;
+  }
+  rowStarts_ = starts;
+  for (int64_t r = 0; mask && r < batch_; ++r)
+    for (int64_t j = 0; j < capacity_; ++j)
+      mask->as<uint8_t>()[r * capacity_ + j] = j >= starts[static_cast<size_t>(r)];
+  return true;
+}
+
+void InferenceSession::setPosition(int64_t position) {
+  *buffer(buffers::batch("position"))->as<int64_t>() = position;
+  if (Buffer *rows = buffer(buffers::batch("row_position")))
+    for (int64_t r = 0; r < batch_; ++r)
+      rows->as<int64_t>()[r] = position - rowStarts_[static_cast<size_t>(r)];
 }
 
 const float *InferenceSession::decodeLogits(int64_t row) const {
@@ -331,6 +382,11 @@ const float *InferenceSession::decodeLogits(int64_t row) const {
 
 void InferenceSession::reorderCaches(const std::vector<int64_t> &parents, int64_t upto) {
   upto = std::min(upto, capacity_);
+  std::vector<int64_t> starts(rowStarts_);
+  for (int64_t r = 0; r < batch_; ++r)
+    starts[static_cast<size_t>(r)] = rowStarts_[static_cast<size_t>(parents[r])];
+  std::string ignored; // the parents' starts are valid
+  setRowStarts(starts, ignored);
   for (const std::string &name : caches_) {
     Buffer &cache = *buffers_.at(name);
     const std::vector<int64_t> &shape = cache.shape();

@@ -443,7 +443,7 @@ func.func @position_embedding_c2_ids_rank0(%t: tensor<16x8xf32>, %ids: tensor<i3
 
 // mt.position_embedding C3: the result keeps the batch dimension
 func.func @position_embedding_c3_result_shape(%t: tensor<16x8xf32>, %ids: tensor<2x16xi32>) -> tensor<2x16x8xf32> {
-  // expected-error @+1 {{violates C3: the result must be 16x8 of 'f32' ([seq, hidden]), got 'tensor<2x16x8xf32>'}}
+  // expected-error @+1 {{violates C3: the result must be 16x8 of 'f32' ([seq, hidden], or [batch, seq, hidden] with a position per row), got 'tensor<2x16x8xf32>'}}
   %p = mt.position_embedding %t for %ids : tensor<16x8xf32>, tensor<2x16xi32> -> tensor<2x16x8xf32>
   return %p : tensor<2x16x8xf32>
 }
@@ -452,7 +452,7 @@ func.func @position_embedding_c3_result_shape(%t: tensor<16x8xf32>, %ids: tensor
 
 // mt.position_embedding C3: the result's element type differs from the table's
 func.func @position_embedding_c3_result_element_type(%t: tensor<16x8xf32>, %ids: tensor<2x16xi32>) -> tensor<16x8xbf16> {
-  // expected-error @+1 {{violates C3: the result must be 16x8 of 'f32' ([seq, hidden]), got 'tensor<16x8xbf16>'}}
+  // expected-error @+1 {{violates C3: the result must be 16x8 of 'f32' ([seq, hidden], or [batch, seq, hidden] with a position per row), got 'tensor<16x8xbf16>'}}
   %p = mt.position_embedding %t for %ids : tensor<16x8xf32>, tensor<2x16xi32> -> tensor<16x8xbf16>
   return %p : tensor<16x8xbf16>
 }
@@ -470,9 +470,27 @@ func.func @position_embedding_c4_sequence_too_long(%t: tensor<16x8xf32>, %ids: t
 
 // mt.position_embedding C5: a position that is not tensor<i64>
 func.func @position_embedding_c5_position_type(%t: tensor<16x8xf32>, %ids: tensor<2x1xi32>, %at: tensor<i32>) -> tensor<1x8xf32> {
-  // expected-error @+1 {{violates C5: the position must be tensor<i64>, got 'tensor<i32>'}}
+  // expected-error @+1 {{violates C5: the position must be tensor<i64>, or one i64 per row of [batch, seq] ids, got 'tensor<i32>' for ids 'tensor<2x1xi32>'}}
   %p = mt.position_embedding %t for %ids at %at : tensor<i32> : tensor<16x8xf32>, tensor<2x1xi32> -> tensor<1x8xf32>
   return %p : tensor<1x8xf32>
+}
+
+// -----
+
+// mt.position_embedding C5: positions per row, but not one for each row
+func.func @position_embedding_c5_rows(%t: tensor<16x8xf32>, %ids: tensor<2x4xi32>, %at: tensor<3xi64>) -> tensor<2x4x8xf32> {
+  // expected-error @+1 {{violates C5: the position must be tensor<i64>, or one i64 per row of [batch, seq] ids, got 'tensor<3xi64>' for ids 'tensor<2x4xi32>'}}
+  %p = mt.position_embedding %t for %ids at %at : tensor<3xi64> : tensor<16x8xf32>, tensor<2x4xi32> -> tensor<2x4x8xf32>
+  return %p : tensor<2x4x8xf32>
+}
+
+// -----
+
+// mt.position_embedding C3: a position per row gives [batch, seq, hidden]
+func.func @position_embedding_c3_rows(%t: tensor<16x8xf32>, %ids: tensor<2x4xi32>, %at: tensor<2xi64>) -> tensor<4x8xf32> {
+  // expected-error @+1 {{violates C3: the result must be 2x4x8 of 'f32' ([seq, hidden], or [batch, seq, hidden] with a position per row), got 'tensor<4x8xf32>'}}
+  %p = mt.position_embedding %t for %ids at %at : tensor<2xi64> : tensor<16x8xf32>, tensor<2x4xi32> -> tensor<4x8xf32>
+  return %p : tensor<4x8xf32>
 }
 
 //===----------------------------------------------------------------------===//
@@ -1825,8 +1843,17 @@ func.func @rotary_c4_negative_offset(%x: tensor<2x8x16x4xf32>) -> tensor<2x8x16x
 
 // mt.rotary C5: a run-time position that is not tensor<i64>
 func.func @rotary_c5_position(%x: tensor<2x8x1x4xf32>, %pos: tensor<i32>) -> tensor<2x8x1x4xf32> {
-  // expected-error @+1 {{violates C5: the position must be tensor<i64>, got 'tensor<i32>'}}
+  // expected-error @+1 {{violates C5: the position must be tensor<i64>, or one i64 per row of the batch, got 'tensor<i32>' for input 'tensor<2x8x1x4xf32>'}}
   %y = mt.rotary %x at %pos : tensor<i32> : tensor<2x8x1x4xf32>
+  return %y : tensor<2x8x1x4xf32>
+}
+
+// -----
+
+// mt.rotary C5: positions per row, but not one for each row
+func.func @rotary_c5_rows(%x: tensor<2x8x1x4xf32>, %pos: tensor<4xi64>) -> tensor<2x8x1x4xf32> {
+  // expected-error @+1 {{violates C5: the position must be tensor<i64>, or one i64 per row of the batch, got 'tensor<4xi64>' for input 'tensor<2x8x1x4xf32>'}}
+  %y = mt.rotary %x at %pos : tensor<4xi64> : tensor<2x8x1x4xf32>
   return %y : tensor<2x8x1x4xf32>
 }
 

@@ -197,6 +197,20 @@ def main():
             n = min(a.shape[0], b.shape[0])
             compare("decode with the KV cache against a full forward", a[:n], b[:n])
             print("the KV cache gives the full forward's logits")
+        elif cmd == "tail":
+            # a left-padded row's logits end with those of its prompt alone
+            vocab = int(args[2])
+            a, b = dump(args[0], vocab), dump(args[1], vocab)
+            compare("a ragged batch's padded row against its prompt alone", a[-b.shape[0]:], b)
+            print("the padded row gives its prompt's logits")
+        elif cmd == "rows":
+            # row r of a batch's output (one line a row) against a run of its
+            # prompt alone
+            rows = open(args[0]).read().splitlines()
+            alone = [ids(open(f).read()) for f in args[1:]]
+            same = [ids(r) == a for r, a in zip(rows, alone)] if len(rows) == len(alone) else []
+            print(f"{sum(same)} of {len(alone)} rows as their prompts alone")
+            sys.exit(0 if same and all(same) else 1)
         elif cmd == "close":
             vocab, tol = int(args[2]), float(args[3])
             a, b = dump(args[0], vocab), dump(args[1], vocab)

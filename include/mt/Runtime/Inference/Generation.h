@@ -3,8 +3,11 @@
 // The prompt goes through the prefill in chunks (the decode for what does
 // not fill one), then one token per step through the decode, chosen
 // greedily, by sampling (Sampling.h) or by beam search, until the end
-// token or the token budget. Every row of the session's batch stands at
-// the same position; a beam search uses the rows as its beams. For an
+// token or the token budget. Every row of the session's batch fills the
+// same cache slot at a time: prompts of different lengths are left-padded
+// to end together (a ragged batch; the padding stays hidden, and each row
+// counts positions from its own first token). A beam search uses the rows
+// as its beams. For an
 // encoder-decoder (T5) the prompts are the encoder's inputs (one per row,
 // of any lengths): the encoder runs once, and the decoder generates from
 // its start token.
@@ -53,12 +56,13 @@ struct GenerationStats {
 struct GenerationObserver {
   /// A token chosen for a row, as it is chosen (not for beam search).
   std::function<void(int64_t row, int32_t token)> onToken;
-  /// Row 0's logits at each position the model ran (prompt and generated).
+  /// Row 0's logits at each cache slot the model ran (prompt, its left
+  /// padding in a ragged batch, and generated).
   std::function<void(int64_t position, const float *logits, int64_t vocab)> onLogits;
 };
 
-/// Generates a continuation of each prompt (one per row, all of one
-/// length; one prompt is given to every row). `continuations` receives the
+/// Generates a continuation of each prompt (one per row, of any lengths;
+/// one prompt is given to every row). `continuations` receives the
 /// new tokens of each row (of the best hypothesis with beam search).
 bool generate(InferenceSession &session, const std::vector<std::vector<int32_t>> &prompts,
               const GenerationOptions &options, const GenerationObserver &observer,

@@ -5,10 +5,13 @@
 // per attention site, and one arena. prefill() runs a chunk of up to
 // prefillLength() tokens per row at a position, decode() one token per
 // row; both append to the caches and leave the logits of the positions
-// they ran (a prefill, by default, of its last token only). Every row of the batch stands at the
-// same position (a beam search's beams, or prompts of one length). An encoder-decoder's plan (T5)
-// runs encode() once per input first: its prefill and decode run the decoder, which reads the
-// encoder's cross-attention keys and values.
+// they ran (a prefill, by default, of its last token only). Every row of
+// the batch fills the same cache slot at a time; rows whose prompts are
+// shorter are left-padded (setRowStarts): their padding slots stay hidden
+// and their tokens count positions from their own first. An
+// encoder-decoder's plan (T5) runs encode() once per input first: its
+// prefill and decode run the decoder, which reads the encoder's
+// cross-attention keys and values.
 //
 //===----------------------------------------------------------------------===//
 #ifndef MT_RUNTIME_INFERENCE_INFERENCESESSION_H
@@ -51,6 +54,12 @@ public:
   int64_t allocatedBytes() const { return allocated_; }
   const plan::Plan &plan() const { return plan_; }
 
+  /// A ragged batch: row r's tokens start at cache slot starts[r] (its
+  /// left padding), 0 <= starts[r] < capacity(); the slots before stay
+  /// hidden from every query, and the row's positions count from its first
+  /// token. All 0 until set.
+  bool setRowStarts(const std::vector<int64_t> &starts, std::string &error);
+
   /// Runs the encoder on one input per row (each of 1 to encoderLength()
   /// tokens; shorter rows are padded and masked), for the decoder to read.
   bool encode(const std::vector<std::vector<int32_t>> &rows, std::string &error);
@@ -76,6 +85,8 @@ private:
   Buffer *buffer(const std::string &name);
   Buffer &ensure(const plan::TensorSpec &spec);
   bool call(const plan::Function &fn, std::string &error);
+  bool checkRaggedInputs(std::string &error);
+  void setPosition(int64_t position);
 
   plan::Plan plan_;
   CpuModule module_;
@@ -91,6 +102,7 @@ private:
   bool encoded_ = false;
   bool picksLastToken_ = false; // the prefill's head reads batch:last_token's pick
   int64_t prefilled_ = 0;       // tokens a row in the last prefill
+  std::vector<int64_t> rowStarts_;
   int64_t allocated_ = 0;
   std::string allocationError_;
 };

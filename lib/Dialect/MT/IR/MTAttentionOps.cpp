@@ -107,9 +107,10 @@ LogicalResult RotaryOp::verify() {
   int64_t offset = getPositionOffsetAttr().getInt();
   if (offset < 0)
     return violates(*this, 4) << "position_offset must be >= 0, got " << offset;
-  if (getPosition() && !isIndexScalar(getPosition()))
-    return violates(*this, 5) << "the position must be tensor<i64>, got "
-                              << getPosition().getType();
+  if (getPosition() && !isPositionOperand(getPosition(), input.getDimSize(0)))
+    return violates(*this, 5) << "the position must be tensor<i64>, or one i64 per row of the "
+                                 "batch, got "
+                              << getPosition().getType() << " for input " << input;
   return success();
 }
 

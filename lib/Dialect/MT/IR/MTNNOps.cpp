@@ -47,19 +47,28 @@ LogicalResult PositionEmbeddingOp::verify() {
   auto ids = tensorType(getIds());
   if (!isIntegerTensor(getIds()) || ids.getRank() < 1)
     return violates(*this, 2) << "ids must be i32 or i64 of rank >= 1, got " << ids;
+  // A position per row needs [batch, seq] ids; it gives each row its own
+  // embeddings (C3).
+  std::optional<int64_t> batch;
+  if (ids.getRank() == 2)
+    batch = ids.getDimSize(0);
+  if (getPosition() && !isPositionOperand(getPosition(), batch))
+    return violates(*this, 5) << "the position must be tensor<i64>, or one i64 per row of "
+                                 "[batch, seq] ids, got "
+                              << getPosition().getType() << " for ids " << ids;
   int64_t seq = ids.getShape().back();
   SmallVector<int64_t> expected = inferredShape(*this);
   auto result = tensorType(getResult());
   if (!shapesAgree(result.getShape(), expected) ||
       result.getElementType() != table.getElementType())
     return violates(*this, 3) << "the result must be " << shapeStr(expected) << " of "
-                              << table.getElementType() << " ([seq, hidden]), got " << result;
+                              << table.getElementType()
+                              << " ([seq, hidden], or [batch, seq, hidden] with a position per "
+                                 "row), got "
+                              << result;
   if (!ShapedType::isDynamic(seq) && !table.isDynamicDim(0) && seq > table.getDimSize(0))
     return violates(*this, 4) << "sequence length " << seq << " exceeds the table's "
                               << table.getDimSize(0) << " positions";
-  if (getPosition() && !isIndexScalar(getPosition()))
-    return violates(*this, 5) << "the position must be tensor<i64>, got "
-                              << getPosition().getType();
   return success();
 }
 
@@ -437,8 +446,7 @@ LogicalResult FusedCrossEntropyOp::verify() {
     return violates(*this, 6) << "grad must be " << typeStr(loss) << " (the loss's gradient), got "
                               << getGrad().getType();
   auto logitsGrad = tensorType(getLogitsGrad());
-  if (!isFloatTensor(getLogitsGrad()) ||
-      !shapesAgree(logitsGrad.getShape(), logits.getShape()))
+  if (!isFloatTensor(getLogitsGrad()) || !shapesAgree(logitsGrad.getShape(), logits.getShape()))
     return violates(*this, 7) << "the logits' gradient must be a floating-point tensor of the "
                                  "logits' shape ["
                               << shapeStr(logits.getShape()) << "], got " << logitsGrad;

@@ -39,8 +39,12 @@ SmallVector<Type> EmbeddingOp::inferResultTypes() {
 
 SmallVector<Type> PositionEmbeddingOp::inferResultTypes() {
   auto table = tensorType(getTable());
-  return {tensorOf({tensorType(getIds()).getShape().back(), table.getDimSize(1)},
-                   table.getElementType())};
+  auto ids = tensorType(getIds());
+  // A position per row (a ragged batch) gives each row its own embeddings.
+  if (getPosition() && tensorType(getPosition()).getRank() == 1)
+    return {tensorOf({ids.getDimSize(0), ids.getShape().back(), table.getDimSize(1)},
+                     table.getElementType())};
+  return {tensorOf({ids.getShape().back(), table.getDimSize(1)}, table.getElementType())};
 }
 
 SmallVector<Type> LinearOp::inferResultTypes() {

@@ -12,6 +12,14 @@ bool mt::detail::isIndexScalar(Value v) {
   return t.getRank() == 0 && t.getElementType().isInteger(64);
 }
 
+bool mt::detail::isPositionOperand(Value v, std::optional<int64_t> batch) {
+  auto t = tensorType(v);
+  if (isIndexScalar(v))
+    return true;
+  return batch && t.getRank() == 1 && t.getElementType().isInteger(64) &&
+         dimsAgree(t.getDimSize(0), *batch);
+}
+
 LogicalResult AxisIndexOp::verify() {
   if (!isIndexScalar(getResult()))
     return violates(*this, 3) << "the result must be tensor<i64>, got " << getResult().getType();

@@ -116,6 +116,10 @@ mlir::LogicalResult verifyCrossEntropyOperands(mlir::Operation *op, mlir::Value 
 /// A tensor<i64> scalar: a seed or a mesh coordinate.
 bool isIndexScalar(mlir::Value v);
 
+/// A run-time position: tensor<i64>, or tensor<Bxi64> (one per row of a
+/// ragged batch) where `batch` (or null: no batch) agrees with B.
+bool isPositionOperand(mlir::Value v, std::optional<int64_t> batch);
+
 /// C1-C4 shared by the vocab-parallel loss ops: float logits [..., V], a
 /// tensor<i64> shard index, labels of logits.shape[:-1], and per-token
 /// statistics of the labels' shape and the logits' element type.

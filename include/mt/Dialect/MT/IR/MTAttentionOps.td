@@ -91,11 +91,14 @@ def MT_RotaryOp : MT_Op<"rotary", [MT_RunsIn16Bits, MT_Differentiable, MT_SplitF
     `position_offset`. Input is `[batch, heads, seq, head_dim]`. With
     `inverse`, the rotation is by the negative angle: the op's own
     vector-Jacobian product. With `at` (a `tensor<i64>`, for decoding with a
-    KV cache), the run-time position is added to the offset too.
+    KV cache), the run-time position is added to the offset too; with `at` a
+    `tensor<Bxi64>` (`B` = the batch), row `b`'s position `position[b]` is
+    (a ragged batch: a padding token's negative position counts as 0).
 
     ```mlir
     %qr = mt.rotary %q {base = 1.0e+04 : f64} : tensor<8x12x1024x64xf32>
     %kr = mt.rotary %k at %pos : tensor<i64> {base = 1.0e+04 : f64} : tensor<1x8x1x128xf32>
+    %kb = mt.rotary %k at %rows : tensor<4xi64> {base = 1.0e+04 : f64} : tensor<4x8x16x128xf32>
     ```
   }];
   let arguments = (ins AnyRankedTensor:$input,

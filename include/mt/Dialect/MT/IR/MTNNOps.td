@@ -47,11 +47,16 @@ def MT_PositionEmbeddingOp : MT_Op<"position_embedding", [MT_Differentiable, MT_
     With `at` (a `tensor<i64>`, for decoding with a KV cache), the tokens
     stand at positions `position + s`: `result[s, :] = table[position + s, :]`.
     The caller keeps `position + seq` within the table; the rows read are
-    clamped to it. Such an op has no gradient: it is for inference.
+    clamped to it. With `at` a `tensor<Bxi64>` (`B` = `ids`' first
+    dimension), each row of a batch stands at a position of its own (a
+    ragged batch, its rows left-padded): `result[b, s, :] = table[p, :]` for
+    `p = position[b] + s` clamped to the table (a padding token's negative
+    position reads row 0). Such an op has no gradient: it is for inference.
 
     ```mlir
     %p = mt.position_embedding %wpe for %tokens : tensor<1024x768xf32>, tensor<8x1024xi32> -> tensor<1024x768xf32>
     %q = mt.position_embedding %wpe for %token at %pos : tensor<i64> : tensor<1024x768xf32>, tensor<1x1xi32> -> tensor<1x768xf32>
+    %r = mt.position_embedding %wpe for %tokens at %rows : tensor<4xi64> : tensor<1024x768xf32>, tensor<4x16xi32> -> tensor<4x16x768xf32>
     ```
   }];
   let arguments = (ins AnyRankedTensor:$table, AnyRankedTensor:$ids,
