@@ -55,6 +55,12 @@ Value Partitioner::reduce(Value partial, Location loc) {
 }
 
 LogicalResult Partitioner::requireParamLayout(Operation *user, Value param, const Layout &l) {
+  // A weight computed in the program (a layer's mt.slice_layer of stacked
+  // parameters after mt-unroll-layers, say) has no parameter to shard.
+  if (!paramRoot.count(param))
+    return fail(user) << "this op's weight is not a model parameter (an argument marked "
+                         "mt.param, or an mt.layer_stack's per-layer one): partition the model "
+                         "before its layers are unrolled";
   auto [arg, stacked] = paramRoot.lookup(param);
   Layout rootLayout = l;
   if (rootLayout.kind == Layout::Split)

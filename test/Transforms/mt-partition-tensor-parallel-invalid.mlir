@@ -241,6 +241,22 @@ func.func @dynamic(%tokens: tensor<?x4xi32> {mt.batch = "tokens"}, %labels: tens
   return %loss : tensor<f32>
 }
 
+// -----
+
+// Layers already unrolled (mt-build-inference's output, say): a layer's
+// weight is an mt.slice_layer of the stacked parameter, not a parameter.
+func.func @unrolled(%tokens: tensor<2x4xi32> {mt.batch = "tokens"}, %labels: tensor<2x4xi32> {mt.batch = "labels"},
+    %wte: tensor<16x8xf32> {mt.param = #mt.param<name = "wte", init = normal, std = 2.0e-02>},
+    %w: tensor<2x8x8xf32> {mt.param = #mt.param<name = "w", init = normal, std = 2.0e-02>}) -> tensor<f32> {
+  %x = mt.embedding %wte[%tokens] : tensor<16x8xf32>, tensor<2x4xi32> -> tensor<2x4x8xf32>
+  %w0 = mt.slice_layer %w {layer = 0 : i64} : tensor<2x8x8xf32> -> tensor<8x8xf32>
+  // expected-error @+1 {{mt-partition-tensor-parallel (tp=2): this op's weight is not a model parameter (an argument marked mt.param, or an mt.layer_stack's per-layer one): partition the model before its layers are unrolled}}
+  %h = mt.linear %x, %w0 : tensor<2x4x8xf32>, tensor<8x8xf32> -> tensor<2x4x8xf32>
+  %logits = mt.linear %h, %wte : tensor<2x4x8xf32>, tensor<16x8xf32> -> tensor<2x4x16xf32>
+  %loss = mt.cross_entropy %logits, %labels : tensor<2x4x16xf32>, tensor<2x4xi32> -> tensor<f32>
+  return %loss : tensor<f32>
+}
+
 //--- sp.mlir
 
 // The reduce-scatter splits the sequence over the ranks: a sequence of 3
