@@ -23,6 +23,7 @@ prompt then continuation). Relative differences are max |a - b| / max |b|.
 """
 import json
 import math
+import os
 import struct
 import sys
 
@@ -240,16 +241,11 @@ def main():
             prompt, out, k, p = ids(args[1]), ids(args[2]), int(args[3]), float(args[4])
             temperature = float(args[5])
             new = out[len(prompt):]
-            logits = None
-            # the dump has row 0's logits at every position run; the token
-            # drawn after position j was drawn from position j's logits
-            for vocab in (50257, 64):
-                try:
-                    logits = dump(args[0], vocab)
-                    if logits.shape[0] == len(prompt) + len(new) - 1:
-                        break
-                except RuntimeError:
-                    pass
+            # the dump has row 0's logits at every position run, one row a
+            # position; the token drawn after position j was drawn from
+            # position j's logits
+            positions = len(prompt) + len(new) - 1
+            logits = dump(args[0], os.path.getsize(args[0]) // 4 // positions)
             bad = [(i, t) for i, t in enumerate(new)
                    if t not in allowed(logits[len(prompt) - 1 + i], k, p, temperature)]
             print(f"{len(new)} drawn tokens, {len(bad)} outside the allowed set")
