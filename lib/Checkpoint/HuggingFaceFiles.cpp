@@ -182,6 +182,14 @@ Error ModelWriter::put(const std::string &name, const std::vector<float> &values
 }
 
 Error ModelWriter::finish() {
+  // Over an earlier export, its entry points go before any new shard lands
+  // (a shard may replace one of the same name): a failure or crash in
+  // between leaves a directory a reader refuses, never an index mixing
+  // shards of two exports. (A single file replaces its namesake at once.)
+  std::error_code removed;
+  std::filesystem::remove(dir_ + "/" + kIndex, removed);
+  if (files_.size() > 1)
+    std::filesystem::remove(dir_ + "/" + kSingle, removed);
   for (safetensors::Writer &f : files_)
     if (Error e = f.finish())
       return e;
