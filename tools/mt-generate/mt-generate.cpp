@@ -228,6 +228,16 @@ static bool optionsFor(const InferenceSession &session, const DocumentTokenizer 
   return true;
 }
 
+/// Hugging Face's T5 tokenizer ends every encoder input with the end token
+/// (</s>), as the model saw its inputs in training: a text prompt to an
+/// encoder-decoder gets it too (ids are taken as given).
+static void endEncoderInputs(const InferenceSession &session, const DocumentTokenizer &tokenizer,
+                             std::vector<std::vector<int32_t>> &rows) {
+  if (session.isEncoderDecoder() && promptIds.empty() && tokenizer.loaded())
+    for (std::vector<int32_t> &row : rows)
+      row.push_back(tokenizer.endOfText());
+}
+
 static void printStats(const GenerationStats &stats, const InferenceSession &session) {
   double rows = static_cast<double>(session.batch());
   if (session.isEncoderDecoder())
@@ -276,6 +286,7 @@ int main(int argc, char **argv) {
   GenerationOptions options;
   if (!optionsFor(session, tokenizer, options, error))
     return fail(error);
+  endEncoderInputs(session, tokenizer, rows);
   bool encoderDecoder = session.isEncoderDecoder();
   std::ofstream logits;
   if (!dumpLogits.empty()) {
