@@ -33,10 +33,10 @@ bool compileInference(ModuleOp module, const InferenceSettings &s, plan::Plan &p
   }
   func::FuncOp model = models.front();
   if (s.batch < 1 || s.prefillLength < 0 || s.decoderPrefillLength < 0 || s.capacity < 0 ||
-      s.vocabMultiple < 1) {
+      s.vocabMultiple < 1 || s.tp < 1) {
     error = "--inference needs --micro-batch-size >= 1, --seq-length >= 0, "
-            "--decoder-seq-length >= 0, --inference-max-seq-length >= 0 and "
-            "--make-vocab-size-divisible-by >= 1";
+            "--decoder-seq-length >= 0, --inference-max-seq-length >= 0, "
+            "--make-vocab-size-divisible-by >= 1 and --tp >= 1";
     return false;
   }
   // An encoder-decoder (T5): --seq-length is the encoder's input, and the
@@ -87,10 +87,11 @@ bool compileInference(ModuleOp module, const InferenceSettings &s, plan::Plan &p
   options.encoderLength = encoderDecoder ? s.prefillLength : 0;
   options.activationType = s.activationType;
   options.allPrefillLogits = s.allPrefillLogits;
+  options.tensorParallel = s.tp;
   buildInferencePipeline(pm, options);
   if (failed(pm.run(module)))
     return false;
-  if (!describeInferencePlan(module, name, plan, error))
+  if (!describeInferencePlan(module, name, s.tp, plan, error))
     return false;
   plan::Config &config = *plan.mutable_config();
   *config.mutable_architecture() = architecture;
@@ -100,7 +101,7 @@ bool compileInference(ModuleOp module, const InferenceSettings &s, plan::Plan &p
                              : s.activationType == ActivationType::F16 ? plan::F16
                                                                        : plan::F32);
   plan::Parallelism &parallel = *config.mutable_parallel();
-  parallel.set_tensor_parallel_size(1);
+  parallel.set_tensor_parallel_size(s.tp);
   parallel.set_pipeline_parallel_size(1);
   parallel.set_data_parallel_size(1);
   parallel.set_schedule(plan::Parallelism::ONE_F_ONE_B);

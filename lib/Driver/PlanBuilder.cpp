@@ -259,7 +259,8 @@ bool describeModel(ArrayRef<func::FuncOp> models, int64_t tensorParallel, bool p
       config.set_vocab_size(classes);
       for (const ParamInfo &p : collectParams(model))
         if (auto rows = model.getArgAttrOfType<IntegerAttr>(p.argNumber, kUnpaddedRowsAttrName))
-          if (p.type.getDimSize(0) == classes)
+          if (p.type.getDimSize(0) == classes ||
+              p.type.getDimSize(0) * tensorParallel == classes) // a rank's rows
             config.set_vocab_size(rows.getInt());
     }
     plan::Stage *stage = pipelined ? out.add_stages() : nullptr;
@@ -419,8 +420,8 @@ bool describePlan(ModuleOp module, plan::Plan &out, std::string &error) {
          describeFunctions(module, pipelined, out, error);
 }
 
-bool describeInferencePlan(ModuleOp module, const std::string &modelName, plan::Plan &out,
-                           std::string &error) {
+bool describeInferencePlan(ModuleOp module, const std::string &modelName, int64_t tensorParallel,
+                           plan::Plan &out, std::string &error) {
   func::FuncOp prefill, decode, encode;
   for (auto fn : module.getOps<func::FuncOp>())
     if (std::optional<FunctionRole> role = roleOf(fn))
@@ -439,7 +440,7 @@ bool describeInferencePlan(ModuleOp module, const std::string &modelName, plan::
   SmallVector<func::FuncOp> models{prefill};
   if (encode)
     models.insert(models.begin(), encode);
-  return describeModel(models, /*tensorParallel=*/1, /*pipelined=*/false, out, config, error) &&
+  return describeModel(models, tensorParallel, /*pipelined=*/false, out, config, error) &&
          describeFunctions(module, /*pipelined=*/false, out, error);
 }
 

@@ -20,8 +20,15 @@ void mt::buildFrontendPipeline(OpPassManager &pm, const FrontendOptions &options
 
 void mt::buildInferencePipeline(OpPassManager &pm, const InferenceOptions &options) {
   pm.addPass(createVerifyModelPass());
-  if (options.makeVocabSizeDivisibleBy > 1)
-    pm.addPass(createPadVocabPass(PadVocabPassOptions{options.makeVocabSizeDivisibleBy}));
+  // As for training, the vocabulary pads to a multiple of every rank's share.
+  int64_t vocabMultiple = options.makeVocabSizeDivisibleBy * options.tensorParallel;
+  if (vocabMultiple > 1)
+    pm.addPass(createPadVocabPass(PadVocabPassOptions{vocabMultiple}));
+  // Tensor parallelism partitions the training model (its layers stacked,
+  // its sizes open); the inference functions are built from one rank's.
+  if (options.tensorParallel > 1)
+    pm.addPass(createPartitionTensorParallelPass(
+        PartitionTensorParallelPassOptions{options.tensorParallel, /*sequenceParallel=*/false}));
   // Each layer's attention gets caches of its own: unroll first.
   pm.addPass(createUnrollLayersPass());
   pm.addPass(createBuildInferencePass(BuildInferencePassOptions{

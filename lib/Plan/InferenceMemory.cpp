@@ -73,7 +73,10 @@ std::string formatInferenceMemory(const plan::Plan &plan, const InferenceMemory 
                                           " tokens, decoder prefill " +
                                           std::to_string(c.decoder_seq_length())
                                     : "prefill " + std::to_string(c.seq_length());
-  std::string out = "inference memory of " + c.model() + " (batch " +
+  int64_t tp = c.parallel().tensor_parallel_size();
+  std::string ranks =
+      tp > 1 ? "each of " + std::to_string(tp) + " tensor-parallel ranks, " : std::string();
+  std::string out = "inference memory of " + c.model() + " (" + ranks + "batch " +
                     std::to_string(c.micro_batch_size()) + ", " + prefill +
                     " tokens a call, KV caches of " + std::to_string(capacity) + " positions):\n";
   out += line("parameters", m.parameters);

@@ -102,12 +102,55 @@ LogicalResult cacheSite(func::FuncOp fn, AttentionScoresOp scores, size_t n, int
   return success();
 }
 
+/// The logits the model's loss reads become `fn`'s result, the loss gone (a
+/// model may return its loss twice: as the objective and as a metric).
+/// Partitioned for tensor parallelism, the loss is the vocab-parallel one
+/// over each rank's slice of the logits: they are all-gathered along the
+/// vocabulary, whole on every rank.
+FailureOr<Value> takeLogits(func::FuncOp fn, func::ReturnOp ret) {
+  Value loss = ret.getNumOperands() >= 1 ? ret.getOperand(0) : Value();
+  Value logits;
+  if (auto whole = loss ? loss.getDefiningOp<CrossEntropyOp>() : CrossEntropyOp())
+    logits = whole.getLogits();
+  else if (auto fromStats =
+               loss ? loss.getDefiningOp<CrossEntropyFromStatsOp>() : CrossEntropyFromStatsOp()) {
+    auto reduced = fromStats.getSumExp().getDefiningOp<AllReduceOp>();
+    auto stats =
+        reduced ? reduced.getInput().getDefiningOp<VocabParallelStatsOp>() : VocabParallelStatsOp();
+    auto mesh = reduced ? SymbolTable::lookupNearestSymbolFrom<MeshOp>(fn, reduced.getMeshAttr())
+                        : MeshOp();
+    std::optional<int64_t> ranks;
+    if (stats && mesh && reduced.getAxes().size() == 1)
+      ranks = mesh.getAxisSize(cast<StringAttr>(reduced.getAxes()[0]).getValue());
+    if (ranks) {
+      auto slice = cast<RankedTensorType>(stats.getLogits().getType());
+      SmallVector<int64_t> shape(slice.getShape());
+      shape.back() *= *ranks;
+      OpBuilder b(ret);
+      logits = AllGatherOp::create(
+          b, ret.getLoc(), RankedTensorType::get(shape, slice.getElementType()), stats.getLogits(),
+          reduced.getMeshAttr(), reduced.getAxes(), b.getI64IntegerAttr(slice.getRank() - 1));
+    }
+  }
+  if (!logits || llvm::any_of(ret.getOperands(), [&](Value v) { return v != loss; }))
+    return refuseForInference(ret)
+           << "the model must return the mt.cross_entropy of its logits (or, partitioned, the "
+              "vocab-parallel cross-entropy)";
+  ret->setOperands(logits);
+  eraseDeadOps(fn);
+  return logits;
+}
+
 /// The prefill's language-model head reads only the hidden state of the
 /// token a new argument `last_token` (one-hot over the chunk, [batch, seq,
 /// 1]) picks: the logits become [batch, 1, vocab].
 LogicalResult selectLastLogits(func::FuncOp fn, Value logits, BlockArgument tokens,
                                unsigned index) {
-  Operation *head = logits.getDefiningOp();
+  // Under tensor parallelism the head computes this rank's slice of the
+  // vocabulary, which an all-gather makes whole.
+  auto gather = logits.getDefiningOp<AllGatherOp>();
+  Value sliced = gather ? gather.getInput() : logits;
+  Operation *head = sliced.getDefiningOp();
   OpOperand *hidden = nullptr;
   if (auto linear = dyn_cast_or_null<LinearOp>(head))
     hidden = &linear.getInputMutable();
@@ -138,8 +181,10 @@ LogicalResult selectLastLogits(func::FuncOp fn, Value logits, BlockArgument toke
                             hiddenType.getElementType()),
       fn.getArgument(index), hidden->get(), /*transposeLhs=*/true);
   hidden->set(picked);
-  logits.setType(RankedTensorType::get({logitsType.getDimSize(0), 1, logitsType.getDimSize(2)},
-                                       logitsType.getElementType()));
+  for (Value v : {sliced, logits}) {
+    auto t = cast<RankedTensorType>(v.getType());
+    v.setType(RankedTensorType::get({t.getDimSize(0), 1, t.getDimSize(2)}, t.getElementType()));
+  }
   return success();
 }
 
@@ -156,17 +201,10 @@ FailureOr<func::FuncOp> buildFunction(func::FuncOp model, int64_t capacity, int6
   Block &entry = fn.getBody().front();
   auto ret = cast<func::ReturnOp>(entry.getTerminator());
 
-  // The logits the loss read are the result (a model may return its loss
-  // twice: as the objective and as a metric).
-  auto loss = ret.getNumOperands() >= 1 ? ret.getOperand(0).getDefiningOp<CrossEntropyOp>()
-                                        : CrossEntropyOp();
-  if (!loss || llvm::any_of(ret.getOperands(), [&](Value v) { return v != loss.getResult(); })) {
-    refuseForInference(ret) << "the model must return the mt.cross_entropy of its logits";
+  FailureOr<Value> taken = takeLogits(fn, ret);
+  if (failed(taken))
     return failure();
-  }
-  Value logits = loss.getLogits();
-  ret->setOperands(logits);
-  loss.erase();
+  Value logits = *taken;
 
   // An encoder-decoder generates with its decoder, from the encoder's
   // cross-attention keys and values.

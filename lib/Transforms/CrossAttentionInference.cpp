@@ -46,7 +46,10 @@ void eraseDeadOps(func::FuncOp fn) {
   // Users come after what they read: in reverse, each op's users are gone
   // before it is looked at.
   for (Operation &op : llvm::make_early_inc_range(llvm::reverse(fn.getBody().front())))
-    if (isOpTriviallyDead(&op))
+    // A collective nothing reads is dead too: every rank runs the same
+    // function, so every rank drops it (a vocab-parallel loss's all-reduces).
+    if (isOpTriviallyDead(&op) ||
+        (isa<AllReduceOp, AllGatherOp, ReduceScatterOp>(op) && op.use_empty()))
       op.erase();
 }
 

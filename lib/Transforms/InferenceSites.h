@@ -21,7 +21,8 @@ mlir::BlockArgument batchArgument(mlir::func::FuncOp fn, llvm::StringRef what);
 mlir::InFlightDiagnostic refuseForInference(mlir::Operation *op);
 
 /// Erases every operation of `fn`'s body whose results nothing reads (the
-/// loss, or the half of an encoder-decoder a function does not run).
+/// loss, or the half of an encoder-decoder a function does not run),
+/// collectives included.
 void eraseDeadOps(mlir::func::FuncOp fn);
 
 /// Erases the batch and parameter arguments nothing reads any more (what

@@ -138,9 +138,13 @@ LogicalResult Partitioner::run() {
   for (Type t : func.getArgumentTypes())
     if (auto r = dyn_cast<RankedTensorType>(t); r && !r.hasStaticShape())
       dynamic = true;
-  if (dynamic)
-    return func.emitError("mt-partition-tensor-parallel: run mt-specialize-shapes first "
-                          "(dynamic sizes)");
+  // The pass splits features, heads and the vocabulary, whose sizes come
+  // from the parameters; batch and sequence may stay open (mt-build-inference
+  // runs on a partitioned model before its shapes are fixed), except where
+  // sequence parallelism splits the sequence.
+  if (dynamic && sp)
+    return func.emitError("mt-partition-tensor-parallel: sequence parallelism splits the "
+                          "sequence; run mt-specialize-shapes first (dynamic sizes)");
   Block &entry = func.getBody().front();
   for (const ParamInfo &p : collectParams(func)) {
     BlockArgument arg = entry.getArgument(p.argNumber);

@@ -6,11 +6,15 @@
 // sampled or beam-searched continuations, streamed as they come, with the
 // prompt's and the decode's tokens per second. An encoder-decoder's plan
 // (T5) reads the prompt as the encoder's input and prints what the decoder
-// generates from its start token.
+// generates from its start token. A tensor-parallel plan runs its ranks as
+// threads of this process, each with its pieces of the parameters; rank 0
+// prints.
 //
 //===----------------------------------------------------------------------===//
 #include "mt/Data/DocumentTokenizer.h"
 #include "mt/Plan/InferenceMemory.h"
+#include "mt/Runtime/Comm/Communicator.h"
+#include "mt/Runtime/Comm/ThreadTransport.h"
 #include "mt/Runtime/Inference/Generation.h"
 #include "mt/Support/HelpOptions.h"
 
@@ -22,6 +26,8 @@
 #include <algorithm>
 #include <cstdio>
 #include <fstream>
+#include <memory>
+#include <thread>
 
 namespace cl = llvm::cl;
 using namespace mt;
@@ -254,30 +260,20 @@ static void printStats(const GenerationStats &stats, const InferenceSession &ses
                static_cast<long long>(session.allocatedBytes()));
 }
 
-int main(int argc, char **argv) {
-  llvm::InitLLVM init(argc, argv);
-  mt::showOnlyInHelp({&category});
-  cl::ParseCommandLineOptions(argc, argv, "mt-generate: text from a plan of mtc --inference\n");
+/// One rank's generation: rank 0 prints, dumps and reports; the others run
+/// the same steps silently (their collectives meet rank 0's).
+static int runRank(const plan::Plan &plan, const InferenceMemory &memory,
+                   const DocumentTokenizer &tokenizer, std::vector<std::vector<int32_t>> rows,
+                   Communicator *comm, int64_t rank) {
   std::string error;
-  plan::Plan plan;
-  if (!readPlanFile(planPath, plan, error))
-    return fail(error);
-  InferenceMemory memory;
-  if (!inferenceMemory(plan, memory, error))
-    return fail(error);
-  DocumentTokenizer tokenizer;
-  std::vector<std::vector<int32_t>> rows;
-  if (!readPrompts(tokenizer, rows, error))
-    return fail(error);
-
   InferenceSession session;
-  if (!session.open(plan, seed, error))
+  if (!session.open(plan, seed, error, comm, rank))
     return fail(error);
   if (!load.empty()) {
     std::string loaded;
     if (!session.loadCheckpoint(load, loaded, error))
       return fail(error);
-    if (!quiet)
+    if (!quiet && rank == 0)
       std::fprintf(stderr, "mt-generate: parameters from %s\n", loaded.c_str());
   }
   if (session.allocatedBytes() != memory.total())
@@ -287,6 +283,14 @@ int main(int argc, char **argv) {
   if (!optionsFor(session, tokenizer, options, error))
     return fail(error);
   endEncoderInputs(session, tokenizer, rows);
+  if (rank != 0) {
+    GenerationObserver same; // dumping makes the prompt run through the decode
+    if (!dumpLogits.empty())
+      same.onLogits = [](int64_t, const float *, int64_t) {};
+    std::vector<std::vector<int32_t>> out;
+    GenerationStats stats;
+    return generate(session, rows, options, same, out, stats, error) ? 0 : fail(error);
+  }
   bool encoderDecoder = session.isEncoderDecoder();
   std::ofstream logits;
   if (!dumpLogits.empty()) {
@@ -365,4 +369,45 @@ int main(int argc, char **argv) {
   if (!quiet)
     printStats(stats, session);
   return 0;
+}
+
+int main(int argc, char **argv) {
+  llvm::InitLLVM init(argc, argv);
+  mt::showOnlyInHelp({&category});
+  cl::ParseCommandLineOptions(argc, argv, "mt-generate: text from a plan of mtc --inference\n");
+  std::string error;
+  plan::Plan plan;
+  if (!readPlanFile(planPath, plan, error))
+    return fail(error);
+  InferenceMemory memory;
+  if (!inferenceMemory(plan, memory, error))
+    return fail(error);
+  DocumentTokenizer tokenizer;
+  std::vector<std::vector<int32_t>> rows;
+  if (!readPrompts(tokenizer, rows, error))
+    return fail(error);
+
+  int64_t ranks = planMesh(plan.config()).numRanks();
+  if (ranks == 1)
+    return runRank(plan, memory, tokenizer, rows, nullptr, 0);
+  // Tensor-parallel ranks as threads: one that fails stops the others'
+  // collectives.
+  ThreadWorld world(static_cast<int>(ranks));
+  std::vector<std::unique_ptr<ThreadTransport>> transports;
+  std::vector<std::unique_ptr<Communicator>> comms;
+  for (int r = 0; r < ranks; ++r) {
+    transports.push_back(std::make_unique<ThreadTransport>(world, r));
+    comms.push_back(std::make_unique<Communicator>(*transports.back(), /*timeoutSeconds=*/600));
+  }
+  std::vector<int> codes(static_cast<size_t>(ranks), 0);
+  std::vector<std::thread> threads;
+  for (int r = 0; r < ranks; ++r)
+    threads.emplace_back([&, r] {
+      codes[r] = runRank(plan, memory, tokenizer, rows, comms[r].get(), r);
+      if (codes[r] != 0)
+        transports[r]->fail("rank " + std::to_string(r) + " stopped with an error");
+    });
+  for (std::thread &t : threads)
+    t.join();
+  return *std::max_element(codes.begin(), codes.end());
 }

@@ -266,7 +266,8 @@ static cl::opt<bool> inference(
     cl::desc("compile the model's prefill and decode functions over KV caches for mt-generate "
              "instead of the training step (--micro-batch-size: sequences at once; "
              "--seq-length: prompt tokens a prefill call takes, default min(128, positions), or an "
-             "encoder-decoder's encoder input length; --bf16/--fp16: 16-bit activations)"),
+             "encoder-decoder's encoder input length; --bf16/--fp16: 16-bit activations; --tp: "
+             "tensor-parallel ranks)"),
     cl::init(false), cl::cat(inferenceCategory));
 static cl::opt<int64_t> inferenceMaxSeqLength(
     "inference-max-seq-length",
@@ -414,12 +415,13 @@ static bool trainingConfig(mt::plan::Plan &plan, const mt::CompileSettings &sett
 /// mtc --inference: the prefill and decode functions, their memory, the plan.
 static int compileForInference(ModuleOp module, const mt::CodeTarget &code, int argc, char **argv,
                                const std::function<LogicalResult(PassManager &)> &configure) {
-  if (tp > 1 || pp > 1 || dp > 1 || worldSize > 1 || reportParallel || !memoryBudget.empty() ||
-      recomputeGranularity.getNumOccurrences())
-    return fail("--inference compiles for one rank (tp, pp and dp 1) without recomputation or "
-                "--report-parallel/--memory-budget");
+  if (pp > 1 || dp > 1 || (worldSize > 1 && worldSize != tp) || reportParallel ||
+      !memoryBudget.empty() || recomputeGranularity.getNumOccurrences())
+    return fail("--inference compiles for tensor-parallel ranks only (pp and dp 1) without "
+                "recomputation or --report-parallel/--memory-budget");
   mt::InferenceSettings settings;
   settings.vocabMultiple = vocabMultiple;
+  settings.tp = tp;
   settings.batch = microBatchSize;
   settings.prefillLength = seqLength;
   settings.decoderPrefillLength = decoderSeqLength;

@@ -13,6 +13,9 @@ namespace mt {
 
 struct InferenceSettings {
   int64_t vocabMultiple = 1;
+  /// Tensor-parallel ranks: each holds its heads' caches and its pieces of
+  /// the parameters; every rank gets the whole logits.
+  int64_t tp = 1;
   /// Sequences run at once (a beam search's width, a batch of prompts).
   int64_t batch = 1;
   /// Prompt tokens one prefill call takes (0: min(128, capacity)); an

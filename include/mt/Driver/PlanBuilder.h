@@ -17,9 +17,10 @@ namespace mt {
 bool describePlan(mlir::ModuleOp module, plan::Plan &out, std::string &error);
 
 /// The plan of an inference module (mt-build-inference): the parameters of
-/// model `modelName`, the prefill and decode functions and their buffers.
-bool describeInferencePlan(mlir::ModuleOp module, const std::string &modelName, plan::Plan &out,
-                           std::string &error);
+/// model `modelName` (each rank's piece of `tensorParallel`), the prefill
+/// and decode functions and their buffers.
+bool describeInferencePlan(mlir::ModuleOp module, const std::string &modelName,
+                           int64_t tensorParallel, plan::Plan &out, std::string &error);
 
 /// Whether mt-run can train the plan: parameters in f32 or f64 (it
 /// initializes, updates and checkpoints them in those). False with `error`

@@ -61,6 +61,11 @@ struct InferenceOptions : public mlir::PassPipelineOptions<InferenceOptions> {
   Option<int64_t> encoderLength{
       *this, "encoder-length", llvm::cl::desc("an encoder-decoder model's encoder sequence length"),
       llvm::cl::init(0)};
+  Option<int64_t> tensorParallel{
+      *this, "tensor-parallel",
+      llvm::cl::desc("tensor-parallel ranks: the model is partitioned before the prefill and "
+                     "decode are built (caches split by heads, logits gathered whole)"),
+      llvm::cl::init(1)};
   Option<bool> allPrefillLogits{
       *this, "all-prefill-logits",
       llvm::cl::desc("the prefill returns every token's logits, not only the last prompt token's"),

@@ -81,7 +81,8 @@ def PartitionTensorParallelPass : Pass<"mt-partition-tensor-parallel", "mlir::Mo
     These are the ops' own rules (`TensorParallelOpInterface`, beside each
     op's verifier and VJP rule); the pass walks each model in program
     order and applies them, keeps a pointwise op's operand layout, and
-    runs any other op replicated. The pass declares
+    runs any other op replicated. Batch and sequence sizes may stay open
+    (`?`) unless sequence parallelism splits the sequence. The pass declares
     `mt.mesh @mesh axes = ["tp"]` and marks sharded parameters with
     `mt.sharding` (and `mt.segments` when a dimension has
     several segments). A model that cannot be sharded is refused with what

@@ -194,6 +194,12 @@ def BuildInferencePass : Pass<"mt-build-inference", "mlir::ModuleOp"> {
     and count from `position`. A model without absolute positions loses
     `row_position`.
 
+    On a model partitioned for tensor parallelism (mt-partition-tensor-parallel
+    first, sizes still open), the functions are one rank's: its heads'
+    caches, and the vocab-parallel cross-entropy's slice of the logits,
+    all-gathered along the vocabulary (`mt.all_gather`) so that every rank
+    returns them whole; the loss's collectives go.
+
     Generation needs the logits of a prompt's last token only, so the
     prefill computes those alone: it takes `last_token` (`mt.batch`, f32
     `[batch, seq, 1]`, one-hot over the chunk), and the language-model head

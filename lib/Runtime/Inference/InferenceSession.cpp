@@ -5,6 +5,7 @@
 #include "mt/Plan/BufferNames.h"
 #include "mt/Runtime/Code/Initializer.h"
 #include "mt/Runtime/Code/PlanCode.h"
+#include "mt/Runtime/Comm/CompiledCollectives.h"
 
 #include <algorithm>
 #include <cstring>
@@ -110,8 +111,53 @@ bool InferenceSession::checkRaggedInputs(std::string &error) {
   return true;
 }
 
-bool InferenceSession::open(const plan::Plan &plan, uint64_t seed, std::string &error) {
+/// Each parameter's piece this rank holds (all of it on one rank), in the
+/// buffer its functions take, initialized to the whole tensor's values there.
+bool InferenceSession::initializeParameters(uint64_t seed, std::string &error) {
+  std::vector<HeldPiece> held;
+  if (!heldPieces(plan_, rank_, held, error))
+    return false;
+  for (const HeldPiece &h : held) {
+    if (h.role != ckpt::PARAM)
+      continue;
+    const plan::Parameter &p = *h.param;
+    Buffer *b = buffer(p.name());
+    if (!b || b->numElements() != h.elements()) {
+      error = "the plan is corrupt: no function takes rank " + std::to_string(rank_) +
+              "'s piece of parameter '" + p.name() + "' (" + std::to_string(h.elements()) +
+              " elements)";
+      return false;
+    }
+    InitKind kind = p.init().kind() == plan::Init::NORMAL  ? InitKind::Normal
+                    : p.init().kind() == plan::Init::ZEROS ? InitKind::Zeros
+                                                           : InitKind::Ones;
+    uint64_t key = parameterKey(seed, p.name());
+    TensorShard shard = h.shape.shard(std::vector<int64_t>(p.shape().begin(), p.shape().end()));
+    for (int64_t i = 0; i < h.elements(); ++i)
+      b->as<float>()[i] = static_cast<float>(
+          initialValue(kind, p.init().std(), key,
+                       static_cast<uint64_t>(shard.globalIndex(h.shape.flatBegin + i))));
+    pieces_.push_back(h);
+  }
+  return true;
+}
+
+bool InferenceSession::open(const plan::Plan &plan, uint64_t seed, std::string &error,
+                            Communicator *comm, int64_t rank) {
   plan_ = plan;
+  mesh_ = planMesh(plan_.config());
+  comm_ = comm;
+  rank_ = rank;
+  if (mesh_.numRanks() > 1 && !comm_) {
+    error = "the plan runs on " + std::to_string(mesh_.numRanks()) +
+            " tensor-parallel ranks: run one session on each, over a communicator";
+    return false;
+  }
+  if (rank_ < 0 || rank_ >= mesh_.numRanks()) {
+    error = "rank " + std::to_string(rank_) + " is outside the plan's " +
+            std::to_string(mesh_.numRanks()) + " ranks";
+    return false;
+  }
   for (const plan::Function &f : plan_.functions()) {
     if (f.role() == plan::Function::PREFILL)
       prefill_ = &f;
@@ -169,7 +215,8 @@ bool InferenceSession::open(const plan::Plan &plan, uint64_t seed, std::string &
               ": generation runs f32 models";
       return false;
     }
-  if (!loadPlanCode(plan_, module_, cuda_, error))
+  if (!loadPlanCode(plan_, module_, cuda_, error) ||
+      (comm_ && !installCollectiveHooks(module_, error)))
     return false;
   int64_t arena = 0;
   for (const plan::Function *f : {prefill_, decode_, encode_}) {
@@ -192,19 +239,7 @@ bool InferenceSession::open(const plan::Plan &plan, uint64_t seed, std::string &
   rowStarts_.assign(static_cast<size_t>(batch_), 0);
   if (Buffer *mask = buffer(buffers::batch("cache_mask")))
     std::memset(mask->data(), 1, static_cast<size_t>(batch_ * capacity_));
-  for (const plan::Parameter &p : plan_.parameters()) {
-    Buffer *b = buffer(p.name());
-    if (!b) {
-      error = "the plan is corrupt: no function takes parameter '" + p.name() + "'";
-      return false;
-    }
-    InitKind kind = p.init().kind() == plan::Init::NORMAL  ? InitKind::Normal
-                    : p.init().kind() == plan::Init::ZEROS ? InitKind::Zeros
-                                                           : InitKind::Ones;
-    initializeRange(kind, p.init().std(), parameterKey(seed, p.name()), 0,
-                    static_cast<uint64_t>(b->numElements()), b->as<float>());
-  }
-  return true;
+  return initializeParameters(seed, error);
 }
 
 bool InferenceSession::loadCheckpoint(const std::string &path, std::string &loaded,
@@ -214,13 +249,10 @@ bool InferenceSession::loadCheckpoint(const std::string &path, std::string &load
     return false;
   if (!reader.checkModel(plan_, error))
     return false;
-  for (const plan::Parameter &p : plan_.parameters()) {
-    Buffer *b = buffer(p.name());
-    PieceShape whole;
-    whole.flatEnd = b->numElements();
-    if (!reader.fill(p, ckpt::PARAM, whole, b->data(), error))
+  // This rank's piece of each parameter, from a checkpoint of any layout.
+  for (const HeldPiece &h : pieces_)
+    if (!reader.fill(*h.param, ckpt::PARAM, h.shape, buffer(h.param->name())->data(), error))
       return false;
-  }
   loaded = reader.directory();
   return true;
 }
@@ -234,8 +266,25 @@ bool InferenceSession::call(const plan::Function &fn, std::string &error) {
   args.push_back(arena_.get());
   if (cuda_ && !cuda_->bindThread(error))
     return false;
-  if (!module_.call(fn.name(), args, error))
+  // A tensor-parallel rank's collectives go through its communicator.
+  CollectiveContext collectives;
+  collectives.comm = comm_;
+  collectives.mesh = &mesh_;
+  collectives.rank = rank_;
+  collectives.function = fn.name();
+  collectives.device = cuda_.get();
+  bool called;
+  {
+    CollectiveScope scope(collectives);
+    called = module_.call(fn.name(), args, error);
+    collectives.finish();
+  }
+  if (!called)
     return false;
+  if (!collectives.error.empty()) {
+    error = collectives.error;
+    return false;
+  }
   return !cuda_ || cuda_->synchronize(error);
 }
 

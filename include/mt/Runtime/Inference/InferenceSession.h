@@ -11,12 +11,16 @@
 // and their tokens count positions from their own first. An
 // encoder-decoder's plan (T5) runs encode() once per input first: its
 // prefill and decode run the decoder, which reads the encoder's
-// cross-attention keys and values.
+// cross-attention keys and values. A tensor-parallel plan runs one session
+// per rank, each with its pieces of the parameters and its heads' caches;
+// the functions' collectives go through the rank's communicator, and every
+// rank gets the whole logits.
 //
 //===----------------------------------------------------------------------===//
 #ifndef MT_RUNTIME_INFERENCE_INFERENCESESSION_H
 #define MT_RUNTIME_INFERENCE_INFERENCESESSION_H
 
+#include "mt/Checkpoint/CheckpointLayout.h"
 #include "mt/Plan/PlanFile.h"
 #include "mt/Runtime/Code/CpuModule.h"
 #include "mt/Runtime/Code/CudaBackend.h"
@@ -28,6 +32,8 @@
 
 namespace mt {
 
+class Communicator;
+
 class InferenceSession {
 public:
   InferenceSession() = default;
@@ -36,8 +42,13 @@ public:
   ~InferenceSession();
 
   /// Loads the plan's code and allocates every buffer; the parameters start
-  /// initialized as the plan says, from `seed`. False with `error`.
-  bool open(const plan::Plan &plan, uint64_t seed, std::string &error);
+  /// initialized as the plan says, from `seed` (a rank's pieces: the values
+  /// the whole tensor has there). A plan of several (tensor-parallel) ranks
+  /// runs as rank `rank` over `comm`. False with `error`.
+  bool open(const plan::Plan &plan, uint64_t seed, std::string &error, Communicator *comm = nullptr,
+            int64_t rank = 0);
+  /// Ranks the plan runs on.
+  int64_t ranks() const { return mesh_.numRanks(); }
   /// Reads the parameters from a checkpoint (any layout that saved this
   /// model); `loaded` receives the checkpoint's directory.
   bool loadCheckpoint(const std::string &path, std::string &loaded, std::string &error);
@@ -86,6 +97,7 @@ private:
   Buffer &ensure(const plan::TensorSpec &spec);
   bool call(const plan::Function &fn, std::string &error);
   bool checkRaggedInputs(std::string &error);
+  bool initializeParameters(uint64_t seed, std::string &error);
   void setPosition(int64_t position);
 
   plan::Plan plan_;
@@ -103,6 +115,10 @@ private:
   bool picksLastToken_ = false; // the prefill's head reads batch:last_token's pick
   int64_t prefilled_ = 0;       // tokens a row in the last prefill
   std::vector<int64_t> rowStarts_;
+  MeshShape mesh_;
+  Communicator *comm_ = nullptr;
+  int64_t rank_ = 0;
+  std::vector<HeldPiece> pieces_; // of the parameters this rank holds
   int64_t allocated_ = 0;
   std::string allocationError_;
 };
