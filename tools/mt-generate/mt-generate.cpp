@@ -7,13 +7,14 @@
 // prompt's and the decode's tokens per second. An encoder-decoder's plan
 // (T5) reads the prompt as the encoder's input and prints what the decoder
 // generates from its start token. A tensor-parallel plan runs its ranks as
-// threads of this process, each with its pieces of the parameters; rank 0
-// prints.
+// threads of this process, or, started by mpirun (or srun), one rank per
+// process; each holds its pieces of the parameters, and rank 0 prints.
 //
 //===----------------------------------------------------------------------===//
 #include "mt/Data/DocumentTokenizer.h"
 #include "mt/Plan/InferenceMemory.h"
 #include "mt/Runtime/Comm/Communicator.h"
+#include "mt/Runtime/Comm/MpiTransport.h"
 #include "mt/Runtime/Comm/ThreadTransport.h"
 #include "mt/Runtime/Inference/Generation.h"
 #include "mt/Support/HelpOptions.h"
@@ -266,6 +267,10 @@ static int runRank(const plan::Plan &plan, const InferenceMemory &memory,
                    const DocumentTokenizer &tokenizer, std::vector<std::vector<int32_t>> rows,
                    Communicator *comm, int64_t rank) {
   std::string error;
+  // Every rank meets the same errors; the others say which they are.
+  auto fail = [&](const std::string &message) {
+    return ::fail(rank == 0 ? message : "rank " + std::to_string(rank) + ": " + message);
+  };
   InferenceSession session;
   if (!session.open(plan, seed, error, comm, rank))
     return fail(error);
@@ -371,6 +376,27 @@ static int runRank(const plan::Plan &plan, const InferenceMemory &memory,
   return 0;
 }
 
+/// One rank per process, as mpirun started them.
+static int runUnderMpi(const plan::Plan &plan, const InferenceMemory &memory,
+                       const DocumentTokenizer &tokenizer,
+                       const std::vector<std::vector<int32_t>> &rows, int64_t ranks) {
+  std::string error;
+  std::unique_ptr<MpiTransport> mpi = MpiTransport::create(error);
+  if (!mpi)
+    return fail(error);
+  if (mpi->size() != ranks) {
+    if (mpi->rank() == 0)
+      fail("the plan needs " + std::to_string(ranks) + " ranks but mpirun started " +
+           std::to_string(mpi->size()) + " processes; use mpirun -np " + std::to_string(ranks));
+    return 1;
+  }
+  Communicator comm(*mpi, /*timeoutSeconds=*/600);
+  int rc = runRank(plan, memory, tokenizer, rows, &comm, mpi->rank());
+  if (rc != 0)
+    mpi->fail("exiting after the error above");
+  return rc;
+}
+
 int main(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
   mt::showOnlyInHelp({&category});
@@ -388,6 +414,8 @@ int main(int argc, char **argv) {
     return fail(error);
 
   int64_t ranks = planMesh(plan.config()).numRanks();
+  if (MpiTransport::launchedByMpi())
+    return runUnderMpi(plan, memory, tokenizer, rows, ranks);
   if (ranks == 1)
     return runRank(plan, memory, tokenizer, rows, nullptr, 0);
   // Tensor-parallel ranks as threads: one that fails stops the others'
