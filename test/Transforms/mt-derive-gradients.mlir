@@ -234,3 +234,16 @@ func.func @metric(%w: tensor<4x8xf32> {mt.param = #mt.param<name = "w", init = n
   %loss = mt.add %part, %part : tensor<f32>, tensor<f32>
   return %loss, %part : tensor<f32>, tensor<f32>
 }
+
+// -----
+
+// A relative position bias at a run-time position (mt-build-inference's)
+// is for inference: it has no gradient.
+func.func @bias_at_position(%t: tensor<32x2xf32> {mt.param = #mt.param<name = "t", init = zeros>},
+                            %x: tensor<1x2x1x4xf32>, %pos: tensor<i64>, %labels: tensor<1xi32>) -> tensor<f32> {
+  // expected-error @+1 {{a bias at a run-time position is for inference: it has no gradient}}
+  %b = mt.relative_position_bias %x, %t position %pos : tensor<i64> : tensor<1x2x1x4xf32>, tensor<32x2xf32>
+  %r = mt.reshape %b : tensor<1x2x1x4xf32> -> tensor<1x8xf32>
+  %loss = mt.cross_entropy %r, %labels : tensor<1x8xf32>, tensor<1xi32> -> tensor<f32>
+  return %loss : tensor<f32>
+}
