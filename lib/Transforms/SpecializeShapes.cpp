@@ -61,11 +61,6 @@ LogicalResult specializeBlock(Block &block) {
     } else if (auto shaped = dyn_cast<ShapeInferenceOpInterface>(op)) {
       if (failed(setResultTypes(&op, shaped.inferResultTypes())))
         return failure();
-    } else if (auto vary = dyn_cast<VaryOp>(op)) {
-      // A partitioned model's (tensor-parallel inference specializes after
-      // mt-partition-tensor-parallel): the result is the input's type.
-      if (failed(setResultTypes(&op, {vary.getInput().getType()})))
-        return failure();
     }
   }
   return success();

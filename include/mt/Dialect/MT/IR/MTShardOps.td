@@ -34,7 +34,7 @@ def MT_AxisIndexOp : MT_Op<"axis_index", [MT_Differentiable, Pure,
   let hasVerifier = 1;
 }
 
-def MT_VaryOp : MT_Op<"vary", [MT_Differentiable, Pure, AllTypesMatch<["input", "result"]>,
+def MT_VaryOp : MT_Op<"vary", [MT_Differentiable, Pure, MT_ShapeInferenceOpInterface, AllTypesMatch<["input", "result"]>,
     DeclareOpInterfaceMethods<SymbolUserOpInterface>]> {
   let summary = "a replicated value enters computation that differs per rank";
   let description = [{
