@@ -48,7 +48,8 @@ bool parseDataBlend(const std::vector<std::string> &words, DataBlend &blend, std
     for (const std::string &word : words) {
       double ignored;
       if (words.size() > 1 && parseWeight(word, ignored)) {
-        error = "'" + word + "' looks like a weight, but the first word is not one: give weights "
+        error = "'" + word +
+                "' looks like a weight, but the first word is not one: give weights "
                 "before every dataset (W1 PATH1 W2 PATH2 ...) or none";
         return false;
       }
@@ -81,8 +82,8 @@ bool parseDataBlend(const std::vector<std::string> &words, DataBlend &blend, std
     sum += w;
   }
   if (!(sum > 0) || !std::isfinite(sum)) {
-    error = "the blend's weights add up to " + std::to_string(sum) +
-            ": at least one must be positive";
+    error =
+        "the blend's weights add up to " + std::to_string(sum) + ": at least one must be positive";
     return false;
   }
   blend.weights = normalizeWeights(weights);
@@ -130,8 +131,8 @@ BlendingIndex buildBlendingIndex(const std::vector<double> &weights, int64_t siz
 std::vector<int64_t> blendedDatasetSizes(const std::vector<double> &weights, int64_t size) {
   std::vector<int64_t> sizes;
   for (double w : weights)
-    sizes.push_back(static_cast<int64_t>(
-        std::ceil(std::ceil(static_cast<double>(size) * w) * 1.005)));
+    sizes.push_back(
+        static_cast<int64_t>(std::ceil(std::ceil(static_cast<double>(size) * w) * 1.005)));
   return sizes;
 }
 

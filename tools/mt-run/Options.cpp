@@ -5,6 +5,7 @@
 
 #include "llvm/Support/CommandLine.h"
 
+#include <cctype>
 #include <cstdio>
 
 namespace cl = llvm::cl;
@@ -20,6 +21,24 @@ cl::opt<std::string> data("data",
                                    "Megatron), JSON lines (*.jsonl, \"text\" field), a text file, "
                                    "or whitespace-separated ids, one document per line (*.tokens)"),
                           cl::value_desc("path"), cl::cat(runCategory));
+cl::list<std::string> dataPath(
+    "data-path",
+    cl::desc("datasets blended by weight, each cut by --split: W1 PATH1 W2 PATH2 ... (or PATH1 "
+             "PATH2 ..., weighed by size); every word up to the next flag"),
+    cl::value_desc("words"), cl::cat(runCategory));
+cl::opt<std::string> dataArgsPath("data-args-path", cl::desc("a file holding --data-path's words"),
+                                  cl::value_desc("path"), cl::cat(runCategory));
+cl::list<std::string>
+    trainDataPath("train-data-path",
+                  cl::desc("the training split's own datasets, used whole (as --data-path)"),
+                  cl::value_desc("words"), cl::cat(runCategory));
+cl::list<std::string> validDataPath("valid-data-path",
+                                    cl::desc("the validation split's own datasets, used whole"),
+                                    cl::value_desc("words"), cl::cat(runCategory));
+cl::list<std::string>
+    testDataPath("test-data-path",
+                 cl::desc("the test split's own datasets, evaluated after the last step"),
+                 cl::value_desc("words"), cl::cat(runCategory));
 cl::opt<std::string> vocabFile(
     "vocab-file",
     cl::desc("BERT: the WordPiece vocabulary the dataset was made with (its [PAD], [CLS], [SEP] "
@@ -161,6 +180,74 @@ bool atLeast(const cl::opt<int64_t> &flag, int64_t min) {
 
 } // namespace
 
+namespace {
+
+/// Megatron's list flags take every word up to the next flag; llvm::cl takes
+/// one value per occurrence, so "--data-path 0.3 web 0.7 code" becomes one
+/// occurrence per word.
+std::vector<std::string> expandListFlags(int argc, char **argv) {
+  std::vector<std::string> words{argv[0]};
+  auto isFlag = [](const std::string &w) {
+    return w.size() > 1 && w[0] == '-' && !std::isdigit(static_cast<unsigned char>(w[1])) &&
+           w[1] != '.';
+  };
+  for (int i = 1; i < argc; ++i) {
+    std::string word = argv[i];
+    words.push_back(word);
+    std::string name = word.substr(0, word.find('='));
+    bool list = name == "--data-path" || name == "--train-data-path" ||
+                name == "--valid-data-path" || name == "--test-data-path";
+    if (!list || word.find('=') != std::string::npos)
+      continue;
+    words.pop_back();
+    for (; i + 1 < argc && !isFlag(argv[i + 1]); ++i)
+      words.push_back(word + "=" + argv[i + 1]);
+    if (words.back().rfind(word + "=", 0) != 0)
+      words.push_back(word); // no value: llvm::cl says so
+  }
+  return words;
+}
+
+/// The data flags as TrainingData's sources; false after printing why not.
+bool dataSourcesOf(mt::DataSources &sources) {
+  std::vector<std::string> words(dataPath.begin(), dataPath.end());
+  std::string error;
+  if (!dataArgsPath.empty()) {
+    if (!words.empty())
+      return fail("give --data-path or --data-args-path, not both"), false;
+    if (!mt::readDataBlendWords(dataArgsPath, words, error))
+      return fail("--data-args-path: " + error), false;
+  }
+  if (!data.empty()) {
+    if (!words.empty())
+      return fail("--data names one dataset and --data-path a blend: give one of them"), false;
+    words.push_back(data);
+  }
+  if (!words.empty() && !mt::parseDataBlend(words, sources.blend, error))
+    return fail("--data-path: " + error), false;
+  const std::vector<std::string> *perSplit[3] = {&trainDataPath, &validDataPath, &testDataPath};
+  const char *names[3] = {"train", "valid", "test"};
+  for (int s = 0; s < 3; ++s) {
+    if (perSplit[s]->empty())
+      continue;
+    std::string flag = std::string("--") + names[s] + "-data-path";
+    if (!sources.blend.empty())
+      return fail(flag + " gives a split its own datasets; --data and --data-path are cut by "
+                         "--split: use one way"),
+             false;
+    std::vector<std::string> list(perSplit[s]->begin(), perSplit[s]->end());
+    if (!mt::parseDataBlend(list, sources.splits[s], error))
+      return fail(flag + ": " + error), false;
+  }
+  if (sources.blend.empty() && split.getNumOccurrences())
+    return fail("--split cuts --data or --data-path; the datasets of --train-data-path, "
+                "--valid-data-path and --test-data-path are used whole"),
+           false;
+  return true;
+}
+
+} // namespace
+
 int fail(const std::string &message) {
   std::fprintf(stderr, "mt-run: error: %s\n", message.c_str());
   return 1;
@@ -168,8 +255,12 @@ int fail(const std::string &message) {
 
 bool parseOptions(int argc, char **argv, Options &o) {
   mt::showOnlyInHelp({&runCategory});
+  std::vector<std::string> words = expandListFlags(argc, argv);
+  std::vector<const char *> args;
+  for (const std::string &word : words)
+    args.push_back(word.c_str());
   if (!cl::ParseCommandLineOptions(
-          argc, argv,
+          static_cast<int>(args.size()), args.data(),
           "mt-run: trains a model from an mtc plan\n\n"
           "  mt-run PLAN --data PATH [options]\n  mt-run PLAN --dump\n\n"
           "Plans for several ranks start one thread per rank, or run one rank per process\n"
@@ -209,7 +300,8 @@ bool parseOptions(int argc, char **argv, Options &o) {
     return false;
   }
   o.plan = planPath;
-  o.data = data;
+  if (!dataSourcesOf(o.data))
+    return false;
   o.vocabFile = vocabFile;
   o.tokenizerModel = tokenizerModel;
   o.vocabExtraIds = vocabExtraIds;

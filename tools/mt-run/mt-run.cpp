@@ -75,8 +75,12 @@ void countWithTheStandIn(Options &o, const char *argv0) {
 
 /// Checks what the options ask of this plan; false after printing why.
 bool checkAgainstPlan(const Options &o, const mt::plan::Plan &plan) {
-  if (o.data.empty())
-    return fail("no training data: pass --data PATH"), false;
+  bool anySplit = false;
+  for (const mt::DataBlend &b : o.data.splits)
+    anySplit = anySplit || !b.empty();
+  if (o.data.blend.empty() && !anySplit)
+    return fail("no training data: pass --data PATH (or --data-path W1 PATH1 W2 PATH2 ...)"),
+           false;
   if (o.reportKernels != mt::KnownGpu::None && !mt::planTargetsCuda(plan))
     return fail("--report-kernels counts a CUDA plan's kernels; this plan is for the CPU "
                 "(compile it with --target=cuda)"),

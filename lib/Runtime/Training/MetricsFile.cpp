@@ -75,12 +75,16 @@ void MetricsFile::train(int64_t step, const StepStats &s, double tokensPerSecond
 }
 
 void MetricsFile::validation(int64_t step, double loss, double perplexity,
-                             const std::vector<std::pair<std::string, double>> &metrics) {
-  write(llvm::json::Object{{"kind", "valid"},
-                           {"step", step},
-                           {"loss", number(loss)},
-                           {"perplexity", number(perplexity)},
-                           {"metrics", metricsOf(metrics)}});
+                             const std::vector<std::pair<std::string, double>> &metrics,
+                             const std::string &dataset, bool test) {
+  llvm::json::Object line{{"kind", test ? "test" : "valid"},
+                          {"step", step},
+                          {"loss", number(loss)},
+                          {"perplexity", number(perplexity)},
+                          {"metrics", metricsOf(metrics)}};
+  if (!dataset.empty())
+    line["dataset"] = dataset;
+  write(std::move(line));
 }
 
 void MetricsFile::write(llvm::json::Object line) {

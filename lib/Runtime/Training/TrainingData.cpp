@@ -93,75 +93,7 @@ bool tokenizeJsonLines(const std::string &path, const Gpt2Tokenizer &tokenizer,
 
 } // namespace
 
-bool SplitSource::next(int64_t rows, int64_t seq, MicroBatch &batch, std::string &error) {
-  if (numSamples() == 0 || seq != seq_) {
-    error = "the " + name_ + " split holds no sample of " +
-            (isBert_ ? "two segments in " + std::to_string(seq)
-             : isT5_ ? "span-corrupted text in " + std::to_string(seq)
-                     : std::to_string(seq + 1)) +
-            " tokens";
-    return false;
-  }
-  size_t n = static_cast<size_t>(rows * seq);
-  batch.tokens.resize(n);
-  batch.labels.resize(n);
-  batch.lossMask.resize(n);
-  if (isT5_) {
-    nextT5(rows, batch);
-    return true;
-  }
-  if (isBert_) {
-    for (const char *name : {"token_types", "padding_mask", "sop_labels", "sop_mask"})
-      batch.inputs[name].assign(n, 0);
-    for (int64_t r = 0; r < rows; ++r)
-      nextBert(r, seq, batch);
-    return true;
-  }
-  GptSample sample;
-  for (int64_t r = 0; r < rows; ++r) {
-    dataset_.sample(cursor_++ % dataset_.numSamples(), sample);
-    std::copy(sample.tokens.begin(), sample.tokens.end(), batch.tokens.begin() + r * seq);
-    std::copy(sample.labels.begin(), sample.labels.end(), batch.labels.begin() + r * seq);
-    std::copy(sample.lossMask.begin(), sample.lossMask.end(), batch.lossMask.begin() + r * seq);
-  }
-  return true;
-}
-
-void SplitSource::nextBert(int64_t row, int64_t seq, MicroBatch &batch) {
-  BertSample sample;
-  bert_.sample(cursor_++ % bert_.numSamples(), sample);
-  auto at = [&](std::vector<int32_t> &v) { return v.begin() + row * seq; };
-  std::copy(sample.tokens.begin(), sample.tokens.end(), at(batch.tokens));
-  std::copy(sample.labels.begin(), sample.labels.end(), at(batch.labels));
-  std::copy(sample.lossMask.begin(), sample.lossMask.end(), batch.lossMask.begin() + row * seq);
-  std::copy(sample.tokenTypes.begin(), sample.tokenTypes.end(), at(batch.inputs["token_types"]));
-  std::copy(sample.paddingMask.begin(), sample.paddingMask.end(), at(batch.inputs["padding_mask"]));
-  // The sentence-order label weighs in at the first position only.
-  *at(batch.inputs["sop_labels"]) = sample.sentenceOrder;
-  *at(batch.inputs["sop_mask"]) = 1;
-}
-
-void SplitSource::nextT5(int64_t rows, MicroBatch &batch) {
-  T5Sample sample;
-  batch.tokens.clear();
-  batch.labels.clear();
-  batch.lossMask.clear();
-  std::vector<int32_t> &padding = batch.inputs["padding_mask"];
-  std::vector<int32_t> &decoder = batch.inputs["decoder_tokens"];
-  padding.clear();
-  decoder.clear();
-  for (int64_t r = 0; r < rows; ++r) {
-    t5_.sample(cursor_++ % t5_.numSamples(), sample);
-    auto append = [](auto &to, const auto &from) { to.insert(to.end(), from.begin(), from.end()); };
-    append(batch.tokens, sample.encoderTokens);
-    append(padding, sample.paddingMask);
-    append(decoder, sample.decoderTokens);
-    append(batch.labels, sample.labels);
-    append(batch.lossMask, sample.lossMask);
-  }
-}
-
-bool TrainingData::openT5(const std::string &path, int64_t vocab, const T5SpecialIds &ids,
+bool TrainingData::openT5(const DataSources &sources, int64_t vocab, const T5SpecialIds &ids,
                           int64_t decoderLength, std::string &error) {
   int64_t needed = static_cast<int64_t>(ids.firstSentinel) + ids.numSentinels;
   if (needed > vocab) {
@@ -176,54 +108,93 @@ bool TrainingData::openT5(const std::string &path, int64_t vocab, const T5Specia
     error = "T5 span corruption needs sentinel ids: give --vocab-extra-ids >= 1";
     return false;
   }
-  bool indexed = exists(indexPath(path)) && exists(dataPath(path));
-  if (!indexed && !endsWith(path, ".tokens")) {
-    error = "T5 trains on a dataset tokenized with its SentencePiece model: no '" +
-            indexPath(path) + "' and '" + dataPath(path) +
-            "' (make them with mt-data --tokenizer-type SentencePieceTokenizer "
-            "--tokenizer-model MODEL)";
-    return false;
-  }
-  if (!open(path, ids.firstSentinel, error))
-    return false;
   t5_ = ids;
   decoderLength_ = decoderLength;
+  return openAll(sources, ids.firstSentinel, error);
+}
+
+bool TrainingData::openBert(const DataSources &sources, int64_t vocab, const BertSpecialIds &ids,
+                            std::string &error) {
+  if (ids.vocabSize > vocab) {
+    error = "the vocabulary file holds " + std::to_string(ids.vocabSize) +
+            " tokens; the model's vocabulary only " + std::to_string(vocab);
+    return false;
+  }
+  bert_ = ids;
+  return openAll(sources, ids.vocabSize, error);
+}
+
+bool TrainingData::open(const DataSources &sources, int64_t vocab, std::string &error) {
+  return openAll(sources, vocab, error);
+}
+
+TrainingData::Dataset *TrainingData::find(const std::string &prefix) {
+  for (auto &d : datasets_)
+    if (d->prefix == prefix)
+      return d.get();
+  return nullptr;
+}
+
+bool TrainingData::openAll(const DataSources &sources, int64_t vocab, std::string &error) {
+  sources_ = sources;
+  std::vector<const DataBlend *> blends{&sources_.blend};
+  for (const DataBlend &b : sources_.splits)
+    blends.push_back(&b);
+  for (const DataBlend *b : blends)
+    for (size_t i = 0; i < b->prefixes.size(); ++i) {
+      const std::string &prefix = b->prefixes[i];
+      if (std::count(b->prefixes.begin(), b->prefixes.begin() + i, prefix)) {
+        error = "the blend lists '" + prefix + "' twice: give it once, with the sum of its weights";
+        return false;
+      }
+      if (find(prefix))
+        continue;
+      datasets_.push_back(std::make_unique<Dataset>());
+      datasets_.back()->prefix = prefix;
+      if (!openDataset(*datasets_.back(), vocab, error))
+        return false;
+    }
+  // A dataset is named by its file name, or by its path where two share one.
+  auto baseName = [](const std::string &prefix) {
+    size_t slash = prefix.find_last_of('/');
+    return slash == std::string::npos ? prefix : prefix.substr(slash + 1);
+  };
+  for (auto &d : datasets_) {
+    bool shared = false;
+    for (auto &other : datasets_)
+      shared = shared || (other != d && baseName(other->prefix) == baseName(d->prefix));
+    d->name = shared ? d->prefix : baseName(d->prefix);
+  }
   return true;
 }
 
-bool TrainingData::openBert(const std::string &path, int64_t vocab, const BertSpecialIds &ids,
-                            std::string &error) {
-  if (!(exists(indexPath(path)) && exists(dataPath(path)))) {
+bool TrainingData::openDataset(Dataset &dataset, int64_t vocab, std::string &error) {
+  const std::string &path = dataset.prefix;
+  bool indexed = exists(indexPath(path)) && exists(dataPath(path));
+  if (bert_ && !indexed) {
     error = "BERT trains on an indexed dataset of sentence-split documents: no '" +
             indexPath(path) + "' and '" + dataPath(path) +
             "' (make them with mt-data --split-sentences --tokenizer-type BertWordPieceLowerCase "
             "--vocab-file VOCAB)";
     return false;
   }
-  if (ids.vocabSize > vocab) {
-    error = "the vocabulary file holds " + std::to_string(ids.vocabSize) +
-            " tokens; the model's vocabulary only " + std::to_string(vocab);
+  if (t5_ && !indexed && !endsWith(path, ".tokens")) {
+    error = "T5 trains on a dataset tokenized with its SentencePiece model: no '" +
+            indexPath(path) + "' and '" + dataPath(path) +
+            "' (make them with mt-data --tokenizer-type SentencePieceTokenizer "
+            "--tokenizer-model MODEL)";
     return false;
   }
-  auto docs = std::make_unique<IndexedDocuments>();
-  if (!indexed_.open(path, error) || !docs->init(indexed_, error))
-    return false;
-  documents_ = std::move(docs);
-  bert_ = ids;
-  return checkVocabulary(*documents_, ids.vocabSize, path, error);
-}
-
-bool TrainingData::open(const std::string &path, int64_t vocab, std::string &error) {
-  if (exists(indexPath(path)) && exists(dataPath(path))) {
+  if (indexed) {
     auto docs = std::make_unique<IndexedDocuments>();
-    if (!indexed_.open(path, error) || !docs->init(indexed_, error))
+    if (!dataset.indexed.open(path, error) || !docs->init(dataset.indexed, error))
       return false;
-    documents_ = std::move(docs);
+    dataset.documents = std::move(docs);
   } else if (endsWith(path, ".tokens")) {
     std::vector<std::vector<int32_t>> docs;
     if (!readIds(path, docs, error))
       return false;
-    documents_ = std::make_unique<InMemoryDocuments>(std::move(docs));
+    dataset.documents = std::make_unique<InMemoryDocuments>(std::move(docs));
   } else if (exists(path)) {
     Gpt2Tokenizer tokenizer;
     std::vector<std::vector<int32_t>> documents;
@@ -233,7 +204,7 @@ bool TrainingData::open(const std::string &path, int64_t vocab, std::string &err
     if (jsonl ? !tokenizeJsonLines(path, tokenizer, documents, error)
               : !tokenizeTextFile(path, tokenizer, documents, error))
       return false;
-    documents_ = std::make_unique<InMemoryDocuments>(std::move(documents));
+    dataset.documents = std::make_unique<InMemoryDocuments>(std::move(documents));
   } else {
     error = "no data at '" + path +
             "': expected a text file, a .tokens file, or an indexed "
@@ -241,78 +212,173 @@ bool TrainingData::open(const std::string &path, int64_t vocab, std::string &err
             indexPath(path) + "' and '" + dataPath(path) + "'";
     return false;
   }
-  return checkVocabulary(*documents_, vocab, path, error);
+  return checkVocabulary(*dataset.documents, vocab, path, error);
 }
 
-bool TrainingData::build(const std::string &split, int64_t seq, uint64_t seed, int64_t trainSamples,
-                         std::string &error) {
-  std::array<double, 3> weights;
-  if (!parseSplit(split, weights, error))
-    return false;
-  std::array<int64_t, 4> bounds = splitBounds(weights, documents_->numDocuments());
-  auto buildSplit = [&](SplitSource &out, Split which, int64_t wanted) {
-    out.name_ = splitName(which);
-    out.seq_ = seq;
-    int64_t begin = bounds[static_cast<int>(which)], end = bounds[static_cast<int>(which) + 1];
-    if (t5_) {
-      out.isT5_ = true;
-      T5SampleOptions options;
-      options.encoderLength = seq;
-      options.decoderLength = decoderLength_;
-      options.seed = seed + static_cast<uint64_t>(which);
-      if (!out.t5_.build(*documents_, begin, end, *t5_, options, error))
-        return false;
-      int64_t perEpoch = out.t5_.numSamples();
-      if (wanted > perEpoch && perEpoch > 0) {
-        options.numEpochs = (wanted + perEpoch - 1) / perEpoch + 1;
-        return out.t5_.build(*documents_, begin, end, *t5_, options, error);
-      }
-      return true;
-    }
-    if (bert_) {
-      out.isBert_ = true;
-      BertSampleOptions options;
-      options.seqLength = seq;
-      options.seed = seed + static_cast<uint64_t>(which);
-      if (!out.bert_.build(indexed_, begin, end, *bert_, options, error))
-        return false;
-      int64_t perEpoch = out.bert_.numSamples();
-      if (wanted > perEpoch && perEpoch > 0) {
-        options.numEpochs = (wanted + perEpoch - 1) / perEpoch + 1;
-        return out.bert_.build(indexed_, begin, end, *bert_, options, error);
-      }
-      return true;
-    }
-    GptSampleOptions options;
-    options.seqLength = seq;
-    options.seed = seed + static_cast<uint64_t>(which);
-    if (!out.dataset_.build(*documents_, begin, end, options, error))
-      return false;
-    // Lay out enough epochs for the samples the run will draw.
-    int64_t perEpoch = out.dataset_.numSamples();
-    if (wanted > perEpoch && perEpoch > 0) {
-      options.numEpochs = (wanted + perEpoch - 1) / perEpoch + 1;
-      return out.dataset_.build(*documents_, begin, end, options, error);
-    }
-    return true;
+bool TrainingData::buildPart(Dataset &dataset, Split which, int64_t begin, int64_t end,
+                             int64_t wanted, std::string &error) {
+  DatasetSplit &out = dataset.splits[static_cast<int>(which)];
+  uint64_t seed = seed_ + static_cast<uint64_t>(which);
+  // Lays out one epoch, then enough epochs for the samples the run draws.
+  auto epochs = [&](int64_t perEpoch) {
+    return wanted > perEpoch && perEpoch > 0 ? (wanted + perEpoch - 1) / perEpoch + 1 : 0;
   };
-  if (!buildSplit(train_, Split::Train, trainSamples) || !buildSplit(valid_, Split::Valid, 0))
+  if (t5_) {
+    out.family_ = DatasetSplit::Family::T5;
+    out.decoderLength_ = decoderLength_;
+    T5SampleOptions options;
+    options.encoderLength = seq_;
+    options.decoderLength = decoderLength_;
+    options.seed = seed;
+    if (!out.t5_.build(*dataset.documents, begin, end, *t5_, options, error))
+      return false;
+    if (!(options.numEpochs = epochs(out.t5_.numSamples())))
+      return true;
+    return out.t5_.build(*dataset.documents, begin, end, *t5_, options, error);
+  }
+  if (bert_) {
+    out.family_ = DatasetSplit::Family::Bert;
+    BertSampleOptions options;
+    options.seqLength = seq_;
+    options.seed = seed;
+    if (!out.bert_.build(dataset.indexed, begin, end, *bert_, options, error))
+      return false;
+    if (!(options.numEpochs = epochs(out.bert_.numSamples())))
+      return true;
+    return out.bert_.build(dataset.indexed, begin, end, *bert_, options, error);
+  }
+  GptSampleOptions options;
+  options.seqLength = seq_;
+  options.seed = seed;
+  if (!out.gpt_.build(*dataset.documents, begin, end, options, error))
     return false;
-  if (t5_ && train_.numSamples() == 0 && trainSamples > 0) {
-    error = "the training split holds no T5 sample: its documents need at least two tokens";
+  if (!(options.numEpochs = epochs(out.gpt_.numSamples())))
+    return true;
+  return out.gpt_.build(*dataset.documents, begin, end, options, error);
+}
+
+bool TrainingData::buildSplit(Split which, const DataBlend &blend, bool cut, int64_t wanted,
+                              std::string &error) {
+  int w = static_cast<int>(which);
+  SplitSource &out = splits_[w];
+  out = SplitSource();
+  out.split_ = out.name_ = splitName(which);
+  out.seq_ = seq_;
+  parts_[w].clear();
+  // Datasets of weight 0 are left out: the greedy rule could still pick them on a tie.
+  std::vector<Dataset *> members;
+  std::vector<double> weights;
+  for (size_t i = 0; i < blend.prefixes.size(); ++i)
+    if (blend.weights.empty() || blend.weights[i] > 0) {
+      members.push_back(find(blend.prefixes[i]));
+      if (!blend.weights.empty())
+        weights.push_back(blend.weights[i]);
+    }
+  std::vector<int64_t> sizes(members.size(), 0);
+  if (!weights.empty() && wanted > 0)
+    sizes = blendedDatasetSizes(weights, wanted);
+  auto buildMember = [&](size_t m) {
+    Dataset &d = *members[m];
+    int64_t begin = 0, end = d.documents->numDocuments();
+    if (cut) {
+      std::array<int64_t, 4> bounds = splitBounds(splitWeights_, end);
+      begin = bounds[w];
+      end = bounds[w + 1];
+    }
+    // One dataset's validation and test splits cycle through one epoch.
+    int64_t alone = which == Split::Train ? wanted : 0;
+    return buildPart(d, which, begin, end, members.size() == 1 ? alone : sizes[m], error);
+  };
+  for (size_t m = 0; m < members.size(); ++m)
+    if (!buildMember(m))
+      return false;
+  if (members.size() == 1) {
+    out.parts_ = {&members[0]->splits[w]};
+    out.size_ = out.parts_[0]->numSamples();
+    return true;
+  }
+  if (weights.empty()) {
+    // No weights: each dataset weighs by its samples, as if concatenated.
+    for (Dataset *d : members)
+      weights.push_back(static_cast<double>(d->splits[w].numSamples()));
+    double total = 0;
+    for (double x : weights)
+      total += x;
+    if (!(total > 0))
+      return true; // an empty split
+    weights = normalizeWeights(weights);
+    if (wanted > 0) {
+      sizes = blendedDatasetSizes(weights, wanted);
+      for (size_t m = 0; m < members.size(); ++m)
+        if (sizes[m] > members[m]->splits[w].numSamples() && !buildMember(m))
+          return false;
+    }
+  }
+  // A dataset without samples in this split: training needs all of them;
+  // validation and test blend the others.
+  for (size_t m = 0; m < members.size();) {
+    if (members[m]->splits[w].numSamples() > 0 || weights[m] == 0) {
+      ++m;
+      continue;
+    }
+    if (which == Split::Train && wanted > 0) {
+      error = "dataset '" + members[m]->prefix + "' holds no training sample of " +
+              std::to_string(seq_ + 1) + " tokens" + (cut ? " in its --split share" : "") +
+              ": give it more data or leave it out of the blend";
+      return false;
+    }
+    members.erase(members.begin() + m);
+    weights.erase(weights.begin() + m);
+  }
+  if (members.empty())
+    return true;
+  weights = normalizeWeights(weights);
+  int64_t size = wanted;
+  if (size == 0)
+    for (Dataset *d : members)
+      size += d->splits[w].numSamples();
+  for (Dataset *d : members) {
+    out.parts_.push_back(&d->splits[w]);
+    SplitSource alone;
+    alone.parts_ = {&d->splits[w]};
+    alone.size_ = d->splits[w].numSamples();
+    alone.seq_ = seq_;
+    alone.split_ = out.split_;
+    alone.name_ = d->name;
+    parts_[w].push_back(alone);
+  }
+  out.blend_ = buildBlendingIndex(weights, size);
+  out.size_ = size;
+  return true;
+}
+
+bool TrainingData::build(const std::string &split, int64_t seq, uint64_t seed,
+                         const SplitTargets &targets, std::string &error) {
+  seq_ = seq;
+  seed_ = seed;
+  bool cut = !sources_.blend.empty();
+  if (cut && !parseSplit(split, splitWeights_, error))
+    return false;
+  const int64_t wanted[3] = {targets.train, targets.valid, targets.test};
+  for (int w = 0; w < 3; ++w)
+    if (!buildSplit(static_cast<Split>(w), cut ? sources_.blend : sources_.splits[w], cut,
+                    wanted[w], error))
+      return false;
+  if (targets.train == 0 || train().numSamples() > 0)
+    return true;
+  if (sources_.blend.empty() && sources_.splits[0].empty()) {
+    error = "no training data: give --train-data-path (or --data-path, cut by --split)";
     return false;
   }
-  if (bert_ && train_.numSamples() == 0 && trainSamples > 0) {
+  if (t5_)
+    error = "the training split holds no T5 sample: its documents need at least two tokens";
+  else if (bert_)
     error = "the training split holds no BERT sample: it needs documents of at least two "
             "sentences (mt-data --split-sentences), none longer than 512 tokens";
-    return false;
-  }
-  if (train_.numSamples() == 0 && trainSamples > 0) {
+  else
     error = "the training split holds fewer than " + std::to_string(seq + 1) +
             " tokens: use more data, a shorter --seq-length or a larger train share in --split";
-    return false;
-  }
-  return true;
+  return false;
 }
 
 } // namespace mt

@@ -134,8 +134,10 @@ void TrainingLog::step(int64_t it, const StepStats &s, double tokensPerSecond, d
 }
 
 void TrainingLog::validation(int64_t it, double loss,
-                             const std::vector<std::pair<std::string, double>> &metrics) {
-  valid_.push_back({it, loss});
+                             const std::vector<std::pair<std::string, double>> &metrics,
+                             const std::string &dataset, bool test) {
+  if (dataset.empty() && !test)
+    valid_.push_back({it, loss}); // the loss curve's
   // The perplexity is the language model's: of "lm loss" when the loss has
   // other parts (BERT's sentence order), as Megatron's "lm loss PPL".
   double lm = loss;
@@ -147,11 +149,13 @@ void TrainingLog::validation(int64_t it, double loss,
     if (name == "lm loss")
       lm = value;
   }
-  char line[512];
-  std::snprintf(line, sizeof line, "validation at iteration %lld | loss %.6f%s | perplexity %.3f",
-                static_cast<long long>(it), loss, parts.c_str(), std::exp(lm));
+  std::string on = dataset.empty() ? "" : " on " + dataset;
+  char line[1024];
+  std::snprintf(line, sizeof line, "%s at iteration %lld%s | loss %.6f%s | perplexity %.3f",
+                test ? "test" : "validation", static_cast<long long>(it), on.c_str(), loss,
+                parts.c_str(), std::exp(lm));
   emit(line);
-  metrics_.validation(it, loss, std::exp(lm), metrics);
+  metrics_.validation(it, loss, std::exp(lm), metrics, dataset, test);
 }
 
 bool TrainingLog::finish(std::string &error) {

@@ -75,10 +75,7 @@ bool TrainingRun::prepare(std::string &error) {
   // --train-iters stops the run early; the data are laid out for the whole
   // schedule either way, so a resumed run continues the same order.
   iters_ = o_.trainIters ? o_.trainIters : c.train_iters();
-  // --eval-only draws no training samples (an empty training split is fine).
-  int64_t trainSamples =
-      o_.evalOnly ? 0 : std::max(iters_, c.train_iters()) * c.global_batch_size();
-  if (!openData(error) || !data_.build(o_.split, c.seq_length(), c.seed(), trainSamples, error))
+  if (!openData(error) || !data_.build(o_.split, c.seq_length(), c.seed(), splitTargets(), error))
     return false;
   if (!o_.load.empty() && !resume(error))
     return false;
@@ -274,13 +271,8 @@ bool TrainingRun::afterStep(int64_t it, const StepStats &stats, double seconds,
   if (evalNow && data_.valid().numSamples() > 0) {
     if (profiled_)
       profiled_->profile(CudaBackend::Profiling::Pause);
-    double loss = 0;
-    std::vector<std::pair<std::string, double>> metrics;
-    if (!trainer_.evaluate(data_.valid(), o_.evalIters, loss, error, &metrics)) {
-      error = "evaluation: " + error;
+    if (!evaluate(it, Split::Valid, error))
       return false;
-    }
-    log_->validation(it, loss, metrics);
     if (profiled_)
       profiled_->profile(CudaBackend::Profiling::Resume);
   }
@@ -289,6 +281,9 @@ bool TrainingRun::afterStep(int64_t it, const StepStats &stats, double seconds,
 }
 
 bool TrainingRun::finish(std::string &error) {
+  // As Megatron: the test split, when there is one, after the last step.
+  if (data_.test().numSamples() > 0 && !stoppedBy_ && !evaluate(iters_, Split::Test, error))
+    return false;
   if (!o_.save.empty() && (o_.saveInterval == 0 || iters_ % o_.saveInterval != 0) &&
       !save(iters_, error))
     return false;

@@ -17,23 +17,72 @@
 
 namespace mt {
 
+SplitTargets TrainingRun::splitTargets() const {
+  const plan::Config &c = trainer_.config();
+  SplitTargets targets;
+  if (o_.evalOnly) {
+    // --eval-only draws no training samples (an empty training split is
+    // fine), and without --eval-iters all of the validation split.
+    targets.valid = o_.evalItersGiven ? o_.evalIters * c.micro_batch_size() : 0;
+    return targets;
+  }
+  // The data are laid out for the whole schedule, so a run stopped early by
+  // --train-iters and resumed continues the same order.
+  int64_t steps = std::max(iters_, c.train_iters());
+  int64_t perEvaluation = o_.evalIters * c.micro_batch_size();
+  targets.train = steps * c.global_batch_size();
+  targets.valid = (o_.evalInterval ? steps / o_.evalInterval + 1 : 1) * perEvaluation;
+  targets.test = perEvaluation;
+  return targets;
+}
+
+bool TrainingRun::evaluate(int64_t it, Split split, std::string &error) {
+  bool test = split == Split::Test;
+  SplitSource &blend = test ? data_.test() : data_.valid();
+  // Each dataset of a blend is evaluated on as many of its own samples,
+  // from the same position: every evaluation draws the same number.
+  int64_t at = blend.position();
+  double loss = 0;
+  std::vector<std::pair<std::string, double>> metrics;
+  if (!trainer_.evaluate(blend, o_.evalIters, loss, error, &metrics)) {
+    error = "evaluation: " + error;
+    return false;
+  }
+  log_->validation(it, loss, metrics, "", test);
+  for (SplitSource &part : data_.partsOf(split)) {
+    part.seek(at);
+    if (!trainer_.evaluate(part, o_.evalIters, loss, error, &metrics)) {
+      error = "evaluation on '" + part.name() + "': " + error;
+      return false;
+    }
+    log_->validation(it, loss, metrics, part.name(), test);
+  }
+  return true;
+}
+
 bool TrainingRun::evaluateOnly(std::string &error) {
   const plan::Config &c = trainer_.config();
   int64_t samples = data_.valid().numSamples();
   if (samples == 0) {
     error = "the validation split is empty: give --split a validation share (--split 0,1,0 "
-            "evaluates on all of --data)";
+            "evaluates on all of --data) or --valid-data-path";
     return false;
   }
-  int64_t batches =
-      o_.evalItersGiven ? o_.evalIters : std::max<int64_t>(samples / c.micro_batch_size(), 1);
-  double loss = 0;
-  std::vector<std::pair<std::string, double>> metrics;
-  if (!trainer_.evaluate(data_.valid(), batches, loss, error, &metrics)) {
-    error = "evaluation: " + error;
-    return false;
-  }
-  if (lead_) {
+  std::vector<SplitSource *> sources{&data_.valid()};
+  for (SplitSource &part : data_.partsOf(Split::Valid))
+    sources.push_back(&part);
+  for (SplitSource *source : sources) {
+    int64_t batches = o_.evalItersGiven
+                          ? o_.evalIters
+                          : std::max<int64_t>(source->numSamples() / c.micro_batch_size(), 1);
+    double loss = 0;
+    std::vector<std::pair<std::string, double>> metrics;
+    if (!trainer_.evaluate(*source, batches, loss, error, &metrics)) {
+      error = "evaluation: " + error;
+      return false;
+    }
+    if (!lead_)
+      continue;
     // The model's metrics as training prints them; the perplexity is the
     // language model's (of "lm loss" when the loss has other parts).
     std::string parts;
@@ -43,12 +92,13 @@ bool TrainingRun::evaluateOnly(std::string &error) {
       if (name == "lm loss")
         lm = value;
     }
-    std::printf("evaluation of %s on %lld micro-batches (%lld tokens) of the validation split | "
+    std::string of = source == &data_.valid() ? "" : " of '" + source->name() + "'";
+    std::printf("evaluation of %s on %lld micro-batches (%lld tokens) of the validation split%s | "
                 "loss %.6f%s | perplexity %.3f\n",
                 loadedFrom_.empty() ? "the initial parameters" : loadedFrom_.c_str(),
                 static_cast<long long>(batches),
-                static_cast<long long>(batches * c.micro_batch_size() * c.seq_length()), loss,
-                parts.c_str(), std::exp(lm));
+                static_cast<long long>(batches * c.micro_batch_size() * c.seq_length()), of.c_str(),
+                loss, parts.c_str(), std::exp(lm));
     std::fflush(stdout);
   }
   return true;
@@ -78,10 +128,10 @@ bool TrainingRun::reportProfile(std::string &error) {
     peaks.bandwidthGBs = o_.peakBandwidth;
   if (o_.peakTflops > 0)
     peaks.tflops16 = peaks.tflops32 = o_.peakTflops;
-  std::fputs(("\n" + profileReport(gpu->profileEntries(), plan_, profiledSteps_, device, peaks,
-                                   counted))
-                 .c_str(),
-             stdout);
+  std::fputs(
+      ("\n" + profileReport(gpu->profileEntries(), plan_, profiledSteps_, device, peaks, counted))
+          .c_str(),
+      stdout);
   if (lastExposedComm_ >= 0 && !counted)
     std::printf("exposed communication of the last step (not beside any computation): %.3f ms\n",
                 lastExposedComm_ * 1e3);

@@ -43,8 +43,10 @@ public:
   bool open(const std::string &path, std::string &error);
   bool isOpen() const { return file_ != nullptr; }
   void train(int64_t step, const StepStats &stats, double tokensPerSecond, double elapsed);
+  /// kind "valid" (or "test"), with "dataset" when it is one of a blend's.
   void validation(int64_t step, double loss, double perplexity,
-                  const std::vector<std::pair<std::string, double>> &metrics);
+                  const std::vector<std::pair<std::string, double>> &metrics,
+                  const std::string &dataset = {}, bool test = false);
 
 private:
   void write(llvm::json::Object line);

@@ -1,84 +1,100 @@
 //===- TrainingData.h - the corpus mt-run trains on ------------*- C++ -*-===//
 //
-// --data names a Megatron indexed dataset (PREFIX with PREFIX.bin and
+// A dataset is a Megatron indexed dataset (PREFIX with PREFIX.bin and
 // PREFIX.idx, as mt-data or Megatron's preprocess_data.py write them), a
 // JSON-lines file (the "text" field of each line is a document), a
 // plain-text file (one document per blank-line-separated paragraph; both
-// tokenized with the GPT-2 BPE, end-of-text appended), or a `.tokens` file of whitespace-separated
-// ids, one document per line (for tests with small vocabularies). Samples are built
-// as Megatron builds GPT samples (mt/Data/GptDataset.h), or for a model that
-// takes BERT's inputs, from an indexed dataset of sentence-split documents as
-// Megatron builds BERT samples (mt/Data/BertDataset.h).
+// tokenized with the GPT-2 BPE, end-of-text appended), or a `.tokens` file of
+// whitespace-separated ids, one document per line (for tests with small
+// vocabularies). Samples are built as Megatron builds GPT samples
+// (mt/Data/GptDataset.h), or for a model that takes BERT's inputs, from an
+// indexed dataset of sentence-split documents as Megatron builds BERT samples
+// (mt/Data/BertDataset.h), or T5's span corruption (mt/Data/T5Dataset.h).
+//
+// Each split is one dataset or a blend of several (mt/Data/DataBlend.h):
+// either every dataset cut into train/valid/test by --split (Megatron's
+// --data-path), or each split's own datasets used whole (--train-data-path,
+// --valid-data-path, --test-data-path). A blend of a split that needs N
+// samples builds each dataset's split to Megatron's ceil(ceil(N w) 1.005).
 //
 //===----------------------------------------------------------------------===//
 #ifndef MT_RUNTIME_TRAINING_TRAININGDATA_H
 #define MT_RUNTIME_TRAINING_TRAININGDATA_H
 
-#include "mt/Data/BertDataset.h"
-#include "mt/Data/GptDataset.h"
 #include "mt/Data/IndexedDataset.h"
-#include "mt/Data/T5Dataset.h"
-#include "mt/Runtime/Training/Batch.h"
+#include "mt/Runtime/Training/SplitSource.h"
 
+#include <array>
 #include <memory>
 #include <optional>
 #include <string>
 
 namespace mt {
 
-/// Serves one split's samples in order, cycling when it runs out.
-class SplitSource : public BatchSource {
-public:
-  int64_t numSamples() const {
-    return isBert_ ? bert_.numSamples() : isT5_ ? t5_.numSamples() : dataset_.numSamples();
-  }
-  /// Samples served so far (the data order's position), and moving it.
-  int64_t position() const { return cursor_; }
-  void seek(int64_t samples) { cursor_ = samples; }
-  bool next(int64_t rows, int64_t seq, MicroBatch &batch, std::string &error) override;
+/// Where a run's data come from.
+struct DataSources {
+  /// Cut by --split: one dataset (--data) or a blend (--data-path).
+  DataBlend blend;
+  /// Each split's own datasets, used whole (--train-data-path,
+  /// --valid-data-path, --test-data-path); only when `blend` is empty.
+  std::array<DataBlend, 3> splits;
+};
 
-private:
-  friend class TrainingData;
-  void nextBert(int64_t row, int64_t seq, MicroBatch &batch);
-  void nextT5(int64_t rows, MicroBatch &batch);
-  GptDataset dataset_;
-  BertDataset bert_;
-  T5Dataset t5_;
-  bool isBert_ = false, isT5_ = false;
-  int64_t cursor_ = 0, seq_ = 0;
-  std::string name_;
+/// How many samples each split must serve (a blend is built for that many;
+/// one dataset lays out enough epochs for its training samples).
+struct SplitTargets {
+  int64_t train = 0, valid = 0, test = 0;
 };
 
 class TrainingData {
 public:
-  /// Opens the corpus; every token id must be below `vocab`.
-  bool open(const std::string &path, int64_t vocab, std::string &error);
-  /// BERT samples instead: `path` must be an indexed dataset of
+  /// Opens every dataset; every token id must be below `vocab`.
+  bool open(const DataSources &sources, int64_t vocab, std::string &error);
+  /// BERT samples instead: every dataset must be an indexed dataset of
   /// sentence-split documents (mt-data --split-sentences).
-  bool openBert(const std::string &path, int64_t vocab, const BertSpecialIds &ids,
+  bool openBert(const DataSources &sources, int64_t vocab, const BertSpecialIds &ids,
                 std::string &error);
   /// T5 span-corruption samples of any tokenized dataset, with a decoder
   /// sequence of `decoderLength` tokens; `ids.firstSentinel` is the
   /// tokenizer's vocabulary size.
-  bool openT5(const std::string &path, int64_t vocab, const T5SpecialIds &ids,
+  bool openT5(const DataSources &sources, int64_t vocab, const T5SpecialIds &ids,
               int64_t decoderLength, std::string &error);
 
-  /// Builds the train and valid splits ("949,50,1") for `trainSamples`
-  /// training samples of `seq` tokens (enough epochs are laid out to cover
-  /// them, as Megatron does).
-  bool build(const std::string &split, int64_t seq, uint64_t seed, int64_t trainSamples,
+  /// Builds the splits ("949,50,1" for --data-path) for sequences of `seq`.
+  bool build(const std::string &split, int64_t seq, uint64_t seed, const SplitTargets &targets,
              std::string &error);
 
-  SplitSource &train() { return train_; }
-  SplitSource &valid() { return valid_; }
+  SplitSource &train() { return splits_[0]; }
+  SplitSource &valid() { return splits_[1]; }
+  SplitSource &test() { return splits_[2]; }
+  /// With a blended split: each of its datasets' samples alone (the
+  /// per-dataset validation losses), else nothing.
+  std::vector<SplitSource> &partsOf(Split split) { return parts_[static_cast<int>(split)]; }
 
 private:
-  IndexedDataset indexed_;
+  struct Dataset {
+    std::string prefix, name;
+    IndexedDataset indexed;
+    std::unique_ptr<DocumentSource> documents;
+    std::array<DatasetSplit, 3> splits;
+  };
+  bool openAll(const DataSources &sources, int64_t vocab, std::string &error);
+  bool openDataset(Dataset &dataset, int64_t vocab, std::string &error);
+  Dataset *find(const std::string &prefix);
+  bool buildPart(Dataset &dataset, Split which, int64_t begin, int64_t end, int64_t wanted,
+                 std::string &error);
+  bool buildSplit(Split which, const DataBlend &blend, bool cut, int64_t wanted,
+                  std::string &error);
+
+  DataSources sources_;
+  std::vector<std::unique_ptr<Dataset>> datasets_;
   std::optional<BertSpecialIds> bert_;
   std::optional<T5SpecialIds> t5_;
-  int64_t decoderLength_ = 0;
-  std::unique_ptr<DocumentSource> documents_;
-  SplitSource train_, valid_;
+  int64_t decoderLength_ = 0, seq_ = 0;
+  uint64_t seed_ = 0;
+  std::array<double, 3> splitWeights_{};
+  std::array<SplitSource, 3> splits_;
+  std::array<std::vector<SplitSource>, 3> parts_;
 };
 
 } // namespace mt

@@ -31,8 +31,11 @@ public:
               const std::string &device = "");
   void step(int64_t iteration, const StepStats &stats, double tokensPerSecond, double elapsed,
             int64_t skipped, bool print);
+  /// A validation (or `test`) loss: of the split's blend, or with
+  /// `dataset`, of one of its datasets.
   void validation(int64_t iteration, double loss,
-                  const std::vector<std::pair<std::string, double>> &metrics = {});
+                  const std::vector<std::pair<std::string, double>> &metrics = {},
+                  const std::string &dataset = {}, bool test = false);
   bool finish(std::string &error);
   /// The run stops after iteration `it` (SIGTERM/SIGINT) instead of its last.
   void stopAfter(int64_t it) { stoppedAfter_ = it; }

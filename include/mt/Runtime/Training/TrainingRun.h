@@ -27,7 +27,9 @@ namespace mt {
 
 /// What a run is asked to do (mt-run's flags; docs/tools.md).
 struct TrainingRunOptions {
-  std::string data, logDir, metricsFile, record, timeline;
+  /// --data, --data-path, --train-data-path ... (TrainingData.h).
+  DataSources data;
+  std::string logDir, metricsFile, record, timeline;
   std::string vocabFile;       // BERT's WordPiece vocabulary
   std::string tokenizerModel;  // T5's SentencePiece model
   int64_t vocabExtraIds = 100; // T5's sentinels, after the SentencePiece vocabulary
@@ -84,6 +86,11 @@ private:
   bool train(std::string &error);
   /// --eval-only: one evaluation of the parameters as loaded.
   bool evaluateOnly(std::string &error);
+  /// The validation (or test) loss after step `it`: of the blend, then of
+  /// each of its datasets.
+  bool evaluate(int64_t it, Split split, std::string &error);
+  /// The samples each split serves over the run.
+  SplitTargets splitTargets() const;
   /// One step's bookkeeping after it ran: skips, the log line, evaluation, saves.
   bool afterStep(int64_t it, const StepStats &stats, double seconds, std::string &error);
   bool finish(std::string &error);
