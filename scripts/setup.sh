@@ -8,6 +8,7 @@ packages=(
   libprotobuf-dev protobuf-compiler
   libopenmpi-dev openmpi-bin
   libopenblas-dev
+  zlib1g-dev libzstd-dev zstd   # mt-data reads .gz and .zst inputs
   libgtest-dev
   libsentencepiece-dev
   sentencepiece

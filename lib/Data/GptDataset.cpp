@@ -138,37 +138,75 @@ bool GptDataset::build(const DocumentSource &source, int64_t begin, int64_t end,
   source_ = &source;
   options_ = options;
 
-  tokensPerEpoch_ = 0;
+  int64_t tokensPerEpoch = 0;
   for (int64_t d = begin; d < end; ++d)
-    tokensPerEpoch_ += source.documentLength(d);
-  if (tokensPerEpoch_ > 0 &&
-      options.numEpochs > std::numeric_limits<int64_t>::max() / tokensPerEpoch_) {
-    error = std::to_string(options.numEpochs) + " epochs of " + std::to_string(tokensPerEpoch_) +
+    tokensPerEpoch += source.documentLength(d);
+  if (tokensPerEpoch > 0 &&
+      options.numEpochs > std::numeric_limits<int64_t>::max() / tokensPerEpoch) {
+    error = std::to_string(options.numEpochs) + " epochs of " + std::to_string(tokensPerEpoch) +
             " tokens overflow a 64-bit count";
     return false;
   }
+  index_.tokensPerEpoch = tokensPerEpoch;
 
-  documentOrder_.clear();
-  documentOrder_.reserve((end - begin) * options.numEpochs);
+  std::vector<int64_t> &documentOrder = index_.documentOrder.build();
+  documentOrder.clear();
+  documentOrder.reserve((end - begin) * options.numEpochs);
   for (int64_t epoch = 0; epoch < options.numEpochs; ++epoch) {
     std::vector<int64_t> order(end - begin);
     for (int64_t d = begin; d < end; ++d)
       order[d - begin] = d;
     SplitMix64 rng(options.seed, static_cast<uint64_t>(epoch) + 1);
     shuffle(order, rng);
-    documentOrder_.insert(documentOrder_.end(), order.begin(), order.end());
+    documentOrder.insert(documentOrder.end(), order.begin(), order.end());
   }
-  streamStart_.assign(documentOrder_.size() + 1, 0);
-  for (size_t j = 0; j < documentOrder_.size(); ++j)
-    streamStart_[j + 1] = streamStart_[j] + source.documentLength(documentOrder_[j]);
+  std::vector<int64_t> &streamStart = index_.streamStart.build();
+  streamStart.assign(documentOrder.size() + 1, 0);
+  for (size_t j = 0; j < documentOrder.size(); ++j)
+    streamStart[j + 1] = streamStart[j] + source.documentLength(documentOrder[j]);
 
-  int64_t totalTokens = streamStart_.back();
+  int64_t totalTokens = streamStart.back();
   int64_t numSamples = totalTokens > 0 ? (totalTokens - 1) / options.seqLength : 0;
-  sampleOrder_.resize(numSamples);
+  std::vector<int64_t> &sampleOrder = index_.sampleOrder.build();
+  sampleOrder.resize(numSamples);
   for (int64_t k = 0; k < numSamples; ++k)
-    sampleOrder_[k] = k;
+    sampleOrder[k] = k;
   SplitMix64 rng(options.seed, 0);
-  shuffle(sampleOrder_, rng);
+  shuffle(sampleOrder, rng);
+  return true;
+}
+
+int64_t GptDataset::epochsFor(const DocumentSource &source, int64_t begin, int64_t end,
+                              int64_t seqLength, int64_t wanted) {
+  int64_t tokens = 0;
+  for (int64_t d = begin; d < end; ++d)
+    tokens += source.documentLength(d);
+  int64_t perEpoch = tokens > 0 ? (tokens - 1) / seqLength : 0;
+  return wanted > perEpoch && perEpoch > 0 ? (wanted + perEpoch - 1) / perEpoch + 1 : 1;
+}
+
+bool GptDataset::adopt(const DocumentSource &source, const GptSampleOptions &options,
+                       GptIndex index, std::string &error) {
+  // The cache's checksum and key vouch for the contents; these checks
+  // catch an index that cannot belong to these documents at all.
+  const IndexArray<int64_t> &order = index.documentOrder, &starts = index.streamStart;
+  bool fits = starts.size() == order.size() + 1 && !starts.empty() && starts[0] == 0 &&
+              options.seqLength >= 1 &&
+              static_cast<int64_t>(index.sampleOrder.size()) ==
+                  (starts.back() > 0 ? (starts.back() - 1) / options.seqLength : 0);
+  for (size_t j = 0; fits && j < order.size(); ++j)
+    fits = order[j] >= 0 && order[j] < source.numDocuments() &&
+           starts[j + 1] - starts[j] == source.documentLength(order[j]);
+  int64_t samples = static_cast<int64_t>(index.sampleOrder.size());
+  for (int64_t k : index.sampleOrder)
+    fits = fits && k >= 0 && k < samples;
+  if (!fits) {
+    error = "the cached sample index does not fit the dataset's documents";
+    return false;
+  }
+  source_ = &source;
+  options_ = options;
+  index_ = std::move(index);
   return true;
 }
 
@@ -178,15 +216,16 @@ void GptDataset::sample(int64_t i, GptSample &out) const {
   int64_t position = sampleStart(i);
   // The last document starting at or before `position` (empty ones share
   // their start with the next, and upper_bound skips past them).
-  size_t j = std::upper_bound(streamStart_.begin(), streamStart_.end(), position) -
-             streamStart_.begin() - 1;
+  const IndexArray<int64_t> &streamStart = index_.streamStart;
+  size_t j =
+      std::upper_bound(streamStart.begin(), streamStart.end(), position) - streamStart.begin() - 1;
   int64_t filled = 0;
   while (filled < seqLength + 1) {
-    int64_t offset = position + filled - streamStart_[j];
-    int64_t length = streamStart_[j + 1] - streamStart_[j];
+    int64_t offset = position + filled - streamStart[j];
+    int64_t length = streamStart[j + 1] - streamStart[j];
     int64_t take = std::min(seqLength + 1 - filled, length - offset);
     if (take > 0) {
-      source_->copyTokens(documentOrder_[j], offset, take, window.data() + filled);
+      source_->copyTokens(index_.documentOrder[j], offset, take, window.data() + filled);
       filled += take;
     }
     ++j;

@@ -211,6 +211,33 @@ bool IndexedDatasetWriter::addDocument(const int32_t *tokens, size_t count, std:
   return true;
 }
 
+bool IndexedDatasetWriter::append(const IndexedDataset &source, std::string &error) {
+  if (!bin_ || documentIndices_.back() != numSequences()) {
+    error = !bin_ ? "the dataset writer is not open" : "a document is still open";
+    return false;
+  }
+  if (source.dtype() != dtype_) {
+    error = std::string("its tokens are ") + tokenDTypeName(source.dtype()) + ", the first's " +
+            tokenDTypeName(dtype_) + ": datasets of one tokenizer merge";
+    return false;
+  }
+  int64_t base = numSequences(), size = tokenDTypeSize(dtype_);
+  std::string_view bytes = source.dataBytes();
+  for (int64_t s = 0; s < source.numSequences(); ++s) {
+    int64_t length = source.sequenceLength(s);
+    size_t n = static_cast<size_t>(length * size);
+    if (n && std::fwrite(bytes.data() + source.sequencePointer(s), 1, n, bin_) != n) {
+      error = "cannot write '" + dataPath(prefix_) + "': " + std::strerror(errno);
+      return false;
+    }
+    lengths_.push_back(static_cast<int32_t>(length));
+    numTokens_ += length;
+  }
+  for (int64_t d = 1; d <= source.numDocuments(); ++d)
+    documentIndices_.push_back(base + source.documentIndex(d));
+  return true;
+}
+
 bool IndexedDatasetWriter::finish(std::string &error) {
   if (!bin_) {
     error = "the dataset writer is not open";

@@ -10,43 +10,53 @@
 
 namespace mt {
 
-LineReader::~LineReader() {
-  if (file_)
-    std::fclose(file_);
-  std::free(buffer_);
-}
-
 bool LineReader::open(const std::string &path, std::string &error) {
   path_ = path;
   lineNumber_ = 0;
-  file_ = std::fopen(path.c_str(), "rb");
-  if (!file_) {
-    error = "cannot open '" + path + "': " + std::strerror(errno);
-    return false;
-  }
-  return true;
+  begin_ = end_ = 0;
+  atEnd_ = false;
+  buffer_.resize(1 << 20);
+  in_ = openInputStream(path, error);
+  return in_ != nullptr;
 }
 
 bool LineReader::next(std::string &line, std::string &error) {
   line.clear();
-  if (!file_)
+  if (!in_)
     return false;
-  // POSIX getline keeps NUL bytes and has no line length limit.
-  errno = 0;
-  ssize_t n = ::getline(&buffer_, &capacity_, file_);
-  if (n < 0) {
-    if (std::ferror(file_)) {
-      error = "cannot read '" + path_ + "': " + std::strerror(errno);
-      return false;
+  // Lines keep NUL bytes and have no length limit: the buffer grows.
+  size_t searched = begin_;
+  for (;;) {
+    const char *newline =
+        static_cast<const char *>(std::memchr(buffer_.data() + searched, '\n', end_ - searched));
+    if (newline) {
+      size_t at = static_cast<size_t>(newline - buffer_.data());
+      line.assign(buffer_.data() + begin_, at - begin_);
+      begin_ = at + 1;
+      ++lineNumber_;
+      return true;
     }
-    return false; // end of file
+    if (atEnd_) {
+      if (begin_ == end_)
+        return false;                                      // end of file
+      line.assign(buffer_.data() + begin_, end_ - begin_); // the last line may lack its "\n"
+      begin_ = end_;
+      ++lineNumber_;
+      return true;
+    }
+    // Keep the partial line at the front, then read more behind it.
+    std::memmove(buffer_.data(), buffer_.data() + begin_, end_ - begin_);
+    end_ -= begin_;
+    begin_ = 0;
+    searched = end_;
+    if (end_ == buffer_.size())
+      buffer_.resize(buffer_.size() * 2);
+    size_t got = 0;
+    if (!in_->read(buffer_.data() + end_, buffer_.size() - end_, got, error))
+      return false;
+    end_ += got;
+    atEnd_ = got == 0;
   }
-  size_t length = static_cast<size_t>(n);
-  if (length > 0 && buffer_[length - 1] == '\n')
-    --length; // the last line may lack its "\n"
-  line.assign(buffer_, length);
-  ++lineNumber_;
-  return true;
 }
 
 bool ParagraphReader::open(const std::string &path, std::string &error) {

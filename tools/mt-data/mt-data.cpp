@@ -1,8 +1,10 @@
 //===- mt-data.cpp - Megatron-compatible data preparation ------------------===//
 //
-// mt-data --input FILE --output-prefix P [--json-keys K...] [--append-eod] [--workers N]
+// mt-data --input FILE... --output-prefix P [--json-keys K...] [--append-eod] [--workers N]
 //   tokenizes a corpus into P_<key>_document.bin/.idx, as Megatron's
 //   tools/preprocess_data.py does with --tokenizer-type GPT2BPETokenizer.
+// mt-data --merge PREFIX... --output-prefix P
+//   merges datasets into one, as Megatron's tools/merge_datasets.py.
 // mt-data --inspect PREFIX [--show-tokens] [--decode]
 //   checks and describes an indexed dataset.
 // mt-data --samples DATA --seq-length N [--split S] [--split-name NAME] ...
@@ -25,14 +27,18 @@ using namespace mt::data_tool;
 namespace {
 
 const char *kUsage = R"(usage:
-  mt-data --input FILE --output-prefix PREFIX [--json-keys KEY...] [--append-eod]
+  mt-data --input FILE... --output-prefix PREFIX [--json-keys KEY...] [--append-eod]
           [--split-sentences] [--workers N] [--vocab-file FILE --merge-file FILE]
           [--tokenizer-type GPT2BPETokenizer | SentencePieceTokenizer --tokenizer-model M
            | BertWordPieceLowerCase --vocab-file VOCAB | BertWordPieceCase --vocab-file VOCAB]
-      Tokenizes FILE into PREFIX_<KEY>_document.bin and .idx (Megatron's indexed
-      dataset). FILE is JSON lines (.jsonl or .json: one object per line, text
-      in field KEY, default "text") or plain text (.txt: one document per
-      paragraph, paragraphs separated by blank lines; named by KEY too).
+      Tokenizes the FILEs, one after another, into PREFIX_<KEY>_document.bin and
+      .idx (Megatron's indexed dataset). A FILE is JSON lines (.jsonl or .json:
+      one object per line, text in field KEY, default "text") or plain text
+      (.txt: one document per paragraph, paragraphs separated by blank lines;
+      named by KEY too), either possibly compressed (.gz, .zst); a directory
+      (its corpus files, recursively) or a glob pattern ('data/*.jsonl.zst'),
+      both in sorted order. A terminal shows a progress bar (MB/s, ETA); the
+      last line gives the rate.
       --append-eod ends each non-empty document with <|endoftext|> (50256), or
       with the SentencePiece model's </s>; a SentencePiece document starts with
       <s> (Llama's tokenizer; Llama2Tokenizer is the same type).
@@ -40,6 +46,9 @@ const char *kUsage = R"(usage:
       (BERT's samples are made of whole sentences; docs/data.md says how it
       splits). BertWordPiece* is BERT's WordPiece over a vocab.txt.
       --workers N tokenizes with N threads; the output does not depend on N.
+  mt-data --merge PREFIX... --output-prefix PREFIX
+      Merges indexed datasets (or every dataset in a directory, sorted) of one
+      tokenizer into one, documents in order (Megatron's merge_datasets.py).
   mt-data --inspect PREFIX [--show-tokens] [--decode]
       Checks PREFIX.idx and PREFIX.bin and describes them; --show-tokens
       prints each document's ids, --decode its text.
@@ -132,13 +141,14 @@ private:
   std::optional<std::string> inlineValue_;
 };
 
-enum class Mode { None, Preprocess, Inspect, Samples };
+enum class Mode { None, Preprocess, Inspect, Samples, Merge };
 
 } // namespace
 
 /// What the command line asks for.
 struct CommandLine {
   PreprocessOptions preprocess;
+  MergeOptions merge;
   InspectOptions inspect;
   SamplesOptions samples;
   TokenizerOptions tokenizer;
@@ -157,7 +167,7 @@ std::optional<int> parseCommandLine(int argc, char **argv, CommandLine &c) {
   std::vector<std::string> &seen = c.seen;
   auto setMode = [&](Mode m, std::string &error) {
     if (mode != Mode::None && mode != m) {
-      error = "--input, --inspect and --samples are separate commands; give one";
+      error = "--input, --merge, --inspect and --samples are separate commands; give one";
       return false;
     }
     mode = m;
@@ -174,9 +184,12 @@ std::optional<int> parseCommandLine(int argc, char **argv, CommandLine &c) {
       std::fputs(kUsage, stdout);
       return 0;
     } else if (flag == "--input") {
-      ok = setMode(Mode::Preprocess, error) && args.value(preprocess.input, error);
+      ok = setMode(Mode::Preprocess, error) && args.values(preprocess.inputs, error);
+    } else if (flag == "--merge") {
+      ok = setMode(Mode::Merge, error) && args.values(c.merge.inputs, error);
     } else if (flag == "--output-prefix") {
       ok = args.value(preprocess.outputPrefix, error);
+      c.merge.outputPrefix = preprocess.outputPrefix;
     } else if (flag == "--json-keys" || flag == "--json-key") {
       ok = args.values(preprocess.jsonKeys, error);
     } else if (flag == "--append-eod") {
@@ -259,7 +272,13 @@ int main(int argc, char **argv) {
   };
   switch (mode) {
   case Mode::None:
-    return usageError("nothing to do: give --input, --inspect or --samples");
+    return usageError("nothing to do: give --input, --merge, --inspect or --samples");
+  case Mode::Merge:
+    if (!only({"--merge", "--output-prefix"}, "--merge"))
+      return usageError(error);
+    if (c.merge.outputPrefix.empty())
+      return usageError("--merge needs --output-prefix");
+    return runMerge(c.merge);
   case Mode::Preprocess:
     if (!only({"--input", "--output-prefix", "--json-keys", "--json-key", "--append-eod",
                "--split-sentences", "--workers", "--vocab-file", "--merge-file", "--tokenizer-type",

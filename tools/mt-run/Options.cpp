@@ -28,6 +28,11 @@ cl::list<std::string> dataPath(
     cl::value_desc("words"), cl::cat(runCategory));
 cl::opt<std::string> dataArgsPath("data-args-path", cl::desc("a file holding --data-path's words"),
                                   cl::value_desc("path"), cl::cat(runCategory));
+cl::opt<std::string> dataCachePath(
+    "data-cache-path",
+    cl::desc("where indexed datasets' index caches go (default: a 'cache' directory next to "
+             "each dataset)"),
+    cl::value_desc("dir"), cl::cat(runCategory));
 cl::list<std::string>
     trainDataPath("train-data-path",
                   cl::desc("the training split's own datasets, used whole (as --data-path)"),
@@ -302,6 +307,7 @@ bool parseOptions(int argc, char **argv, Options &o) {
   o.plan = planPath;
   if (!dataSourcesOf(o.data))
     return false;
+  o.dataCachePath = dataCachePath;
   o.vocabFile = vocabFile;
   o.tokenizerModel = tokenizerModel;
   o.vocabExtraIds = vocabExtraIds;

@@ -22,6 +22,7 @@
 #ifndef MT_DATA_GPTDATASET_H
 #define MT_DATA_GPTDATASET_H
 
+#include "mt/Data/IndexArray.h"
 #include "mt/Data/IndexedDataset.h"
 
 #include <array>
@@ -98,6 +99,14 @@ struct GptSample {
   std::vector<float> lossMask; // seqLength: 1, or 0 where tokens[i] is end-of-text and eodMaskLoss
 };
 
+/// What build() makes: the documents in stream order (all epochs), where
+/// each starts in the stream (one extra at the end), and the shuffled order
+/// of the samples. A cache (IndexCache.h) saves and maps them.
+struct GptIndex {
+  int64_t tokensPerEpoch = 0;
+  IndexArray<int64_t> documentOrder, streamStart, sampleOrder;
+};
+
 class GptDataset {
 public:
   /// Builds the sample index over documents [begin, end) of `source`, which
@@ -105,24 +114,31 @@ public:
   bool build(const DocumentSource &source, int64_t begin, int64_t end,
              const GptSampleOptions &options, std::string &error);
 
+  /// Serves `index` (built before for the same documents and options, and
+  /// checked here for consistency) instead of building it.
+  bool adopt(const DocumentSource &source, const GptSampleOptions &options, GptIndex index,
+             std::string &error);
+  const GptIndex &index() const { return index_; }
+
+  /// The epochs that cover `wanted` samples of documents [begin, end): one,
+  /// or enough and one more (as Megatron lays them out).
+  static int64_t epochsFor(const DocumentSource &source, int64_t begin, int64_t end,
+                           int64_t seqLength, int64_t wanted);
+
   /// (numEpochs * tokens - 1) / seqLength: every window has seqLength + 1 tokens.
-  int64_t numSamples() const { return static_cast<int64_t>(sampleOrder_.size()); }
-  int64_t tokensPerEpoch() const { return tokensPerEpoch_; }
+  int64_t numSamples() const { return static_cast<int64_t>(index_.sampleOrder.size()); }
+  int64_t tokensPerEpoch() const { return index_.tokensPerEpoch; }
   /// The i-th sample served (0 <= i < numSamples()).
   void sample(int64_t i, GptSample &out) const;
   /// Where the i-th sample served starts in the token stream.
-  int64_t sampleStart(int64_t i) const { return sampleOrder_[i] * options_.seqLength; }
+  int64_t sampleStart(int64_t i) const { return index_.sampleOrder[i] * options_.seqLength; }
   /// The documents in stream order (all epochs).
-  const std::vector<int64_t> &documentOrder() const { return documentOrder_; }
+  std::vector<int64_t> documentOrder() const { return index_.documentOrder.toVector(); }
 
 private:
   const DocumentSource *source_ = nullptr;
   GptSampleOptions options_;
-  int64_t tokensPerEpoch_ = 0;
-  std::vector<int64_t> documentOrder_;
-  /// streamStart_[j]: where documentOrder_[j] starts in the stream; one extra at the end.
-  std::vector<int64_t> streamStart_;
-  std::vector<int64_t> sampleOrder_;
+  GptIndex index_;
 };
 
 } // namespace mt

@@ -63,6 +63,8 @@ std::string dataPath(const std::string &prefix);
 inline constexpr char kIndexMagic[9] = {'M', 'M', 'I', 'D', 'I', 'D', 'X', '\0', '\0'};
 inline constexpr int64_t kIndexHeaderBytes = 34;
 
+class IndexedDataset;
+
 /// Writes a dataset as it goes: tokens go to .bin at once; only the index
 /// arrays stay in memory until finish() writes .idx.
 class IndexedDatasetWriter {
@@ -82,6 +84,9 @@ public:
   /// addSequence (unless `count` is 0, as Megatron skips empty documents'
   /// sequences) then endDocument.
   bool addDocument(const int32_t *tokens, size_t count, std::string &error);
+  /// Appends every document of `source` (of the same dtype) as it is: the
+  /// merge of datasets (Megatron's merge_datasets.py). Only between documents.
+  bool append(const IndexedDataset &source, std::string &error);
   /// Closes .bin and writes PREFIX.idx. Sequences added after the last
   /// endDocument() belong to no document: that is an error.
   bool finish(std::string &error);
@@ -123,6 +128,8 @@ public:
   /// Copies `count` tokens of the sequence from `offset` on into `out`
   /// (integer dtypes whose values fit int32: all but int64 and floats).
   void copyTokens(int64_t sequence, int64_t offset, int64_t count, int32_t *out) const;
+  /// All of PREFIX.bin.
+  std::string_view dataBytes() const { return data_.bytes(); }
 
 private:
   MappedFile index_;

@@ -14,8 +14,11 @@
 #ifndef MT_DATA_TEXTDOCUMENTS_H
 #define MT_DATA_TEXTDOCUMENTS_H
 
+#include "mt/Data/InputStream.h"
+
 #include <cstdint>
 #include <cstdio>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -26,11 +29,7 @@ class Gpt2Tokenizer;
 /// The lines of a file, without their "\n".
 class LineReader {
 public:
-  LineReader() = default;
-  LineReader(const LineReader &) = delete;
-  LineReader &operator=(const LineReader &) = delete;
-  ~LineReader();
-
+  /// Opens `path`, decompressing .gz and .zst (InputStream.h).
   bool open(const std::string &path, std::string &error);
   /// The next line; false at the end of the file or on a read error (then
   /// `error` is set).
@@ -38,11 +37,14 @@ public:
   /// 1-based number of the line last returned.
   int64_t lineNumber() const { return lineNumber_; }
   const std::string &path() const { return path_; }
+  /// Bytes of the file consumed so far (compressed ones when compressed).
+  uint64_t fileBytesRead() const { return in_ ? in_->fileBytesRead() : 0; }
 
 private:
-  std::FILE *file_ = nullptr;
-  char *buffer_ = nullptr; // getline's, reused from line to line
-  size_t capacity_ = 0;
+  std::unique_ptr<InputStream> in_;
+  std::vector<char> buffer_;
+  size_t begin_ = 0, end_ = 0; // the unread bytes of buffer_
+  bool atEnd_ = false;
   std::string path_;
   int64_t lineNumber_ = 0;
 };
@@ -57,6 +59,7 @@ public:
   /// Where the last error is: line (0 for read errors) and byte column.
   int64_t errorLine() const { return errorLine_; }
   size_t errorColumn() const { return errorColumn_; }
+  uint64_t fileBytesRead() const { return lines_.fileBytesRead(); }
 
 private:
   LineReader lines_;

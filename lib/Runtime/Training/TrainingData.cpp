@@ -2,6 +2,7 @@
 #include "mt/Runtime/Training/TrainingData.h"
 
 #include "mt/Data/Gpt2Tokenizer.h"
+#include "mt/Data/IndexCache.h"
 #include "mt/Data/Json.h"
 #include "mt/Data/TextDocuments.h"
 
@@ -51,8 +52,9 @@ bool readIds(const std::string &path, std::vector<std::vector<int32_t>> &docs, s
 
 /// Every id below `vocab`, or a message naming the first that is not.
 bool checkVocabulary(const DocumentSource &docs, int64_t vocab, const std::string &path,
-                     std::string &error) {
+                     std::string &error, int64_t *largest = nullptr) {
   std::vector<int32_t> buffer;
+  int32_t top = 0;
   for (int64_t d = 0; d < docs.numDocuments(); ++d) {
     buffer.resize(docs.documentLength(d));
     docs.copyTokens(d, 0, static_cast<int64_t>(buffer.size()), buffer.data());
@@ -62,8 +64,12 @@ bool checkVocabulary(const DocumentSource &docs, int64_t vocab, const std::strin
                 " ('" + std::to_string(buffer[i]) + "') is not an id in [0, " +
                 std::to_string(vocab) + ")";
         return false;
+      } else {
+        top = std::max(top, buffer[i]);
       }
   }
+  if (largest)
+    *largest = top;
   return true;
 }
 
@@ -187,9 +193,18 @@ bool TrainingData::openDataset(Dataset &dataset, int64_t vocab, std::string &err
   }
   if (indexed) {
     auto docs = std::make_unique<IndexedDocuments>();
-    if (!dataset.indexed.open(path, error) || !docs->init(dataset.indexed, error))
+    if (!dataset.indexed.open(path, error) || !docs->init(dataset.indexed, error) ||
+        !indexedDatasetIdentity(path, dataset.identity, error))
       return false;
     dataset.documents = std::move(docs);
+    // The check reads every token: a cache of the largest id saves it.
+    if (cache_.tokensBelow(path, dataset.identity, vocab))
+      return true;
+    int64_t largest = 0;
+    if (!checkVocabulary(*dataset.documents, vocab, path, error, &largest))
+      return false;
+    cache_.saveLargestToken(path, dataset.identity, largest);
+    return true;
   } else if (endsWith(path, ".tokens")) {
     std::vector<std::vector<int32_t>> docs;
     if (!readIds(path, docs, error))
@@ -250,10 +265,10 @@ bool TrainingData::buildPart(Dataset &dataset, Split which, int64_t begin, int64
   GptSampleOptions options;
   options.seqLength = seq_;
   options.seed = seed;
-  if (!out.gpt_.build(*dataset.documents, begin, end, options, error))
-    return false;
-  if (!(options.numEpochs = epochs(out.gpt_.numSamples())))
-    return true;
+  options.numEpochs = GptDataset::epochsFor(*dataset.documents, begin, end, seq_, wanted);
+  if (!dataset.identity.empty())
+    return cache_.gpt(dataset.prefix, dataset.identity, splitName(which), *dataset.documents, begin,
+                      end, options, out.gpt_, error);
   return out.gpt_.build(*dataset.documents, begin, end, options, error);
 }
 

@@ -75,6 +75,7 @@ bool TrainingRun::prepare(std::string &error) {
   // --train-iters stops the run early; the data are laid out for the whole
   // schedule either way, so a resumed run continues the same order.
   iters_ = o_.trainIters ? o_.trainIters : c.train_iters();
+  data_.configureCache(o_.dataCachePath, lead_);
   if (!openData(error) || !data_.build(o_.split, c.seq_length(), c.seed(), splitTargets(), error))
     return false;
   if (!o_.load.empty() && !resume(error))
@@ -91,6 +92,11 @@ bool TrainingRun::prepare(std::string &error) {
       (lead_ && !o_.metricsFile.empty() && !log_->openMetrics(o_.metricsFile, error)))
     return false;
   log_->header(c, data_.train().numSamples(), data_.valid().numSamples(), trainer_.device());
+  if (lead_) {
+    for (const std::string &note : data_.cacheNotes())
+      std::printf("%s\n", note.c_str());
+    std::fflush(stdout);
+  }
   if (lead_ && nccl) {
     std::printf("collectives: NCCL %d on each rank's stream (%s)\n", nccl->version(),
                 nccl->path().c_str());

@@ -22,6 +22,7 @@
 #define MT_RUNTIME_TRAINING_TRAININGDATA_H
 
 #include "mt/Data/IndexedDataset.h"
+#include "mt/Runtime/Training/DataCache.h"
 #include "mt/Runtime/Training/SplitSource.h"
 
 #include <array>
@@ -48,6 +49,12 @@ struct SplitTargets {
 
 class TrainingData {
 public:
+  /// Before open(): where index caches go (empty: a `cache` directory next
+  /// to each indexed dataset), and whether this rank writes them.
+  void configureCache(std::string dir, bool write) { cache_.configure(std::move(dir), write); }
+  /// What the cache did ("data cache: reused ...").
+  const std::vector<std::string> &cacheNotes() const { return cache_.notes(); }
+
   /// Opens every dataset; every token id must be below `vocab`.
   bool open(const DataSources &sources, int64_t vocab, std::string &error);
   /// BERT samples instead: every dataset must be an indexed dataset of
@@ -74,6 +81,7 @@ public:
 private:
   struct Dataset {
     std::string prefix, name;
+    std::string identity; // an indexed dataset's, for cache keys
     IndexedDataset indexed;
     std::unique_ptr<DocumentSource> documents;
     std::array<DatasetSplit, 3> splits;
@@ -87,6 +95,7 @@ private:
                   std::string &error);
 
   DataSources sources_;
+  DataCache cache_;
   std::vector<std::unique_ptr<Dataset>> datasets_;
   std::optional<BertSpecialIds> bert_;
   std::optional<T5SpecialIds> t5_;

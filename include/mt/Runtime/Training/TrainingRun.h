@@ -29,6 +29,8 @@ namespace mt {
 struct TrainingRunOptions {
   /// --data, --data-path, --train-data-path ... (TrainingData.h).
   DataSources data;
+  /// Where index caches go (empty: next to each indexed dataset).
+  std::string dataCachePath;
   std::string logDir, metricsFile, record, timeline;
   std::string vocabFile;       // BERT's WordPiece vocabulary
   std::string tokenizerModel;  // T5's SentencePiece model
