@@ -25,7 +25,7 @@ for input in corpus-100m corpus-1g; do
 done
 
 python3 "$root/bench/data/make_token_dataset.py" "$work/tokens" 1.1e9
-"$bin/mtc" "$root/examples/gpt2-tiny.mlir" -O1 --micro-batch-size=1 --seq-length=1024 \
+"$bin/mtc" "$root/examples/gpt2-tiny.mlir" -O1 --micro-batch-size=1 --seq-length=128 \
   --global-batch-size=8 --train-iters=100000 -o "$work/plan" > /dev/null
 rm -rf "$work/cache"
 for run in "no cache" "cache"; do
