@@ -100,31 +100,49 @@ bool BertDataset::build(const IndexedDataset &dataset, int64_t begin, int64_t en
   dataset_ = &dataset;
   ids_ = ids;
   options_ = options;
-  runs_.clear();
+  std::vector<BertRun> runs;
   skippedDocuments_ = 0;
   SplitMix64 rng(options.seed, 1);
   for (int64_t epoch = 0; epoch < options.numEpochs; ++epoch) {
     int64_t skipped = skippedDocuments_;
     for (int64_t d = begin; d < end; ++d)
-      addRuns(d, rng);
+      addRuns(d, rng, runs);
     if (epoch > 0)
       skippedDocuments_ = skipped; // count each document once
   }
   // Serve the runs in a shuffled order.
-  std::vector<int64_t> order(runs_.size());
+  std::vector<int64_t> order(runs.size());
   for (size_t i = 0; i < order.size(); ++i)
     order[i] = static_cast<int64_t>(i);
   SplitMix64 orderRng(options.seed, 0);
   shuffle(order, orderRng);
-  std::vector<Run> shuffled;
-  shuffled.reserve(runs_.size());
+  std::vector<BertRun> &shuffled = runs_.build();
+  shuffled.clear();
+  shuffled.reserve(runs.size());
   for (int64_t i : order)
-    shuffled.push_back(runs_[static_cast<size_t>(i)]);
-  runs_ = std::move(shuffled);
+    shuffled.push_back(runs[static_cast<size_t>(i)]);
   return true;
 }
 
-void BertDataset::addRuns(int64_t document, SplitMix64 &rng) {
+bool BertDataset::adopt(const IndexedDataset &dataset, const BertSpecialIds &ids,
+                        const BertSampleOptions &options, IndexArray<BertRun> runs, int64_t skipped,
+                        std::string &error) {
+  for (const BertRun &run : runs)
+    if (run.firstSentence < 0 || run.numSentences < 2 ||
+        run.firstSentence > dataset.numSequences() - run.numSentences || run.target < 2 ||
+        run.target > options.seqLength - 3) {
+      error = "the cached BERT index does not fit the dataset's sentences";
+      return false;
+    }
+  dataset_ = &dataset;
+  ids_ = ids;
+  options_ = options;
+  runs_ = std::move(runs);
+  skippedDocuments_ = skipped;
+  return true;
+}
+
+void BertDataset::addRuns(int64_t document, SplitMix64 &rng, std::vector<BertRun> &runs) {
   int64_t first = dataset_->documentIndex(document), last = dataset_->documentIndex(document + 1);
   bool longSentence = false;
   for (int64_t s = first; s < last; ++s)
@@ -146,7 +164,7 @@ void BertDataset::addRuns(int64_t document, SplitMix64 &rng) {
     int64_t remaining = last - s - 1;
     if ((length >= goal && remaining > 1 && count >= 2) || remaining == 0) {
       if (count >= 2)
-        runs_.push_back({start, count, goal});
+        runs.push_back({start, count, goal});
       start = s + 1;
       length = count = 0;
       goal = target();
@@ -155,7 +173,7 @@ void BertDataset::addRuns(int64_t document, SplitMix64 &rng) {
 }
 
 void BertDataset::sample(int64_t i, BertSample &out) const {
-  const Run &run = runs_[static_cast<size_t>(i)];
+  const BertRun &run = runs_[static_cast<size_t>(i)];
   SplitMix64 rng(options_.seed, static_cast<uint64_t>(i) + 2);
   // A: the first k sentences, B: the rest; swapped with probability 1/2.
   int64_t k = 1 + static_cast<int64_t>(rng.below(static_cast<uint64_t>(run.numSentences - 1)));

@@ -203,7 +203,7 @@ bool IndexCacheReader::open(const std::string &path, const std::string &key, std
       return damaged("layout");
     a.name.assign(base + at, nameBytes);
     at += padded(nameBytes);
-    if (at > size || !u64(elementBytes) || !u64(n) || elementBytes == 0 || elementBytes > 8 ||
+    if (at > size || !u64(elementBytes) || !u64(n) || elementBytes == 0 || elementBytes > 64 ||
         n > (size - at) / elementBytes)
       return damaged("layout");
     a.elementBytes = elementBytes;

@@ -37,16 +37,10 @@ void T5Dataset::noiseShape(int64_t n, const T5SampleOptions &options, int64_t &n
   spans = std::min(spans, n - noise);
 }
 
-bool T5Dataset::build(const DocumentSource &documents, int64_t begin, int64_t end,
-                      const T5SpecialIds &ids, const T5SampleOptions &options, std::string &error) {
-  documents_ = &documents;
-  ids_ = ids;
-  options_ = options;
-  chunks_.clear();
-  order_.clear();
+int64_t T5Dataset::longestChunk(const T5SpecialIds &ids, const T5SampleOptions &options) {
   // The longest chunk whose encoder (clean tokens, a sentinel per span,
   // </s>) and decoder (a sentinel per span, the noise, </s>) sequences fit.
-  chunk_ = 0;
+  int64_t longest = 0;
   for (int64_t n = 2; n <= options.encoderLength * 2; ++n) {
     int64_t noise, spans;
     noiseShape(n, options, noise, spans);
@@ -54,8 +48,21 @@ bool T5Dataset::build(const DocumentSource &documents, int64_t begin, int64_t en
       break;
     if (spans > ids.numSentinels)
       break;
-    chunk_ = n;
+    longest = n;
   }
+  return longest;
+}
+
+bool T5Dataset::build(const DocumentSource &documents, int64_t begin, int64_t end,
+                      const T5SpecialIds &ids, const T5SampleOptions &options, std::string &error) {
+  documents_ = &documents;
+  ids_ = ids;
+  options_ = options;
+  std::vector<T5Chunk> &chunks = chunks_.build();
+  std::vector<int64_t> &order = order_.build();
+  chunks.clear();
+  order.clear();
+  chunk_ = longestChunk(ids, options);
   if (chunk_ < 2) {
     error = "T5 samples need an encoder of at least 3 and a decoder of at least 3 tokens, got " +
             std::to_string(options.encoderLength) + " and " + std::to_string(options.decoderLength);
@@ -73,21 +80,45 @@ bool T5Dataset::build(const DocumentSource &documents, int64_t begin, int64_t en
       length -= token == ids.eos;
     }
     for (int64_t at = first; length - at >= 2; at += chunk_)
-      chunks_.push_back({d, at, std::min(chunk_, length - at)});
+      chunks.push_back({d, at, std::min(chunk_, length - at)});
   }
   SplitMix64 rng(options.seed, /*stream=*/0);
   for (int64_t epoch = 0; epoch < options.numEpochs; ++epoch) {
-    std::vector<int64_t> epochOrder(chunks_.size());
+    std::vector<int64_t> epochOrder(chunks.size());
     for (size_t i = 0; i < epochOrder.size(); ++i)
       epochOrder[i] = static_cast<int64_t>(i);
     shuffle(epochOrder, rng);
-    order_.insert(order_.end(), epochOrder.begin(), epochOrder.end());
+    order.insert(order.end(), epochOrder.begin(), epochOrder.end());
   }
   return true;
 }
 
+bool T5Dataset::adopt(const DocumentSource &documents, const T5SpecialIds &ids,
+                      const T5SampleOptions &options, IndexArray<T5Chunk> chunks,
+                      IndexArray<int64_t> order, std::string &error) {
+  int64_t longest = longestChunk(ids, options);
+  bool fits = longest >= 2;
+  for (const T5Chunk &c : chunks)
+    fits = fits && c.document >= 0 && c.document < documents.numDocuments() && c.offset >= 0 &&
+           c.length >= 2 && c.length <= longest &&
+           c.offset <= documents.documentLength(c.document) - c.length;
+  for (int64_t k : order)
+    fits = fits && k >= 0 && k < static_cast<int64_t>(chunks.size());
+  if (!fits) {
+    error = "the cached T5 index does not fit the dataset's documents";
+    return false;
+  }
+  documents_ = &documents;
+  ids_ = ids;
+  options_ = options;
+  chunk_ = longest;
+  chunks_ = std::move(chunks);
+  order_ = std::move(order);
+  return true;
+}
+
 void T5Dataset::sample(int64_t i, T5Sample &out) const {
-  const Chunk &c = chunks_[static_cast<size_t>(order_[static_cast<size_t>(i)])];
+  const T5Chunk &c = chunks_[static_cast<size_t>(order_[static_cast<size_t>(i)])];
   std::vector<int32_t> tokens(static_cast<size_t>(c.length));
   documents_->copyTokens(c.document, c.offset, c.length, tokens.data());
   int64_t noise, spans;

@@ -30,6 +30,7 @@
 #ifndef MT_DATA_BERTDATASET_H
 #define MT_DATA_BERTDATASET_H
 
+#include "mt/Data/IndexArray.h"
 #include "mt/Data/IndexedDataset.h"
 #include "mt/Data/Shuffle.h"
 
@@ -62,6 +63,12 @@ struct BertSample {
   int32_t sentenceOrder = 0;                            // 1: A and B were swapped
 };
 
+/// A sample's sentences: `numSentences` from `firstSentence`, cut to
+/// `target` tokens.
+struct BertRun {
+  int64_t firstSentence, numSentences, target;
+};
+
 class BertDataset {
 public:
   /// Builds the runs of documents [begin, end) of `dataset` (which must
@@ -69,20 +76,23 @@ public:
   bool build(const IndexedDataset &dataset, int64_t begin, int64_t end, const BertSpecialIds &ids,
              const BertSampleOptions &options, std::string &error);
   int64_t numSamples() const { return static_cast<int64_t>(runs_.size()); }
+  /// The runs in serving order, to cache (IndexCache.h); adopt() serves a
+  /// cached copy after checking it fits the dataset.
+  const IndexArray<BertRun> &runs() const { return runs_; }
+  bool adopt(const IndexedDataset &dataset, const BertSpecialIds &ids,
+             const BertSampleOptions &options, IndexArray<BertRun> runs, int64_t skipped,
+             std::string &error);
   /// The i-th sample served (0 <= i < numSamples()).
   void sample(int64_t i, BertSample &out) const;
   /// Documents the runs skip (fewer than two sentences, or a long one).
   int64_t skippedDocuments() const { return skippedDocuments_; }
 
 private:
-  struct Run {
-    int64_t firstSentence, numSentences, target;
-  };
-  void addRuns(int64_t document, SplitMix64 &rng);
+  void addRuns(int64_t document, SplitMix64 &rng, std::vector<BertRun> &runs);
   const IndexedDataset *dataset_ = nullptr;
   BertSpecialIds ids_;
   BertSampleOptions options_;
-  std::vector<Run> runs_;
+  IndexArray<BertRun> runs_;
   int64_t skippedDocuments_ = 0;
 };
 

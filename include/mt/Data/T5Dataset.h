@@ -24,6 +24,7 @@
 #define MT_DATA_T5DATASET_H
 
 #include "mt/Data/GptDataset.h"
+#include "mt/Data/IndexArray.h"
 
 #include <cstdint>
 #include <string>
@@ -52,6 +53,11 @@ struct T5Sample {
   std::vector<float> lossMask;                     // decoderLength
 };
 
+/// `length` tokens of `document` from `offset`: one sample's text.
+struct T5Chunk {
+  int64_t document, offset, length;
+};
+
 class T5Dataset {
 public:
   /// Lays out the chunks of documents [begin, end) of `documents` (which
@@ -59,6 +65,13 @@ public:
   bool build(const DocumentSource &documents, int64_t begin, int64_t end, const T5SpecialIds &ids,
              const T5SampleOptions &options, std::string &error);
   int64_t numSamples() const { return static_cast<int64_t>(order_.size()); }
+  /// The chunks and their serving order, to cache (IndexCache.h); adopt()
+  /// serves a cached copy after checking it fits the documents.
+  const IndexArray<T5Chunk> &chunks() const { return chunks_; }
+  const IndexArray<int64_t> &order() const { return order_; }
+  bool adopt(const DocumentSource &documents, const T5SpecialIds &ids,
+             const T5SampleOptions &options, IndexArray<T5Chunk> chunks, IndexArray<int64_t> order,
+             std::string &error);
   /// The i-th sample served (0 <= i < numSamples()).
   void sample(int64_t i, T5Sample &out) const;
   /// The longest chunk that fits, R above.
@@ -68,14 +81,13 @@ public:
   static void noiseShape(int64_t n, const T5SampleOptions &options, int64_t &noise, int64_t &spans);
 
 private:
-  struct Chunk {
-    int64_t document, offset, length;
-  };
+  /// The longest chunk whose corrupted form fits (0 when none does).
+  static int64_t longestChunk(const T5SpecialIds &ids, const T5SampleOptions &options);
   const DocumentSource *documents_ = nullptr;
   T5SpecialIds ids_;
   T5SampleOptions options_;
-  std::vector<Chunk> chunks_;
-  std::vector<int64_t> order_; // indices into chunks_, epoch after epoch
+  IndexArray<T5Chunk> chunks_;
+  IndexArray<int64_t> order_; // indices into chunks_, epoch after epoch
   int64_t chunk_ = 0;
 };
 

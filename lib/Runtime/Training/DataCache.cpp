@@ -67,50 +67,112 @@ bool DataCache::gpt(const std::string &prefix, const std::string &identity, cons
                     ", " + std::to_string(end) + ") seq " + std::to_string(options.seqLength) +
                     " seed " + std::to_string(options.seed) + " epochs " +
                     std::to_string(options.numEpochs) + "\n";
-  std::string dir = dirFor(prefix);
-  std::string path = indexCachePath(dir, baseName(prefix) + "-" + split, key);
-  IndexCacheReader reader;
-  std::string why;
-  if (reader.open(path, key, why)) {
+  auto load = [&](const IndexCacheReader &reader, std::string &why) {
     GptIndex index;
     IndexArray<int64_t> tokens;
-    std::string unfit;
-    if (reader.get("tokens_per_epoch", tokens) && tokens.size() == 1 &&
-        reader.get("document_order", index.documentOrder) &&
-        reader.get("stream_start", index.streamStart) &&
-        reader.get("sample_order", index.sampleOrder)) {
-      index.tokensPerEpoch = tokens[0];
-      if (dataset.adopt(documents, options, std::move(index), unfit)) {
-        notes_.push_back("data cache: reused the " + std::string(split) + " index of '" + prefix +
-                         "' (" + path + ")");
-        return true;
-      }
-      why = unfit;
-    } else {
+    if (!reader.get("tokens_per_epoch", tokens) || tokens.size() != 1 ||
+        !reader.get("document_order", index.documentOrder) ||
+        !reader.get("stream_start", index.streamStart) ||
+        !reader.get("sample_order", index.sampleOrder)) {
       why = "damaged (arrays)";
+      return false;
     }
+    index.tokensPerEpoch = tokens[0];
+    return dataset.adopt(documents, options, std::move(index), why);
+  };
+  auto build = [&](std::string &error) {
+    return dataset.build(documents, begin, end, options, error);
+  };
+  auto save = [&](IndexCacheWriter &writer) {
+    const GptIndex &index = dataset.index();
+    writer.add("tokens_per_epoch", &index.tokensPerEpoch, 1);
+    writer.add("document_order", index.documentOrder.data(), index.documentOrder.size());
+    writer.add("stream_start", index.streamStart.data(), index.streamStart.size());
+    writer.add("sample_order", index.sampleOrder.data(), index.sampleOrder.size());
+  };
+  return index(prefix, split, key, load, build, save, error);
+}
+
+bool DataCache::bert(const std::string &prefix, const std::string &identity, const char *split,
+                     int64_t begin, int64_t end, int64_t wanted, const IndexedDataset &dataset,
+                     const BertSpecialIds &ids, const BertSampleOptions &options, BertDataset &out,
+                     const std::function<bool(std::string &)> &build, std::string &error) {
+  if (identity.empty())
+    return build(error);
+  std::string key = "mt bert sample index 1\n" + identity + "documents [" + std::to_string(begin) +
+                    ", " + std::to_string(end) + ") seq " + std::to_string(options.seqLength) +
+                    " seed " + std::to_string(options.seed) + " samples " + std::to_string(wanted) +
+                    " short " + std::to_string(options.shortSeqProb) + "\n";
+  auto load = [&](const IndexCacheReader &reader, std::string &why) {
+    IndexArray<BertRun> runs;
+    IndexArray<int64_t> skipped;
+    if (!reader.get("runs", runs) || !reader.get("skipped_documents", skipped) ||
+        skipped.size() != 1) {
+      why = "damaged (arrays)";
+      return false;
+    }
+    return out.adopt(dataset, ids, options, std::move(runs), skipped[0], why);
+  };
+  auto save = [&](IndexCacheWriter &writer) {
+    writer.add("runs", out.runs().data(), out.runs().size());
+    int64_t skipped = out.skippedDocuments();
+    writer.add("skipped_documents", &skipped, 1);
+  };
+  return index(prefix, split, key, load, build, save, error);
+}
+
+bool DataCache::t5(const std::string &prefix, const std::string &identity, const char *split,
+                   int64_t begin, int64_t end, int64_t wanted, const DocumentSource &documents,
+                   const T5SpecialIds &ids, const T5SampleOptions &options, T5Dataset &out,
+                   const std::function<bool(std::string &)> &build, std::string &error) {
+  std::string key =
+      "mt t5 sample index 1\n" + identity + "documents [" + std::to_string(begin) + ", " +
+      std::to_string(end) + ") encoder " + std::to_string(options.encoderLength) + " decoder " +
+      std::to_string(options.decoderLength) + " seed " + std::to_string(options.seed) +
+      " samples " + std::to_string(wanted) + " noise " + std::to_string(options.noiseDensity) +
+      " span " + std::to_string(options.meanSpanLength) + " bos " + std::to_string(ids.bos) +
+      " eos " + std::to_string(ids.eos) + " sentinels " + std::to_string(ids.numSentinels) + "\n";
+  auto load = [&](const IndexCacheReader &reader, std::string &why) {
+    IndexArray<T5Chunk> chunks;
+    IndexArray<int64_t> order;
+    if (!reader.get("chunks", chunks) || !reader.get("order", order)) {
+      why = "damaged (arrays)";
+      return false;
+    }
+    return out.adopt(documents, ids, options, std::move(chunks), std::move(order), why);
+  };
+  auto save = [&](IndexCacheWriter &writer) {
+    writer.add("chunks", out.chunks().data(), out.chunks().size());
+    writer.add("order", out.order().data(), out.order().size());
+  };
+  return index(prefix, split, key, load, build, save, error);
+}
+
+bool DataCache::index(const std::string &prefix, const char *split, const std::string &key,
+                      const Load &load, const Build &build, const Save &save, std::string &error) {
+  std::string dir = dirFor(prefix);
+  std::string path = indexCachePath(dir, baseName(prefix) + "-" + split, key);
+  std::string what = "the " + std::string(split) + " index of '" + prefix + "'";
+  IndexCacheReader reader;
+  std::string why;
+  if (reader.open(path, key, why) && load(reader, why)) {
+    notes_.push_back("data cache: reused " + what + " (" + path + ")");
+    return true;
   }
-  if (!dataset.build(documents, begin, end, options, error))
+  if (!build(error))
     return false;
   std::string was = why == "none yet" ? "" : " (the cache was " + why + ")";
   if (!write_) {
-    notes_.push_back("data cache: built the " + std::string(split) + " index of '" + prefix + "'" +
-                     was);
+    notes_.push_back("data cache: built " + what + was);
     return true;
   }
-  const GptIndex &index = dataset.index();
   IndexCacheWriter writer;
-  writer.add("tokens_per_epoch", &index.tokensPerEpoch, 1);
-  writer.add("document_order", index.documentOrder.data(), index.documentOrder.size());
-  writer.add("stream_start", index.streamStart.data(), index.streamStart.size());
-  writer.add("sample_order", index.sampleOrder.data(), index.sampleOrder.size());
+  save(writer);
   std::string failed;
   if (!makeDirectories(dir, failed) || !writer.write(path, key, failed))
-    notes_.push_back("data cache: built the " + std::string(split) + " index of '" + prefix + "'" +
-                     was + "; not saved: " + failed);
+    notes_.push_back("data cache: built " + what + was + "; not saved: " + failed);
   else
-    notes_.push_back("data cache: built the " + std::string(split) + " index of '" + prefix + "'" +
-                     was + ", saved to " + path);
+    notes_.push_back("data cache: built " + what + was + ", saved to " + path);
   return true;
 }
 

@@ -245,22 +245,34 @@ bool TrainingData::buildPart(Dataset &dataset, Split which, int64_t begin, int64
     options.encoderLength = seq_;
     options.decoderLength = decoderLength_;
     options.seed = seed;
-    if (!out.t5_.build(*dataset.documents, begin, end, *t5_, options, error))
-      return false;
-    if (!(options.numEpochs = epochs(out.t5_.numSamples())))
-      return true;
-    return out.t5_.build(*dataset.documents, begin, end, *t5_, options, error);
+    auto build = [&](std::string &error) {
+      T5SampleOptions laid = options;
+      if (!out.t5_.build(*dataset.documents, begin, end, *t5_, laid, error))
+        return false;
+      if (!(laid.numEpochs = epochs(out.t5_.numSamples())))
+        return true;
+      return out.t5_.build(*dataset.documents, begin, end, *t5_, laid, error);
+    };
+    if (dataset.identity.empty())
+      return build(error);
+    return cache_.t5(dataset.prefix, dataset.identity, splitName(which), begin, end, wanted,
+                     *dataset.documents, *t5_, options, out.t5_, build, error);
   }
   if (bert_) {
     out.family_ = DatasetSplit::Family::Bert;
     BertSampleOptions options;
     options.seqLength = seq_;
     options.seed = seed;
-    if (!out.bert_.build(dataset.indexed, begin, end, *bert_, options, error))
-      return false;
-    if (!(options.numEpochs = epochs(out.bert_.numSamples())))
-      return true;
-    return out.bert_.build(dataset.indexed, begin, end, *bert_, options, error);
+    auto build = [&](std::string &error) {
+      BertSampleOptions laid = options;
+      if (!out.bert_.build(dataset.indexed, begin, end, *bert_, laid, error))
+        return false;
+      if (!(laid.numEpochs = epochs(out.bert_.numSamples())))
+        return true;
+      return out.bert_.build(dataset.indexed, begin, end, *bert_, laid, error);
+    };
+    return cache_.bert(dataset.prefix, dataset.identity, splitName(which), begin, end, wanted,
+                       dataset.indexed, *bert_, options, out.bert_, build, error);
   }
   GptSampleOptions options;
   options.seqLength = seq_;
