@@ -108,8 +108,10 @@ bool readDataBlendWords(const std::string &path, std::vector<std::string> &words
 
 BlendingIndex buildBlendingIndex(const std::vector<double> &weights, int64_t size) {
   BlendingIndex index;
-  index.dataset.resize(static_cast<size_t>(size));
-  index.sample.resize(static_cast<size_t>(size));
+  std::vector<int16_t> &datasets = index.dataset.build();
+  std::vector<int64_t> &samples = index.sample.build();
+  datasets.resize(static_cast<size_t>(size));
+  samples.resize(static_cast<size_t>(size));
   std::vector<int64_t> drawn(weights.size(), 0);
   for (int64_t i = 0; i < size; ++i) {
     double at = std::max(static_cast<double>(i), 1.0);
@@ -122,8 +124,8 @@ BlendingIndex buildBlendingIndex(const std::vector<double> &weights, int64_t siz
         best = d;
       }
     }
-    index.dataset[static_cast<size_t>(i)] = static_cast<int16_t>(best);
-    index.sample[static_cast<size_t>(i)] = drawn[best]++;
+    datasets[static_cast<size_t>(i)] = static_cast<int16_t>(best);
+    samples[static_cast<size_t>(i)] = drawn[best]++;
   }
   return index;
 }

@@ -47,8 +47,8 @@ TEST(DataBlend, RefusesMalformedLists) {
 // Worked by hand from the rule: weights 0.5, 0.3, 0.2.
 TEST(DataBlend, FollowsTheGreedyRule) {
   BlendingIndex index = buildBlendingIndex({0.5, 0.3, 0.2}, 10);
-  EXPECT_EQ(index.dataset, (std::vector<int16_t>{0, 1, 2, 0, 1, 0, 2, 0, 1, 0}));
-  EXPECT_EQ(index.sample, (std::vector<int64_t>{0, 0, 0, 1, 1, 2, 1, 3, 2, 4}));
+  EXPECT_EQ(index.dataset.toVector(), (std::vector<int16_t>{0, 1, 2, 0, 1, 0, 2, 0, 1, 0}));
+  EXPECT_EQ(index.sample.toVector(), (std::vector<int64_t>{0, 0, 0, 1, 1, 2, 1, 3, 2, 4}));
 }
 
 TEST(DataBlend, EveryPrefixKeepsTheWeights) {

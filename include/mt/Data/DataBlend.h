@@ -11,6 +11,8 @@
 #ifndef MT_DATA_DATABLEND_H
 #define MT_DATA_DATABLEND_H
 
+#include "mt/Data/IndexArray.h"
+
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -39,8 +41,8 @@ std::vector<double> normalizeWeights(const std::vector<double> &weights);
 
 /// Which dataset, and which of its samples, each sample of a blend is.
 struct BlendingIndex {
-  std::vector<int16_t> dataset;
-  std::vector<int64_t> sample;
+  IndexArray<int16_t> dataset;
+  IndexArray<int64_t> sample;
 };
 
 /// The first `size` samples of a blend of weights.size() datasets (at most

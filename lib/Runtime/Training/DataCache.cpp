@@ -4,6 +4,7 @@
 #include "mt/Data/IndexCache.h"
 
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
 #include <sys/stat.h>
 
@@ -90,7 +91,9 @@ bool DataCache::gpt(const std::string &prefix, const std::string &identity, cons
     writer.add("stream_start", index.streamStart.data(), index.streamStart.size());
     writer.add("sample_order", index.sampleOrder.data(), index.sampleOrder.size());
   };
-  return index(prefix, split, key, load, build, save, error);
+  return index(prefix, baseName(prefix) + "-" + split,
+               "the " + std::string(split) + " index of '" + prefix + "'", key, load, build, save,
+               error);
 }
 
 bool DataCache::bert(const std::string &prefix, const std::string &identity, const char *split,
@@ -118,7 +121,9 @@ bool DataCache::bert(const std::string &prefix, const std::string &identity, con
     int64_t skipped = out.skippedDocuments();
     writer.add("skipped_documents", &skipped, 1);
   };
-  return index(prefix, split, key, load, build, save, error);
+  return index(prefix, baseName(prefix) + "-" + split,
+               "the " + std::string(split) + " index of '" + prefix + "'", key, load, build, save,
+               error);
 }
 
 bool DataCache::t5(const std::string &prefix, const std::string &identity, const char *split,
@@ -145,14 +150,55 @@ bool DataCache::t5(const std::string &prefix, const std::string &identity, const
     writer.add("chunks", out.chunks().data(), out.chunks().size());
     writer.add("order", out.order().data(), out.order().size());
   };
-  return index(prefix, split, key, load, build, save, error);
+  return index(prefix, baseName(prefix) + "-" + split,
+               "the " + std::string(split) + " index of '" + prefix + "'", key, load, build, save,
+               error);
 }
 
-bool DataCache::index(const std::string &prefix, const char *split, const std::string &key,
-                      const Load &load, const Build &build, const Save &save, std::string &error) {
+bool DataCache::blend(const std::vector<std::string> &prefixes,
+                      const std::vector<std::string> &identities,
+                      const std::vector<double> &weights, const char *split, int64_t size,
+                      BlendingIndex &out, std::string &error) {
+  std::string key = "mt blending index 1\nsamples " + std::to_string(size) + "\n";
+  for (size_t d = 0; d < prefixes.size(); ++d) {
+    char weight[40];
+    std::snprintf(weight, sizeof weight, "%.17g", weights[d]);
+    key += std::string("weight ") + weight + "\n" + identities[d];
+  }
+  auto load = [&](const IndexCacheReader &reader, std::string &why) {
+    BlendingIndex index;
+    bool fits = reader.get("dataset", index.dataset) && reader.get("sample", index.sample) &&
+                static_cast<int64_t>(index.dataset.size()) == size &&
+                static_cast<int64_t>(index.sample.size()) == size;
+    for (size_t i = 0; fits && i < index.dataset.size(); ++i)
+      fits = index.dataset[i] >= 0 && static_cast<size_t>(index.dataset[i]) < prefixes.size() &&
+             index.sample[i] >= 0;
+    if (!fits) {
+      why = "damaged (arrays)";
+      return false;
+    }
+    out = std::move(index);
+    return true;
+  };
+  auto build = [&](std::string &) {
+    out = buildBlendingIndex(weights, size);
+    return true;
+  };
+  auto save = [&](IndexCacheWriter &writer) {
+    writer.add("dataset", out.dataset.data(), out.dataset.size());
+    writer.add("sample", out.sample.data(), out.sample.size());
+  };
+  std::string what = "the " + std::string(split) + " blending index of '" + prefixes[0] + "' and " +
+                     std::to_string(prefixes.size() - 1) + " more";
+  return index(prefixes[0], baseName(prefixes[0]) + "-blend-" + split, what, key, load, build, save,
+               error);
+}
+
+bool DataCache::index(const std::string &prefix, const std::string &name, const std::string &what,
+                      const std::string &key, const Load &load, const Build &build,
+                      const Save &save, std::string &error) {
   std::string dir = dirFor(prefix);
-  std::string path = indexCachePath(dir, baseName(prefix) + "-" + split, key);
-  std::string what = "the " + std::string(split) + " index of '" + prefix + "'";
+  std::string path = indexCachePath(dir, name, key);
   IndexCacheReader reader;
   std::string why;
   if (reader.open(path, key, why) && load(reader, why)) {

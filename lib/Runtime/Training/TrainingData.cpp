@@ -374,7 +374,18 @@ bool TrainingData::buildSplit(Split which, const DataBlend &blend, bool cut, int
     alone.name_ = d->name;
     parts_[w].push_back(alone);
   }
-  out.blend_ = buildBlendingIndex(weights, size);
+  // Indexed datasets' blend is cached with their indices.
+  std::vector<std::string> prefixes, identities;
+  for (Dataset *d : members) {
+    prefixes.push_back(d->prefix);
+    identities.push_back(d->identity);
+  }
+  bool cacheable = std::none_of(identities.begin(), identities.end(),
+                                [](const std::string &id) { return id.empty(); });
+  if (!cacheable)
+    out.blend_ = buildBlendingIndex(weights, size);
+  else if (!cache_.blend(prefixes, identities, weights, splitName(which), size, out.blend_, error))
+    return false;
   out.size_ = size;
   return true;
 }

@@ -15,6 +15,7 @@
 #define MT_RUNTIME_TRAINING_DATACACHE_H
 
 #include "mt/Data/BertDataset.h"
+#include "mt/Data/DataBlend.h"
 #include "mt/Data/GptDataset.h"
 #include "mt/Data/IndexCache.h"
 #include "mt/Data/T5Dataset.h"
@@ -57,8 +58,15 @@ public:
   using Load = std::function<bool(const IndexCacheReader &, std::string &why)>;
   using Build = std::function<bool(std::string &error)>;
   using Save = std::function<void(IndexCacheWriter &)>;
-  bool index(const std::string &prefix, const char *split, const std::string &key, const Load &load,
-             const Build &build, const Save &save, std::string &error);
+  /// The file is NAME-<hash of key>.idxcache in the cache directory of
+  /// `prefix`; `what` names the index in the notes.
+  bool index(const std::string &prefix, const std::string &name, const std::string &what,
+             const std::string &key, const Load &load, const Build &build, const Save &save,
+             std::string &error);
+  /// A blend's index over datasets of the given identities and weights.
+  bool blend(const std::vector<std::string> &prefixes, const std::vector<std::string> &identities,
+             const std::vector<double> &weights, const char *split, int64_t size,
+             BlendingIndex &out, std::string &error);
   /// What it did, for the log ("reused ...", "built ...").
   const std::vector<std::string> &notes() const { return notes_; }
 
