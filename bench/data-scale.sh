@@ -28,8 +28,17 @@ python3 "$root/bench/data/make_token_dataset.py" "$work/tokens" 1.1e9
 "$bin/mtc" "$root/examples/gpt2-tiny.mlir" -O1 --micro-batch-size=1 --seq-length=128 \
   --global-batch-size=8 --train-iters=100000 -o "$work/plan" > /dev/null
 rm -rf "$work/cache"
-for run in "no cache" "cache"; do
+for run in "no cache" "cache" "cache"; do
   echo "== mt-run start-up, $run"
   /usr/bin/time -f "%e s wall, peak RSS %M KB" "$bin/mt-run" "$work/plan" --data "$work/tokens" \
     --data-cache-path "$work/cache" --train-iters 1 --eval-iters 1 2>&1 | grep -E "data|wall"
+done
+# The same plan on a 15 KB dataset: what a start costs besides the data.
+cp /usr/share/common-licenses/GPL-3 "$work/gpl.txt"
+"$bin/mt-data" --input "$work/gpl.txt" --output-prefix "$work/small" > /dev/null
+for run in 1 2; do
+  echo "== mt-run start-up, 15 KB dataset ($run)"
+  /usr/bin/time -f "%e s wall, peak RSS %M KB" "$bin/mt-run" "$work/plan" \
+    --data "$work/small_text_document" --data-cache-path "$work/cache-small" --train-iters 1 \
+    --eval-iters 1 2>&1 | grep -E "wall"
 done

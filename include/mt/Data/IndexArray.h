@@ -30,7 +30,6 @@ public:
     count_ = count;
     keep_ = std::move(keep);
   }
-  bool mapped() const { return view_ != nullptr; }
   const T *data() const { return view_ ? view_ : owned_.data(); }
   size_t size() const { return view_ ? count_ : owned_.size(); }
   bool empty() const { return size() == 0; }

@@ -91,9 +91,7 @@ bool DataCache::gpt(const std::string &prefix, const std::string &identity, cons
     writer.add("stream_start", index.streamStart.data(), index.streamStart.size());
     writer.add("sample_order", index.sampleOrder.data(), index.sampleOrder.size());
   };
-  return index(prefix, baseName(prefix) + "-" + split,
-               "the " + std::string(split) + " index of '" + prefix + "'", key, load, build, save,
-               error);
+  return splitIndex(prefix, split, key, load, build, save, error);
 }
 
 bool DataCache::bert(const std::string &prefix, const std::string &identity, const char *split,
@@ -121,9 +119,7 @@ bool DataCache::bert(const std::string &prefix, const std::string &identity, con
     int64_t skipped = out.skippedDocuments();
     writer.add("skipped_documents", &skipped, 1);
   };
-  return index(prefix, baseName(prefix) + "-" + split,
-               "the " + std::string(split) + " index of '" + prefix + "'", key, load, build, save,
-               error);
+  return splitIndex(prefix, split, key, load, build, save, error);
 }
 
 bool DataCache::t5(const std::string &prefix, const std::string &identity, const char *split,
@@ -150,9 +146,7 @@ bool DataCache::t5(const std::string &prefix, const std::string &identity, const
     writer.add("chunks", out.chunks().data(), out.chunks().size());
     writer.add("order", out.order().data(), out.order().size());
   };
-  return index(prefix, baseName(prefix) + "-" + split,
-               "the " + std::string(split) + " index of '" + prefix + "'", key, load, build, save,
-               error);
+  return splitIndex(prefix, split, key, load, build, save, error);
 }
 
 bool DataCache::blend(const std::vector<std::string> &prefixes,
@@ -191,6 +185,14 @@ bool DataCache::blend(const std::vector<std::string> &prefixes,
   std::string what = "the " + std::string(split) + " blending index of '" + prefixes[0] + "' and " +
                      std::to_string(prefixes.size() - 1) + " more";
   return index(prefixes[0], baseName(prefixes[0]) + "-blend-" + split, what, key, load, build, save,
+               error);
+}
+
+bool DataCache::splitIndex(const std::string &prefix, const char *split, const std::string &key,
+                           const Load &load, const Build &build, const Save &save,
+                           std::string &error) {
+  return index(prefix, baseName(prefix) + "-" + split,
+               "the " + std::string(split) + " index of '" + prefix + "'", key, load, build, save,
                error);
 }
 

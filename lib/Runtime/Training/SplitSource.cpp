@@ -77,10 +77,6 @@ void DatasetSplit::fill(int64_t index, int64_t row, int64_t seq, MicroBatch &bat
   }
 }
 
-int64_t SplitSource::datasetOf(int64_t i) const {
-  return blend_.dataset.empty() ? 0 : blend_.dataset[static_cast<size_t>(i % size_)];
-}
-
 bool SplitSource::next(int64_t rows, int64_t seq, MicroBatch &batch, std::string &error) {
   if (size_ == 0 || seq != seq_) {
     DatasetSplit::Family family = parts_.empty() ? DatasetSplit::Family::Gpt : parts_[0]->family();

@@ -71,6 +71,9 @@ public:
   const std::vector<std::string> &notes() const { return notes_; }
 
 private:
+  /// index() for one dataset's split: file DATASET-SPLIT-<hash>.
+  bool splitIndex(const std::string &prefix, const char *split, const std::string &key,
+                  const Load &load, const Build &build, const Save &save, std::string &error);
   std::string dirFor(const std::string &prefix) const;
   std::string baseName(const std::string &prefix) const;
   std::string dir_;

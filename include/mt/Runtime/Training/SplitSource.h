@@ -51,8 +51,6 @@ public:
   bool next(int64_t rows, int64_t seq, MicroBatch &batch, std::string &error) override;
   /// What it serves: "web" (a dataset), or the split's name for a blend.
   const std::string &name() const { return name_; }
-  /// The dataset of sample i (always 0 without a blend).
-  int64_t datasetOf(int64_t i) const;
 
 private:
   friend class TrainingData;
