@@ -126,6 +126,70 @@ bool simulate(const PipelineSchedule &schedule, int64_t v, int64_t m, double tf,
   return true;
 }
 
+bool simulateStageTimes(const PipelineSchedule &schedule, int64_t chunks, int64_t microBatches,
+                        const StageTimes &times, double &makespan, std::string &error) {
+  int64_t p = static_cast<int64_t>(schedule.size()), v = chunks, m = microBatches;
+  size_t stages = static_cast<size_t>(p * v);
+  if (p < 1 || times.forward.size() != stages || times.backward.size() != stages ||
+      times.send.size() != stages) {
+    error = "the stage times do not match the schedule's " + std::to_string(p * v) + " stages";
+    return false;
+  }
+  // When each pass of (virtual stage, micro-batch) ended; -1: not yet.
+  std::vector<double> forwardEnd(stages * static_cast<size_t>(m), -1.0),
+      backwardEnd(forwardEnd.size(), -1.0);
+  auto at = [&](int64_t k, int64_t mb) { return static_cast<size_t>(k * m + mb); };
+  std::vector<size_t> next(static_cast<size_t>(p), 0);
+  std::vector<double> free(static_cast<size_t>(p), 0.0);
+  size_t remaining = 0;
+  for (const auto &ops : schedule)
+    remaining += ops.size();
+  makespan = 0;
+  // Each stage runs its ops in order, each once its input has arrived: sweep
+  // the stages, advancing each as far as it can, until all are done.
+  while (remaining > 0) {
+    bool progressed = false;
+    for (int64_t s = 0; s < p; ++s) {
+      const std::vector<PipelineOp> &ops = schedule[static_cast<size_t>(s)];
+      size_t &i = next[static_cast<size_t>(s)];
+      for (; i < ops.size(); ++i) {
+        const PipelineOp &op = ops[i];
+        int64_t k = op.chunk * p + s;
+        if (op.microBatch < 0 || op.microBatch >= m || k >= p * v) {
+          error = "the schedule names a micro-batch or chunk out of range";
+          return false;
+        }
+        double ready;
+        if (op.kind == PipelineOp::Forward)
+          ready = k == 0 ? 0 : forwardEnd[at(k - 1, op.microBatch)];
+        else
+          ready = k + 1 == p * v ? forwardEnd[at(k, op.microBatch)]
+                                 : backwardEnd[at(k + 1, op.microBatch)];
+        if (ready < 0)
+          break;
+        if (op.kind == PipelineOp::Forward && k > 0)
+          ready += times.send[static_cast<size_t>(k - 1)];
+        else if (op.kind == PipelineOp::Backward && k + 1 < p * v)
+          ready += times.send[static_cast<size_t>(k)];
+        double start = std::max(ready, free[static_cast<size_t>(s)]);
+        double end =
+            start + (op.kind == PipelineOp::Forward ? times.forward
+                                                    : times.backward)[static_cast<size_t>(k)];
+        free[static_cast<size_t>(s)] = end;
+        (op.kind == PipelineOp::Forward ? forwardEnd : backwardEnd)[at(k, op.microBatch)] = end;
+        makespan = std::max(makespan, end);
+        --remaining;
+        progressed = true;
+      }
+    }
+    if (!progressed) {
+      error = "the schedule deadlocks: every stage waits for a pass no stage will run next";
+      return false;
+    }
+  }
+  return true;
+}
+
 int64_t mostInFlight(const PipelineSchedule &schedule, int64_t stage, int64_t chunk) {
   if (stage < 0 || stage >= static_cast<int64_t>(schedule.size()))
     return 0;

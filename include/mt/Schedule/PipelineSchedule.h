@@ -73,6 +73,21 @@ bool simulate(const PipelineSchedule &schedule, int64_t chunks, int64_t microBat
               double forwardTime, double backwardTime, SimulationResult &result,
               std::string &error);
 
+/// Per virtual stage: seconds one micro-batch's forward and backward pass
+/// take, and seconds its output (and, back, its gradient) takes to reach the
+/// next virtual stage.
+struct StageTimes {
+  std::vector<double> forward, backward, send;
+};
+
+/// The makespan of `schedule` when virtual stage k's passes take
+/// `times.forward[k]` and `times.backward[k]` and a pass's result reaches
+/// its neighbour `times.send[k]` later (the link, not the stage, is busy
+/// then). Each stage runs its ops in order, each as soon as its input has
+/// arrived. False with `error` on a malformed or deadlocked schedule.
+bool simulateStageTimes(const PipelineSchedule &schedule, int64_t chunks, int64_t microBatches,
+                        const StageTimes &times, double &makespan, std::string &error);
+
 } // namespace mt
 
 #endif // MT_SCHEDULE_PIPELINESCHEDULE_H
