@@ -393,6 +393,11 @@ bool memoryReport(ModuleOp module, const plan::Plan &plan, std::string &out, Mem
   peaks.stepBase.assign(static_cast<size_t>(stages), 0);
   peaks.arenaOverhead.assign(static_cast<size_t>(stages), 0);
   peaks.savedSets.assign(static_cast<size_t>(stages), 1);
+  peaks.resident.assign(static_cast<size_t>(pp), 0);
+  peaks.optimizerState.assign(static_cast<size_t>(pp), 0);
+  peaks.arena.assign(static_cast<size_t>(pp), 0);
+  peaks.stash = stash;
+  peaks.keeps = stage.keeps;
   std::map<std::string, int64_t> arenas;
   if (!planArenas(module, arenas, error))
     return false;
@@ -418,6 +423,9 @@ bool memoryReport(ModuleOp module, const plan::Plan &plan, std::string &out, Mem
     }
 
     int64_t arena = rankArena(plan, s, pp, stages, arenas, r);
+    peaks.resident[static_cast<size_t>(s)] = resident;
+    peaks.optimizerState[static_cast<size_t>(s)] = byCategory["optimizer state"];
+    peaks.arena[static_cast<size_t>(s)] = arena;
     for (int64_t k = s; k < stages; k += pp) {
       const ActivationMemory &a = step[static_cast<size_t>(k)];
       r << "    virtual stage " << k
@@ -473,6 +481,8 @@ bool memoryReport(ModuleOp module, const plan::Plan &plan, std::string &out, Mem
       if (mostInput > 0)
         r << "    stage inputs kept for a training step that computes its forward again: at most "
           << mostInput << " (" << mb(mostInput) << ")\n";
+      else // nothing comes and goes: the peak holds from the first pass
+        peakWhen = "every step: the buffers, the arena and the saved sets are allocated once";
     }
     r << "    peak: " << peak << " (" << mb(peak) << ") = buffers + arena";
     if (savedHeld > 0)

@@ -44,6 +44,17 @@ std::string Cluster::describe() const {
   return text;
 }
 
+LinkSpec Cluster::ringLink(const std::vector<int64_t> &ranks) const {
+  if (insideOneNode(ranks, gpusPerNode))
+    return intraNode;
+  int64_t node = ranks.front() / gpusPerNode;
+  double perNode = static_cast<double>(std::count_if(
+      ranks.begin(), ranks.end(), [&](int64_t r) { return r / gpusPerNode == node; }));
+  LinkSpec link = interNode;
+  link.bandwidth = std::min(intraNode.bandwidth, std::max(perNode, 1.0) * interNode.bandwidth);
+  return link;
+}
+
 double collectiveSeconds(CollectiveKind kind, double bytes, int64_t n, const LinkSpec &link) {
   if (n <= 1 || bytes <= 0)
     return 0;

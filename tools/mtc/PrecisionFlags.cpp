@@ -14,11 +14,12 @@ static cl::opt<bool>
                   "fp32 accumulation, fp32 main parameters, gradients, optimizer and loss"),
          cl::init(false), cl::cat(precisionCategory()));
 
-static cl::opt<bool>
-    fp16("fp16",
-         cl::desc("mixed precision as Megatron's --fp16: activations and GEMM inputs in fp16, fp32 "
-                  "accumulation, main parameters, gradients and loss, with dynamic loss scaling"),
-         cl::init(false), cl::cat(precisionCategory()));
+static cl::opt<bool> fp16(
+    "fp16",
+    cl::desc("mixed precision as Megatron's --fp16: activations and GEMM inputs in fp16, fp32 "
+             "accumulation, main parameters, gradients and loss, with dynamic loss scaling (its "
+             "knobs: --help-hidden)"),
+    cl::init(false), cl::cat(precisionCategory()));
 
 mt::ActivationType activationTypeFromFlags() {
   return bf16 ? mt::ActivationType::BF16 : fp16 ? mt::ActivationType::F16 : mt::ActivationType::F32;
@@ -26,25 +27,25 @@ mt::ActivationType activationTypeFromFlags() {
 
 static cl::opt<double>
     lossScale("loss-scale", cl::desc("--fp16: a constant loss scale instead of the dynamic one"),
-              cl::init(0.0), cl::cat(precisionCategory()));
+              cl::init(0.0), cl::cat(precisionCategory()), cl::Hidden);
 
 static cl::opt<double>
     initialLossScale("initial-loss-scale",
                      cl::desc("--fp16: the dynamic loss scale to start from (2^32)"),
-                     cl::init(4294967296.0), cl::cat(precisionCategory()));
+                     cl::init(4294967296.0), cl::cat(precisionCategory()), cl::Hidden);
 
 static cl::opt<double> minLossScale("min-loss-scale",
                                     cl::desc("--fp16: the dynamic loss scale's floor (1)"),
-                                    cl::init(1.0), cl::cat(precisionCategory()));
+                                    cl::init(1.0), cl::cat(precisionCategory()), cl::Hidden);
 
 static cl::opt<int64_t>
     lossScaleWindow("loss-scale-window",
                     cl::desc("--fp16: steps without overflow before the loss scale doubles (1000)"),
-                    cl::init(1000), cl::cat(precisionCategory()));
+                    cl::init(1000), cl::cat(precisionCategory()), cl::Hidden);
 
 static cl::opt<int64_t> hysteresis("hysteresis",
                                    cl::desc("--fp16: overflows before the loss scale halves (2)"),
-                                   cl::init(2), cl::cat(precisionCategory()));
+                                   cl::init(2), cl::cat(precisionCategory()), cl::Hidden);
 
 bool applyPrecisionFlags(mt::CompileSettings &settings, std::string &error) {
   if (bf16 && fp16) {

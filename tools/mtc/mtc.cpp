@@ -7,6 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "FusionFlags.h"
+#include "LayoutSearchFlags.h"
 #include "PrecisionFlags.h"
 #include "mt/Driver/InferenceCompiler.h"
 #include "mt/Driver/MemoryBudget.h"
@@ -196,12 +197,6 @@ static cl::opt<bool> reportParallel(
              "pipeline bubble (with or without -o)"),
     cl::init(false), cl::cat(parallelCategory));
 
-static cl::opt<int64_t> gpusPerNode(
-    "gpus-per-node",
-    cl::desc("with --report-parallel: split each stage's sends into those inside a node of this "
-             "many GPUs and those across nodes (ranks fill nodes in mesh order, tp fastest)"),
-    cl::init(0), cl::cat(parallelCategory));
-
 static cl::opt<bool> reportMemory(
     "report-memory",
     cl::desc("print, per rank, the bytes of parameters, gradients, optimizer state and "
@@ -279,7 +274,7 @@ static cl::opt<bool> allPrefillLogits(
     "all-prefill-logits",
     cl::desc("--inference: the prefill computes every token's logits (to check them), not only "
              "the last prompt token's, which is all generation reads"),
-    cl::init(false), cl::cat(inferenceCategory));
+    cl::init(false), cl::cat(inferenceCategory), cl::Hidden);
 
 static int fail(const llvm::Twine &message) {
   llvm::errs() << "mtc: error: " << message << "\n";
@@ -455,6 +450,27 @@ static int compileForInference(ModuleOp module, const mt::CodeTarget &code, int 
   return 0;
 }
 
+/// The layout choices the command line gives, which a search keeps.
+static mt::LayoutBounds fixedChoices() {
+  mt::LayoutBounds b;
+  auto given = [](auto &flag) { return flag.getNumOccurrences() > 0; };
+  b.tp = given(tp) ? static_cast<int64_t>(tp) : 0;
+  b.pp = given(pp) ? static_cast<int64_t>(pp) : 0;
+  b.dp = given(dp) ? static_cast<int64_t>(dp) : 0;
+  b.virtualStages = given(virtualStages) ? static_cast<int64_t>(virtualStages) : 0;
+  b.microBatch = given(microBatchSize) ? static_cast<int64_t>(microBatchSize) : 0;
+  if (given(sp))
+    b.sequenceParallel = static_cast<bool>(sp);
+  if (given(distributedOptimizer))
+    b.distributedOptimizer = static_cast<bool>(distributedOptimizer);
+  if (given(recomputeGranularity))
+    b.recompute =
+        recomputeGranularity == mt::RecomputeGranularity::Selective ? mt::RecomputeChoice::Selective
+        : recomputeGranularity == mt::RecomputeGranularity::Full    ? mt::RecomputeChoice::Full
+                                                                    : mt::RecomputeChoice::None;
+  return b;
+}
+
 /// --report-parallel, --report-memory and the memory budget's verdict;
 /// false (having said why) when a report fails or the plan does not fit.
 static bool reportPlan(ModuleOp module, ModuleOp parsed, const mt::plan::Plan &plan,
@@ -462,7 +478,7 @@ static bool reportPlan(ModuleOp module, ModuleOp parsed, const mt::plan::Plan &p
   std::string error;
   if (reportParallel) {
     std::string report;
-    if (!mt::parallelReport(plan, report, error, gpusPerNode))
+    if (!mt::parallelReport(plan, report, error, gpusPerNodeFlag()))
       return fail(error), false;
     llvm::outs() << report;
   }
@@ -492,7 +508,8 @@ int main(int argc, char **argv) {
   mt::registerPassesAndPipelines(); // the lowering pipeline names upstream passes
   // --help lists mtc's own options; LLVM's and MLIR's stay in --help-hidden.
   mt::showOnlyInHelp({&mtcCategory, &trainCategory, &parallelCategory, &memoryCategory,
-                      &precisionCategory(), &fusionCategory(), &inferenceCategory});
+                      &precisionCategory(), &fusionCategory(), &inferenceCategory,
+                      &layoutSearchCategory()});
   cl::ParseCommandLineOptions(argc, argv,
                               "mtc: compiles a transformer model written in "
                               "the mt dialect into a training plan\n");
@@ -501,11 +518,12 @@ int main(int argc, char **argv) {
   mt::CodeTarget code;
   if (!settingsFromFlags(settings, code))
     return 1;
-  if (gpusPerNode < 0 || (gpusPerNode.getNumOccurrences() && !reportParallel))
-    return fail("--gpus-per-node takes a positive number of GPUs and goes with --report-parallel");
+  bool predict = false;
+  std::string error;
+  if (!predictionAsked(reportParallel, predict, error))
+    return fail(error);
   if (!inference && (allPrefillLogits || inferenceMaxSeqLength.getNumOccurrences()))
     return fail("--all-prefill-logits and --inference-max-seq-length go with --inference");
-  std::string error;
   auto file = openInputFile(inputFilename, &error);
   if (!file)
     return fail(error);
@@ -534,9 +552,11 @@ int main(int argc, char **argv) {
   if (!outlineLayers)
     (*module)->setAttr(mt::kLayersInlineAttrName, UnitAttr::get(&context));
 
-  // The model as parsed: options that would fit a memory budget are
-  // compiled from it.
+  // The model as parsed: options that would fit a memory budget, and the
+  // layouts a search prices, are compiled from it.
   OwningOpRef<ModuleOp> parsed(module->clone());
+  if (predict)
+    return runPrediction(*parsed, settings, fixedChoices());
 
   DefaultTimingManager timing;
   applyDefaultTimingManagerCLOptions(timing);

@@ -36,6 +36,14 @@ struct MemoryPeaks {
   /// holds at once, over all its stages (the sets mt-run allocates; 1 when
   /// none). The step's own activations are held that many times.
   std::vector<int64_t> savedSets;
+  /// Per pipeline rank: the buffers held throughout, the optimizer state
+  /// among them, and the arena.
+  std::vector<int64_t> resident, optimizerState, arena;
+  /// Per virtual stage: what one micro-batch in flight keeps (its saved set,
+  /// or its stage input when the step computes its forward again).
+  std::vector<int64_t> stash;
+  /// Per virtual stage: whether it keeps its saved set between its passes.
+  std::vector<bool> keeps;
 };
 
 /// The report for `plan`, compiled from `module`; false with `error` when

@@ -62,6 +62,10 @@ struct Cluster {
   double sharedCores = 0;
 
   int64_t usableBytes() const { return chip.memoryBytes - chip.reservedBytes; }
+  /// The link a ring over `ranks` (filling nodes in order) runs at: inside
+  /// one node the node's; across nodes the NICs of the group's ranks in a
+  /// node together (one NIC per chip), at most the node's link.
+  LinkSpec ringLink(const std::vector<int64_t> &ranks) const;
   /// "128 nodes x 8 h100-80gb (80.0 GB each, 76.0 GB usable)".
   std::string describe() const;
 };

@@ -1,0 +1,84 @@
+//===- LayoutSearchFlags.cpp - mtc --search-layout, --explain ---------------===//
+#include "LayoutSearchFlags.h"
+
+#include "mt/Driver/LayoutSearch.h"
+#include "mt/Search/Cluster.h"
+
+#include "llvm/Support/raw_ostream.h"
+
+using namespace llvm;
+
+cl::OptionCategory &layoutSearchCategory() {
+  static cl::OptionCategory category("layout search: the layout for a cluster, predicted");
+  return category;
+}
+
+static cl::opt<bool> searchLayout(
+    "search-layout",
+    cl::desc("rank every layout of the model for the cluster of --gpus x --gpu by predicted step "
+             "time; the fastest that fit are compiled for their exact memory; ends with 'best: "
+             "<mtc flags>' (layout flags given fix those choices)"),
+    cl::init(false), cl::cat(layoutSearchCategory()));
+
+static cl::opt<bool> explain(
+    "explain",
+    cl::desc("the predicted time and memory breakdown on --gpu of the layout the flags give (with "
+             "--search-layout: of the best)"),
+    cl::init(false), cl::cat(layoutSearchCategory()));
+
+static cl::opt<std::string>
+    gpu("gpu",
+        cl::desc("the cluster's chip and nodes: a100-80gb, h100-80gb, h200-141gb (nodes of 8 on "
+                 "NVLink + InfiniBand), or a cluster file (docs/layout-search.md)"),
+        cl::value_desc("preset|file"), cl::cat(layoutSearchCategory()));
+
+static cl::opt<int64_t> gpus("gpus", cl::desc("GPUs of the cluster (default: tp x pp x dp)"),
+                             cl::init(0), cl::cat(layoutSearchCategory()));
+
+static cl::opt<int64_t> gpusPerNode(
+    "gpus-per-node",
+    cl::desc("GPUs a node holds (default: the --gpu preset's); --report-parallel splits each "
+             "stage's sends into those inside a node and across (ranks fill nodes in mesh order, "
+             "tp fastest)"),
+    cl::init(0), cl::cat(layoutSearchCategory()));
+
+int64_t gpusPerNodeFlag() { return gpusPerNode; }
+
+bool predictionAsked(bool reportParallel, bool &asked, std::string &error) {
+  asked = searchLayout || explain;
+  if (gpusPerNode < 0 || (gpusPerNode.getNumOccurrences() && !reportParallel && !asked))
+    error = "--gpus-per-node takes a positive number of GPUs and goes with --report-parallel, "
+            "--search-layout or --explain";
+  else if (!asked && (gpu.getNumOccurrences() || gpus.getNumOccurrences()))
+    error = "--gpu and --gpus describe the cluster for --search-layout or --explain";
+  else if (asked && gpu.empty())
+    error = std::string(searchLayout ? "--search-layout" : "--explain") +
+            " needs the cluster's chip: --gpu=" + mt::presetNames() + " or a cluster file";
+  return error.empty();
+}
+
+int runPrediction(mlir::ModuleOp parsed, mt::CompileSettings settings,
+                  const mt::LayoutBounds &fixed) {
+  std::string error;
+  mt::Cluster cluster;
+  int64_t count = gpus ? static_cast<int64_t>(gpus) : settings.tp * settings.pp * settings.dp;
+  if (!mt::makeCluster(gpu, count, gpusPerNode, cluster, error)) {
+    errs() << "mtc: error: " << error << "\n";
+    return 1;
+  }
+  // A GPU cluster: what depends on the target is chosen as for CUDA.
+  settings.target = mt::TargetKind::Cuda;
+  bool ok;
+  if (searchLayout) {
+    mt::LayoutSearchOptions options;
+    options.cluster = cluster;
+    options.fixed = fixed;
+    options.explain = explain;
+    ok = mt::searchLayouts(parsed, settings, options, outs(), error);
+  } else {
+    ok = mt::explainLayout(parsed, settings, cluster, outs(), error);
+  }
+  if (!ok)
+    errs() << "mtc: error: " << error << "\n";
+  return ok ? 0 : 1;
+}
