@@ -62,6 +62,20 @@ TEST_MODELS = {
     "gpt3-175b": GptSpec(layers=96, hidden=12288, heads=96, vocab=50257, positions=2048,
                          description="GPT-3 175B, for the compiler's own time and memory at "
                                      "real scale (issue #24)"),
+    # Narayanan et al. 2021 (Megatron-LM on A100 clusters), Tables 1 and 2:
+    # vocabulary 51,200, 2048 positions; for the layout search's check.
+    "narayanan-39b": GptSpec(layers=48, hidden=8192, heads=64, vocab=51200, positions=2048,
+                             description="the 39.1B GPT of Narayanan et al. 2021, Table 1"),
+    "narayanan-146b": GptSpec(layers=80, hidden=12288, heads=96, vocab=51200, positions=2048,
+                              description="the 145.6B GPT of Narayanan et al. 2021, Table 1"),
+    "narayanan-175b": GptSpec(layers=96, hidden=12288, heads=96, vocab=51200, positions=2048,
+                              description="GPT-3 175B as Narayanan et al. 2021, Table 2"),
+    "narayanan-310b": GptSpec(layers=96, hidden=16384, heads=128, vocab=51200, positions=2048,
+                              description="the 310.1B GPT of Narayanan et al. 2021, Table 1"),
+    "narayanan-530b": GptSpec(layers=105, hidden=20480, heads=128, vocab=51200, positions=2048,
+                              description="the 529.6B GPT of Narayanan et al. 2021, Table 1"),
+    "narayanan-1t": GptSpec(layers=128, hidden=25600, heads=160, vocab=51200, positions=2048,
+                            description="the 1T GPT of Narayanan et al. 2021, Table 1"),
     "gpt3-175b-48l": GptSpec(layers=48, hidden=12288, heads=96, vocab=50257, positions=2048,
                              description="GPT-3 175B's layers halved, for how compile cost "
                                          "grows with depth"),

@@ -59,12 +59,6 @@ double secondsSince(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
 
-std::string gb(double bytes) {
-  char text[32];
-  std::snprintf(text, sizeof text, "%.2f GB", bytes / 1e9);
-  return text;
-}
-
 /// Probe compiles and the stage models priced from them, each made once.
 class Probes {
 public:
@@ -151,8 +145,8 @@ void printTable(llvm::raw_ostream &out, const std::vector<const Ranked *> &rows)
     char line[160];
     std::snprintf(line, sizeof line, "  %4d  %8.4f  %8.0f  %5.1f%%  %11.1f  %14s %8s  ", ++rank,
                   r->estimate.step, r->estimate.tokensPerSecond, 100 * r->estimate.mfu,
-                  r->estimate.flopsPerGpu / 1e12, gb(r->estimate.mostBytes).c_str(),
-                  gb(static_cast<double>(r->exact)).c_str());
+                  r->estimate.flopsPerGpu / 1e12, bytesText(r->estimate.mostBytes).c_str(),
+                  bytesText(static_cast<double>(r->exact)).c_str());
     out << line << r->layout.brief() << "\n";
   }
 }
@@ -215,8 +209,8 @@ bool searchLayouts(ModuleOp parsed, const CompileSettings &base, const LayoutSea
     }
     r.exact = peak;
     if (peak > cluster.usableBytes()) {
-      overExactly.push_back(r.layout.brief() + ": estimate " + gb(r.estimate.mostBytes) +
-                            ", compiled " + gb(static_cast<double>(peak)));
+      overExactly.push_back(r.layout.brief() + ": estimate " + bytesText(r.estimate.mostBytes) +
+                            ", compiled " + bytesText(static_cast<double>(peak)));
       continue;
     }
     proposed.push_back(&r);
@@ -229,13 +223,13 @@ bool searchLayouts(ModuleOp parsed, const CompileSettings &base, const LayoutSea
   for (auto &[what, count] : refusals)
     out << "  " << count << " with tp " << what.first << " refused by the compiler: " << what.second
         << "\n";
-  out << "  " << over << " do not fit " << gb(static_cast<double>(cluster.usableBytes()))
+  out << "  " << over << " do not fit " << bytesText(static_cast<double>(cluster.usableBytes()))
       << " (estimate); " << ranked.size() << " ranked by predicted step time\n";
   for (const std::string &line : overExactly)
     out << "  compiled in full, over the memory: " << line << "\n";
   if (proposed.empty()) {
     error = ranked.empty() ? "no layout of the model fits " +
-                                 gb(static_cast<double>(cluster.usableBytes())) + " per GPU"
+                                 bytesText(static_cast<double>(cluster.usableBytes())) + " per GPU"
                            : "none of the " + std::to_string(overExactly.size()) +
                                  " fastest layouts fits once compiled in full";
     return false;
@@ -243,7 +237,9 @@ bool searchLayouts(ModuleOp parsed, const CompileSettings &base, const LayoutSea
   out << "  the fastest that fit, each compiled in full for its exact peak memory:\n";
   printTable(out, proposed);
   if (options.explain)
-    out << proposed.front()->estimate.explanation;
+    out << proposed.front()->estimate.explanation
+        << "  memory, compiled in full (--report-memory): peak " << proposed.front()->exact
+        << " bytes on the fullest pipeline stage\n";
   out << "searched in " << llvm::format("%.1f", secondsSince(start)) << " s\n";
   out << "best: " << proposed.front()->layout.flags() << "\n";
   return true;
@@ -274,7 +270,7 @@ bool explainLayout(ModuleOp parsed, const CompileSettings &settings, const Clust
   int64_t peak = 0;
   if (peakOf(parsed, settingsFor(l, settings), peak))
     out << "  memory, compiled in full (--report-memory): peak " << peak << " bytes ("
-        << gb(static_cast<double>(peak)) << ") on the fullest pipeline stage: "
+        << bytesText(static_cast<double>(peak)) << ") on the fullest pipeline stage: "
         << (peak <= cluster.usableBytes() ? "fits" : "does not fit") << "\n";
   return true;
 }

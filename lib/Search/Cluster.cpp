@@ -34,14 +34,11 @@ double ChipSpec::gemmEfficiency(int64_t m, int64_t n, int64_t k) const {
 }
 
 std::string Cluster::describe() const {
-  char text[256];
   int64_t nodes = gpusPerNode ? gpus / gpusPerNode : 0;
-  std::snprintf(text, sizeof text, "%lld node%s x %lld %s (%.1f GB each, %.1f GB usable)",
-                static_cast<long long>(nodes), nodes == 1 ? "" : "s",
-                static_cast<long long>(gpusPerNode), chip.name.c_str(),
-                static_cast<double>(chip.memoryBytes) / 1e9,
-                static_cast<double>(usableBytes()) / 1e9);
-  return text;
+  return std::to_string(nodes) + (nodes == 1 ? " node x " : " nodes x ") +
+         std::to_string(gpusPerNode) + " " + chip.name + " (" +
+         bytesText(static_cast<double>(chip.memoryBytes)) + " each, " +
+         bytesText(static_cast<double>(usableBytes())) + " usable)";
 }
 
 LinkSpec Cluster::ringLink(const std::vector<int64_t> &ranks) const {
@@ -65,6 +62,15 @@ double collectiveSeconds(CollectiveKind kind, double bytes, int64_t n, const Lin
     steps *= 2;
   }
   return steps * link.latency + share * bytes / link.bandwidth;
+}
+
+std::string bytesText(double bytes) {
+  char text[32];
+  if (bytes >= 1e9)
+    std::snprintf(text, sizeof text, "%.2f GB", bytes / 1e9);
+  else
+    std::snprintf(text, sizeof text, "%.2f MB", bytes / 1e6);
+  return text;
 }
 
 bool insideOneNode(const std::vector<int64_t> &ranks, int64_t gpusPerNode) {

@@ -4,13 +4,14 @@
 // The H100 and H200 tables are cuBLAS GEMMs this project measured
 // (bench/gpu/results, the runbook's per-shape table; extracted by
 // bench/gpu/gemm_table.py): the median share of the 989 TFLOP/s bf16 peak by
-// shape (M x batch, N, K). No A100 was at hand: its preset takes the H100's
-// shares, an assumption docs/layout-search.md states and the check against
-// Narayanan et al. 2021 (on A100s) puts to the test.
+// shape (M x batch, N, K). No A100 was at hand: its preset derives its table
+// from the H100's, an assumption docs/layout-search.md states and the check
+// against Narayanan et al. 2021 (on A100s) puts to the test.
 //
 //===----------------------------------------------------------------------===//
 #include "mt/Search/Cluster.h"
 
+#include <algorithm>
 #include <iterator>
 
 namespace mt {
@@ -102,8 +103,18 @@ bool presetCluster(const std::string &name, Cluster &cluster) {
     c.chip.memoryBytes = static_cast<int64_t>(81920 * kMiB);
     c.intraNode.bandwidth = 230 * kGB;
     c.interNode.bandwidth = 22 * kGB;
-    c.chip.gemm.assign(std::begin(kH100Gemms), std::end(kH100Gemms));
-    c.chip.gemmSource = "the H100's measured shares of peak (no A100 at hand; an assumption)";
+    // No A100 at hand: the H100's measured rate at each shape scaled by the
+    // ratio of the chips' memory bandwidths (small and thin GEMMs are bound
+    // by it), at most the H100's best share of peak (large GEMMs).
+    double best = 0;
+    for (const GemmPoint &p : kH100Gemms)
+      best = std::max(best, p.efficiency);
+    for (GemmPoint p : kH100Gemms) {
+      p.efficiency = std::min(best, p.efficiency * (989.0 / 312.0) * (2039.0 / 3350.0));
+      c.chip.gemm.push_back(p);
+    }
+    c.chip.gemmSource = "the H100's measured rates scaled by memory bandwidth, at most its best "
+                        "share of peak (no A100 at hand: an assumption)";
   } else {
     return false;
   }

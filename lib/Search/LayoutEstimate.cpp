@@ -37,12 +37,6 @@ std::string ms(double seconds) {
   return text;
 }
 
-std::string gb(double bytes) {
-  char text[32];
-  std::snprintf(text, sizeof text, "%.2f GB", bytes / 1e9);
-  return text;
-}
-
 } // namespace
 
 StageFacts &StageFacts::operator+=(const StageFacts &o) {
@@ -90,7 +84,9 @@ bool priceProbe(const std::vector<ProbeStage> &one, const std::vector<ProbeStage
     error = "the probe compiles differ in their stages";
     return false;
   }
-  MeshLinks mesh = meshLinks(cluster, 1, 1, tp);
+  // Tensor-parallel groups are blocks of tp consecutive ranks however the
+  // rest is laid out: some straddle nodes when tp does not divide a node.
+  MeshLinks mesh = meshLinks(cluster, 1, std::max<int64_t>(cluster.gpus / tp, 1), tp);
   double t = static_cast<double>(m);
   auto at = [t](double a, double b) { return a + (b - a) * (t - 1); };
   std::vector<StageFacts> facts;
@@ -202,6 +198,7 @@ bool estimateLayout(const Layout &l, const StageModel &model, const Cluster &clu
     return false;
 
   // Per pipeline rank: memory, and what follows the pipeline.
+  MeshLinks mesh = meshLinks(cluster, l.pp, l.dp, l.tp);
   std::vector<RankMemory> memory(static_cast<size_t>(l.pp));
   double after = 0, busiest = 0;
   std::string dpLine;
@@ -230,13 +227,13 @@ bool estimateLayout(const Layout &l, const StageModel &model, const Cluster &clu
     // The data-parallel reduction of fp32 gradients: an all-reduce overlapped
     // with the last backward, or (distributed optimizer) a reduce-scatter
     // and the parameters' all-gather, both after it.
-    LinkSpec link = cluster.ringLink(meshGroup(s * l.dp * l.tp, l.pp, l.dp, l.tp, 2));
+    const LinkSpec &link = mesh.links[1];
     double reduce = collectiveSeconds(CollectiveKind::AllReduce, grads, l.dp, link);
     double exposed = l.distributedOptimizer
                          ? reduce
                          : std::max(0.0, reduce - times.backward[static_cast<size_t>(s)]);
     if (s == 0)
-      dpLine = "  data-parallel reduction of " + gb(grads) + " of gradients over " +
+      dpLine = "  data-parallel reduction of " + bytesText(grads) + " of gradients over " +
                std::to_string(l.dp) + " ranks: " + ms(reduce) + ", " + ms(exposed) +
                (l.distributedOptimizer
                     ? " exposed (reduce-scatter and all-gather after the pipeline)"
@@ -281,12 +278,12 @@ bool estimateLayout(const Layout &l, const StageModel &model, const Cluster &clu
   size_t fullest =
       static_cast<size_t>(std::max_element(out.peak.begin(), out.peak.end()) - out.peak.begin());
   const RankMemory &mem = memory[fullest];
-  r << "  memory (estimate), fullest pipeline stage " << fullest << ": " << gb(mem.peak())
-    << " = buffers " << gb(mem.resident) << " + arena " << gb(mem.arena) << " + saved sets "
-    << gb(mem.saved) << " (" << mem.sets << " in flight)";
+  r << "  memory (estimate), fullest pipeline stage " << fullest << ": " << bytesText(mem.peak())
+    << " = buffers " << bytesText(mem.resident) << " + arena " << bytesText(mem.arena)
+    << " + saved sets " << bytesText(mem.saved) << " (" << mem.sets << " in flight)";
   if (mem.inputs > 0)
-    r << " + stage inputs " << gb(mem.inputs);
-  r << "; " << gb(static_cast<double>(cluster.usableBytes()))
+    r << " + stage inputs " << bytesText(mem.inputs);
+  r << "; " << bytesText(static_cast<double>(cluster.usableBytes()))
     << " usable: " << (out.fits ? "fits" : "does not fit") << "\n";
   out.explanation = r.str();
   return true;

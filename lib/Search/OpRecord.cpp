@@ -10,9 +10,17 @@ namespace mt {
 MeshLinks meshLinks(const Cluster &cluster, int64_t pp, int64_t dp, int64_t tp) {
   MeshLinks mesh;
   int64_t sizes[3] = {pp, dp, tp};
+  int64_t world = pp * dp * tp;
   for (int axis = 0; axis < 3; ++axis) {
     mesh.sizes[axis] = sizes[axis];
+    // The slowest of the axis's groups (a group of 3 on nodes of 8 may
+    // straddle two), over the ranks of a few nodes: the pattern repeats.
     mesh.links[axis] = cluster.ringLink(meshGroup(0, pp, dp, tp, int64_t{1} << axis));
+    for (int64_t r = 1; r < std::min<int64_t>(world, 4 * cluster.gpusPerNode); ++r) {
+      LinkSpec l = cluster.ringLink(meshGroup(r, pp, dp, tp, int64_t{1} << axis));
+      if (l.bandwidth < mesh.links[axis].bandwidth)
+        mesh.links[axis] = l;
+    }
   }
   return mesh;
 }

@@ -96,6 +96,9 @@ enum class CollectiveKind { AllReduce, AllGather, ReduceScatter };
 /// moving (n-1)/n.
 double collectiveSeconds(CollectiveKind kind, double bytes, int64_t n, const LinkSpec &link);
 
+/// "12.34 GB", or "5.67 MB" under a gigabyte.
+std::string bytesText(double bytes);
+
 /// Whether the ranks of a group share a node when ranks fill nodes of
 /// `gpusPerNode` in order.
 bool insideOneNode(const std::vector<int64_t> &ranks, int64_t gpusPerNode);
