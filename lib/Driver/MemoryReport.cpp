@@ -365,6 +365,19 @@ void describeRank(std::ostringstream &r, int64_t s, int64_t pp, int64_t stages, 
   r << "\n";
 }
 
+/// `peaks` sized for `pp` ranks and `stages` virtual stages, nothing yet.
+void startPeaks(MemoryPeaks &peaks, int64_t pp, int64_t stages, const StageActivations &stage) {
+  peaks.perPipelineRank.assign(static_cast<size_t>(pp), 0);
+  peaks.stepBase.assign(static_cast<size_t>(stages), 0);
+  peaks.arenaOverhead.assign(static_cast<size_t>(stages), 0);
+  peaks.savedSets.assign(static_cast<size_t>(stages), 1);
+  peaks.resident.assign(static_cast<size_t>(pp), 0);
+  peaks.optimizerState.assign(static_cast<size_t>(pp), 0);
+  peaks.arena.assign(static_cast<size_t>(pp), 0);
+  peaks.stash = stage.stash;
+  peaks.keeps = stage.keeps;
+}
+
 } // namespace
 
 bool memoryReport(ModuleOp module, const plan::Plan &plan, std::string &out, MemoryPeaks &peaks,
@@ -389,15 +402,7 @@ bool memoryReport(ModuleOp module, const plan::Plan &plan, std::string &out, Mem
   std::ostringstream r;
   r << "memory per rank, before anything runs (" << micro << " micro-batches of "
     << c.micro_batch_size() << " sequences per data-parallel rank and step; bytes):\n";
-  peaks.perPipelineRank.assign(static_cast<size_t>(pp), 0);
-  peaks.stepBase.assign(static_cast<size_t>(stages), 0);
-  peaks.arenaOverhead.assign(static_cast<size_t>(stages), 0);
-  peaks.savedSets.assign(static_cast<size_t>(stages), 1);
-  peaks.resident.assign(static_cast<size_t>(pp), 0);
-  peaks.optimizerState.assign(static_cast<size_t>(pp), 0);
-  peaks.arena.assign(static_cast<size_t>(pp), 0);
-  peaks.stash = stash;
-  peaks.keeps = stage.keeps;
+  startPeaks(peaks, pp, stages, stage);
   std::map<std::string, int64_t> arenas;
   if (!planArenas(module, arenas, error))
     return false;

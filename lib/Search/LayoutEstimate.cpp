@@ -26,6 +26,8 @@ template <typename F> StageFacts fieldwise(const StageFacts &a, const StageFacts
   r.optimizer = f(a.optimizer, b.optimizer);
   r.communication = f(a.communication, b.communication);
   r.kernels = f(a.kernels, b.kernels);
+  r.work = f(a.work, b.work);
+  r.optimizerWork = f(a.optimizerWork, b.optimizerWork);
   r.forwardFlops = f(a.forwardFlops, b.forwardFlops);
   r.executedFlops = f(a.executedFlops, b.executedFlops);
   return r;
@@ -115,7 +117,10 @@ bool priceProbe(const std::vector<ProbeStage> &one, const std::vector<ProbeStage
     // stage's step computes its forward again, its backward is the rest.
     f.forward = fc.seconds;
     f.backward = last ? std::max(sc.seconds - fc.seconds, 0.0) : sc.seconds;
-    f.optimizer = costOf(optimizer, cluster.chip, mesh).seconds;
+    FunctionCost oc = costOf(optimizer, cluster.chip, mesh);
+    f.optimizer = oc.seconds;
+    f.optimizerWork = oc.machine;
+    f.work = (last ? 0 : fc.machine) + sc.machine;
     f.communication = (last ? 0 : fc.communication) + sc.communication;
     f.kernels = (last ? 0 : fc.kernels) + sc.kernels;
     f.forwardFlops = fc.forwardFlops;
@@ -163,6 +168,43 @@ void explain(std::ostringstream &r, const Layout &l, const std::vector<StageFact
   }
 }
 
+/// The breakdown --explain prints.
+std::string explanation(const Layout &l, const Cluster &cluster,
+                        const std::vector<StageFacts> &facts, const std::vector<int64_t> &split,
+                        const StageTimes &times, int64_t m, double busiest, double shared,
+                        bool sharedBound, const std::string &dpLine,
+                        const std::vector<RankMemory> &memory, const LayoutEstimate &out) {
+  std::ostringstream r;
+  r << "layout " << l.flags() << ":\n";
+  explain(r, l, facts, split, times);
+  char line[320];
+  std::snprintf(line, sizeof line,
+                "  pipeline: %lld micro-batches, %s (the busiest rank computes %s of it: bubble "
+                "and waits %.1f%%)\n",
+                static_cast<long long>(m), ms(out.pipeline).c_str(), ms(busiest).c_str(),
+                100.0 * (out.pipeline - busiest) / out.pipeline);
+  r << line << dpLine << "  optimizer: " << ms(out.optimizer) << "\n";
+  if (cluster.chip.cores > 0)
+    r << "  all ranks' work on the " << cluster.chip.cores << " cores they share: " << ms(shared)
+      << (sharedBound ? ", more than the schedule's time: the step\n" : "\n");
+  std::snprintf(line, sizeof line,
+                "  step: %s; %.0f tokens/s, MFU %.1f%%, %.1f TFLOP/s per GPU with "
+                "recomputation\n",
+                ms(out.step).c_str(), out.tokensPerSecond, 100 * out.mfu, out.flopsPerGpu / 1e12);
+  r << line;
+  size_t fullest =
+      static_cast<size_t>(std::max_element(out.peak.begin(), out.peak.end()) - out.peak.begin());
+  const RankMemory &mem = memory[fullest];
+  r << "  memory (estimate), fullest pipeline stage " << fullest << ": " << bytesText(mem.peak())
+    << " = buffers " << bytesText(mem.resident) << " + arena " << bytesText(mem.arena)
+    << " + saved sets " << bytesText(mem.saved) << " (" << mem.sets << " in flight)";
+  if (mem.inputs > 0)
+    r << " + stage inputs " << bytesText(mem.inputs);
+  r << "; " << bytesText(static_cast<double>(cluster.usableBytes()))
+    << " usable: " << (out.fits ? "fits" : "does not fit") << "\n";
+  return r.str();
+}
+
 } // namespace
 
 bool estimateLayout(const Layout &l, const StageModel &model, const Cluster &cluster,
@@ -201,6 +243,8 @@ bool estimateLayout(const Layout &l, const StageModel &model, const Cluster &clu
   MeshLinks mesh = meshLinks(cluster, l.pp, l.dp, l.tp);
   std::vector<RankMemory> memory(static_cast<size_t>(l.pp));
   double after = 0, busiest = 0;
+  // Shared cores (CPU rank threads): every rank's work in machine seconds.
+  double shared = 0;
   std::string dpLine;
   for (int64_t s = 0; s < l.pp; ++s) {
     RankMemory &mem = memory[static_cast<size_t>(s)];
@@ -219,6 +263,9 @@ bool estimateLayout(const Layout &l, const StageModel &model, const Cluster &clu
       }
       grads += f.parameterBytes;
       optimizer += f.optimizer;
+      shared += (static_cast<double>(m) * f.work +
+                 f.optimizerWork / static_cast<double>(l.distributedOptimizer ? l.dp : 1)) *
+                static_cast<double>(l.dp * l.tp);
       busy += static_cast<double>(m) *
               (times.forward[static_cast<size_t>(k)] + times.backward[static_cast<size_t>(k)]);
     }
@@ -247,6 +294,9 @@ bool estimateLayout(const Layout &l, const StageModel &model, const Cluster &clu
   }
   out.idealPipeline = busiest;
   out.step = out.pipeline + after;
+  bool sharedBound = cluster.chip.cores > 0 && shared > out.step;
+  if (sharedBound)
+    out.step = shared;
   out.mostBytes = *std::max_element(out.peak.begin(), out.peak.end());
   out.fits = out.mostBytes <= static_cast<double>(cluster.usableBytes());
   double modelFlops = 0, executed = 0;
@@ -260,32 +310,8 @@ bool estimateLayout(const Layout &l, const StageModel &model, const Cluster &clu
   out.mfu = modelFlops * perStep / (out.step * gpus * peakFlops);
   out.flopsPerGpu = executed * perStep / (out.step * gpus);
 
-  std::ostringstream r;
-  r << "layout " << l.flags() << ":\n";
-  explain(r, l, facts, split, times);
-  char line[320];
-  std::snprintf(line, sizeof line,
-                "  pipeline: %lld micro-batches, %s (the busiest rank computes %s of it: bubble "
-                "and waits %.1f%%)\n",
-                static_cast<long long>(m), ms(out.pipeline).c_str(), ms(busiest).c_str(),
-                100.0 * (out.pipeline - busiest) / out.pipeline);
-  r << line << dpLine << "  optimizer: " << ms(out.optimizer) << "\n";
-  std::snprintf(line, sizeof line,
-                "  step: %s; %.0f tokens/s, MFU %.1f%%, %.1f TFLOP/s per GPU with "
-                "recomputation\n",
-                ms(out.step).c_str(), out.tokensPerSecond, 100 * out.mfu, out.flopsPerGpu / 1e12);
-  r << line;
-  size_t fullest =
-      static_cast<size_t>(std::max_element(out.peak.begin(), out.peak.end()) - out.peak.begin());
-  const RankMemory &mem = memory[fullest];
-  r << "  memory (estimate), fullest pipeline stage " << fullest << ": " << bytesText(mem.peak())
-    << " = buffers " << bytesText(mem.resident) << " + arena " << bytesText(mem.arena)
-    << " + saved sets " << bytesText(mem.saved) << " (" << mem.sets << " in flight)";
-  if (mem.inputs > 0)
-    r << " + stage inputs " << bytesText(mem.inputs);
-  r << "; " << bytesText(static_cast<double>(cluster.usableBytes()))
-    << " usable: " << (out.fits ? "fits" : "does not fit") << "\n";
-  out.explanation = r.str();
+  out.explanation = explanation(l, cluster, facts, split, times, m, busiest, shared, sharedBound,
+                                dpLine, memory, out);
   return true;
 }
 

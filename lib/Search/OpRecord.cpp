@@ -68,6 +68,7 @@ FunctionCost costOf(const std::vector<OpRecord> &ops, const ChipSpec &chip, cons
     case OpRecord::Collective: {
       double seconds = collectiveTime(op, mesh);
       cost.communication += seconds;
+      cost.machine += seconds / std::max(chip.cores, 1.0);
       commFree = std::max(clock, commFree) + seconds;
       ends[i] = commFree;
       if (!op.async)
@@ -77,6 +78,8 @@ FunctionCost costOf(const std::vector<OpRecord> &ops, const ChipSpec &chip, cons
     case OpRecord::Kernel: {
       double seconds = kernelSeconds(op, chip);
       cost.kernels += seconds;
+      double cores = std::max(chip.cores, 1.0);
+      cost.machine += seconds * (op.flops > 0 ? std::min(chip.gemmThreads, cores) : 1.0) / cores;
       clock += seconds;
       ++cost.launches;
       cost.contractionFlops += op.flops;

@@ -3,6 +3,7 @@
 
 #include "mt/Driver/LayoutSearch.h"
 #include "mt/Search/Cluster.h"
+#include "mt/Search/CpuCalibration.h"
 
 #include "llvm/Support/raw_ostream.h"
 
@@ -29,8 +30,9 @@ static cl::opt<bool> explain(
 static cl::opt<std::string>
     gpu("gpu",
         cl::desc("the cluster's chip and nodes: a100-80gb, h100-80gb, h200-141gb (nodes of 8 on "
-                 "NVLink + InfiniBand), or a cluster file (docs/layout-search.md)"),
-        cl::value_desc("preset|file"), cl::cat(layoutSearchCategory()));
+                 "NVLink + InfiniBand), a cluster file (docs/layout-search.md), or cpu: this "
+                 "machine's rank threads, measured at start"),
+        cl::value_desc("preset|file|cpu"), cl::cat(layoutSearchCategory()));
 
 static cl::opt<int64_t> gpus("gpus", cl::desc("GPUs of the cluster (default: tp x pp x dp)"),
                              cl::init(0), cl::cat(layoutSearchCategory()));
@@ -53,21 +55,46 @@ bool predictionAsked(bool reportParallel, bool &asked, std::string &error) {
     error = "--gpu and --gpus describe the cluster for --search-layout or --explain";
   else if (asked && gpu.empty())
     error = std::string(searchLayout ? "--search-layout" : "--explain") +
-            " needs the cluster's chip: --gpu=" + mt::presetNames() + " or a cluster file";
+            " needs the cluster's chip: --gpu=" + mt::presetNames() + ", cpu or a cluster file";
   return error.empty();
 }
 
-int runPrediction(mlir::ModuleOp parsed, mt::CompileSettings settings,
-                  const mt::LayoutBounds &fixed) {
+/// The layout choices the command line gave (mtc's own flags, found by
+/// name), which a search keeps.
+static mt::LayoutBounds fixedChoices(const mt::CompileSettings &s) {
+  auto &options = cl::getRegisteredOptions();
+  auto given = [&](const char *name) {
+    auto it = options.find(name);
+    return it != options.end() && it->second->getNumOccurrences() > 0;
+  };
+  mt::LayoutBounds b;
+  b.tp = given("tp") ? s.tp : 0;
+  b.pp = given("pp") ? s.pp : 0;
+  b.dp = given("dp") || given("world-size") ? s.dp : 0;
+  b.virtualStages = given("virtual-stages") ? s.virtualStages : 0;
+  b.microBatch = given("micro-batch-size") ? s.microBatchSize : 0;
+  if (given("sp")) // the flag itself: settings drop it where tp is 1
+    b.sequenceParallel = static_cast<cl::opt<bool> *>(options["sp"])->getValue();
+  if (given("distributed-optimizer"))
+    b.distributedOptimizer = s.distributedOptimizer;
+  if (given("recompute-granularity"))
+    b.recompute = mt::layoutOf(s).recompute;
+  return b;
+}
+
+int runPrediction(mlir::ModuleOp parsed, mt::CompileSettings settings) {
+  mt::LayoutBounds fixed = fixedChoices(settings);
   std::string error;
   mt::Cluster cluster;
   int64_t count = gpus ? static_cast<int64_t>(gpus) : settings.tp * settings.pp * settings.dp;
-  if (!mt::makeCluster(gpu, count, gpusPerNode, cluster, error)) {
+  bool cpu = gpu == "cpu";
+  if (cpu ? !mt::measureThisMachine(count, cluster, error)
+          : !mt::makeCluster(gpu, count, gpusPerNode, cluster, error)) {
     errs() << "mtc: error: " << error << "\n";
     return 1;
   }
-  // A GPU cluster: what depends on the target is chosen as for CUDA.
-  settings.target = mt::TargetKind::Cuda;
+  // What depends on the target is chosen as for the cluster's chips.
+  settings.target = cpu ? mt::TargetKind::Cpu : mt::TargetKind::Cuda;
   bool ok;
   if (searchLayout) {
     mt::LayoutSearchOptions options;

@@ -3,7 +3,6 @@
 #define MT_TOOLS_MTC_LAYOUTSEARCHFLAGS_H
 
 #include "mt/Driver/TrainingCompiler.h"
-#include "mt/Search/LayoutSpace.h"
 
 #include "mlir/IR/BuiltinOps.h"
 #include "llvm/Support/CommandLine.h"
@@ -19,9 +18,8 @@ int64_t gpusPerNodeFlag();
 bool predictionAsked(bool reportParallel, bool &asked, std::string &error);
 
 /// Runs the search or the explanation on the model as parsed, with the
-/// command line's settings (`fixed`: the layout choices it gave). The exit
-/// status.
-int runPrediction(mlir::ModuleOp parsed, mt::CompileSettings settings,
-                  const mt::LayoutBounds &fixed);
+/// command line's settings; the layout flags the command line gave fix
+/// those choices of a search. The exit status.
+int runPrediction(mlir::ModuleOp parsed, mt::CompileSettings settings);
 
 #endif // MT_TOOLS_MTC_LAYOUTSEARCHFLAGS_H

@@ -450,27 +450,6 @@ static int compileForInference(ModuleOp module, const mt::CodeTarget &code, int 
   return 0;
 }
 
-/// The layout choices the command line gives, which a search keeps.
-static mt::LayoutBounds fixedChoices() {
-  mt::LayoutBounds b;
-  auto given = [](auto &flag) { return flag.getNumOccurrences() > 0; };
-  b.tp = given(tp) ? static_cast<int64_t>(tp) : 0;
-  b.pp = given(pp) ? static_cast<int64_t>(pp) : 0;
-  b.dp = given(dp) ? static_cast<int64_t>(dp) : 0;
-  b.virtualStages = given(virtualStages) ? static_cast<int64_t>(virtualStages) : 0;
-  b.microBatch = given(microBatchSize) ? static_cast<int64_t>(microBatchSize) : 0;
-  if (given(sp))
-    b.sequenceParallel = static_cast<bool>(sp);
-  if (given(distributedOptimizer))
-    b.distributedOptimizer = static_cast<bool>(distributedOptimizer);
-  if (given(recomputeGranularity))
-    b.recompute =
-        recomputeGranularity == mt::RecomputeGranularity::Selective ? mt::RecomputeChoice::Selective
-        : recomputeGranularity == mt::RecomputeGranularity::Full    ? mt::RecomputeChoice::Full
-                                                                    : mt::RecomputeChoice::None;
-  return b;
-}
-
 /// --report-parallel, --report-memory and the memory budget's verdict;
 /// false (having said why) when a report fails or the plan does not fit.
 static bool reportPlan(ModuleOp module, ModuleOp parsed, const mt::plan::Plan &plan,
@@ -556,7 +535,7 @@ int main(int argc, char **argv) {
   // layouts a search prices, are compiled from it.
   OwningOpRef<ModuleOp> parsed(module->clone());
   if (predict)
-    return runPrediction(*parsed, settings, fixedChoices());
+    return runPrediction(*parsed, settings);
 
   DefaultTimingManager timing;
   applyDefaultTimingManagerCLOptions(timing);

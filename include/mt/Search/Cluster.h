@@ -36,6 +36,10 @@ struct ChipSpec {
   int64_t memoryBytes = 0, reservedBytes = 0;
   /// Seconds a kernel costs beyond its work (launch and tail).
   double kernelOverhead = 0;
+  /// CPU "chips" (rank threads): the cores they all share, 0 for GPUs; a
+  /// GEMM takes `gemmThreads` of them (OpenBLAS's threads), any other
+  /// kernel or copy one.
+  double cores = 0, gemmThreads = 1;
   /// GEMM efficiency by shape; `gemmSource` says where it was measured.
   std::vector<GemmPoint> gemm;
   std::string gemmSource;
@@ -57,10 +61,6 @@ struct Cluster {
   ChipSpec chip;
   int64_t gpus = 0, gpusPerNode = 0;
   LinkSpec intraNode, interNode;
-  /// Chips that share compute cores (CPU rank threads on fewer cores): the
-  /// cores they share, 0 when each chip computes on its own.
-  double sharedCores = 0;
-
   int64_t usableBytes() const { return chip.memoryBytes - chip.reservedBytes; }
   /// The link a ring over `ranks` (filling nodes in order) runs at: inside
   /// one node the node's; across nodes the NICs of the group's ranks in a

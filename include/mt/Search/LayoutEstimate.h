@@ -36,6 +36,9 @@ struct StageFacts {
   /// Seconds of tensor-parallel collectives in forward + backward, and of
   /// kernels, for the breakdown.
   double communication = 0, kernels = 0;
+  /// On a machine of shared cores: its seconds of the whole machine per
+  /// micro-batch (forward and backward) and per step (optimizer).
+  double work = 0, optimizerWork = 0;
   /// Per micro-batch: contraction FLOPs of the forward computed once, and
   /// of everything run (recomputation included).
   double forwardFlops = 0, executedFlops = 0;

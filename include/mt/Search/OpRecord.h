@@ -51,6 +51,9 @@ struct FunctionCost {
   double seconds = 0;
   /// Seconds of kernels, and of collectives (hidden or not).
   double kernels = 0, communication = 0;
+  /// On a chip of shared cores: the whole machine's seconds it takes (a
+  /// GEMM all the cores, anything else one).
+  double machine = 0;
   /// FLOPs of its contractions; of those computing the forward once.
   double contractionFlops = 0, forwardFlops = 0;
   int64_t launches = 0;
