@@ -34,6 +34,10 @@ static cl::opt<std::string>
                  "machine's rank threads, measured at start"),
         cl::value_desc("preset|file|cpu"), cl::cat(layoutSearchCategory()));
 
+static cl::opt<int64_t> searchTop("search-top",
+                                  cl::desc("--search-layout: how many layouts to propose (5)"),
+                                  cl::init(5), cl::cat(layoutSearchCategory()), cl::Hidden);
+
 static cl::opt<int64_t> gpus("gpus", cl::desc("GPUs of the cluster (default: tp x pp x dp)"),
                              cl::init(0), cl::cat(layoutSearchCategory()));
 
@@ -101,6 +105,7 @@ int runPrediction(mlir::ModuleOp parsed, mt::CompileSettings settings) {
     options.cluster = cluster;
     options.fixed = fixed;
     options.explain = explain;
+    options.top = std::max<int64_t>(searchTop, 1);
     ok = mt::searchLayouts(parsed, settings, options, outs(), error);
   } else {
     ok = mt::explainLayout(parsed, settings, cluster, outs(), error);
