@@ -4,13 +4,19 @@
 #include "mt/Driver/LayoutProbe.h"
 #include "mt/Driver/MemoryBudget.h"
 #include "mt/Search/LayoutEstimate.h"
+#include "mt/Tools/Registration.h"
+
+#include "mlir/Parser/Parser.h"
 
 #include "llvm/Support/Format.h"
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cstdio>
 #include <map>
+#include <set>
+#include <thread>
 #include <tuple>
 
 using namespace mlir;
@@ -60,22 +66,57 @@ double secondsSince(std::chrono::steady_clock::time_point start) {
 }
 
 /// Probe compiles and the stage models priced from them, each made once.
+/// The compiles a search needs run first, in parallel: a thread per core,
+/// each with its own context holding the model parsed again.
 class Probes {
 public:
   Probes(ModuleOp parsed, const CompileSettings &base, const Cluster &cluster)
       : parsed_(parsed), base_(base), cluster_(cluster) {}
 
+  /// Compiles every probe `layouts` need.
+  void prepare(const std::vector<Layout> &layouts) {
+    std::vector<Job> jobs;
+    std::set<Key> queued;
+    auto queue = [&](const Layout &l, int64_t microBatch, bool distributed) {
+      Key key = keyOf(l, microBatch, distributed);
+      if (compiled_.count(key) || !queued.insert(key).second)
+        return;
+      Layout probe = l;
+      probe.microBatch = microBatch;
+      jobs.push_back({probe, distributed, key, {}});
+    };
+    for (const Layout &l : layouts) {
+      queue(l, 1, false);
+      if (l.microBatch > 1)
+        queue(l, 2, false);
+      if (l.distributedOptimizer)
+        queue(l, 1, true);
+    }
+    runInParallel(jobs);
+    for (Job &job : jobs)
+      compiled_.emplace(job.key, std::move(job.result));
+  }
+
   /// The stage model of `l`'s tp, sp, recomputation and micro-batch size;
   /// null with `why` when the model does not compile for them.
   const StageModel *model(const Layout &l, std::string &why) {
-    auto key = std::make_tuple(l.tp, l.sequenceParallel, static_cast<int>(l.recompute),
-                               l.microBatch, l.distributedOptimizer);
+    Key key = keyOf(l, l.microBatch, l.distributedOptimizer);
     auto it = models_.find(key);
     if (it == models_.end()) {
+      prepare({l});
       StageModel m;
       std::string error;
-      const Compiled &one = compiled(l, 1, l.distributedOptimizer);
-      const Compiled &two = l.microBatch == 1 ? one : compiled(l, 2, false);
+      Compiled one = compiled_[keyOf(l, 1, false)];
+      const Compiled &two = l.microBatch == 1 ? one : compiled_[keyOf(l, 2, false)];
+      if (l.distributedOptimizer) {
+        const Compiled &d = compiled_[keyOf(l, 1, true)];
+        one.ok = one.ok && d.ok;
+        one.error = one.error.empty() ? d.error : one.error;
+        for (size_t k = 0; k < one.stages.size() && k < d.stages.size(); ++k) {
+          one.stages[k].distributedWhole = d.stages[k].distributedWhole;
+          one.stages[k].distributedSharded = d.stages[k].distributedSharded;
+        }
+      }
       bool ok = one.ok && two.ok &&
                 priceProbe(one.stages, two.stages, l.microBatch, cluster_, l.tp, m, error);
       it = models_
@@ -89,41 +130,78 @@ public:
     return it->second.first ? &*it->second.first : nullptr;
   }
   int64_t compiles() const { return static_cast<int64_t>(compiled_.size()); }
-  int64_t tokens() const { return tokens_; }
+  int64_t tokens() const {
+    for (auto &[key, c] : compiled_)
+      if (c.ok && c.tokens)
+        return c.tokens;
+    return 0;
+  }
 
 private:
+  using Key = std::tuple<int64_t, bool, int, int64_t, bool>;
   struct Compiled {
     bool ok = false;
     std::string error;
     std::vector<ProbeStage> stages;
+    int64_t tokens = 0;
   };
-  /// The probe at `microBatch`; `distributed`: with the distributed
-  /// optimizer's buffers too.
-  const Compiled &compiled(const Layout &l, int64_t microBatch, bool distributed) {
-    auto key = std::make_tuple(l.tp, l.sequenceParallel, static_cast<int>(l.recompute), microBatch,
-                               distributed);
-    auto it = compiled_.find(key);
-    if (it != compiled_.end())
-      return it->second;
-    Layout probe = l;
-    probe.microBatch = microBatch;
-    Compiled c = distributed ? compiled(l, microBatch, false) : Compiled();
-    if (distributed) {
-      c.ok = c.ok && addDistributedProbe(parsed_, settingsFor(probe, base_), c.stages, c.error);
+  struct Job {
+    Layout probe;
+    bool distributed;
+    Key key;
+    Compiled result;
+  };
+  static Key keyOf(const Layout &l, int64_t microBatch, bool distributed) {
+    return std::make_tuple(l.tp, l.sequenceParallel, static_cast<int>(l.recompute), microBatch,
+                           distributed);
+  }
+
+  void compile(ModuleOp parsed, Job &job) {
+    Compiled &c = job.result;
+    CompileSettings s = settingsFor(job.probe, base_);
+    if (job.distributed) {
+      c.stages.assign(4, ProbeStage());
+      c.ok = addDistributedProbe(parsed, s, c.stages, c.error);
     } else {
-      int64_t tokens = 0;
-      c.ok = compileProbe(parsed_, settingsFor(probe, base_), c.stages, tokens, c.error);
-      if (c.ok)
-        tokens_ = tokens;
+      c.ok = compileProbe(parsed, s, c.stages, c.tokens, c.error);
     }
-    return compiled_.emplace(key, std::move(c)).first->second;
+  }
+
+  void runInParallel(std::vector<Job> &jobs) {
+    size_t workers =
+        std::min<size_t>(jobs.size(), std::max(1u, std::thread::hardware_concurrency()));
+    if (workers <= 1) {
+      for (Job &job : jobs)
+        compile(parsed_, job);
+      return;
+    }
+    std::string text;
+    llvm::raw_string_ostream os(text);
+    parsed_.print(os);
+    os.flush();
+    std::atomic<size_t> next{0};
+    std::vector<std::thread> threads;
+    for (size_t w = 0; w < workers; ++w)
+      threads.emplace_back([&] {
+        DialectRegistry registry;
+        registerDialects(registry);
+        MLIRContext context(registry, MLIRContext::Threading::DISABLED);
+        context.loadAllAvailableDialects();
+        OwningOpRef<ModuleOp> model = parseSourceString<ModuleOp>(text, &context);
+        for (size_t i = next++; i < jobs.size(); i = next++) {
+          if (model)
+            compile(*model, jobs[i]);
+          else
+            jobs[i].result.error = "the model does not parse again in a worker's context";
+        }
+      });
+    for (std::thread &t : threads)
+      t.join();
   }
 
   ModuleOp parsed_;
   const CompileSettings &base_;
   const Cluster &cluster_;
-  int64_t tokens_ = 0;
-  using Key = std::tuple<int64_t, bool, int, int64_t, bool>;
   std::map<Key, Compiled> compiled_;
   std::map<Key, std::pair<std::optional<StageModel>, std::string>> models_;
 };
@@ -173,6 +251,7 @@ bool searchLayouts(ModuleOp parsed, const CompileSettings &base, const LayoutSea
   }
 
   Probes probes(parsed, base, cluster);
+  probes.prepare(layouts);
   std::vector<Ranked> ranked;
   std::map<std::pair<int64_t, std::string>, int64_t> refusals; // (tp, why) -> layouts
   int64_t over = 0;
