@@ -50,9 +50,13 @@ static cl::opt<int64_t> gpusPerNode(
 
 int64_t gpusPerNodeFlag() { return gpusPerNode; }
 
-bool predictionAsked(bool reportParallel, bool &asked, std::string &error) {
+bool predictionAsked(bool reportParallel, bool planWanted, bool &asked, std::string &error) {
   asked = searchLayout || explain;
-  if (gpusPerNode < 0 || (gpusPerNode.getNumOccurrences() && !reportParallel && !asked))
+  if (asked && planWanted)
+    error = std::string(searchLayout ? "--search-layout" : "--explain") +
+            " prints predictions, not a plan: drop -o and --inference, and compile the layout "
+            "chosen with its flags";
+  else if (gpusPerNode < 0 || (gpusPerNode.getNumOccurrences() && !reportParallel && !asked))
     error = "--gpus-per-node takes a positive number of GPUs and goes with --report-parallel, "
             "--search-layout or --explain";
   else if (!asked && (gpu.getNumOccurrences() || gpus.getNumOccurrences()))

@@ -14,8 +14,9 @@ llvm::cl::OptionCategory &layoutSearchCategory();
 int64_t gpusPerNodeFlag();
 
 /// Whether --search-layout or --explain asks for a prediction instead of a
-/// plan; false with `error` set when the cluster flags are misplaced.
-bool predictionAsked(bool reportParallel, bool &asked, std::string &error);
+/// plan; false with `error` set when the cluster flags are misplaced or a
+/// plan is asked for too (`planWanted`: -o or --inference).
+bool predictionAsked(bool reportParallel, bool planWanted, bool &asked, std::string &error);
 
 /// Runs the search or the explanation on the model as parsed, with the
 /// command line's settings; the layout flags the command line gave fix

@@ -499,7 +499,7 @@ int main(int argc, char **argv) {
     return 1;
   bool predict = false;
   std::string error;
-  if (!predictionAsked(reportParallel, predict, error))
+  if (!predictionAsked(reportParallel, inference || !outputFilename.empty(), predict, error))
     return fail(error);
   if (!inference && (allPrefillLogits || inferenceMaxSeqLength.getNumOccurrences()))
     return fail("--all-prefill-logits and --inference-max-seq-length go with --inference");
