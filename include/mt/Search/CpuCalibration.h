@@ -5,8 +5,8 @@
 // machine's cores, shared by mt-run's rank threads; its figures are measured
 // when the search starts: OpenBLAS's sgemm rate by shape (the GEMMs of CPU
 // plans), the memory bandwidth of one core (the compiled loops), and the
-// bandwidth and hand-off latency between two threads (the thread transport
-// of collectives).
+// bandwidth and latency of mt-run's thread transport (an all-reduce between
+// two rank threads).
 //
 //===----------------------------------------------------------------------===//
 #ifndef MT_SEARCH_CPUCALIBRATION_H
