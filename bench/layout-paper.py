@@ -4,7 +4,7 @@
 For rows of their Table 1 (and GPT-3 175B of their Table 2), on the
 a100-80gb preset and their setting (bf16, sequence 2048, vocabulary 51,200,
 full recomputation, no sequence parallelism, no distributed optimizer: what
-Megatron had in 2021):
+Megatron had in 2021; tensor-parallel sums in bf16, as Megatron's):
   - the search's best (`mtc --search-layout --search-top=30`) and the rank
     of the first layout with the paper's tp and pp among those;
   - the paper's layout (its tp and pp; dp the rest), predicted with
@@ -32,8 +32,9 @@ ROWS = [
     ("narayanan-530b", 105, 20480, 2520, 2520, 8, 35, 163),
     ("narayanan-1t", 128, 25600, 3072, 3072, 8, 64, 163),
 ]
-SETTING = ["--bf16", "--seq-length=2048", "--sp=false", "--distributed-optimizer=false",
-           "--recompute-granularity=full", "--gpu=a100-80gb"]
+# --tp-comm-16bit: Megatron's tensor-parallel all-reduces move bf16.
+SETTING = ["--bf16", "--tp-comm-16bit", "--seq-length=2048", "--sp=false",
+           "--distributed-optimizer=false", "--recompute-granularity=full", "--gpu=a100-80gb"]
 
 
 def paper_flops(batch, layers, hidden, seq=2048, vocab=51200):

@@ -109,6 +109,7 @@ LogicalResult runPipelines(ModuleOp module, bool runFrontend, const CompileSetti
   options.signalGradientsReady = s.dp > 1;
   options.target = s.target;
   options.overlapCollectives = s.overlapCollectives;
+  options.tpComm16Bit = s.tpComm16Bit;
   options.pipelineStages = s.pp;
   options.tensorParallel = s.tp;
   options.sequenceParallel = s.sequenceParallel && s.tp > 1;

@@ -92,7 +92,8 @@ void mt::buildTrainingPipeline(OpPassManager &pm, const TrainingOptions &options
   if (options.activationType != ActivationType::F32)
     pm.addPass(createCastActivationsPass(
         CastActivationsPassOptions{options.activationType,
-                                   /*scaleLoss=*/options.activationType == ActivationType::F16}));
+                                   /*scaleLoss=*/options.activationType == ActivationType::F16,
+                                   /*tpComm16Bit=*/options.tpComm16Bit}));
   // After the 16-bit cast (the fused op keeps its log-sum-exp in fp32),
   // before the evaluation copy (which turns the fused op's dropout off).
   if (target.fuseAttention != FuseAttention::Off) {

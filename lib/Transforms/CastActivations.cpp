@@ -40,6 +40,16 @@ RankedTensorType floatTensor(Type t) {
   return tensor && isa<FloatType>(tensor.getElementType()) ? tensor : RankedTensorType();
 }
 
+/// tp-comm-16bit: a tensor-parallel collective of a 16-bit activation
+/// moves it as it is (Megatron). One of fp32 values (the loss's statistics,
+/// an embedding's rows before rounding) stays fp32.
+bool collectiveOf16Bits(Operation *op, Type half) {
+  if (!isa<AllReduceOp, AllGatherOp, ReduceScatterOp>(op) || op->getNumOperands() != 1)
+    return false;
+  auto t = floatTensor(op->getOperand(0).getType());
+  return t && t.getElementType() == half;
+}
+
 struct CastActivationsPass : mt::impl::CastActivationsPassBase<CastActivationsPass> {
   using Base::Base;
 
@@ -99,7 +109,7 @@ struct CastActivationsPass : mt::impl::CastActivationsPassBase<CastActivationsPa
     for (Operation &op : llvm::make_early_inc_range(fn.getBody().front())) {
       if (isa<ConvertOp>(op))
         continue;
-      bool in16 = runsIn16Bits(&op);
+      bool in16 = runsIn16Bits(&op) || (tpComm16Bit && collectiveOf16Bits(&op, half));
       Type want = in16 ? half : f32;
       for (OpOperand &operand : op.getOpOperands()) {
         auto t = floatTensor(operand.get().getType());

@@ -134,6 +134,17 @@ std::vector<Unit> attentionCores(Block &block) {
   return units;
 }
 
+/// An all-gather and the converts of its result: with 16-bit activations
+/// and fp32 collectives the linear keeps the converted copy, so gathering
+/// again alone would keep it all the same.
+Unit gatherUnit(Operation *gather) {
+  Unit unit{gather};
+  for (Operation *user : gather->getResult(0).getUsers())
+    if (isa<ConvertOp>(user) && !isBackward(user) && !llvm::is_contained(unit, user))
+      unit.push_back(user);
+  return unit;
+}
+
 struct RecomputeActivationsPass : mt::impl::RecomputeActivationsPassBase<RecomputeActivationsPass> {
   using Base::Base;
 
@@ -211,7 +222,7 @@ struct RecomputeActivationsPass : mt::impl::RecomputeActivationsPassBase<Recompu
       if (allGathers)
         for (Operation &op : block)
           if (!isBackward(&op) && isa<AllGatherOp>(op) && !taken.contains(&op))
-            units.push_back(Unit{&op});
+            units.push_back(gatherUnit(&op));
       for (const Unit &unit : units)
         recomputeUnit(unit);
       if (granularity == RecomputeGranularity::Auto && failed(planFunction(fn)))

@@ -45,6 +45,28 @@ func.func @all_reduce(%x: tensor<8x16xf32>, %w: tensor<16x16xf32>) -> tensor<8x1
 
 // -----
 
+// tp-comm-16bit: the collectives of a 16-bit activation move it in bf16 (no
+// converts around them); one of fp32 values (the loss's statistics) stays fp32.
+// RUN: mt-opt %s -split-input-file -verify-diagnostics --mt-cast-activations="tp-comm-16bit" | FileCheck %s --check-prefix=COMM16
+// COMM16-LABEL: func.func @comm16
+// COMM16: %[[G:.+]] = mt.all_gather %{{.+}} on @mesh axes = ["tp"] dim = 0 : tensor<4x16xbf16> -> tensor<8x16xbf16>
+// COMM16: %[[Y:.+]] = mt.linear %[[G]], %{{.+}} : tensor<8x16xbf16>, tensor<16x16xbf16> -> tensor<8x16xbf16>
+// COMM16: %[[R:.+]] = mt.reduce_scatter %[[Y]] on @mesh axes = ["tp"] dim = 0 reduction = sum : tensor<8x16xbf16> -> tensor<4x16xbf16>
+// COMM16: %[[S:.+]] = mt.all_reduce %[[R]] on @mesh axes = ["tp"] reduction = sum : tensor<4x16xbf16>
+// COMM16: %[[M:.+]] = mt.all_reduce %{{.+}} on @mesh axes = ["tp"] reduction = max : tensor<4xf32>
+mt.mesh @mesh axes = ["tp"] shape = [2]
+func.func @comm16(%x: tensor<4x16xf32>, %w: tensor<16x16xf32>, %stats: tensor<4xf32>) -> (tensor<4x16xf32>, tensor<4xf32>) {
+  %x16 = mt.gelu %x approximate = tanh : tensor<4x16xf32>
+  %g = mt.all_gather %x16 on @mesh axes = ["tp"] dim = 0 : tensor<4x16xf32> -> tensor<8x16xf32>
+  %y = mt.linear %g, %w : tensor<8x16xf32>, tensor<16x16xf32> -> tensor<8x16xf32>
+  %r = mt.reduce_scatter %y on @mesh axes = ["tp"] dim = 0 reduction = sum : tensor<8x16xf32> -> tensor<4x16xf32>
+  %s = mt.all_reduce %r on @mesh axes = ["tp"] reduction = sum : tensor<4x16xf32>
+  %m = mt.all_reduce %stats on @mesh axes = ["tp"] reduction = max : tensor<4xf32>
+  return %s, %m : tensor<4x16xf32>, tensor<4xf32>
+}
+
+// -----
+
 // A pointwise op (mt.silu) runs on 16-bit activations like every pointwise op.
 // CHECK-LABEL: func.func @pointwise
 // CHECK: %[[Y:.+]] = mt.linear %{{.+}}, %{{.+}} : tensor<8x16xbf16>, tensor<16x16xbf16> -> tensor<8x16xbf16>

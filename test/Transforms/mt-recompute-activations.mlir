@@ -34,6 +34,34 @@ func.func @m_grad(%x: tensor<2x4x8xf32>, %w: tensor<4x8xf32>, %dy: tensor<2x8x4x
 
 // -----
 
+// 16-bit activations with fp32 collectives: the linear reads a convert of
+// the gathered tensor, and the backward reads that convert. The gather and
+// its convert are recomputed together, so neither is kept.
+mt.mesh @mesh axes = ["tp"] shape = [2]
+// CHECK-LABEL: func.func @m16_grad
+// OFF-LABEL: func.func @m16_grad
+// CHECK-SAME: (%[[X:.*]]: tensor<2x4x8xf32>, %[[W:.*]]: tensor<4x8xbf16>, %[[DY:.*]]: tensor<2x8x4xbf16>)
+// CHECK-NEXT: %[[G:.*]] = mt.all_gather %[[X]] on @mesh axes = ["tp"] dim = 1 : tensor<2x4x8xf32> -> tensor<2x8x8xf32>
+// CHECK-NEXT: %[[C:.*]] = mt.convert %[[G]] : tensor<2x8x8xf32> -> tensor<2x8x8xbf16>
+// CHECK-NEXT: %[[Y:.*]] = mt.linear %[[C]], %[[W]]
+// CHECK-NEXT: %[[A:.*]] = mt.reshape %[[DY]] {mt.backward}
+// CHECK-NEXT: %[[G2:.*]] = mt.all_gather %[[X]] on @mesh axes = ["tp"] dim = 1 {mt.backward, mt.recomputed} : tensor<2x4x8xf32> -> tensor<2x8x8xf32>
+// CHECK-NEXT: %[[C2:.*]] = mt.convert %[[G2]] {mt.backward, mt.recomputed} : tensor<2x8x8xf32> -> tensor<2x8x8xbf16>
+// CHECK-NEXT: %[[B:.*]] = mt.reshape %[[C2]] {mt.backward}
+// CHECK-NEXT: %[[DW:.*]] = mt.matmul %[[A]], %[[B]] {mt.backward, transpose_lhs}
+// CHECK-NEXT: return %[[Y]], %[[DW]]
+func.func @m16_grad(%x: tensor<2x4x8xf32>, %w: tensor<4x8xbf16>, %dy: tensor<2x8x4xbf16>) -> (tensor<2x8x4xbf16>, tensor<4x8xf32>) attributes {mt.gradient_of = @m16} {
+  %g = mt.all_gather %x on @mesh axes = ["tp"] dim = 1 : tensor<2x4x8xf32> -> tensor<2x8x8xf32>
+  %c = mt.convert %g : tensor<2x8x8xf32> -> tensor<2x8x8xbf16>
+  %y = mt.linear %c, %w : tensor<2x8x8xbf16>, tensor<4x8xbf16> -> tensor<2x8x4xbf16>
+  %a = mt.reshape %dy {mt.backward} : tensor<2x8x4xbf16> -> tensor<16x4xbf16>
+  %b = mt.reshape %c {mt.backward} : tensor<2x8x8xbf16> -> tensor<16x8xbf16>
+  %dw = mt.matmul %a, %b {mt.backward, transpose_lhs} : tensor<16x4xbf16>, tensor<16x8xbf16> -> tensor<4x8xf32>
+  return %y, %dw : tensor<2x8x4xbf16>, tensor<4x8xf32>
+}
+
+// -----
+
 // Selective: the attention core (scores, softmax, context) is recomputed
 // right before the layer's first backward reader, which then reads the
 // clones; the context's clone is not read and is dropped. Only q, k and v

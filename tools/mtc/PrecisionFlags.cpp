@@ -21,6 +21,15 @@ static cl::opt<bool> fp16(
              "knobs: --help-hidden)"),
     cl::init(false), cl::cat(precisionCategory()));
 
+static cl::opt<bool> tpComm16Bit(
+    "tp-comm-16bit",
+    cl::desc("with --bf16/--fp16 and --tp: tensor- and sequence-parallel collectives move and sum "
+             "the 16-bit activations, half the bytes, as Megatron does; each ring step then "
+             "rounds its partial sum to 16 bits (default off: fp32)"),
+    cl::init(false), cl::cat(precisionCategory()));
+
+bool tpComm16BitGiven() { return tpComm16Bit.getNumOccurrences() > 0; }
+
 mt::ActivationType activationTypeFromFlags() {
   return bf16 ? mt::ActivationType::BF16 : fp16 ? mt::ActivationType::F16 : mt::ActivationType::F32;
 }
@@ -53,6 +62,11 @@ bool applyPrecisionFlags(mt::CompileSettings &settings, std::string &error) {
     return false;
   }
   settings.activationType = activationTypeFromFlags();
+  if (tpComm16Bit && !bf16 && !fp16) {
+    error = "--tp-comm-16bit moves 16-bit activations: it needs --bf16 or --fp16";
+    return false;
+  }
+  settings.tpComm16Bit = tpComm16Bit;
   bool scaleFlags = lossScale.getNumOccurrences() || initialLossScale.getNumOccurrences() ||
                     minLossScale.getNumOccurrences() || lossScaleWindow.getNumOccurrences() ||
                     hysteresis.getNumOccurrences();

@@ -14,6 +14,9 @@ llvm::cl::OptionCategory &precisionCategory();
 /// --bf16 / --fp16 as the activations' type.
 mt::ActivationType activationTypeFromFlags();
 
+/// Whether --tp-comm-16bit was given (training plans only).
+bool tpComm16BitGiven();
+
 /// Copies the precision flags into `settings`; false with `error` when
 /// they contradict each other or a loss-scale flag is out of range.
 bool applyPrecisionFlags(mt::CompileSettings &settings, std::string &error);

@@ -127,7 +127,7 @@ static cl::list<std::string>
              cl::desc("--target=cuda: GPU architectures to emit PTX for (default sm_80,sm_90)"),
              cl::CommaSeparated, cl::cat(mtcCategory));
 static cl::opt<std::string>
-    ptxasPath("ptxas",
+    ptxasPath("ptxas", cl::Hidden,
               cl::desc("--target=cuda: ptxas to assemble cubins with (default: the CUDA toolkit's; "
                        "'none': PTX only, compiled by the driver when the plan loads)"),
               cl::init(""), cl::cat(mtcCategory));
@@ -414,6 +414,8 @@ static int compileForInference(ModuleOp module, const mt::CodeTarget &code, int 
       !memoryBudget.empty() || recomputeGranularity.getNumOccurrences())
     return fail("--inference compiles for tensor-parallel ranks only (pp and dp 1) without "
                 "recomputation or --report-parallel/--memory-budget");
+  if (tpComm16BitGiven())
+    return fail("--tp-comm-16bit applies to training plans; inference keeps fp32 collectives");
   mt::InferenceSettings settings;
   settings.vocabMultiple = vocabMultiple;
   settings.tp = tp;

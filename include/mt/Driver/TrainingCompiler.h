@@ -46,6 +46,8 @@ struct CompileSettings {
   // Activations.
   bool storeDropoutMasks = TrainingDefaults::storeDropoutMasks;
   bool recomputeAllGathers = TrainingDefaults::recomputeAllGathers;
+  /// With 16-bit activations: tp/sp collectives in 16 bits, not fp32.
+  bool tpComm16Bit = false;
   /// Collectives in flight beside independent GEMMs (mt-overlap-collectives).
   bool overlapCollectives = TrainingDefaults::overlapCollectives;
   RecomputeGranularity granularity = TrainingDefaults::recomputeGranularity;

@@ -148,6 +148,11 @@ struct TrainingOptions : public mlir::PassPipelineOptions<TrainingOptions> {
       llvm::cl::desc("start all-gathers and reduce-scatters early and wait for them late, so "
                      "the runtime moves their data while independent GEMMs run"),
       llvm::cl::init(TrainingDefaults::overlapCollectives)};
+  Option<bool> tpComm16Bit{
+      *this, "tp-comm-16bit",
+      llvm::cl::desc("16-bit activations: tensor/sequence-parallel collectives move and sum "
+                     "them in 16 bits (Megatron) instead of fp32"),
+      llvm::cl::init(false)};
   Option<bool> storeDropoutMasks{
       *this, "store-dropout-masks",
       llvm::cl::desc(

@@ -16,6 +16,10 @@ def CastActivationsPass : Pass<"mt-cast-activations", "mlir::ModuleOp"> {
     use's gradient is converted back and summed in fp32 (a tied embedding's
     two uses); every other op (the loss, collectives, sends, shard slices,
     layer slices) keeps f32, with its 16-bit operands converted back.
+    With `tp-comm-16bit`, an `mt.all_reduce`, `mt.all_gather` or
+    `mt.reduce_scatter` whose operand is already 16-bit stays 16-bit, as
+    Megatron's tensor-parallel collectives do: half the bytes, but each
+    ring step rounds its partial sum to 16 bits.
     Every kernel computes in fp32 inside and rounds what it stores
     (mt-lower-to-linalg), so a 16-bit tensor is storage, not arithmetic.
     Runs after mt-unroll-layers and the forward fusions, before the
@@ -40,7 +44,11 @@ def CastActivationsPass : Pass<"mt-cast-activations", "mlir::ModuleOp"> {
     Option<"scaleLoss", "scale-loss", "bool", "false",
            "give each function that returns the loss a `loss_scale` input "
            "(`tensor<f32> {mt.batch = \"loss_scale\"}`) that mt-derive-gradients "
-           "starts the backward from (fp16's loss scaling)">
+           "starts the backward from (fp16's loss scaling)">,
+    Option<"tpComm16Bit", "tp-comm-16bit", "bool", "false",
+           "tensor- and sequence-parallel collectives whose operand is already "
+           "16-bit move and sum it in 16 bits (Megatron's way: half the bytes) "
+           "instead of converting it to f32 and back">
   ];
 }
 
