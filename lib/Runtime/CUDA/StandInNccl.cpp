@@ -49,19 +49,6 @@
 using namespace mt::nccl;
 using namespace mt::nccl::standin;
 
-const char *mt::nccl::standin::kindName(Kind kind) {
-  switch (kind) {
-  case Kind::AllReduce:
-    return "ncclAllReduce";
-  case Kind::ReduceScatter:
-    return "ncclReduceScatter";
-  case Kind::AllGather:
-    return "ncclAllGather";
-  case Kind::Split:
-    return "ncclCommSplit";
-  }
-  return "?";
-}
 
 namespace mt::nccl::standin {
 
@@ -102,16 +89,18 @@ namespace {
 /// was taken): communicators made, calls per kind, the streams collectives
 /// were queued on.
 struct Tally {
-  std::atomic<long> comms{0}, allReduces{0}, allGathers{0}, reduceScatters{0}, sends{0};
+  std::atomic<long> comms{0}, allReduces{0}, allGathers{0}, reduceScatters{0}, sends{0},
+      reduces{0};
   std::mutex mutex;
   std::set<Stream> streams;
   ~Tally() {
     if (comms > 0)
       std::fprintf(stderr,
                    "stand-in NCCL: %ld communicator(s), %ld all-reduce(s), %ld all-gather(s), "
-                   "%ld reduce-scatter(s), %ld send(s), collectives on %zu stream(s)\n",
+                   "%ld reduce-scatter(s), %ld send(s), %ld reduce(s), collectives on %zu "
+                   "stream(s)\n",
                    comms.load(), allReduces.load(), allGathers.load(), reduceScatters.load(),
-                   sends.load(), streams.size());
+                   sends.load(), reduces.load(), streams.size());
   }
 } tally;
 
@@ -153,33 +142,7 @@ Result await(Comm comm, std::unique_lock<std::mutex> &lock, const char *what, Do
   return Success;
 }
 
-std::optional<mt::ElementType> elementType(DataType type) {
-  switch (type) {
-  case Float32:
-    return mt::ElementType::F32;
-  case Float64:
-    return mt::ElementType::F64;
-  case Bfloat16:
-    return mt::ElementType::BF16;
-  case Float16:
-    return mt::ElementType::F16;
-  case Int32:
-    return mt::ElementType::I32;
-  case Int64:
-    return mt::ElementType::I64;
-  default:
-    return std::nullopt;
-  }
-}
 
-std::string describe(const Call &call, int rank) {
-  std::string text = std::string(kindName(call.kind)) + " on rank " + std::to_string(rank);
-  if (call.kind != Kind::Split)
-    text += " (" + std::to_string(call.count) + " elements of type " +
-            std::to_string(static_cast<int>(call.type)) + ", op " +
-            std::to_string(static_cast<int>(call.op)) + ")";
-  return text;
-}
 
 Comm newComm(int rank) {
   ++tally.comms;
@@ -197,11 +160,7 @@ std::string runRound(Clique &clique) {
   const Call &first = clique.calls[0];
   for (int r = 1; r < clique.size; ++r) {
     const Call &c = clique.calls[r];
-    bool same = c.kind == first.kind &&
-                (c.kind == Kind::Split ||
-                 (c.count == first.count && c.type == first.type &&
-                  (c.kind == Kind::AllGather || c.op == first.op)));
-    if (!same)
+    if (!sameCall(first, c))
       return "mismatched collectives: " + describe(first, 0) + " met " + describe(c, r);
   }
   if (first.kind == Kind::Split) {
@@ -235,6 +194,18 @@ std::string runRound(Clique &clique) {
   size_t bytes = first.count * static_cast<size_t>(mt::elementBytes(*type));
   int n = clique.size;
   switch (first.kind) {
+  case Kind::Reduce: {
+    if (first.root < 0 || first.root >= n)
+      return "ncclReduce: root " + std::to_string(first.root) + " is not a rank of " +
+             std::to_string(n);
+    std::vector<char> sum(static_cast<const char *>(clique.calls[0].send),
+                          static_cast<const char *>(clique.calls[0].send) + bytes);
+    for (int r = 1; r < n; ++r)
+      mt::combineElements(sum.data(), clique.calls[r].send, static_cast<int64_t>(first.count),
+                          *type, first.op == Sum ? mt::ReduceOp::Sum : mt::ReduceOp::Max);
+    std::memcpy(clique.calls[first.root].recv, sum.data(), bytes);
+    return "";
+  }
   case Kind::AllReduce:
   case Kind::ReduceScatter: {
     size_t total = first.kind == Kind::AllReduce ? bytes : bytes * n;
@@ -270,6 +241,7 @@ Result collective(Comm comm, Call call, Stream stream = nullptr) {
   (call.kind == Kind::AllReduce       ? tally.allReduces
    : call.kind == Kind::AllGather     ? tally.allGathers
    : call.kind == Kind::ReduceScatter ? tally.reduceScatters
+   : call.kind == Kind::Reduce        ? tally.reduces
                                       : tally.comms)++;
   if (!comm)
     return fail(nullptr, InvalidArgument, std::string(kindName(call.kind)) + ": no communicator");
@@ -540,6 +512,13 @@ Result ncclAllReduce(const void *send, void *recv, size_t count, DataType type, 
 Result ncclReduceScatter(const void *send, void *recv, size_t recvCount, DataType type, RedOp op,
                          Comm comm, Stream stream) {
   Call call{Kind::ReduceScatter, send, recv, recvCount, type, op};
+  return collective(comm, call, stream);
+}
+
+Result ncclReduce(const void *send, void *recv, size_t count, DataType type, RedOp op, int root,
+                  Comm comm, Stream stream) {
+  Call call{Kind::Reduce, send, recv, count, type, op};
+  call.root = root;
   return collective(comm, call, stream);
 }
 

@@ -40,7 +40,7 @@ struct mt::nccl::CommState {
 
 namespace mt::nccl::standin {
 
-enum class Kind { AllReduce, ReduceScatter, AllGather, Split };
+enum class Kind { AllReduce, ReduceScatter, AllGather, Split, Reduce };
 
 const char *kindName(Kind kind);
 
@@ -52,12 +52,16 @@ struct Call {
   size_t count = 0;
   DataType type = Float32;
   RedOp op = Sum;
+  int root = 0; // ncclReduce: the rank that receives the sum
   int color = 0, key = 0;
   Comm *split = nullptr;
 };
 
 /// "ncclAllReduce on rank 1 (8 elements of type 7, op 0)".
 std::string describe(const Call &call, int rank);
+
+/// Whether two members' calls of a round agree (kind, size, type, op, root).
+bool sameCall(const Call &a, const Call &b);
 
 /// How long a wait may last ($MT_NCCL_STANDIN_TIMEOUT seconds, default 600).
 std::chrono::seconds timeout();

@@ -50,6 +50,7 @@ struct Header {
   int32_t kind, type, op, color, key, ranks;
   int64_t pid;
   uint64_t count;
+  int64_t root = 0; // ncclReduce's
 };
 
 std::string roundFile(const ProcessGroup &g, unsigned long long round, int rank) {
@@ -148,6 +149,7 @@ size_t inputBytes(const Call &call, int ranks, size_t elementBytes) {
   switch (call.kind) {
   case Kind::AllReduce:
   case Kind::AllGather:
+  case Kind::Reduce:
     return call.count * elementBytes;
   case Kind::ReduceScatter:
     return call.count * elementBytes * static_cast<size_t>(ranks);
@@ -162,6 +164,7 @@ Call callOf(const Header &h) {
   c.count = h.count;
   c.type = static_cast<DataType>(h.type);
   c.op = static_cast<RedOp>(h.op);
+  c.root = static_cast<int>(h.root);
   return c;
 }
 
@@ -203,11 +206,7 @@ Result finish(Comm comm, const Call &call, unsigned long long round,
   Call first = callOf(headers[0]);
   for (int r = 1; r < g.size; ++r) {
     Call c = callOf(headers[static_cast<size_t>(r)]);
-    bool same = c.kind == first.kind &&
-                (c.kind == Kind::Split ||
-                 (c.count == first.count && c.type == first.type &&
-                  (c.kind == Kind::AllGather || c.op == first.op)));
-    if (!same)
+    if (!sameCall(first, c))
       return fail(comm, InvalidUsage,
                   "mismatched collectives: " + describe(first, 0) + " met " + describe(c, r));
   }
@@ -227,6 +226,11 @@ Result finish(Comm comm, const Call &call, unsigned long long round,
   for (int r = 1; r < g.size; ++r)
     mt::combineElements(sum.data(), inputs[static_cast<size_t>(r)].data(),
                         static_cast<int64_t>(elements), type, op);
+  if (call.kind == Kind::Reduce) {
+    if (comm->rank == call.root)
+      std::memcpy(call.recv, sum.data(), bytes);
+    return Success;
+  }
   size_t offset = call.kind == Kind::AllReduce ? 0 : static_cast<size_t>(comm->rank) * bytes;
   std::memcpy(call.recv, sum.data() + offset, bytes);
   return Success;
@@ -306,10 +310,15 @@ Result processesCollective(Comm comm, const Call &call) {
   if (call.kind != Kind::Split && call.kind != Kind::AllGather && call.op != Sum &&
       call.op != Max)
     return fail(comm, InvalidArgument, "the stand-in NCCL reduces with ncclSum and ncclMax only");
+  if (call.kind == Kind::Reduce && (call.root < 0 || call.root >= g.size))
+    return fail(comm, InvalidArgument,
+                "ncclReduce: root " + std::to_string(call.root) + " is not a rank of " +
+                    std::to_string(g.size));
   unsigned long long round = g.round++;
   Header mine{static_cast<int32_t>(call.kind), static_cast<int32_t>(call.type),
               static_cast<int32_t>(call.op), call.color, call.key, g.size,
               static_cast<int64_t>(::getpid()), call.count};
+  mine.root = call.root;
   size_t bytes = type ? inputBytes(call, g.size, static_cast<size_t>(mt::elementBytes(*type))) : 0;
   if (std::string e = writeWhole(roundFile(g, round, comm->rank), mine, call.send, bytes);
       !e.empty())

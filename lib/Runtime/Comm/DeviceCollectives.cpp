@@ -398,6 +398,15 @@ bool DeviceCollectives::reduceScatter(const void *in, void *out, int64_t count, 
                        comm, what, error);
 }
 
+bool DeviceCollectives::reduce(const void *in, void *out, int64_t count, ElementType type,
+                               int64_t root, int64_t mask, void *stream, const std::string &what,
+                               std::string &error) {
+  nccl::Comm comm = commOf(mask, what, error);
+  return comm && check(nccl_.api().Reduce(in, out, static_cast<size_t>(count), ncclType(type),
+                                          nccl::Sum, static_cast<int>(root), comm, stream),
+                       comm, what, error);
+}
+
 bool copyOnStream(CudaBackend *gpu, void *dst, const void *src, size_t bytes, std::string &error) {
   if (gpu)
     return bytes == 0 || gpu->copy2d(nullptr, dst, bytes, src, bytes, bytes, 1, error);

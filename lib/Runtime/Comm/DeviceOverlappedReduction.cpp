@@ -1,6 +1,9 @@
 //===- DeviceOverlappedReduction.cpp - gradient sums on a comm stream -----===//
 #include "mt/Runtime/Comm/DeviceOverlappedReduction.h"
 
+#include "mt/Runtime/Comm/ElementCombine.h"
+
+#include <algorithm>
 #include <chrono>
 
 namespace mt {
@@ -34,7 +37,22 @@ void DeviceOverlappedReduction::ready(int64_t index) {
   // After the kernels queued so far, the one that finished the slice among them.
   if (gpu_ && !gpu_->streamWait(stream_, gpu_->stream(), error_))
     return;
-  nccl_.allReduce(s.data, s.count, s.type, ReduceOp::Sum, mask_, stream_, s.what, error_);
+  if (!s.shard) {
+    nccl_.allReduce(s.data, s.count, s.type, ReduceOp::Sum, mask_, stream_, s.what, error_);
+    return;
+  }
+  // Member i's shard holds elements [i * shardElements, (i + 1) *
+  // shardElements) of the accumulator; the slice covers [offset, end).
+  int64_t end = s.offset + s.count, bytes = elementBytes(s.type);
+  for (int64_t i = 0; i < members_ && error_.empty(); ++i) {
+    int64_t first = i * s.shardElements;
+    int64_t from = std::max(s.offset, first), to = std::min(end, first + s.shardElements);
+    if (to <= from)
+      continue;
+    const auto *in = static_cast<const unsigned char *>(s.data) + (from - s.offset) * bytes;
+    auto *out = static_cast<unsigned char *>(s.shard) + (i == me_ ? (from - first) * bytes : 0);
+    nccl_.reduce(in, out, to - from, s.type, i, mask_, stream_, s.what, error_);
+  }
 }
 
 bool DeviceOverlappedReduction::finish(double &waited, std::string &error) {

@@ -151,12 +151,10 @@ void GradientSync::startOverlap(const LocalStage &st) {
   runner_.signalGradientsTo(nullptr);
   const plan::Function &fn = *st.trainStep;
   Communicator *comm = place_.comm;
-  // With NCCL the all-reduces queue on a stream of their own (the
-  // distributed optimizer's shards are reduce-scattered after the step).
-  // Else only a transport several threads may use at once (rank threads;
+  // With NCCL the sums queue on a stream of their own. Else only a transport several threads may use at once (rank threads;
   // MPI with MPI_THREAD_MULTIPLE) lets the reduction run on a thread of
   // its own.
-  bool onDevice = nccl_ && !distributed_;
+  bool onDevice = nccl_ != nullptr;
   bool onHost = !gpu_ && !nccl_ && comm && comm->transport().concurrent();
   if (!overlapAllowed_ || place_.dp <= 1 || !(onDevice || onHost) || st.accumulate ||
       fn.gradients_ready_size() == 0)
@@ -198,8 +196,8 @@ void GradientSync::startOverlap(const LocalStage &st) {
       int64_t s = sl.shardElements(place_.dp), first = place_.dpIndex * s;
       int64_t valid = std::clamp<int64_t>(b->numElements() - first, 0, s);
       int64_t bytes = dtypeBytes(sl.param->dtype());
-      std::memset(static_cast<unsigned char *>(shard->data()) + valid * bytes, 0,
-                  static_cast<size_t>((s - valid) * bytes));
+      zeroOnStream(gpu_, static_cast<unsigned char *>(shard->data()) + valid * bytes,
+                   static_cast<size_t>((s - valid) * bytes));
     }
   }
   std::vector<OverlappedReduction::Slice> slices;
@@ -230,7 +228,8 @@ void GradientSync::startOverlap(const LocalStage &st) {
     return;
   if (onDevice) {
     if (!deviceOverlap_)
-      deviceOverlap_ = std::make_unique<DeviceOverlappedReduction>(*nccl_, gpu_, MT_ABI_AXIS_DP);
+      deviceOverlap_ = std::make_unique<DeviceOverlappedReduction>(
+          *nccl_, gpu_, MT_ABI_AXIS_DP, place_.dp, place_.dpIndex);
     deviceOverlap_->start(std::move(slices), std::move(bySignal));
     runner_.signalGradientsTo(deviceOverlap_.get());
     reducedEarly_.insert(eligible.begin(), eligible.end());

@@ -53,6 +53,10 @@ public:
                  void *stream, const std::string &what, std::string &error);
   /// `in` holds a piece of `count` elements per member; this member receives
   /// the sum of everyone's piece for it.
+  /// Sums the members' `in` (count elements each) into member `root`'s
+  /// `out` (the group's index; `out` is not read elsewhere).
+  bool reduce(const void *in, void *out, int64_t count, ElementType type, int64_t root,
+              int64_t mask, void *stream, const std::string &what, std::string &error);
   bool reduceScatter(const void *in, void *out, int64_t count, ElementType type, int64_t mask,
                      void *stream, const std::string &what, std::string &error);
 

@@ -8,7 +8,11 @@
 // backward. finish() waits for the reduction stream before the optimizer
 // reads the sums. Slices go in signal order, the same on every rank. Without
 // a GPU (an emulated plan and the stand-in NCCL) the signal comes after the
-// slice's values are computed and the call runs at once.
+// slice's values are computed and the call runs at once. With the
+// distributed optimizer a slice is summed into the members' shards instead:
+// one ncclReduce per member whose shard the slice touches, rooted there
+// (the slice's part in that shard, in place), so the data moved is what a
+// reduce-scatter would move, whatever the slice's bounds.
 //
 //===----------------------------------------------------------------------===//
 #ifndef MT_RUNTIME_COMM_DEVICEOVERLAPPEDREDUCTION_H
@@ -25,12 +29,13 @@ namespace mt {
 
 class DeviceOverlappedReduction : public GradientSink {
 public:
-  /// All-reduced in place (no shards: the distributed optimizer's
-  /// reduce-scatter waits for the step's end).
+  /// All-reduced in place, or with `shard` set reduced into the shards.
   using Slice = OverlappedReduction::Slice;
-  /// Sums over the mesh axes `mask` (the data-parallel group).
-  DeviceOverlappedReduction(DeviceCollectives &nccl, CudaBackend *gpu, int64_t mask)
-      : nccl_(nccl), gpu_(gpu), mask_(mask) {}
+  /// Sums over the mesh axes `mask` (the data-parallel group), of `members`
+  /// ranks; this rank is member `me` (the NCCL rank in the group).
+  DeviceOverlappedReduction(DeviceCollectives &nccl, CudaBackend *gpu, int64_t mask,
+                            int64_t members, int64_t me)
+      : nccl_(nccl), gpu_(gpu), mask_(mask), members_(members), me_(me) {}
 
   /// The slices one call makes final; `bySignal[i]`: signal i's slice, or -1.
   void start(std::vector<Slice> slices, std::vector<int64_t> bySignal);
@@ -43,7 +48,7 @@ public:
 private:
   DeviceCollectives &nccl_;
   CudaBackend *gpu_;
-  int64_t mask_;
+  int64_t mask_, members_, me_;
   void *stream_ = nullptr; // the reduction stream (null without a GPU)
   std::vector<Slice> slices_;
   std::vector<int64_t> bySignal_;

@@ -95,6 +95,9 @@ struct Config {
   X(ReduceScatter, Result,                                                                         \
     (const void *send, void *recv, size_t recvCount, DataType type, RedOp op, Comm comm,          \
      Stream stream))                                                                               \
+  X(Reduce, Result,                                                                                \
+    (const void *send, void *recv, size_t count, DataType type, RedOp op, int root, Comm comm,    \
+     Stream stream))                                                                               \
   X(AllGather, Result,                                                                             \
     (const void *send, void *recv, size_t sendCount, DataType type, Comm comm, Stream stream))     \
   X(Send, Result,                                                                                  \
