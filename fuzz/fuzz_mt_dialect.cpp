@@ -2,10 +2,12 @@
 // An input is a model in the mt dialect: parsed, verified, and when valid
 // brought through mtc's frontend pipeline (shape specialization, padding,
 // the model's own checks). Errors are diagnostics, never crashes.
+#include "mt/Dialect/MT/IR/MTDialect.h"
 #include "mt/Pipelines/Pipelines.h"
-#include "mt/Tools/Registration.h"
 
 #include "mlir/IR/BuiltinOps.h"
+#include "mlir/InitAllDialects.h"
+#include "mlir/InitAllExtensions.h"
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/IR/Verifier.h"
 #include "mlir/Parser/Parser.h"
@@ -14,7 +16,9 @@
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   static mlir::DialectRegistry *registry = [] {
     auto *r = new mlir::DialectRegistry;
-    mt::registerDialects(*r);
+    r->insert<mt::MTDialect>();
+    mlir::registerAllDialects(*r);
+    mlir::registerAllExtensions(*r);
     return r;
   }();
   mlir::MLIRContext context(*registry, mlir::MLIRContext::Threading::DISABLED);

@@ -10,14 +10,6 @@
 
 using namespace mlir;
 
-void mt::buildFrontendPipeline(OpPassManager &pm, const FrontendOptions &options) {
-  pm.addPass(createVerifyModelPass());
-  if (options.makeVocabSizeDivisibleBy > 1)
-    pm.addPass(createPadVocabPass(PadVocabPassOptions{options.makeVocabSizeDivisibleBy}));
-  pm.addPass(createSpecializeShapesPass(SpecializeShapesPassOptions{
-      options.microBatchSize, options.seqLength, options.decoderSeqLength}));
-}
-
 void mt::buildInferencePipeline(OpPassManager &pm, const InferenceOptions &options) {
   pm.addPass(createVerifyModelPass());
   // As for training, the vocabulary pads to a multiple of every rank's share.
