@@ -41,8 +41,8 @@ RankedTensorType floatTensor(Type t) {
 }
 
 /// tp-comm-16bit: a tensor-parallel collective of a 16-bit activation
-/// moves it as it is (Megatron). One of fp32 values (the loss's statistics,
-/// an embedding's rows before rounding) stays fp32.
+/// moves it as it is (Megatron). A collective of fp32 values (the loss's
+/// statistics, an embedding's rows before rounding) stays fp32.
 bool collectiveOf16Bits(Operation *op, Type half) {
   if (!isa<AllReduceOp, AllGatherOp, ReduceScatterOp>(op) || op->getNumOperands() != 1)
     return false;

@@ -151,9 +151,9 @@ void GradientSync::startOverlap(const LocalStage &st) {
   runner_.signalGradientsTo(nullptr);
   const plan::Function &fn = *st.trainStep;
   Communicator *comm = place_.comm;
-  // With NCCL the sums queue on a stream of their own. Else only a transport several threads may use at once (rank threads;
-  // MPI with MPI_THREAD_MULTIPLE) lets the reduction run on a thread of
-  // its own.
+  // With NCCL the sums queue on a stream of their own. Else only a
+  // transport several threads may use at once (rank threads; MPI with
+  // MPI_THREAD_MULTIPLE) lets the reduction run on a thread of its own.
   bool onDevice = nccl_ != nullptr;
   bool onHost = !gpu_ && !nccl_ && comm && comm->transport().concurrent();
   if (!overlapAllowed_ || place_.dp <= 1 || !(onDevice || onHost) || st.accumulate ||
